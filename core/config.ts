@@ -1,0 +1,135 @@
+/**
+ * The environment contract (README, "Configuration"), read once, checked and
+ * frozen. In development without secrets, JWT_SECRET and ENCRYPTION_KEY are
+ * generated once and kept in DATA_DIR/secrets.json; with
+ * NODE_ENV=production the service refuses to start without them.
+ */
+import { randomBytes, createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { ConfigError } from './errors.js'
+
+export interface Config {
+  readonly production: boolean
+  readonly port: number
+  readonly host: string
+  /** PostgreSQL URL; undefined means embedded PGlite under dataDir. */
+  readonly databaseUrl?: string
+  /** Redis URL; undefined means in-process stores. */
+  readonly redisUrl?: string
+  /** Namespace of every Redis key this instance writes. */
+  readonly redisPrefix: string
+  readonly jwtSecret: string
+  /** Current AES-256 key first, then old keys kept for reading. */
+  readonly encryptionKeys: readonly Buffer[]
+  /** HMAC key of blind indexes and integrity digests (INDEX_KEY); derived from ENCRYPTION_KEY when unset. */
+  readonly indexKey?: Buffer
+  readonly adminUsername?: string
+  readonly adminPassword?: string
+  readonly rateLimit: { readonly ipMax: number, readonly ipWindowMs: number, readonly tokenMax: number, readonly tokenWindowMs: number }
+  /** Fastify trustProxy value: false, true, a hop count or a list of addresses. */
+  readonly trustProxy: boolean | number | string
+  readonly timeZone: string
+  readonly dataDir: string
+  readonly modulesFile: string
+  readonly logLevel: string
+  /** Token lifetime in seconds (7 days). */
+  readonly tokenTtlSeconds: number
+}
+
+type Env = Record<string, string | undefined>
+
+function int (env: Env, name: string, fallback: number, min = 1): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be a whole number ≥ ${min} (got "${raw}")`)
+  return n
+}
+
+/** A window in seconds, or with a unit: 60, 60s, 15m, 1h. */
+function windowMs (env: Env, name: string, fallbackMs: number): number {
+  const raw = env[name]
+  if (raw === undefined || raw === '') return fallbackMs
+  const m = /^(\d+)\s*(ms|s|m|h)?$/.exec(raw.trim())
+  if (m === null || Number(m[1]) === 0) throw new ConfigError(`${name} must be a duration such as 60, 60s, 15m or 1h (got "${raw}")`)
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h']
+  return Number(m[1]) * unit
+}
+
+function key (raw: string, name: string): Buffer {
+  const buf = Buffer.from(raw.trim(), 'base64')
+  if (buf.length !== 32) throw new ConfigError(`${name} must be 32 bytes encoded in base64 (got ${buf.length} bytes); make one with: node -e "console.log(require('crypto').randomBytes(32).toString('base64'))"`)
+  return buf
+}
+
+function trustProxy (raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === '' || raw === 'false') return false
+  if (raw === 'true') return true
+  if (/^\d+$/.test(raw)) return Number(raw)
+  return raw
+}
+
+function checkTimeZone (tz: string): string {
+  try {
+    new Intl.DateTimeFormat('en-GB', { timeZone: tz })
+  } catch {
+    throw new ConfigError(`TZ "${tz}" is not a known IANA time zone (for example Europe/Madrid)`)
+  }
+  return tz
+}
+
+/** Development secrets, generated on first start and kept for the next ones. */
+function devSecrets (dataDir: string): { jwtSecret: string, encryptionKey: string } {
+  const file = join(dataDir, 'secrets.json')
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as { jwtSecret: string, encryptionKey: string }
+  mkdirSync(dataDir, { recursive: true })
+  const secrets = { jwtSecret: randomBytes(48).toString('base64'), encryptionKey: randomBytes(32).toString('base64') }
+  writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 })
+  return secrets
+}
+
+export function loadConfig (env: Env = process.env): Config {
+  const production = env.NODE_ENV === 'production'
+  const dataDir = resolve(env.DATA_DIR ?? './data')
+  const missing = ['JWT_SECRET', 'ENCRYPTION_KEY'].filter((n) => (env[n] ?? '') === '')
+  if (production && missing.length > 0) {
+    throw new ConfigError(`NODE_ENV=production needs ${missing.join(' and ')}; refusing to start without ${missing.length > 1 ? 'them' : 'it'}`)
+  }
+  const dev = missing.length > 0 ? devSecrets(dataDir) : undefined
+  const jwtSecret = env.JWT_SECRET || dev!.jwtSecret
+  if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters long')
+  const current = key(env.ENCRYPTION_KEY || dev!.encryptionKey, 'ENCRYPTION_KEY')
+  const old = (env.ENCRYPTION_KEYS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => key(s, 'ENCRYPTION_KEYS'))
+  const config: Config = {
+    production,
+    port: int(env, 'PORT', 3000, 0),
+    host: env.HOST ?? (production ? '0.0.0.0' : '127.0.0.1'),
+    ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
+    redisPrefix: env.REDIS_PREFIX ?? 'policia:',
+    jwtSecret,
+    encryptionKeys: Object.freeze([current, ...old.filter((k) => !k.equals(current))]),
+    ...(env.INDEX_KEY ? { indexKey: key(env.INDEX_KEY, 'INDEX_KEY') } : {}),
+    ...(env.ADMIN_USERNAME ? { adminUsername: env.ADMIN_USERNAME } : {}),
+    ...(env.ADMIN_PASSWORD ? { adminPassword: env.ADMIN_PASSWORD } : {}),
+    rateLimit: Object.freeze({
+      ipMax: int(env, 'RATE_LIMIT_IP_MAX', 50),
+      ipWindowMs: windowMs(env, 'RATE_LIMIT_IP_WINDOW', 60_000),
+      tokenMax: int(env, 'RATE_LIMIT_TOKEN_MAX', 1000),
+      tokenWindowMs: windowMs(env, 'RATE_LIMIT_TOKEN_WINDOW', 3_600_000),
+    }),
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    timeZone: checkTimeZone(env.TZ || 'Europe/Madrid'),
+    dataDir,
+    modulesFile: resolve(env.MODULES_FILE ?? 'modules.yaml'),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    tokenTtlSeconds: 7 * 24 * 3600,
+  }
+  return Object.freeze(config)
+}
+
+/** Short, stable id of a key, stored beside each ciphertext. */
+export function keyId (k: Buffer): string {
+  return createHash('sha256').update(k).digest('hex').slice(0, 8)
+}

@@ -1,0 +1,58 @@
+/**
+ * Field encryption (SPEC S4): AES-256-GCM, a fresh 96-bit IV per value, the
+ * record id and field name as additional authenticated data, and the key id
+ * in the stored value so old keys keep decrypting after a rotation.
+ *
+ *   stored value = "v1:" keyId ":" base64(iv) ":" base64(ciphertext || tag)
+ *
+ * Blind indexes and integrity digests are HMAC-SHA-256 under a separate key.
+ */
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
+import { keyId } from './config.js'
+
+export interface FieldCipher {
+  encrypt (plaintext: string, recordId: string, field: string): string
+  /** Plaintext, or throws when no configured key fits or the value was tampered with. */
+  decrypt (stored: string, recordId: string, field: string): string
+  /** Blind index of a searchable value: trimmed, upper case, HMAC hex. */
+  blindIndex (value: string): string
+  /** HMAC hex of a value, for the integrity hash (never the plaintext). */
+  digest (value: string): string
+}
+
+export function normaliseSearchable (value: string): string {
+  return value.trim().toUpperCase()
+}
+
+export function createFieldCipher (keys: readonly Buffer[], indexKey?: Buffer): FieldCipher {
+  if (keys.length === 0) throw new Error('at least one encryption key is needed')
+  const current = keys[0]!
+  const currentId = keyId(current)
+  const byId = new Map(keys.map((k) => [keyId(k), k]))
+  const macKey = indexKey ?? Buffer.from(hkdfSync('sha256', current, Buffer.alloc(0), 'policia-index-v1', 32))
+  const aad = (recordId: string, field: string): Buffer => Buffer.from(`${recordId}\u0000${field}`, 'utf8')
+  const hmac = (label: string, value: string): string => createHmac('sha256', macKey).update(label).update('\u0000').update(value, 'utf8').digest('hex')
+  return {
+    encrypt (plaintext, recordId, field) {
+      const iv = randomBytes(12)
+      const cipher = createCipheriv('aes-256-gcm', current, iv)
+      cipher.setAAD(aad(recordId, field))
+      const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()])
+      return `v1:${currentId}:${iv.toString('base64')}:${ct.toString('base64')}`
+    },
+    decrypt (stored, recordId, field) {
+      const [version, kid, ivB64, ctB64] = stored.split(':')
+      const key = kid === undefined ? undefined : byId.get(kid)
+      if (version !== 'v1' || key === undefined || ivB64 === undefined || ctB64 === undefined) {
+        throw new Error(`cannot decrypt ${field} of ${recordId}: unknown format or key id`)
+      }
+      const data = Buffer.from(ctB64, 'base64')
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(ivB64, 'base64'))
+      decipher.setAAD(aad(recordId, field))
+      decipher.setAuthTag(data.subarray(data.length - 16))
+      return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString('utf8')
+    },
+    blindIndex (value) { return hmac('bidx', normaliseSearchable(value)) },
+    digest (value) { return hmac('hash', value) },
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Every error the service can answer with: code, HTTP status and the exact
+ * Spanish text of SPEC S9. Nothing else in the code base invents error text;
+ * the single error handler (plugins/error-handler.ts) maps these to the
+ * `{success: false, error}` envelope. The README lists this table.
+ */
+
+export interface ErrorDetail {
+  campo: string
+  mensaje: string
+}
+
+export const ERRORS = {
+  DATOS_REQUERIDOS: { status: 400, message: 'Datos requeridos' },
+  DATOS_INVALIDOS: { status: 400, message: 'Datos inválidos' },
+  JSON_MAL_FORMADO: { status: 400, message: 'JSON mal formado' },
+  TOKEN_NO_PROPORCIONADO: { status: 401, message: 'Token no proporcionado' },
+  TOKEN_INVALIDO: { status: 401, message: 'Token inválido o expirado' },
+  CREDENCIALES_INVALIDAS: { status: 401, message: 'Credenciales inválidas' },
+  SIN_PERMISOS: { status: 403, message: 'Sin permisos para esta operación' },
+  REGISTRO_NO_ENCONTRADO: { status: 404, message: 'Registro no encontrado' },
+  MODULO_NO_ENCONTRADO: { status: 404, message: 'Módulo no encontrado' },
+  RUTA_NO_ENCONTRADA: { status: 404, message: 'Ruta no encontrada' },
+  CONFLICTO_VERSION: { status: 409, message: 'Conflicto de versión' },
+  REGISTRO_DUPLICADO: { status: 409, message: 'Registro duplicado' },
+  TRANSICION_NO_PERMITIDA: { status: 409, message: 'Transición de estado no permitida' },
+  PETICION_DEMASIADO_GRANDE: { status: 413, message: 'Petición demasiado grande' },
+  TIPO_CONTENIDO_NO_SOPORTADO: { status: 415, message: 'Tipo de contenido no soportado' },
+  DEMASIADAS_PETICIONES: { status: 429, message: 'Demasiadas peticiones' },
+  ERROR_INTERNO: { status: 500, message: 'Error interno del servidor' },
+  SERVICIO_NO_DISPONIBLE: { status: 503, message: 'Servicio no disponible' },
+} as const satisfies Record<string, { status: number; message: string }>
+
+export type ErrorCode = keyof typeof ERRORS
+
+/** An error meant for the client: its code decides status and text. */
+export class AppError extends Error {
+  readonly code: ErrorCode
+  readonly statusCode: number
+  readonly detalles?: ErrorDetail[]
+  readonly headers?: Record<string, string>
+
+  constructor (code: ErrorCode, detalles?: ErrorDetail[], headers?: Record<string, string>) {
+    super(ERRORS[code].message)
+    this.name = 'AppError'
+    this.code = code
+    this.statusCode = ERRORS[code].status
+    if (detalles !== undefined && detalles.length > 0) this.detalles = detalles
+    if (headers !== undefined) this.headers = headers
+  }
+}
+
+export function appError (code: ErrorCode, detalles?: ErrorDetail[]): AppError {
+  return new AppError(code, detalles)
+}
+
+/** Shorthand for a single-field 400. */
+export function invalid (campo: string, mensaje: string): AppError {
+  return new AppError('DATOS_INVALIDOS', [{ campo, mensaje }])
+}
+
+export function required (campo: string): AppError {
+  return new AppError('DATOS_REQUERIDOS', [{ campo, mensaje: 'es obligatorio' }])
+}
+
+/**
+ * Raised at start-up when modules.yaml (or the environment) is wrong. It is
+ * never sent to a client: the process prints it and exits.
+ */
+export class ConfigError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'ConfigError'
+  }
+}
+
+/** Success texts of the interface (exact). */
+export const MESSAGES = {
+  SESION_CERRADA: 'Sesión cerrada exitosamente',
+  REGISTRO_ELIMINADO: 'Registro eliminado exitosamente',
+} as const

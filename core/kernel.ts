@@ -1,0 +1,89 @@
+/**
+ * The kernel: builds a Fastify instance from the configuration and the
+ * module registry. Infrastructure plugins first, then one encapsulated route
+ * plugin per module of modules.yaml. The kernel knows no module by name.
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { randomUUID } from 'node:crypto'
+import type { Config } from './config.js'
+import { loadRegistry } from './registry/load.js'
+import type { Registry } from './registry/types.js'
+import configPlugin from '../plugins/config.js'
+import errorHandler from '../plugins/error-handler.js'
+import jsonBody, { BODY_LIMIT } from '../plugins/json-body.js'
+import redisPlugin from '../plugins/redis.js'
+import storesPlugin, { type StoresOptions } from '../plugins/stores.js'
+import ormPlugin, { type OrmOptions } from '../plugins/orm.js'
+import authPlugin from '../plugins/auth.js'
+import authRoutes from '../plugins/auth-routes.js'
+import usersPolicy from '../plugins/users-policy.js'
+import bootstrapAdmin from '../plugins/bootstrap-admin.js'
+import healthPlugin from '../plugins/health.js'
+import notFound from '../plugins/not-found.js'
+import openapi from '../plugins/openapi.js'
+import { moduleRoutes } from '../modules/build-routes.js'
+
+export interface BuildOptions extends OrmOptions, StoresOptions {
+  config: Config
+  /** Defaults to the file named by config.modulesFile. */
+  registry?: Registry
+  /** Pino options, or false for silence (tests). */
+  logger?: FastifyServerOptions['logger']
+}
+
+/** Pino options: request ids, and never a secret in a log line. */
+export function loggerOptions (level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token'], censor: '[oculto]' },
+  }
+}
+
+export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
+  const { config } = options
+  const registry = options.registry ?? loadRegistry(config.modulesFile)
+  const serverOptions: FastifyServerOptions = {
+    logger: options.logger ?? loggerOptions(config.logLevel),
+    bodyLimit: BODY_LIMIT,
+    // A hop count is valid at run time (proxy-addr); the type omits it.
+    trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID()
+    },
+    requestIdHeader: false,
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, strict: false } },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }
+  const app: FastifyInstance = Fastify(serverOptions)
+  app.addHook('onSend', async (request, reply) => { void reply.header('x-request-id', request.id) })
+  app.decorate('moduleHooks', new Map())
+  try {
+    await app.register(configPlugin, { config, registry })
+    await app.register(errorHandler)
+    await app.register(jsonBody)
+    await app.register(openapi)
+    await app.register(redisPlugin)
+    await app.register(storesPlugin, { ...(options.stores !== undefined && { stores: options.stores }) })
+    await app.register(ormPlugin, {
+      ...(options.embedded !== undefined && { embedded: options.embedded }),
+      ...(options.embeddedPath !== undefined && { embeddedPath: options.embeddedPath }),
+    })
+    await app.register(authPlugin)
+    await app.register(usersPolicy)
+    await app.register(notFound)
+    await app.register(healthPlugin)
+    await app.register(authRoutes)
+    for (const mod of registry.modules) {
+      await app.register(moduleRoutes(mod), { prefix: `/${mod.path}` })
+    }
+    await app.register(bootstrapAdmin)
+    await app.ready()
+  } catch (err) {
+    await app.close().catch(() => undefined)
+    throw err
+  }
+  return app
+}

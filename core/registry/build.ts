@@ -1,0 +1,198 @@
+/**
+ * Turns a schema-valid modules.yaml into the frozen Registry, enforcing the
+ * rules a JSON schema cannot express. Problems are thrown as RegistryProblem
+ * with the path of the offending key, which load.ts turns into a line.
+ */
+import { ACTIONS, type FieldDef, type ModuleDef, type Registry, type RoleDef, type TransitionDef } from './types.js'
+import type { FieldFile, ModuleFile, RegistryFile } from './schema.js'
+import { foldToAscii } from './fold.js'
+import { hint } from './suggest.js'
+
+export class RegistryProblem extends Error {
+  constructor (readonly path: Array<string | number>, message: string) {
+    super(message)
+  }
+}
+
+/** Path segments the service itself uses; a module may not take them. */
+export const RESERVED_PATHS = ['auth', 'me', 'health', 'ready', 'docs', 'metrics'] as const
+
+const DEFAULT_MAX_LENGTH: Partial<Record<FieldDef['type'], number>> = { string: 500, text: 20_000, password: 256 }
+const NOT_FILTERABLE = new Set<FieldDef['type']>(['text', 'array', 'password'])
+/** Names every record carries; a declared field may not shadow them. */
+const SYSTEM_FIELDS = ['_id', '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_deleted']
+
+function buildField (name: string, f: FieldFile, path: Array<string | number>, moduleNames: string[]): FieldDef {
+  const p = (key: string): Array<string | number> => [...path, key]
+  const at = (key: string, message: string): never => { throw new RegistryProblem(p(key), message) }
+  if (f.type === 'ref' && f.ref === undefined) at('type', 'a field of type ref needs "ref: <module>"')
+  if (f.ref !== undefined) {
+    if (f.type !== 'ref') at('ref', 'only fields of type ref may name a "ref"')
+    if (!moduleNames.includes(f.ref)) at('ref', `unknown module "${f.ref}"${hint(f.ref, moduleNames)}`)
+  }
+  if (f.enum !== undefined && f.type !== 'string') at('enum', 'only string fields may declare enum values')
+  if (f.searchable === true && f.encrypted !== true) at('searchable', 'only encrypted fields are searchable through a blind index')
+  if ((f.min_length !== undefined || f.max_length !== undefined || f.pattern !== undefined) &&
+      !['string', 'text', 'password'].includes(f.type)) {
+    at(f.max_length !== undefined ? 'max_length' : f.min_length !== undefined ? 'min_length' : 'pattern', `not allowed on a ${f.type} field`)
+  }
+  if ((f.min !== undefined || f.max !== undefined) && !['integer', 'decimal'].includes(f.type)) {
+    at(f.min !== undefined ? 'min' : 'max', `not allowed on a ${f.type} field`)
+  }
+  if (f.max_items !== undefined && f.type !== 'array') at('max_items', 'only array fields take max_items')
+  if (f.filterable === true && (NOT_FILTERABLE.has(f.type) || (f.encrypted === true))) {
+    at('filterable', f.encrypted === true ? 'encrypted fields are filtered through "searchable", not "filterable"' : `${f.type} fields cannot be filtered`)
+  }
+  if (f.pattern !== undefined) {
+    try { new RegExp(f.pattern, 'u') } catch { at('pattern', `"${f.pattern}" is not a valid regular expression`) }
+  }
+  if (f.type === 'password' && f.default !== undefined) at('default', 'a password has no default')
+  if (f.default !== undefined) checkDefault(f, (m) => at('default', m))
+  const def: FieldDef = {
+    name,
+    column: f.column ?? foldToAscii(name),
+    type: f.type,
+    required: f.required ?? false,
+    unique: f.unique ?? false,
+    encrypted: f.encrypted ?? false,
+    searchable: f.searchable ?? false,
+    filterable: f.filterable ?? (!NOT_FILTERABLE.has(f.type) && f.encrypted !== true),
+    ...(f.default !== undefined && { default: f.default }),
+    ...(f.enum !== undefined && { enum: Object.freeze([...f.enum]) }),
+    ...(f.ref !== undefined && { ref: f.ref }),
+    ...(f.min_length !== undefined && { minLength: f.min_length }),
+    ...(DEFAULT_MAX_LENGTH[f.type] !== undefined || f.max_length !== undefined
+      ? { maxLength: f.max_length ?? DEFAULT_MAX_LENGTH[f.type] }
+      : {}),
+    ...(f.min !== undefined && { min: f.min }),
+    ...(f.max !== undefined && { max: f.max }),
+    ...(f.pattern !== undefined && { pattern: f.pattern }),
+    ...(f.type === 'array' && { maxItems: f.max_items ?? 200 }),
+    ...(f.description !== undefined && { description: f.description }),
+  }
+  return Object.freeze(def)
+}
+
+function checkDefault (f: FieldFile, fail: (m: string) => never): void {
+  const v = f.default
+  const isNow = v === 'now'
+  switch (f.type) {
+    case 'integer': if (!Number.isInteger(v)) fail('the default of an integer field must be a whole number'); break
+    case 'decimal': if (typeof v !== 'number') fail('the default of a decimal field must be a number'); break
+    case 'boolean': if (typeof v !== 'boolean') fail('the default of a boolean field must be true or false'); break
+    case 'date': if (!isNow && !(typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v))) fail('the default of a date field is "now" or YYYY-MM-DD'); break
+    case 'datetime': if (!isNow) fail('the default of a datetime field can only be "now"'); break
+    case 'array': case 'ref': fail(`a ${f.type} field takes no default`); break
+    default:
+      if (typeof v !== 'string') fail('the default of a text field must be a string')
+      if (f.enum !== undefined && !f.enum.includes(v as string)) fail(`default "${String(v)}" is not one of ${f.enum.join(', ')}${hint(String(v), f.enum)}`)
+  }
+}
+
+function buildModule (name: string, m: ModuleFile, moduleNames: string[]): ModuleDef {
+  const path: Array<string | number> = ['modules', name]
+  const fields: FieldDef[] = []
+  const columns = new Map<string, string>()
+  for (const [fname, f] of Object.entries(m.fields)) {
+    if (SYSTEM_FIELDS.includes(fname) || fname.startsWith('_')) throw new RegistryProblem([...path, 'fields', fname], 'field names may not start with "_" (reserved for system fields)')
+    const def = buildField(fname, f, [...path, 'fields', fname], moduleNames)
+    const clash = columns.get(def.column)
+    if (clash !== undefined) throw new RegistryProblem([...path, 'fields', fname], `column name "${def.column}" is already used by field "${clash}"; set "column:" to tell them apart`)
+    columns.set(def.column, fname)
+    fields.push(def)
+  }
+  const fieldMap = new Map(fields.map((f) => [f.name, f]))
+  const fieldNames = [...fieldMap.keys()]
+  const stateField = m.state_field
+  if (stateField !== undefined) {
+    const f = fieldMap.get(stateField)
+    if (f === undefined) throw new RegistryProblem([...path, 'state_field'], `unknown field "${stateField}"${hint(stateField, fieldNames)}`)
+    if (f.enum === undefined) throw new RegistryProblem([...path, 'state_field'], `the state field "${stateField}" must declare enum values`)
+  }
+  const transitions: TransitionDef[] = []
+  for (const [i, t] of (m.transitions ?? []).entries()) {
+    const tpath = [...path, 'transitions', i]
+    const states = stateField === undefined ? undefined : fieldMap.get(stateField)?.enum
+    if (states === undefined) throw new RegistryProblem(tpath, 'transitions need a "state_field"')
+    const froms = Array.isArray(t.from) ? t.from : [t.from]
+    for (const s of [...froms, t.to]) {
+      if (!states.includes(s)) throw new RegistryProblem(tpath, `"${s}" is not a state of ${stateField}${hint(s, states)}`)
+    }
+    for (const r of t.requires ?? []) {
+      if (!fieldMap.has(r)) throw new RegistryProblem([...tpath, 'requires'], `unknown field "${r}"${hint(r, fieldNames)}`)
+    }
+    for (const from of froms) transitions.push(Object.freeze({ from, to: t.to, requires: Object.freeze([...(t.requires ?? [])]) }))
+  }
+  const def: ModuleDef = {
+    name,
+    path: m.path ?? name,
+    prefix: m.prefix,
+    table: m.table ?? foldToAscii(name),
+    label: m.label ?? name,
+    ...(m.description !== undefined && { description: m.description }),
+    ...(stateField !== undefined && { stateField }),
+    transitions: Object.freeze(transitions),
+    users: m.users ?? false,
+    fields: Object.freeze(fields),
+    fieldMap,
+  }
+  return Object.freeze(def)
+}
+
+function checkUsersModule (mod: ModuleDef, roles: string[]): void {
+  const path = ['modules', mod.name, 'fields']
+  const need = (name: string, ok: (f: FieldDef) => boolean, what: string): FieldDef => {
+    const f = mod.fieldMap.get(name)
+    if (f === undefined || !ok(f)) throw new RegistryProblem(f === undefined ? ['modules', mod.name] : [...path, name], `the users module must declare ${what}`)
+    return f
+  }
+  need('username', (f) => f.type === 'string' && f.unique && f.required, '"username" as a required, unique string')
+  need('password', (f) => f.type === 'password' && f.required, '"password" as a required field of type password')
+  need('activo', (f) => f.type === 'boolean', '"activo" as a boolean')
+  const rol = need('rol', (f) => f.type === 'string' && f.required && f.enum !== undefined, '"rol" as a required string with enum values')
+  for (const r of rol.enum!) {
+    if (!roles.includes(r)) throw new RegistryProblem([...path, 'rol', 'enum'], `"${r}" is not a role declared under roles${hint(r, roles)}`)
+  }
+}
+
+function checkPermission (perm: string, path: Array<string | number>, moduleNames: string[]): void {
+  const [mod, action] = perm.split('.') as [string, string]
+  if (mod !== '*' && !moduleNames.includes(mod)) throw new RegistryProblem(path, `"${perm}": unknown module "${mod}"${hint(mod, moduleNames)}`)
+  if (action !== '*' && !(ACTIONS as readonly string[]).includes(action)) throw new RegistryProblem(path, `"${perm}": unknown action "${action}"${hint(action, ACTIONS)}; actions are ${ACTIONS.join(', ')} or *`)
+}
+
+function uniqueBy (modules: ModuleDef[], key: 'path' | 'prefix' | 'table'): void {
+  const seen = new Map<string, string>()
+  for (const m of modules) {
+    const other = seen.get(m[key])
+    if (other !== undefined) throw new RegistryProblem(['modules', m.name], `${key} "${m[key]}" is already used by module "${other}"`)
+    seen.set(m[key], m.name)
+  }
+}
+
+export function buildRegistry (file: RegistryFile, fileName: string): Registry {
+  const moduleNames = Object.keys(file.modules)
+  const roleNames = Object.keys(file.roles)
+  const modules = moduleNames.map((name) => buildModule(name, file.modules[name]!, moduleNames))
+  for (const m of modules) {
+    if ((RESERVED_PATHS as readonly string[]).includes(m.path)) throw new RegistryProblem(['modules', m.name], `path "${m.path}" is reserved by the service`)
+  }
+  uniqueBy(modules, 'path'); uniqueBy(modules, 'prefix'); uniqueBy(modules, 'table')
+  const users = modules.filter((m) => m.users)
+  if (users.length !== 1) throw new RegistryProblem(['modules'], `exactly one module must set "users: true" (found ${users.length})`)
+  checkUsersModule(users[0]!, roleNames)
+  const roles: RoleDef[] = roleNames.map((name) => {
+    const r = file.roles[name]!
+    r.permissions.forEach((perm, i) => checkPermission(perm, ['roles', name, 'permissions', i], moduleNames))
+    return Object.freeze({ name, permissions: Object.freeze([...r.permissions]), ...(r.description !== undefined && { description: r.description }) })
+  })
+  return Object.freeze({
+    file: fileName,
+    modules: Object.freeze(modules),
+    roles: Object.freeze(roles),
+    byName: new Map(modules.map((m) => [m.name, m])),
+    byPath: new Map(modules.map((m) => [m.path, m])),
+    roleMap: new Map(roles.map((r) => [r.name, r])),
+    usersModule: users[0]!,
+  })
+}

@@ -1,0 +1,64 @@
+/**
+ * TypeBox schema of modules.yaml itself. Every object is closed
+ * (additionalProperties: false) so a misspelt key is an error, reported by
+ * load.ts with the line number and the closest valid name.
+ */
+import { Type, type Static } from '@sinclair/typebox'
+import { FIELD_TYPES } from './types.js'
+
+const Name = Type.String({ pattern: '^[a-z][a-z0-9_ñ]*$', maxLength: 63 })
+const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean()])
+
+export const FieldSchema = Type.Object({
+  type: Type.Union(FIELD_TYPES.map((t) => Type.Literal(t))),
+  required: Type.Optional(Type.Boolean()),
+  default: Type.Optional(Scalar),
+  enum: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+  unique: Type.Optional(Type.Boolean()),
+  encrypted: Type.Optional(Type.Boolean()),
+  searchable: Type.Optional(Type.Boolean()),
+  ref: Type.Optional(Name),
+  min_length: Type.Optional(Type.Integer({ minimum: 0 })),
+  max_length: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  min: Type.Optional(Type.Number()),
+  max: Type.Optional(Type.Number()),
+  pattern: Type.Optional(Type.String()),
+  max_items: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+  filterable: Type.Optional(Type.Boolean()),
+  column: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', maxLength: 63 })),
+  description: Type.Optional(Type.String()),
+  examples: Type.Optional(Type.Array(Scalar)),
+}, { additionalProperties: false })
+
+export const TransitionSchema = Type.Object({
+  from: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })]),
+  to: Type.String(),
+  requires: Type.Optional(Type.Array(Type.String())),
+}, { additionalProperties: false })
+
+export const ModuleSchema = Type.Object({
+  path: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 63 })),
+  prefix: Type.String({ pattern: '^[A-Z0-9]{2,6}$' }),
+  table: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', maxLength: 63 })),
+  label: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  state_field: Type.Optional(Type.String()),
+  transitions: Type.Optional(Type.Array(TransitionSchema)),
+  users: Type.Optional(Type.Boolean()),
+  fields: Type.Record(Name, FieldSchema, { minProperties: 1, additionalProperties: false }),
+}, { additionalProperties: false })
+
+export const RoleSchema = Type.Object({
+  description: Type.Optional(Type.String()),
+  permissions: Type.Array(Type.String({ pattern: '^(\\*|[a-z0-9_ñ]+)\\.(\\*|[a-z]+)$' })),
+}, { additionalProperties: false })
+
+export const RegistryFileSchema = Type.Object({
+  version: Type.Literal(1),
+  roles: Type.Record(Name, RoleSchema, { minProperties: 1, additionalProperties: false }),
+  modules: Type.Record(Name, ModuleSchema, { minProperties: 1, additionalProperties: false }),
+}, { additionalProperties: false })
+
+export type RegistryFile = Static<typeof RegistryFileSchema>
+export type ModuleFile = Static<typeof ModuleSchema>
+export type FieldFile = Static<typeof FieldSchema>

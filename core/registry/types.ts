@@ -1,0 +1,82 @@
+/**
+ * The validated, frozen shape of modules.yaml as the rest of the code sees
+ * it. Built by core/registry/load.ts; nothing else constructs these.
+ */
+
+export const FIELD_TYPES = [
+  'string', 'text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'time', 'array', 'ref', 'password',
+] as const
+export type FieldType = typeof FIELD_TYPES[number]
+
+/** The actions of a permission string `{module}.{action}`. */
+export const ACTIONS = ['ver', 'crear', 'editar', 'eliminar', 'descifrar'] as const
+export type Action = typeof ACTIONS[number]
+
+export interface FieldDef {
+  /** JSON key, exactly as written in modules.yaml (may hold ñ). */
+  readonly name: string
+  /** Column (and ORM property) name: the JSON key folded to ASCII. */
+  readonly column: string
+  readonly type: FieldType
+  readonly required: boolean
+  /** Default on create; the string `now` for date/datetime means the clock. */
+  readonly default?: string | number | boolean
+  readonly enum?: readonly string[]
+  readonly unique: boolean
+  readonly encrypted: boolean
+  readonly searchable: boolean
+  /** Target module name for `type: ref`. */
+  readonly ref?: string
+  readonly minLength?: number
+  readonly maxLength?: number
+  readonly min?: number
+  readonly max?: number
+  readonly pattern?: string
+  readonly maxItems?: number
+  /** May be used in `?campo=` filters and `sort`; filterable fields are indexed. */
+  readonly filterable: boolean
+  readonly description?: string
+}
+
+export interface TransitionDef {
+  readonly from: string
+  readonly to: string
+  /** Fields that must hold a value after the update for this move. */
+  readonly requires: readonly string[]
+}
+
+export interface ModuleDef {
+  /** Registry key, e.g. `sala092`. */
+  readonly name: string
+  /** URL path segment (no slashes). */
+  readonly path: string
+  /** `_id` prefix, e.g. `DEN`. */
+  readonly prefix: string
+  readonly table: string
+  readonly label: string
+  readonly description?: string
+  /** The field holding the record's state (`estado`, `situacion`), if any. */
+  readonly stateField?: string
+  readonly transitions: readonly TransitionDef[]
+  /** True for the one module that holds logins (username, password, rol, activo). */
+  readonly users: boolean
+  readonly fields: readonly FieldDef[]
+  readonly fieldMap: ReadonlyMap<string, FieldDef>
+}
+
+export interface RoleDef {
+  readonly name: string
+  readonly description?: string
+  readonly permissions: readonly string[]
+}
+
+export interface Registry {
+  /** Path of the file the registry was read from. */
+  readonly file: string
+  readonly modules: readonly ModuleDef[]
+  readonly roles: readonly RoleDef[]
+  readonly byName: ReadonlyMap<string, ModuleDef>
+  readonly byPath: ReadonlyMap<string, ModuleDef>
+  readonly roleMap: ReadonlyMap<string, RoleDef>
+  readonly usersModule: ModuleDef
+}

@@ -1,0 +1,106 @@
+/**
+ * Dates and times in the service time zone (SPEC S10). Instants are stored
+ * in UTC and shown as `YYYY-MM-DD HH:MM:SS` in the zone; input is that form
+ * (read in the zone) or ISO 8601 with an offset. A local time that does not
+ * exist (the spring DST gap) or an impossible date is rejected (null).
+ */
+
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
+function formatter (timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone)
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-GB', {
+      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+    })
+    formatters.set(timeZone, f)
+  }
+  return f
+}
+
+interface Wall { y: number, mo: number, d: number, h: number, mi: number, s: number }
+
+function wallClock (ms: number, timeZone: string): Wall {
+  const parts: Record<string, number> = {}
+  for (const p of formatter(timeZone).formatToParts(ms)) {
+    if (p.type !== 'literal') parts[p.type] = Number(p.value)
+  }
+  return { y: parts.year!, mo: parts.month!, d: parts.day!, h: parts.hour!, mi: parts.minute!, s: parts.second! }
+}
+
+const pad = (n: number, w = 2): string => String(n).padStart(w, '0')
+
+/** `YYYY-MM-DD HH:MM:SS` of an instant in the zone. */
+export function formatDateTime (date: Date, timeZone: string): string {
+  const w = wallClock(date.getTime(), timeZone)
+  return `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)} ${pad(w.h)}:${pad(w.mi)}:${pad(w.s)}`
+}
+
+/** Calendar year of an instant in the zone. */
+export function yearIn (date: Date, timeZone: string): number {
+  return wallClock(date.getTime(), timeZone).y
+}
+
+function validDate (y: number, mo: number, d: number): boolean {
+  if (mo < 1 || mo > 12 || d < 1 || y < 1) return false
+  return d <= new Date(Date.UTC(y, mo, 0)).getUTCDate()
+}
+
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/
+const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
+
+/** An instant from client input, or null when the text is not a real time. */
+export function parseDateTime (text: string, timeZone: string): Date | null {
+  const iso = ISO.exec(text)
+  if (iso !== null) {
+    const [y, mo, d, h, mi, s] = iso.slice(1, 7).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number]
+    if (!validDate(y, mo, d) || h > 23 || mi > 59 || s > 59) return null
+    const off = iso[7]!
+    if (off !== 'Z' && (Number(off.slice(1, 3)) > 23 || Number(off.slice(4)) > 59)) return null
+    const ms = Date.parse(text)
+    return Number.isNaN(ms) ? null : new Date(Math.floor(ms / 1000) * 1000)
+  }
+  const m = LOCAL.exec(text)
+  if (m === null) return null
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number]
+  if (!validDate(y, mo, d) || h > 23 || mi > 59 || s > 59) return null
+  // Find the UTC instant whose wall clock in the zone reads the input. Two
+  // passes settle any offset; if neither matches, the time falls in a gap.
+  const target = Date.UTC(y, mo - 1, d, h, mi, s)
+  let guess = target
+  for (let i = 0; i < 3; i++) {
+    const w = wallClock(guess, timeZone)
+    const shown = Date.UTC(w.y, w.mo - 1, w.d, w.h, w.mi, w.s)
+    if (shown === target) {
+      // On the autumn fold both the earlier and later instant read the same;
+      // take the earlier one.
+      const earlier = guess - 3_600_000
+      const we = wallClock(earlier, timeZone)
+      return Date.UTC(we.y, we.mo - 1, we.d, we.h, we.mi, we.s) === target ? new Date(earlier) : new Date(guess)
+    }
+    guess += target - shown
+  }
+  return null
+}
+
+/** `YYYY-MM-DD` that names a real calendar day. */
+export function isValidDate (text: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
+  return m !== null && validDate(Number(m[1]), Number(m[2]), Number(m[3]))
+}
+
+/** `HH:MM` on a 24-hour clock. */
+export function isValidTime (text: string): boolean {
+  const m = /^(\d{2}):(\d{2})$/.exec(text)
+  return m !== null && Number(m[1]) <= 23 && Number(m[2]) <= 59
+}
+
+/** Today's date in the zone, `YYYY-MM-DD`. */
+export function today (now: Date, timeZone: string): string {
+  return formatDateTime(now, timeZone).slice(0, 10)
+}
+
+/** The current instant truncated to whole seconds (what the API can show). */
+export function nowSeconds (): Date {
+  return new Date(Math.floor(Date.now() / 1000) * 1000)
+}

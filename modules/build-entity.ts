@@ -1,0 +1,52 @@
+/**
+ * Builds the MikroORM EntitySchema of a module: one table named after the
+ * module, one column per field (SPEC S1), the system columns, an index for
+ * every filterable field and a unique constraint for every unique one.
+ * Every user column is nullable: required-ness and defaults are enforced by
+ * the API, so changing them in modules.yaml never needs a migration.
+ */
+import { EntitySchema } from '@mikro-orm/core'
+import type { ModuleDef } from '../core/registry/types.js'
+import { blindIndexColumn, columnSpec, isIndexed, valueColumn } from './columns.js'
+
+export type Row = Record<string, unknown>
+
+/** System columns, in the order they appear in the table. */
+export const SYSTEM_COLUMNS = ['_id', '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_deleted'] as const
+
+export function buildEntity (mod: ModuleDef): EntitySchema<Row> {
+  // Property definitions are built from data, so they are typed loosely here.
+  const properties: Record<string, Record<string, unknown>> = {
+    _id: { type: 'string', length: 40, primary: true, fieldName: '_id' },
+    _created: { type: 'datetime', columnType: 'timestamptz', fieldName: '_created', index: true },
+    _created_by: { type: 'string', length: 40, fieldName: '_created_by', index: true },
+    _modified: { type: 'datetime', columnType: 'timestamptz', fieldName: '_modified', index: true },
+    _modified_by: { type: 'string', length: 40, fieldName: '_modified_by', index: true },
+    _version: { type: 'integer', fieldName: '_version' },
+    _hash: { type: 'string', length: 64, fieldName: '_hash' },
+    _deleted: { type: 'datetime', columnType: 'timestamptz', fieldName: '_deleted', nullable: true, index: true },
+  }
+  for (const f of mod.fields) {
+    const column = valueColumn(f)
+    properties[column] = {
+      ...columnSpec(f),
+      fieldName: column,
+      nullable: true,
+      ...(isIndexed(f) && !f.unique ? { index: `${mod.table}_${column}_idx` } : {}),
+      ...(f.unique && !f.encrypted ? { unique: `${mod.table}_${column}_unique` } : {}),
+    }
+    if (f.searchable) {
+      const bidx = blindIndexColumn(f)
+      properties[bidx] = {
+        type: 'string', length: 64, fieldName: bidx, nullable: true,
+        ...(f.unique ? { unique: `${mod.table}_${bidx}_unique` } : { index: `${mod.table}_${bidx}_idx` }),
+      }
+    }
+  }
+  return new EntitySchema<Row>({ name: entityName(mod), tableName: mod.table, properties: properties as never })
+}
+
+/** ORM entity name of a module (kept apart from system entity names). */
+export function entityName (mod: ModuleDef): string {
+  return `mod_${mod.name}`
+}

@@ -1,0 +1,27 @@
+/**
+ * Draws record ids from the shared sequence store (SPEC S2). When the store
+ * does not know a counter (first record of the year, Redis flushed or
+ * restarted) it is seeded from the highest id stored in the table, so an id
+ * is never reused.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { ModuleDef } from '../core/registry/types.js'
+import { formatId, sequenceKey } from '../core/ids.js'
+import { yearIn } from '../core/time.js'
+import type { SequenceStore } from '../plugins/stores/types.js'
+
+export async function highestStored (em: EntityManager, mod: ModuleDef, year: number): Promise<number> {
+  const head = `${mod.prefix}-${year}-`
+  const rows = await em.getConnection().execute<Array<{ max: string | null }>>(
+    `select max(cast(substring("_id" from ${head.length + 1}) as bigint)) as max from "${mod.table}" where "_id" like ?`,
+    [`${head}%`], 'all', em.getTransactionContext())
+  return Number(rows[0]?.max ?? 0)
+}
+
+export async function drawId (em: EntityManager, mod: ModuleDef, store: SequenceStore, timeZone: string, floor?: number): Promise<string> {
+  const year = yearIn(new Date(), timeZone)
+  const key = sequenceKey(mod.prefix, year)
+  let n = floor === undefined ? await store.next(key) : null
+  if (n === null) n = await store.seedAndNext(key, Math.max(floor ?? 0, await highestStored(em, mod, year)))
+  return formatId(mod.prefix, year, n)
+}

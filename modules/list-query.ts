@@ -1,0 +1,169 @@
+/**
+ * Parses a list request's query string (SPEC S5) into an ORM filter, an
+ * order and a page. Pure: unit-tested alone. Anything it does not
+ * understand is a 400 naming the parameter; it never passes client text
+ * into SQL other than as a bound value.
+ */
+import { AppError, invalid } from '../core/errors.js'
+import type { FieldCipher } from '../core/crypto.js'
+import type { FieldDef, ModuleDef } from '../core/registry/types.js'
+import { hint } from '../core/registry/suggest.js'
+import { isValidDate, isValidTime, parseDateTime } from '../core/time.js'
+import { blindIndexColumn, valueColumn } from './columns.js'
+
+export const DEFAULT_LIMIT = 100
+export const MAX_LIMIT = 1000
+const RESERVED = ['limit', 'offset', 'sort', 'incluir_eliminados']
+const OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'contiene'] as const
+type Operator = typeof OPERATORS[number]
+type Kind = 'string' | 'text' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'time' | 'blind'
+
+interface Target { column: string, kind: Kind, name: string }
+
+const SYSTEM_TARGETS: Record<string, Target> = {
+  _id: { column: '_id', kind: 'string', name: '_id' },
+  _created: { column: '_created', kind: 'datetime', name: '_created' },
+  _created_by: { column: '_created_by', kind: 'string', name: '_created_by' },
+  _modified: { column: '_modified', kind: 'datetime', name: '_modified' },
+  _modified_by: { column: '_modified_by', kind: 'string', name: '_modified_by' },
+  _version: { column: '_version', kind: 'integer', name: '_version' },
+}
+
+export interface ListQuery {
+  where: Record<string, unknown>
+  orderBy: Array<Record<string, 'asc' | 'desc'>>
+  limit: number
+  offset: number
+  includeDeleted: boolean
+  /** Filters on encrypted fields were used (caller needs `descifrar`). */
+  filtersEncrypted: boolean
+}
+
+type RawQuery = Record<string, string | string[] | undefined>
+
+function kindOf (f: FieldDef): Kind {
+  if (f.type === 'ref') return 'string'
+  return f.type as Kind
+}
+
+function targetOf (mod: ModuleDef, name: string): Target | undefined {
+  const sys = SYSTEM_TARGETS[name]
+  if (sys !== undefined) return sys
+  const f = mod.fieldMap.get(name)
+  if (f === undefined) return undefined
+  if (f.encrypted) {
+    if (!f.searchable) throw invalid(name, 'no se puede filtrar por un campo cifrado no buscable')
+    return { column: blindIndexColumn(f), kind: 'blind', name }
+  }
+  if (!f.filterable) throw invalid(name, 'no se puede filtrar por este campo')
+  return { column: valueColumn(f), kind: kindOf(f), name }
+}
+
+function single (key: string, v: string | string[]): string {
+  if (Array.isArray(v)) {
+    if (v.length !== 1) throw invalid(key, 'no admite varios valores')
+    return v[0]!
+  }
+  return v
+}
+
+function fits (kind: Kind, op: Operator): boolean {
+  if (op === 'contiene') return kind === 'string' || kind === 'text'
+  if (kind === 'blind') return op === 'eq' || op === 'in'
+  if (kind === 'boolean') return op === 'eq' || op === 'ne' || op === 'in'
+  return true
+}
+
+function value (t: Target, key: string, text: string, timeZone: string, cipher: FieldCipher): unknown {
+  const bad = (m: string): never => { throw invalid(key, m) }
+  switch (t.kind) {
+    case 'integer': return /^-?\d{1,10}$/.test(text) ? Number(text) : bad('debe ser un número entero')
+    case 'decimal': return /^-?\d{1,12}(\.\d{1,2})?$/.test(text) ? Number(text) : bad('debe ser un número con dos decimales como máximo')
+    case 'boolean': return text === 'true' ? true : text === 'false' ? false : bad('debe ser true o false')
+    case 'date': return isValidDate(text) ? text : bad('debe ser una fecha YYYY-MM-DD')
+    case 'time': return isValidTime(text) ? text : bad('debe ser una hora HH:MM')
+    case 'datetime': return parseDateTime(text, timeZone) ?? bad("debe ser una fecha y hora 'YYYY-MM-DD HH:MM:SS'")
+    case 'blind': return cipher.blindIndex(text)
+    default: return text.length <= 500 ? text : bad('admite como máximo 500 caracteres')
+  }
+}
+
+function escapeLike (s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`)
+}
+
+function condition (t: Target, op: Operator, key: string, raw: string | string[], timeZone: string, cipher: FieldCipher): Record<string, unknown> {
+  const one = (text: string): unknown => value(t, key, text, timeZone, cipher)
+  const many = (texts: string[]): unknown[] => {
+    if (texts.length > 100) throw invalid(key, 'admite como máximo 100 valores')
+    return texts.map(one)
+  }
+  switch (op) {
+    case 'eq': return Array.isArray(raw) ? { [t.column]: { $in: many(raw) } } : { [t.column]: one(raw) }
+    case 'ne': return Array.isArray(raw) ? { [t.column]: { $nin: many(raw) } } : { [t.column]: { $ne: one(raw) } }
+    case 'in': return { [t.column]: { $in: many(single(key, raw).split(',')) } }
+    case 'contiene': return { [t.column]: { $ilike: `%${escapeLike(single(key, raw))}%` } }
+    default: return { [t.column]: { [`$${op}`]: one(single(key, raw)) } }
+  }
+}
+
+function intParam (raw: string | string[] | undefined, key: string, fallback: number, min: number): number {
+  if (raw === undefined) return fallback
+  const text = single(key, raw)
+  if (!/^\d{1,15}$/.test(text) || Number(text) < min) throw invalid(key, `debe ser un número entero mayor o igual que ${min}`)
+  return Number(text)
+}
+
+function parseSort (mod: ModuleDef, raw: string | string[] | undefined): Array<Record<string, 'asc' | 'desc'>> {
+  const spec = raw === undefined ? '-_created' : single('sort', raw)
+  const order: Array<Record<string, 'asc' | 'desc'>> = []
+  for (const part of spec.split(',')) {
+    const desc = part.startsWith('-')
+    const name = desc ? part.slice(1) : part
+    const sys = SYSTEM_TARGETS[name]
+    const f = mod.fieldMap.get(name)
+    const column = sys?.column ?? (f !== undefined && f.filterable && !f.encrypted ? valueColumn(f) : undefined)
+    if (column === undefined) throw invalid('sort', `no se puede ordenar por "${name}"${hint(name, sortable(mod))}`)
+    order.push({ [column]: desc ? 'desc' : 'asc' })
+  }
+  if (!order.some((o) => '_id' in o)) order.push({ _id: Object.values(order[0]!)[0]! })
+  return order
+}
+
+function sortable (mod: ModuleDef): string[] {
+  return [...Object.keys(SYSTEM_TARGETS), ...mod.fields.filter((f) => f.filterable && !f.encrypted).map((f) => f.name)]
+}
+
+export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: string, cipher: FieldCipher): ListQuery {
+  const conditions: Array<Record<string, unknown>> = []
+  let filtersEncrypted = false
+  for (const [key, raw] of Object.entries(query)) {
+    if (raw === undefined || RESERVED.includes(key)) continue
+    const m = /^([^[\]]+)(?:\[([a-z]+)\])?$/.exec(key)
+    const name = m?.[1]
+    const op = (m?.[2] ?? 'eq') as Operator
+    const target = name === undefined ? undefined : targetOf(mod, name)
+    if (target === undefined) {
+      throw invalid(key, `parámetro desconocido${hint(name ?? key, [...RESERVED, ...Object.keys(SYSTEM_TARGETS), ...mod.fields.map((f) => f.name)])}`)
+    }
+    if (!(OPERATORS as readonly string[]).includes(op)) throw invalid(key, `operador desconocido "${op}"${hint(op, OPERATORS)}; use ${OPERATORS.join(', ')}`)
+    if (!fits(target.kind, op)) throw invalid(key, `el operador "${op}" no se aplica a este campo`)
+    if (target.kind === 'blind') filtersEncrypted = true
+    conditions.push(condition(target, op, key, raw, timeZone, cipher))
+  }
+  const incl = query.incluir_eliminados === undefined ? 'false' : single('incluir_eliminados', query.incluir_eliminados)
+  if (incl !== 'true' && incl !== 'false') throw invalid('incluir_eliminados', 'debe ser true o false')
+  const includeDeleted = incl === 'true'
+  if (!includeDeleted) conditions.push({ _deleted: null })
+  const limit = Math.min(intParam(query.limit, 'limit', DEFAULT_LIMIT, 1), MAX_LIMIT)
+  const offset = intParam(query.offset, 'offset', 0, 0)
+  if (offset > 2_147_483_647) throw new AppError('DATOS_INVALIDOS', [{ campo: 'offset', mensaje: 'es demasiado grande' }])
+  return {
+    where: conditions.length === 1 ? conditions[0]! : { $and: conditions },
+    orderBy: parseSort(mod, query.sort),
+    limit,
+    offset,
+    includeDeleted,
+    filtersEncrypted,
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * What the generated routes do with records: create, read, update, soft
+ * delete and list, each in one transaction. The service knows nothing of
+ * HTTP; it returns stored rows and throws AppErrors.
+ */
+import { createHash } from 'node:crypto'
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { hash as argon2Hash } from '@node-rs/argon2'
+import { AppError } from '../core/errors.js'
+import { canonicalJson } from '../core/canonical.js'
+import type { FieldCipher } from '../core/crypto.js'
+import type { FieldDef, ModuleDef, Registry } from '../core/registry/types.js'
+import { nowSeconds } from '../core/time.js'
+import type { SequenceStore } from '../plugins/stores/types.js'
+import { SYSTEM_COLUMNS, entityName, type Row } from './build-entity.js'
+import { blindIndexColumn, valueColumn } from './columns.js'
+import { drawId } from './id-allocator.js'
+import type { Caller, ModuleHooks, WriteEvent } from './hooks.js'
+import type { ListQuery } from './list-query.js'
+import { normalizeBody, type ColumnValue } from './normalize.js'
+import { hashPayload, toPlaintext } from './record-view.js'
+
+export interface ServiceDeps {
+  readonly registry: Registry
+  readonly sequences: SequenceStore
+  readonly cipher: FieldCipher
+  readonly timeZone: string
+  readonly hooks?: ModuleHooks
+}
+
+export type RecordService = ReturnType<typeof createRecordService>
+
+/** Argon2id with the library's defaults (m=19 MiB, t=2, p=1), as OWASP advises. */
+export function hashPassword (plain: string): Promise<string> {
+  return argon2Hash(plain, { algorithm: 2 })
+}
+
+export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
+  const entity = entityName(mod)
+  const columns = [...SYSTEM_COLUMNS, ...mod.fields.flatMap((f) => f.searchable ? [valueColumn(f), blindIndexColumn(f)] : [valueColumn(f)])]
+  const plain = (row: object): Row => Object.fromEntries(columns.map((c) => [c, (row as Row)[c] ?? null]))
+
+  async function findLive (em: EntityManager, id: string, lock: boolean): Promise<Row> {
+    const row = await em.findOne(entity, { _id: id, _deleted: null }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
+    if (row === null) throw new AppError('REGISTRO_NO_ENCONTRADO')
+    return plain(row)
+  }
+
+  /** Every ref must name a live record of its module (SPEC S3). */
+  async function checkRefs (em: EntityManager, values: Map<FieldDef, ColumnValue>): Promise<void> {
+    for (const [f, v] of values) {
+      if (f.type !== 'ref' || v === null) continue
+      const target = deps.registry.byName.get(f.ref!)!
+      const n = await em.count(entityName(target), { _id: v as string, _deleted: null })
+      if (n === 0) throw new AppError('DATOS_INVALIDOS', [{ campo: f.name, mensaje: `no existe ${target.label} con id ${String(v)}` }])
+    }
+  }
+
+  /** Unique values already taken by another record: 409 before an id is drawn. */
+  async function checkUnique (em: EntityManager, values: Map<FieldDef, ColumnValue>, selfId?: string): Promise<void> {
+    for (const [f, v] of values) {
+      if (!f.unique || v === null) continue
+      const where = f.encrypted ? { [blindIndexColumn(f)]: deps.cipher.blindIndex(toPlaintext(v)) } : { [valueColumn(f)]: v }
+      const n = await em.count(entity, selfId === undefined ? where : { ...where, _id: { $ne: selfId } })
+      if (n > 0) throw new AppError('REGISTRO_DUPLICADO', [{ campo: f.name, mensaje: 'ya existe un registro con este valor' }])
+    }
+  }
+
+  /** Column values of the declared fields: encrypted, blind-indexed, hashed. */
+  async function toColumns (id: string, values: Map<FieldDef, ColumnValue>): Promise<Row> {
+    const out: Row = {}
+    for (const [f, v] of values) {
+      if (f.type === 'password') { out[valueColumn(f)] = v === null ? null : await hashPassword(v as string); continue }
+      if (f.encrypted) {
+        out[valueColumn(f)] = v === null ? null : deps.cipher.encrypt(toPlaintext(v), id, f.name)
+        if (f.searchable) out[blindIndexColumn(f)] = v === null ? null : deps.cipher.blindIndex(toPlaintext(v))
+        continue
+      }
+      out[valueColumn(f)] = v
+    }
+    return out
+  }
+
+  function seal (row: Row, previousHash: string): Row {
+    row._hash = createHash('sha256').update(canonicalJson(hashPayload(mod, row, deps.cipher, previousHash))).digest('hex')
+    return row
+  }
+
+  function checkVersion (row: Row, expected: number | undefined): void {
+    if (expected !== undefined && row._version !== expected) throw new AppError('CONFLICTO_VERSION')
+  }
+
+  async function create (em: EntityManager, caller: Caller, body: Record<string, unknown>): Promise<Row> {
+    const { values } = normalizeBody(mod, body, 'create', deps.timeZone)
+    const event: WriteEvent = { action: 'crear', caller, values }
+    await deps.hooks?.beforeWrite?.(event)
+    let floor: number | undefined
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const row = await em.transactional(async (tem) => {
+          await checkRefs(tem, values)
+          await checkUnique(tem, values)
+          const id = await drawId(tem, mod, deps.sequences, deps.timeZone, floor)
+          const now = nowSeconds()
+          const base: Row = Object.fromEntries(columns.map((c) => [c, null]))
+          const row = seal({ ...base, ...(await toColumns(id, values)), _id: id, _created: now, _created_by: caller.id, _modified: now, _modified_by: caller.id, _version: 1, _deleted: null }, '')
+          await tem.insert(entity, row)
+          return row
+        })
+        await deps.hooks?.afterWrite?.({ ...event, after: row })
+        return row
+      } catch (err) {
+        // The id was taken: the counter lagged behind the table (Redis lost
+        // it while a create was in flight). Reseed above the collision.
+        const constraint = (err as { constraint?: string }).constraint
+        if (err instanceof UniqueConstraintViolationException && constraint === `${mod.table}_pkey` && attempt < 3) {
+          floor = Number(/\(_id\)=\([A-Z0-9]+-\d{4}-(\d+)\)/.exec((err as { detail?: string }).detail ?? '')?.[1] ?? 0)
+          continue
+        }
+        throw err
+      }
+    }
+  }
+
+  async function update (em: EntityManager, caller: Caller, id: string, body: Record<string, unknown>, expectedVersion?: number): Promise<Row> {
+    const { values } = normalizeBody(mod, body, 'update', deps.timeZone)
+    const result = await em.transactional(async (tem) => {
+      const before = await findLive(tem, id, true)
+      checkVersion(before, expectedVersion)
+      const event: WriteEvent = { action: 'editar', caller, before, values }
+      await deps.hooks?.beforeWrite?.(event)
+      await checkRefs(tem, values)
+      await checkUnique(tem, values, id)
+      const changes = { ...(await toColumns(id, values)), _modified: nowSeconds(), _modified_by: caller.id, _version: (before._version as number) + 1 }
+      const after = seal({ ...before, ...changes }, before._hash as string)
+      await tem.nativeUpdate(entity, { _id: id }, { ...changes, _hash: after._hash })
+      return { event, after }
+    })
+    await deps.hooks?.afterWrite?.({ ...result.event, after: result.after })
+    return result.after
+  }
+
+  async function remove (em: EntityManager, caller: Caller, id: string, expectedVersion?: number): Promise<Row> {
+    const result = await em.transactional(async (tem) => {
+      const before = await findLive(tem, id, true)
+      checkVersion(before, expectedVersion)
+      const event: WriteEvent = { action: 'eliminar', caller, before, values: new Map() }
+      await deps.hooks?.beforeWrite?.(event)
+      const now = nowSeconds()
+      const changes = { _deleted: now, _modified: now, _modified_by: caller.id, _version: (before._version as number) + 1 }
+      const after = seal({ ...before, ...changes }, before._hash as string)
+      await tem.nativeUpdate(entity, { _id: id }, { ...changes, _hash: after._hash })
+      return { event, after }
+    })
+    await deps.hooks?.afterWrite?.({ ...result.event, after: result.after })
+    return result.after
+  }
+
+  async function get (em: EntityManager, id: string): Promise<Row> {
+    return findLive(em, id, false)
+  }
+
+  async function list (em: EntityManager, q: ListQuery): Promise<{ rows: Row[], total: number }> {
+    const [rows, total] = await em.findAndCount(entity, q.where, { orderBy: q.orderBy, limit: q.limit, offset: q.offset })
+    return { rows: rows.map(plain), total }
+  }
+
+  return { create, update, remove, get, list }
+}

@@ -1,0 +1,105 @@
+/**
+ * Rows to what leaves the service: the API record (dates in the service
+ * time zone, encrypted fields decrypted or withheld in `_restringidos`,
+ * passwords never) and the plain form that enters the integrity hash.
+ */
+import type { FieldCipher } from '../core/crypto.js'
+import type { FieldDef, ModuleDef } from '../core/registry/types.js'
+import { formatDateTime } from '../core/time.js'
+import { valueColumn } from './columns.js'
+import type { Row } from './build-entity.js'
+
+export interface ViewContext {
+  readonly timeZone: string
+  readonly cipher: FieldCipher
+  /** Caller holds `{module}.descifrar`. */
+  readonly canDecrypt: boolean
+}
+
+/** UTC instant as `YYYY-MM-DDTHH:MM:SSZ`: the time-zone-free form used in hashes. */
+export function isoSeconds (d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+function asDate (v: unknown): Date {
+  return v instanceof Date ? v : new Date(v as string)
+}
+
+/** Plaintext stored inside an encrypted column: strings as they are, anything else as JSON. */
+export function toPlaintext (value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value)
+}
+
+function fromPlaintext (f: FieldDef, text: string): unknown {
+  return f.type === 'array' || f.type === 'integer' || f.type === 'decimal' || f.type === 'boolean' ? JSON.parse(text) : text
+}
+
+/** A stored (non-encrypted) value as the API shows it. */
+function shown (f: FieldDef, v: unknown, timeZone: string): unknown {
+  if (v === null || v === undefined) return null
+  switch (f.type) {
+    case 'datetime': return formatDateTime(asDate(v), timeZone)
+    case 'decimal': return Number(v)
+    case 'time': return String(v).slice(0, 5)
+    default: return v
+  }
+}
+
+function decryptField (f: FieldDef, row: Row, cipher: FieldCipher): unknown {
+  const stored = row[valueColumn(f)]
+  if (stored === null || stored === undefined) return null
+  return fromPlaintext(f, cipher.decrypt(stored as string, row._id as string, f.name))
+}
+
+export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record<string, unknown> {
+  const out: Record<string, unknown> = { _id: row._id }
+  const restricted: string[] = []
+  for (const f of mod.fields) {
+    if (f.type === 'password') continue
+    if (f.encrypted) {
+      if (ctx.canDecrypt) out[f.name] = decryptField(f, row, ctx.cipher)
+      else restricted.push(f.name)
+      continue
+    }
+    out[f.name] = shown(f, row[valueColumn(f)], ctx.timeZone)
+  }
+  out._created = formatDateTime(asDate(row._created), ctx.timeZone)
+  out._created_by = row._created_by
+  out._modified = formatDateTime(asDate(row._modified), ctx.timeZone)
+  out._modified_by = row._modified_by
+  out._version = row._version
+  out._hash = row._hash
+  out._deleted = row._deleted === null || row._deleted === undefined ? null : formatDateTime(asDate(row._deleted), ctx.timeZone)
+  if (restricted.length > 0) out._restringidos = restricted
+  return out
+}
+
+/**
+ * The record as it enters `_hash` (SPEC S7): field values in a time-zone-free
+ * form; each encrypted field as an HMAC of its plaintext, never the plaintext.
+ */
+export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string): Record<string, unknown> {
+  const payload: Record<string, unknown> = {}
+  for (const f of mod.fields) {
+    const v = row[valueColumn(f)]
+    if (v === null || v === undefined) { payload[f.name] = null; continue }
+    if (f.encrypted) { payload[f.name] = cipher.digest(toPlaintext(decryptField(f, row, cipher))); continue }
+    switch (f.type) {
+      case 'datetime': payload[f.name] = isoSeconds(asDate(v)); break
+      case 'decimal': payload[f.name] = Number(v); break
+      case 'time': payload[f.name] = String(v).slice(0, 5); break
+      default: payload[f.name] = v
+    }
+  }
+  return {
+    ...payload,
+    _id: row._id,
+    _version: row._version,
+    _created: isoSeconds(asDate(row._created)),
+    _created_by: row._created_by,
+    _modified: isoSeconds(asDate(row._modified)),
+    _modified_by: row._modified_by,
+    _deleted: row._deleted === null || row._deleted === undefined ? null : isoSeconds(asDate(row._deleted)),
+    _prev: previousHash,
+  }
+}

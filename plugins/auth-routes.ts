@@ -1,0 +1,84 @@
+/** POST /auth/login, POST /auth/logout and GET /me (interface "Endpoints"). */
+import fp from 'fastify-plugin'
+import { randomBytes, randomUUID } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { verify as argon2Verify } from '@node-rs/argon2'
+import { AppError, MESSAGES } from '../core/errors.js'
+import { formatDateTime } from '../core/time.js'
+import { envelope } from '../modules/build-schemas.js'
+import { entityName } from '../modules/build-entity.js'
+import { valueColumn } from '../modules/columns.js'
+import { hashPassword } from '../modules/record-service.js'
+import { SessionEntity } from './session-entity.js'
+
+const LoginBody = Type.Object({
+  username: Type.String({ minLength: 1, maxLength: 64 }),
+  password: Type.String({ minLength: 1, maxLength: 256 }),
+}, { additionalProperties: false })
+
+const LoginUser = Type.Object({ id: Type.String(), username: Type.String(), nombre: Type.String(), rol: Type.String() })
+const Me = Type.Object({
+  _id: Type.String(), username: Type.String(), nombre: Type.String(), rol: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]), _created: Type.String(),
+})
+
+async function authRoutes (app: FastifyInstance): Promise<void> {
+  const users = app.registry.usersModule
+  const usersEntity = entityName(users)
+  const col = (name: string): string => valueColumn(users.fieldMap.get(name)!)
+  // Verified against when the username is unknown, so both cases take as long.
+  const dummyHash = await hashPassword(randomBytes(16).toString('hex'))
+  const tags = ['Autenticación']
+
+  app.post('/auth/login', {
+    config: { public: true },
+    schema: { tags, summary: 'Iniciar sesión', body: LoginBody, response: { 200: envelope(Type.Object({ token: Type.String(), user: LoginUser })) } },
+  }, async (request) => {
+    const { username, password } = request.body as { username: string, password: string }
+    const row = await request.em.findOne(usersEntity, { [col('username')]: username, _deleted: null }) as Record<string, unknown> | null
+    const stored = (row?.[col('password')] as string | null | undefined) ?? dummyHash
+    const ok = await argon2Verify(stored, password).catch(() => false)
+    if (row === null || !ok || row[col('activo')] === false) throw new AppError('CREDENCIALES_INVALIDAS')
+    const jti = randomUUID()
+    const now = new Date()
+    const ttl = app.config.tokenTtlSeconds
+    await request.em.insert(SessionEntity, { jti, usuario: row._id as string, emitido: now, expira: new Date(now.getTime() + ttl * 1000), revocado: null })
+    await app.stores.sessions.putSession(jti, 'active', ttl * 1000)
+    const token = app.jwt.sign({ sub: row._id as string, jti })
+    request.log.info({ user: row._id }, 'login')
+    return {
+      success: true,
+      data: { token, user: { id: row._id, username: row[col('username')], nombre: row[col('nombre')] ?? '', rol: row[col('rol')] } },
+    }
+  })
+
+  app.post('/auth/logout', {
+    schema: { tags, summary: 'Cerrar sesión (revoca el token)', response: { 200: envelope(Type.Object({ message: Type.String() })) } },
+  }, async (request) => {
+    const { jti, exp } = request.caller
+    await request.em.nativeUpdate(SessionEntity, { jti }, { revocado: new Date() })
+    await app.stores.sessions.putSession(jti, 'revoked', exp * 1000 - Date.now())
+    return { success: true, data: { message: MESSAGES.SESION_CERRADA } }
+  })
+
+  app.get('/me', {
+    schema: { tags, summary: 'Usuario actual', response: { 200: envelope(Me) } },
+  }, async (request) => {
+    const row = await request.em.findOne(usersEntity, { _id: request.caller.id, _deleted: null }) as Record<string, unknown> | null
+    if (row === null) throw new AppError('TOKEN_INVALIDO')
+    return {
+      success: true,
+      data: {
+        _id: row._id,
+        username: row[col('username')],
+        nombre: row[col('nombre')] ?? '',
+        rol: row[col('rol')],
+        email: users.fieldMap.has('email') ? (row[col('email')] ?? null) : null,
+        _created: formatDateTime(row._created as Date, app.config.timeZone),
+      },
+    }
+  })
+}
+
+export default fp(authRoutes, { name: 'policia-auth-routes', fastify: '5.x', dependencies: ['policia-auth'] })

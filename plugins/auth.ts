@@ -1,0 +1,105 @@
+/**
+ * Bearer-token authentication (SPEC S8). Every route but the public ones
+ * (login, health, readiness, docs) passes through one onRequest hook that
+ * verifies the JWT (HS256 only), checks its session is not revoked and
+ * loads the caller's current role and `activo` flag. Both answers come from
+ * the session store in one round trip; the database answers only a miss.
+ */
+import fp from 'fastify-plugin'
+import fastifyJwt from '@fastify/jwt'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { AppError } from '../core/errors.js'
+import { entityName } from '../modules/build-entity.js'
+import { valueColumn } from '../modules/columns.js'
+import type { Caller } from '../modules/hooks.js'
+import { SessionEntity, type SessionRow } from './session-entity.js'
+import type { UserSnapshot } from './stores/types.js'
+
+export interface TokenClaims {
+  sub: string
+  jti: string
+  iat: number
+  exp: number
+}
+
+export interface AuthenticatedCaller extends Caller {
+  readonly nombre: string
+  readonly jti: string
+  /** Token expiry, seconds since the epoch. */
+  readonly exp: number
+}
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    payload: { sub: string, jti: string }
+    user: TokenClaims
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: AuthenticatedCaller
+  }
+  interface FastifyInstance {
+    /** The current state of a user as authentication sees it, or null when unknown/deleted. */
+    loadUser (em: EntityManager, id: string): Promise<UserSnapshot | null>
+  }
+}
+
+/** How long a user snapshot may stay cached; writes to the user drop it at once. */
+const USER_CACHE_MS = 5 * 60_000
+
+function bearer (request: FastifyRequest): string {
+  const header = request.headers.authorization
+  if (header === undefined || header.trim() === '') throw new AppError('TOKEN_NO_PROPORCIONADO')
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  if (m === null) throw new AppError('TOKEN_INVALIDO')
+  return m[1]!
+}
+
+async function authPlugin (app: FastifyInstance): Promise<void> {
+  await app.register(fastifyJwt, {
+    secret: app.config.jwtSecret,
+    sign: { algorithm: 'HS256', expiresIn: app.config.tokenTtlSeconds },
+    verify: { algorithms: ['HS256'], requiredClaims: ['sub', 'jti', 'exp', 'iat'] },
+  })
+  const users = app.registry.usersModule
+  const usersEntity = entityName(users)
+  const col = (name: string): string => valueColumn(users.fieldMap.get(name)!)
+
+  app.decorate('loadUser', async (em: EntityManager, id: string): Promise<UserSnapshot | null> => {
+    const row = await em.findOne(usersEntity, { _id: id, _deleted: null }) as Record<string, unknown> | null
+    if (row === null) return null
+    return { id, username: row[col('username')] as string, nombre: (row[col('nombre')] ?? '') as string, rol: row[col('rol')] as string, activo: row[col('activo')] !== false }
+  })
+
+  app.decorateRequest('caller', null as unknown as AuthenticatedCaller)
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.public === true) return
+    const token = bearer(request)
+    let claims: TokenClaims
+    try {
+      claims = app.jwt.verify<TokenClaims>(token)
+    } catch {
+      throw new AppError('TOKEN_INVALIDO')
+    }
+    const ttlMs = claims.exp * 1000 - Date.now()
+    let { session, user } = await app.stores.sessions.lookup(claims.jti, claims.sub)
+    if (session === null) {
+      const row = await request.em.findOne(SessionEntity, { jti: claims.jti }) as SessionRow | null
+      session = row === null || row.revocado !== null || row.usuario !== claims.sub ? 'revoked' : 'active'
+      await app.stores.sessions.putSession(claims.jti, session, ttlMs)
+    }
+    if (session !== 'active') throw new AppError('TOKEN_INVALIDO')
+    if (user === null) {
+      user = await app.loadUser(request.em, claims.sub)
+      if (user === null) throw new AppError('TOKEN_INVALIDO')
+      await app.stores.sessions.putUser(user, USER_CACHE_MS)
+    }
+    if (!user.activo) throw new AppError('TOKEN_INVALIDO')
+    request.caller = { id: user.id, username: user.username, nombre: user.nombre, rol: user.rol, jti: claims.jti, exp: claims.exp }
+  })
+}
+
+export default fp(authPlugin, { name: 'policia-auth', fastify: '5.x', dependencies: ['policia-config', 'policia-stores', 'policia-orm'] })

@@ -1,0 +1,32 @@
+/** GET /health (liveness) and GET /ready (database and Redis reachable); no token, no rate limit. */
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { sendError } from './error-handler.js'
+
+async function healthPlugin (app: FastifyInstance): Promise<void> {
+  app.get('/health', { config: { public: true }, schema: { tags: ['Operación'], summary: 'Vivo' } }, async () => {
+    return { success: true, data: { status: 'ok' } }
+  })
+  app.get('/ready', { config: { public: true }, schema: { tags: ['Operación'], summary: 'Listo: base de datos y Redis accesibles' } }, async (request, reply) => {
+    const checks: Record<string, string> = {}
+    try {
+      await app.orm.em.getConnection().execute('select 1')
+      checks.database = 'ok'
+    } catch { checks.database = 'down' }
+    if (app.hasDecorator('redis')) {
+      try {
+        await app.redis.ping()
+        checks.redis = 'ok'
+      } catch { checks.redis = 'down' }
+    } else {
+      checks.redis = 'in-process'
+    }
+    if (Object.values(checks).includes('down')) {
+      request.log.warn({ checks }, 'not ready')
+      return sendError(reply, 'SERVICIO_NO_DISPONIBLE')
+    }
+    return { success: true, data: { status: 'ready', ...checks } }
+  })
+}
+
+export default fp(healthPlugin, { name: 'policia-health', fastify: '5.x', dependencies: ['policia-orm'] })

@@ -1,0 +1,42 @@
+/**
+ * Brings the database in line with modules.yaml at start-up. Additive
+ * changes (new tables, columns, indexes) apply by themselves; anything that
+ * would drop or rewrite data is refused with the statements an operator
+ * would have to run. Instances starting together take turns through a
+ * PostgreSQL advisory lock.
+ */
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
+import { ConfigError } from '../core/errors.js'
+
+const LOCK_KEY = 720_092 // any constant shared by all instances
+
+function statements (sql: string): string[] {
+  return sql.split(/;\s*\n/).map((s) => s.trim().replace(/;$/, '')).filter((s) => s !== '')
+}
+
+/**
+ * `lock`: take the advisory lock (PostgreSQL). Embedded PGlite serves one
+ * instance and runs a transaction exclusively, so the introspection queries
+ * (on other pooled connections) would wait for the lock holder forever.
+ */
+export async function syncSchema (orm: MikroORM, modulesFile: string, lock: boolean): Promise<string[]> {
+  const apply = async (em: EntityManager): Promise<string[]> => {
+    const safe = statements(await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: true, dropTables: false }))
+    const full = statements(await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: false, dropTables: false }))
+    const destructive = full.filter((s) => !safe.includes(s))
+    if (destructive.length > 0) {
+      throw new ConfigError(
+        `${modulesFile} no longer matches the database in a way that would lose or rewrite data; refusing to start.\n` +
+        'These statements would be needed:\n' + destructive.map((s) => `  ${s};`).join('\n') + '\n' +
+        'Either restore the previous declaration in modules.yaml, or back up the database and run the ' +
+        'statements yourself (psql), then start again.')
+    }
+    for (const s of safe) await em.getConnection().execute(s, [], 'run', em.getTransactionContext())
+    return safe
+  }
+  if (!lock) return apply(orm.em.fork())
+  return orm.em.fork().transactional(async (em) => {
+    await em.getConnection().execute(`select pg_advisory_xact_lock(${LOCK_KEY})`, [], 'all', em.getTransactionContext())
+    return apply(em as EntityManager)
+  })
+}

@@ -1,0 +1,64 @@
+/** In-process stores for a single instance (embedded mode, no REDIS_URL). */
+import type { SequenceStore, SessionLookup, SessionState, SessionStore, UserSnapshot } from './types.js'
+
+/** A Map whose entries expire; expired entries are dropped when read or swept. */
+class ExpiringMap<V> {
+  private readonly entries = new Map<string, { value: V, expires: number }>()
+
+  get (key: string): V | undefined {
+    const e = this.entries.get(key)
+    if (e === undefined) return undefined
+    if (e.expires <= Date.now()) { this.entries.delete(key); return undefined }
+    return e.value
+  }
+
+  set (key: string, value: V, ttlMs: number): void {
+    if (this.entries.size > 100_000) this.sweep()
+    this.entries.set(key, { value, expires: Date.now() + ttlMs })
+  }
+
+  delete (key: string): void { this.entries.delete(key) }
+
+  private sweep (): void {
+    const now = Date.now()
+    for (const [k, e] of this.entries) if (e.expires <= now) this.entries.delete(k)
+  }
+}
+
+export class MemorySequenceStore implements SequenceStore {
+  private readonly counters = new Map<string, number>()
+
+  async next (key: string): Promise<number | null> {
+    const cur = this.counters.get(key)
+    if (cur === undefined) return null
+    this.counters.set(key, cur + 1)
+    return cur + 1
+  }
+
+  async seedAndNext (key: string, floor: number): Promise<number> {
+    const cur = Math.max(this.counters.get(key) ?? 0, floor) + 1
+    this.counters.set(key, cur)
+    return cur
+  }
+}
+
+export class MemorySessionStore implements SessionStore {
+  private readonly sessions = new ExpiringMap<SessionState>()
+  private readonly users = new ExpiringMap<UserSnapshot>()
+
+  async lookup (jti: string, userId: string): Promise<SessionLookup> {
+    return { session: this.sessions.get(jti) ?? null, user: this.users.get(userId) ?? null }
+  }
+
+  async putSession (jti: string, state: SessionState, ttlMs: number): Promise<void> {
+    this.sessions.set(jti, state, Math.max(ttlMs, 1))
+  }
+
+  async putUser (user: UserSnapshot, ttlMs: number): Promise<void> {
+    this.users.set(user.id, user, ttlMs)
+  }
+
+  async dropUser (userId: string): Promise<void> {
+    this.users.delete(userId)
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The contracts of the shared state that makes many instances act as one.
+ * Each has an in-process implementation (memory-*.ts, one instance, embedded
+ * mode) and a Redis one (redis-*.ts, atomic Lua, keys under a namespace).
+ */
+
+/** Per prefix-and-year id counters (SPEC S2). */
+export interface SequenceStore {
+  /** The next number of `key`, or null when the counter is unknown (flushed, new). */
+  next (key: string): Promise<number | null>
+  /** Raises the counter to at least `floor` (the highest stored number) and returns the next. */
+  seedAndNext (key: string, floor: number): Promise<number>
+}
+
+/** What a request needs to know about its caller, cached across instances. */
+export interface UserSnapshot {
+  readonly id: string
+  readonly username: string
+  readonly nombre: string
+  readonly rol: string
+  readonly activo: boolean
+}
+
+export type SessionState = 'active' | 'revoked'
+
+export interface SessionLookup {
+  /** null: the store does not know (never seen, or Redis lost it): ask the database. */
+  readonly session: SessionState | null
+  readonly user: UserSnapshot | null
+}
+
+/**
+ * Token sessions and the user cache. One lookup per request answers both in
+ * a single round trip. The database stays the source of truth: a miss is
+ * answered from it and written back here.
+ */
+export interface SessionStore {
+  lookup (jti: string, userId: string): Promise<SessionLookup>
+  putSession (jti: string, state: SessionState, ttlMs: number): Promise<void>
+  putUser (user: UserSnapshot, ttlMs: number): Promise<void>
+  /** Forget a cached user so the next request reads role and activo afresh. */
+  dropUser (userId: string): Promise<void>
+}
