@@ -1,0 +1,76 @@
+/**
+ * Builds app instances for a test file against its own database and Redis
+ * prefix. Several instances made by one harness share both, like several
+ * processes behind a load balancer (in embedded mode they share the
+ * in-process stores, the one thing a single process can share).
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { loadConfig, type Config } from '../../core/config.js'
+import { buildApp } from '../../core/kernel.js'
+import type { Registry } from '../../core/registry/types.js'
+import { MemorySequenceStore, MemorySessionStore } from '../../plugins/stores/memory-stores.js'
+import { createTestDatabase, flushPrefix, newRedisPrefix, usingRedis, type TestDatabase } from './services.js'
+
+export const ADMIN = { username: 'admin', password: 'admin-password-123' }
+export const TEST_KEY = Buffer.alloc(32, 7).toString('base64')
+
+export interface Harness {
+  readonly db: TestDatabase
+  readonly redisPrefix: string
+  readonly config: Config
+  /** A new app instance on the shared database and stores. */
+  app (overrides?: { env?: Record<string, string>, registry?: Registry }): Promise<FastifyInstance>
+  /** Forget everything held in Redis / the in-process stores (as after a Redis restart). */
+  flushStores (): Promise<void>
+  close (): Promise<void>
+}
+
+export async function createHarness (): Promise<Harness> {
+  const db = await createTestDatabase()
+  const redisPrefix = newRedisPrefix()
+  const dataDir = mkdtempSync(join(tmpdir(), 'policia-test-'))
+  const apps: FastifyInstance[] = []
+  let memory = { sequences: new MemorySequenceStore(), sessions: new MemorySessionStore() }
+  const env = (extra: Record<string, string> = {}): Record<string, string | undefined> => ({
+    ...(db.url !== undefined && { DATABASE_URL: db.url }),
+    ...(usingRedis && { REDIS_URL: process.env.REDIS_URL }),
+    REDIS_PREFIX: redisPrefix,
+    JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789',
+    ENCRYPTION_KEY: TEST_KEY,
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
+    TZ: 'Europe/Madrid',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ...extra,
+  })
+  return {
+    db,
+    redisPrefix,
+    config: loadConfig(env()),
+    async app (overrides = {}) {
+      const app = await buildApp({
+        config: loadConfig(env(overrides.env)),
+        logger: false,
+        ...(overrides.registry !== undefined && { registry: overrides.registry }),
+        ...(db.embedded !== undefined && { embedded: db.embedded }),
+        ...(!usingRedis && { stores: memory }),
+      })
+      apps.push(app)
+      return app
+    },
+    async flushStores () {
+      if (usingRedis) await flushPrefix(redisPrefix)
+      else memory = { sequences: new MemorySequenceStore(), sessions: new MemorySessionStore() }
+    },
+    async close () {
+      for (const app of apps) await app.close()
+      await flushPrefix(redisPrefix)
+      await db.drop()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,106 @@
+/** Small HTTP helpers over app.inject, so tests read like API calls. */
+import type { FastifyInstance } from 'fastify'
+import { expect } from 'vitest'
+import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js'
+import { ADMIN } from './app.js'
+
+export interface Res {
+  status: number
+  body: any
+  headers: Record<string, string | string[] | number | undefined>
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
+
+export async function call (app: FastifyInstance, method: Method, url: string, opts: { token?: string, body?: unknown, headers?: Record<string, string>, raw?: string } = {}): Promise<Res> {
+  const headers: Record<string, string> = { ...opts.headers }
+  if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`
+  let payload: string | undefined
+  if (opts.raw !== undefined) payload = opts.raw
+  else if (opts.body !== undefined) { payload = JSON.stringify(opts.body); headers['content-type'] ??= 'application/json' }
+  const res = await app.inject({ method, url, headers, ...(payload !== undefined && { payload }) })
+  let body: unknown
+  try { body = res.json() } catch { body = res.body }
+  return { status: res.statusCode, body, headers: res.headers }
+}
+
+export function client (app: FastifyInstance, token?: string) {
+  const t = token === undefined ? {} : { token }
+  return {
+    get: (url: string, headers?: Record<string, string>) => call(app, 'GET', url, { ...t, ...(headers && { headers }) }),
+    post: (url: string, body?: unknown, headers?: Record<string, string>) => call(app, 'POST', url, { ...t, ...(body !== undefined && { body }), ...(headers && { headers }) }),
+    put: (url: string, body?: unknown, headers?: Record<string, string>) => call(app, 'PUT', url, { ...t, ...(body !== undefined && { body }), ...(headers && { headers }) }),
+    del: (url: string, headers?: Record<string, string>) => call(app, 'DELETE', url, { ...t, ...(headers && { headers }) }),
+  }
+}
+
+export async function login (app: FastifyInstance, username = ADMIN.username, password = ADMIN.password): Promise<string> {
+  const res = await call(app, 'POST', '/auth/login', { body: { username, password } })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  return res.body.data.token as string
+}
+
+let userCounter = 0
+
+/** Creates a user with `rol` through the API and logs it in. */
+export async function userWithRole (app: FastifyInstance, adminToken: string, rol: string): Promise<{ id: string, token: string, username: string }> {
+  const username = `u${++userCounter}-${rol}-${process.pid}`.toLowerCase()
+  const password = 'contraseña-segura-123'
+  const res = await call(app, 'POST', '/usuarios', { token: adminToken, body: { username, password, nombre: `Usuario ${rol}`, rol } })
+  expect(res.status, JSON.stringify(res.body)).toBe(201)
+  return { id: res.body.data._id, token: await login(app, username, password), username }
+}
+
+export function expectError (res: Res, status: number, error: string): void {
+  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { success: false, error } })
+}
+
+let sampleCounter = 0
+
+/** A valid value for a field; refs come from `refs` (module name → id). */
+export function sampleValue (f: FieldDef, refs: Map<string, string>, n: number): unknown {
+  switch (f.type) {
+    case 'string': {
+      if (f.enum !== undefined) return f.enum[0]
+      if (f.name === 'username') return `user${n}x${process.pid}`
+      const s = `${f.name.slice(0, 8)}-${n}`
+      return s.slice(0, f.maxLength ?? 500).padEnd(f.minLength ?? 0, 'x')
+    }
+    case 'text': return `Texto de ${f.name} ${n}`
+    case 'integer': return Math.max(f.min ?? 1, Math.min(f.max ?? 100, 3))
+    case 'decimal': return Math.max(f.min ?? 0, 12.5)
+    case 'boolean': return true
+    case 'date': return '2026-03-15'
+    case 'datetime': return '2026-03-15 10:30:00'
+    case 'time': return '08:30'
+    case 'array': return ['uno', { nombre: 'Testigo', telefono: '600000000' }]
+    case 'ref': return refs.get(f.ref!)
+    case 'password': return 'contraseña-segura-123'
+  }
+}
+
+/** A body with every declared field set (`requiredOnly`: just the required ones). */
+export function sampleBody (mod: ModuleDef, refs: Map<string, string>, requiredOnly = false): Record<string, unknown> {
+  const n = ++sampleCounter
+  const body: Record<string, unknown> = {}
+  for (const f of mod.fields) {
+    if (requiredOnly && !f.required) continue
+    const v = sampleValue(f, refs, n)
+    if (v !== undefined) body[f.name] = v
+  }
+  return body
+}
+
+/** Modules in an order where every ref target comes before the modules pointing at it. */
+export function refOrder (registry: Registry): ModuleDef[] {
+  const done = new Set<string>()
+  const out: ModuleDef[] = []
+  const visit = (m: ModuleDef): void => {
+    if (done.has(m.name)) return
+    done.add(m.name)
+    for (const f of m.fields) if (f.ref !== undefined && f.ref !== m.name) visit(registry.byName.get(f.ref)!)
+    out.push(m)
+  }
+  registry.modules.forEach(visit)
+  return out
+}

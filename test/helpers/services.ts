@@ -1,0 +1,108 @@
+/**
+ * The backing services of a test file: a database of its own (a fresh
+ * PostgreSQL database when DATABASE_URL is set, else an in-memory PGlite)
+ * and a Redis key prefix of its own when REDIS_URL is set (else in-process
+ * stores). Never mocks: these are the real services the app uses.
+ */
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { Redis } from 'ioredis'
+import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../plugins/embedded-db.js'
+
+export const usingPostgres = (process.env.DATABASE_URL ?? '') !== ''
+export const usingRedis = (process.env.REDIS_URL ?? '') !== ''
+
+function runId (): string {
+  return process.env.TEST_RUN_ID ?? 'adhoc'
+}
+
+function adminUrl (): string {
+  return process.env.DATABASE_URL!
+}
+
+function withDatabase (url: string, db: string): string {
+  const u = new URL(url)
+  u.pathname = `/${db}`
+  return u.toString()
+}
+
+export interface TestDatabase {
+  /** Set for PostgreSQL. */
+  readonly url?: string
+  /** Set for embedded mode. */
+  readonly embedded?: EmbeddedDatabase
+  /** Runs SQL directly, bypassing the service (to assert what is stored). */
+  query<T = Record<string, unknown>> (sql: string, params?: unknown[]): Promise<T[]>
+  drop (): Promise<void>
+}
+
+export async function createTestDatabase (): Promise<TestDatabase> {
+  if (usingPostgres) {
+    const name = `t_${runId()}_${randomBytes(4).toString('hex')}`
+    const admin = new pg.Client({ connectionString: adminUrl() })
+    await admin.connect()
+    await admin.query(`create database "${name}"`)
+    await admin.end()
+    const url = withDatabase(adminUrl(), name)
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    return {
+      url,
+      async query (sql, params) { return (await client.query(sql, params)).rows },
+      async drop () {
+        await client.end()
+        const a = new pg.Client({ connectionString: adminUrl() })
+        await a.connect()
+        await a.query(`drop database if exists "${name}" with (force)`)
+        await a.end()
+      },
+    }
+  }
+  const embedded = await startEmbeddedDatabase('memory://')
+  const client = new pg.Client({ host: embedded.host, port: embedded.port, database: embedded.dbName, user: 'postgres', password: 'postgres' })
+  await client.connect()
+  return {
+    embedded,
+    async query (sql, params) { return (await client.query(sql, params)).rows },
+    async drop () {
+      await client.end()
+      await embedded.stop()
+    },
+  }
+}
+
+export function newRedisPrefix (): string {
+  return `test:${runId()}:${randomBytes(4).toString('hex')}:`
+}
+
+/** Deletes every key under a prefix (a "Redis restart" for one test). */
+export async function flushPrefix (prefix: string): Promise<void> {
+  if (!usingRedis) return
+  const redis = new Redis(process.env.REDIS_URL!)
+  try {
+    let cursor = '0'
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+      cursor = next
+      if (keys.length > 0) await redis.del(...keys)
+    } while (cursor !== '0')
+  } finally {
+    redis.disconnect()
+  }
+}
+
+export async function dropRunDatabases (run: string): Promise<void> {
+  if (!usingPostgres) return
+  const admin = new pg.Client({ connectionString: adminUrl() })
+  await admin.connect()
+  try {
+    const { rows } = await admin.query<{ datname: string }>('select datname from pg_database where datname like $1', [`t_${run}_%`])
+    for (const r of rows) await admin.query(`drop database if exists "${r.datname}" with (force)`)
+  } finally {
+    await admin.end()
+  }
+}
+
+export async function dropRunKeys (run: string): Promise<void> {
+  await flushPrefix(`test:${run}:`)
+}
