@@ -52,6 +52,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID()
     },
     requestIdHeader: false,
+    // A cold embedded PGlite start plus schema sync can take a while on a busy machine.
+    pluginTimeout: 120_000,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, strict: false } },

@@ -87,7 +87,8 @@ export function buildSchemas (mod: ModuleDef, registry: Registry): ModuleSchemas
   for (const f of mod.fields) {
     const s = inputSchema(f, registry)
     input[f.name] = f.required ? s : nullable(s)
-    if (f.type !== 'password') output[f.name] = outputSchema(f)
+    // Withheld encrypted fields are absent (named in _restringidos), so they are optional.
+    if (f.type !== 'password') output[f.name] = f.encrypted ? Type.Optional(outputSchema(f)) : outputSchema(f)
   }
   const required = mod.fields.filter((f) => f.required && f.default === undefined).map((f) => f.name)
   const create = Type.Object(input, { $id: `${mod.name}Create`, additionalProperties: false, ...SYSTEM_KEYS })
