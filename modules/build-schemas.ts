@@ -86,16 +86,16 @@ export function buildSchemas (mod: ModuleDef, registry: Registry): ModuleSchemas
   const output: Record<string, TSchema> = {}
   for (const f of mod.fields) {
     const s = inputSchema(f, registry)
-    input[f.name] = f.required ? s : nullable(s)
+    // null is accepted by the schema so that a required field set to null is
+    // reported as missing (Datos requeridos) by normalize.ts, not as a type error.
+    input[f.name] = nullable(s)
     // Withheld encrypted fields are absent (named in _restringidos), so they are optional.
     if (f.type !== 'password') output[f.name] = f.encrypted ? Type.Optional(outputSchema(f)) : outputSchema(f)
   }
   const required = mod.fields.filter((f) => f.required && f.default === undefined).map((f) => f.name)
   const create = Type.Object(input, { $id: `${mod.name}Create`, additionalProperties: false, ...SYSTEM_KEYS })
   ;(create as { required?: string[] }).required = required
-  const updateProps: Record<string, TSchema> = {}
-  for (const [k, s] of Object.entries(input)) updateProps[k] = nullable(s)
-  const update = Type.Object(updateProps, { $id: `${mod.name}Update`, additionalProperties: false, ...SYSTEM_KEYS })
+  const update = Type.Object({ ...input }, { $id: `${mod.name}Update`, additionalProperties: false, ...SYSTEM_KEYS })
   delete (update as { required?: string[] }).required
   const record = Type.Object({
     _id: Type.String({ description: `${mod.prefix}-AAAA-NNNNN` }),

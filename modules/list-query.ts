@@ -100,7 +100,8 @@ function condition (t: Target, op: Operator, key: string, raw: string | string[]
   }
   switch (op) {
     case 'eq': return Array.isArray(raw) ? { [t.column]: { $in: many(raw) } } : { [t.column]: one(raw) }
-    case 'ne': return Array.isArray(raw) ? { [t.column]: { $nin: many(raw) } } : { [t.column]: { $ne: one(raw) } }
+    // "Not equal" includes records where the field is empty (SQL's <> alone would drop them).
+    case 'ne': return { $or: [Array.isArray(raw) ? { [t.column]: { $nin: many(raw) } } : { [t.column]: { $ne: one(raw) } }, { [t.column]: null }] }
     case 'in': return { [t.column]: { $in: many(single(key, raw).split(',')) } }
     case 'contiene': return { [t.column]: { $ilike: `%${escapeLike(single(key, raw))}%` } }
     default: return { [t.column]: { [`$${op}`]: one(single(key, raw)) } }
@@ -159,7 +160,7 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
   const offset = intParam(query.offset, 'offset', 0, 0)
   if (offset > 2_147_483_647) throw new AppError('DATOS_INVALIDOS', [{ campo: 'offset', mensaje: 'es demasiado grande' }])
   return {
-    where: conditions.length === 1 ? conditions[0]! : { $and: conditions },
+    where: conditions.length === 0 ? {} : conditions.length === 1 ? conditions[0]! : { $and: conditions },
     orderBy: parseSort(mod, query.sort),
     limit,
     offset,

@@ -33,6 +33,15 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
 
   app.post('/auth/login', {
     config: { public: true },
+    // Missing body or credentials: `Datos requeridos` (SPEC S9), before type checks.
+    preValidation: async (request) => {
+      const body = request.body as Record<string, unknown> | undefined | null
+      if (body === undefined || body === null) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'username', mensaje: 'es obligatorio' }, { campo: 'password', mensaje: 'es obligatorio' }])
+      if (typeof body === 'object' && !Array.isArray(body)) {
+        const missing = ['username', 'password'].filter((k) => body[k] === undefined || body[k] === null)
+        if (missing.length > 0) throw new AppError('DATOS_REQUERIDOS', missing.map((campo) => ({ campo, mensaje: 'es obligatorio' })))
+      }
+    },
     schema: { tags, summary: 'Iniciar sesión', body: LoginBody, response: { 200: envelope(Type.Object({ token: Type.String(), user: LoginUser })) } },
   }, async (request) => {
     const { username, password } = request.body as { username: string, password: string }

@@ -16,11 +16,22 @@ async function jsonBodyPlugin (app: FastifyInstance): Promise<void> {
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_request, body, done) => {
     const text = body as string
     if (text.trim() === '') { done(null, undefined); return }
+    let value: unknown
     try {
-      done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }))
-    } catch (err) {
-      done(err instanceof SyntaxError ? new AppError('JSON_MAL_FORMADO') : new AppError('DATOS_INVALIDOS', [{ campo: '__proto__', mensaje: 'clave prohibida' }]), undefined)
+      value = JSON.parse(text)
+    } catch {
+      done(new AppError('JSON_MAL_FORMADO'), undefined)
+      return
     }
+    if (value !== null && typeof value === 'object') {
+      try {
+        sjson.scan(value as Record<string, unknown>, { protoAction: 'error', constructorAction: 'error' })
+      } catch {
+        done(new AppError('DATOS_INVALIDOS', [{ campo: '__proto__', mensaje: 'clave prohibida' }]), undefined)
+        return
+      }
+    }
+    done(null, value)
   })
 }
 

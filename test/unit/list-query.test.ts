@@ -20,7 +20,7 @@ const parse = (query: Q, mod = vehiculos): ListQuery => parseListQuery(mod, quer
 
 /** The conditions besides the implicit `_deleted: null`. */
 function filters (q: ListQuery): Array<Record<string, unknown>> {
-  const all = '$and' in q.where ? q.where.$and as Array<Record<string, unknown>> : [q.where]
+  const all = '$and' in q.where ? q.where.$and as Array<Record<string, unknown>> : Object.keys(q.where).length === 0 ? [] : [q.where]
   return all.filter((c) => !('_deleted' in c))
 }
 const only = (query: Q, mod = vehiculos): Record<string, unknown> => {
@@ -153,7 +153,9 @@ describe('filters', () => {
     expect(only({ 'tipo[in]': 'moto,furgon' })).toEqual({ tipo: { $in: ['moto', 'furgon'] } })
     expect(only({ 'km_actuales[in]': '10,20' })).toEqual({ km_actuales: { $in: [10, 20] } })
     expectInvalid({ 'km_actuales[in]': '10,x' }, 'km_actuales[in]')
-    expect(only({ 'estado[ne]': 'baja' })).toEqual({ estado: { $ne: 'baja' } })
+    // [ne] also matches records where the field is empty
+    expect(only({ 'estado[ne]': 'baja' })).toEqual({ $or: [{ estado: { $ne: 'baja' } }, { estado: null }] })
+    expect(only({ 'estado[ne]': ['baja', 'taller'] } as Q)).toEqual({ $or: [{ estado: { $nin: ['baja', 'taller'] } }, { estado: null }] })
     expect(only({ 'km_actuales[gt]': '100' })).toEqual({ km_actuales: { $gt: 100 } })
     expect(only({ 'km_actuales[lt]': '100' })).toEqual({ km_actuales: { $lt: 100 } })
     const range = filters(parse({ 'fecha_itv[gte]': '2026-01-01', 'fecha_itv[lte]': '2026-12-31' }))
