@@ -10,6 +10,19 @@ import { ConfigError } from '../core/errors.js'
 
 const LOCK_KEY = 720_092 // any constant shared by all instances
 
+const TYPE_CHANGE = /\balter column "[^"]+" type\b/i
+
+/** True for `alter table "t" alter column "c" type varchar(n)` where the column is a shorter varchar. */
+async function widensVarchar (em: EntityManager, statement: string): Promise<boolean> {
+  const m = /^alter table "(?:[^"]+"\.")?([^"]+)" alter column "([^"]+)" type varchar\((\d+)\)/i.exec(statement)
+  if (m === null) return false
+  const rows = await em.getConnection().execute<Array<{ data_type: string, len: number | null }>>(
+    'select data_type, character_maximum_length as len from information_schema.columns where table_schema = current_schema() and table_name = ? and column_name = ?',
+    [m[1], m[2]], 'all', em.getTransactionContext())
+  const col = rows[0]
+  return col !== undefined && col.data_type === 'character varying' && col.len !== null && col.len <= Number(m[3])
+}
+
 function statements (sql: string): string[] {
   return sql.split(/;\s*\n/).map((s) => s.trim().replace(/;$/, '')).filter((s) => s !== '')
 }
@@ -23,7 +36,14 @@ export async function syncSchema (orm: MikroORM, modulesFile: string, lock: bool
   const apply = async (em: EntityManager): Promise<string[]> => {
     const safe = statements(await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: true, dropTables: false }))
     const full = statements(await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: false, dropTables: false }))
-    const destructive = full.filter((s) => !safe.includes(s))
+    // MikroORM's safe mode only leaves out drops: a type change is in it too,
+    // and PostgreSQL would silently cast or truncate stored values. Only a
+    // varchar that grows is let through.
+    const destructive: string[] = []
+    for (const s of full) {
+      if (!safe.includes(s)) destructive.push(s)
+      else if (TYPE_CHANGE.test(s) && !(await widensVarchar(em, s))) destructive.push(s)
+    }
     if (destructive.length > 0) {
       throw new ConfigError(
         `${modulesFile} no longer matches the database in a way that would lose or rewrite data; refusing to start.\n` +

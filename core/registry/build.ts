@@ -165,7 +165,7 @@ function uniqueBy (modules: ModuleDef[], key: 'path' | 'prefix' | 'table'): void
   const seen = new Map<string, string>()
   for (const m of modules) {
     const other = seen.get(m[key])
-    if (other !== undefined) throw new RegistryProblem(['modules', m.name], `${key} "${m[key]}" is already used by module "${other}"`)
+    if (other !== undefined) throw new RegistryProblem(['modules', m.name, key], `${key} "${m[key]}" is already used by module "${other}"`)
     seen.set(m[key], m.name)
   }
 }
@@ -175,7 +175,7 @@ export function buildRegistry (file: RegistryFile, fileName: string): Registry {
   const roleNames = Object.keys(file.roles)
   const modules = moduleNames.map((name) => buildModule(name, file.modules[name]!, moduleNames))
   for (const m of modules) {
-    if ((RESERVED_PATHS as readonly string[]).includes(m.path)) throw new RegistryProblem(['modules', m.name], `path "${m.path}" is reserved by the service`)
+    if ((RESERVED_PATHS as readonly string[]).includes(m.path)) throw new RegistryProblem(['modules', m.name, 'path'], `path "${m.path}" is reserved by the service`)
   }
   uniqueBy(modules, 'path'); uniqueBy(modules, 'prefix'); uniqueBy(modules, 'table')
   const users = modules.filter((m) => m.users)

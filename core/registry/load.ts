@@ -63,7 +63,7 @@ export function parseRegistry (text: string, file: string): Registry {
   }
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!
-    const line = e.linePos?.[0]?.line
+    const line = e.linePos?.[0]?.line ?? lines.linePos(e.pos[0]).line
     throw new ConfigError(`${file}${line === undefined ? '' : `:${line}`}: YAML syntax error: ${e.message.split('\n')[0]}`)
   }
   const data = doc.toJS({ maxAliasCount: 1000 }) as unknown

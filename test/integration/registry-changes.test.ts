@@ -1,0 +1,276 @@
+/**
+ * modules.yaml is the single source of truth (SPEC S1): a module or field
+ * added to it becomes working endpoints and columns on the next start over
+ * the same database; a change that would lose or rewrite data stops the
+ * start and leaves the data alone. Also the service routes that need no
+ * token: /health, /ready and the OpenAPI document at /docs (SPEC S10).
+ */
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
+import { ConfigError } from '../../core/errors.js'
+import { valueColumn } from '../../modules/columns.js'
+import { createHarness, type Harness } from '../helpers/app.js'
+import { call, client, expectError, login, sampleBody, userWithRole } from '../helpers/http.js'
+import { usingRedis } from '../helpers/services.js'
+
+const real = readFileSync('modules.yaml', 'utf8')
+const registry = loadRegistry('modules.yaml')
+const SYSTEM = ['_id', '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_deleted']
+
+function edit (text: string, from: string, to: string): string {
+  expect(text.split(from).length - 1, `"${from}" must occur once`).toBe(1)
+  return text.replace(from, to)
+}
+
+const AGENTE = '  agente:\n    description: Agente (operaciones básicas)\n    permissions:\n'
+const withObjetos = edit(real, AGENTE, `${AGENTE}      - objetos_perdidos.ver\n      - objetos_perdidos.crear\n`) + `
+  objetos_perdidos:
+    prefix: OBJ
+    label: Objetos perdidos
+    state_field: estado
+    fields:
+      descripcion: { type: string, required: true, max_length: 200 }
+      lugar_hallazgo: { type: string }
+      valor_estimado: { type: decimal, min: 0 }
+      estado: { type: string, enum: [depositado, entregado, destruido], default: depositado }
+      entregado_por: { type: ref, ref: personal }
+`
+const MARCA = '      marca: { type: string }\n      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla'
+const COLORED = MARCA.replace('      tipo:', '      color: { type: string, max_length: 30 }\n      tipo:')
+const withColor = edit(real, MARCA, COLORED)
+/** withColor with the vehiculos fields edited. */
+const vehiculos = (from: string, to: string): string => edit(withColor, COLORED, COLORED.replace(from, to))
+
+let h: Harness
+let base: FastifyInstance
+let adminToken: string
+
+async function columnsOf (table: string): Promise<Map<string, { data_type: string, character_maximum_length: number | null }>> {
+  const rows = await h.db.query<{ column_name: string, data_type: string, character_maximum_length: number | null }>(
+    'select column_name, data_type, character_maximum_length from information_schema.columns where table_name = $1 and table_schema = current_schema()', [table])
+  return new Map(rows.map((r) => [r.column_name, r]))
+}
+
+beforeAll(async () => {
+  h = await createHarness()
+  base = await h.app()
+  adminToken = await login(base)
+})
+afterAll(async () => { await h.close() })
+
+describe('service routes without a token', () => {
+  it('GET /health answers 200 {status: ok}', async () => {
+    const res = await call(base, 'GET', '/health')
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({ success: true, data: { status: 'ok' } })
+  })
+
+  it('GET /ready checks the database (and Redis when configured)', async () => {
+    const res = await call(base, 'GET', '/ready')
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body).toMatchObject({ success: true, data: { status: 'ready', database: 'ok' } })
+    expect(res.body.data.redis).toBe(usingRedis ? 'ok' : 'in-process')
+  })
+
+  it('every response carries x-request-id, echoing a given one', async () => {
+    const a = await call(base, 'GET', '/health')
+    const b = await call(base, 'GET', '/health')
+    expect(a.headers['x-request-id']).toMatch(/^[\w.-]{8,}$/)
+    expect(b.headers['x-request-id']).not.toBe(a.headers['x-request-id'])
+    const given = await call(base, 'GET', '/health', { headers: { 'x-request-id': 'peticion-abc.123' } })
+    expect(given.headers['x-request-id']).toBe('peticion-abc.123')
+    const denied = await call(base, 'GET', '/denuncias', { headers: { 'x-request-id': 'sin-token-1' } })
+    expectError(denied, 401, 'Token no proporcionado')
+    expect(denied.headers['x-request-id']).toBe('sin-token-1')
+    const unsafe = await call(base, 'GET', '/health', { headers: { 'x-request-id': 'bad id with spaces' } })
+    expect(unsafe.headers['x-request-id']).not.toBe('bad id with spaces')
+  })
+
+  it('GET /docs serves the OpenAPI 3.1 document generated from modules.yaml', async () => {
+    const res = await call(base, 'GET', '/docs')
+    expect(res.status).toBe(200)
+    const doc = res.body
+    expect(doc.openapi).toMatch(/^3\.1\./)
+    expect(doc.info.title).toEqual(expect.any(String))
+    for (const m of registry.modules) {
+      expect(Object.keys(doc.paths[`/${m.path}`] ?? {}).sort(), m.path).toEqual(['get', 'post'])
+      expect(Object.keys(doc.paths[`/${m.path}/{id}`] ?? {}).sort(), m.path).toEqual(['delete', 'get', 'put'])
+    }
+    expect(doc.paths['/health']).toBeDefined()
+    expect(doc.paths['/docs']).toBeUndefined()
+    await expect(JSON.stringify(doc, null, 2)).toMatchFileSnapshot('../__snapshots__/openapi.json')
+  })
+
+  it('the record schemas never require an encrypted field (withheld without descifrar, SPEC S4)', async () => {
+    const doc = (await call(base, 'GET', '/docs')).body
+    for (const m of registry.modules) {
+      const required: string[] = doc.components.schemas[`${m.name}Record`].required
+      expect(required.filter((n) => m.fieldMap.get(n)?.encrypted === true), m.name).toEqual([])
+    }
+  })
+})
+
+describe('a module added to modules.yaml', () => {
+  const reg = parseRegistry(withObjetos, 'temp.yaml')
+  const mod = reg.byName.get('objetos_perdidos')!
+  let app: FastifyInstance
+  let api: ReturnType<typeof client>
+  let personalId: string
+  let id: string
+  const year = new Intl.DateTimeFormat('en', { timeZone: 'Europe/Madrid', year: 'numeric' }).format(new Date())
+
+  beforeAll(async () => {
+    app = await h.app({ registry: reg })
+    api = client(app, await login(app))
+    const per = await api.post('/personal', sampleBody(reg.byName.get('personal')!, new Map()))
+    expect(per.status, JSON.stringify(per.body)).toBe(201)
+    personalId = per.body.data._id
+  })
+
+  it('is unknown to an instance started with the old file', async () => {
+    expectError(await client(base, adminToken).get('/objetos_perdidos'), 404, 'Módulo no encontrado')
+  })
+
+  it('POST creates OBJ-YYYY-00001 with defaults and nulls (201)', async () => {
+    const res = await api.post('/objetos_perdidos', { descripcion: 'Cartera marrón', entregado_por: personalId })
+    expect(res.status, JSON.stringify(res.body)).toBe(201)
+    id = res.body.data._id
+    expect(id).toBe(`OBJ-${year}-00001`)
+    expect(res.body.data).toMatchObject({ descripcion: 'Cartera marrón', estado: 'depositado', lugar_hallazgo: null, valor_estimado: null, entregado_por: personalId, _version: 1 })
+    const second = await api.post('/objetos_perdidos', { descripcion: 'Llaves', valor_estimado: 5.5, estado: 'entregado' })
+    expect(second.status, JSON.stringify(second.body)).toBe(201)
+    expect(second.body.data._id).toBe(`OBJ-${year}-00002`)
+  })
+
+  it('validates against the new declaration (required, enum, ref, unknown field)', async () => {
+    expectError(await api.post('/objetos_perdidos', { lugar_hallazgo: 'Plaza Mayor' }), 400, 'Datos requeridos')
+    expectError(await api.post('/objetos_perdidos', { descripcion: 'x', estado: 'perdido' }), 400, 'Datos inválidos')
+    expectError(await api.post('/objetos_perdidos', { descripcion: 'x', entregado_por: `PER-${year}-99999` }), 400, 'Datos inválidos')
+    expectError(await api.post('/objetos_perdidos', { descripcion: 'x', color: 'rojo' }), 400, 'Datos inválidos')
+  })
+
+  it('GET, PUT and list work', async () => {
+    const got = await api.get(`/objetos_perdidos/${id}`)
+    expect(got.status).toBe(200)
+    expect(got.body.data._id).toBe(id)
+    const put = await api.put(`/objetos_perdidos/${id}`, { lugar_hallazgo: 'Parque del Oeste', estado: 'entregado' })
+    expect(put.status, JSON.stringify(put.body)).toBe(200)
+    expect(put.body.data).toMatchObject({ lugar_hallazgo: 'Parque del Oeste', estado: 'entregado', _version: 2 })
+    const list = await api.get('/objetos_perdidos?estado=entregado&sort=_id')
+    expect(list.status).toBe(200)
+    expect(list.body.data).toMatchObject({ total: 2, limit: 100, offset: 0 })
+    expect(list.body.data.records.map((r: { _id: string }) => r._id)).toEqual([id, `OBJ-${year}-00002`])
+  })
+
+  it('DELETE soft-deletes it', async () => {
+    const res = await api.del(`/objetos_perdidos/${id}`)
+    expect(res.status).toBe(200)
+    expectError(await api.get(`/objetos_perdidos/${id}`), 404, 'Registro no encontrado')
+    expect((await api.get('/objetos_perdidos')).body.data.total).toBe(1)
+  })
+
+  it('is stored in its own table, one column per field', async () => {
+    const cols = await columnsOf('objetos_perdidos')
+    for (const f of mod.fields) expect(cols.has(valueColumn(f)), f.name).toBe(true)
+    for (const s of SYSTEM) expect(cols.has(s), s).toBe(true)
+    expect(cols.get('descripcion')).toMatchObject({ data_type: 'character varying', character_maximum_length: 200 })
+    expect(cols.get('valor_estimado')!.data_type).toBe('numeric')
+    const rows = await h.db.query<{ _id: string, descripcion: string }>('select "_id", "descripcion" from "objetos_perdidos" order by "_id"')
+    expect(rows).toEqual([{ _id: id, descripcion: 'Cartera marrón' }, { _id: `OBJ-${year}-00002`, descripcion: 'Llaves' }])
+  })
+
+  it('the role permissions declared for it apply (agente may create, consulta may not)', async () => {
+    const agente = client(app, (await userWithRole(app, await login(app), 'agente')).token)
+    const consulta = client(app, (await userWithRole(app, await login(app), 'consulta')).token)
+    const created = await agente.post('/objetos_perdidos', { descripcion: 'Paraguas' })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    expect((await agente.get(`/objetos_perdidos/${created.body.data._id}`)).status).toBe(200)
+    expectError(await agente.put(`/objetos_perdidos/${created.body.data._id}`, { lugar_hallazgo: 'x' }), 403, 'Sin permisos para esta operación')
+    expectError(await consulta.get('/objetos_perdidos'), 403, 'Sin permisos para esta operación')
+    expectError(await consulta.post('/objetos_perdidos', { descripcion: 'Gafas' }), 403, 'Sin permisos para esta operación')
+  })
+
+  it('appears in the OpenAPI document of the new instance', async () => {
+    const doc = (await call(app, 'GET', '/docs')).body
+    expect(Object.keys(doc.paths['/objetos_perdidos']).sort()).toEqual(['get', 'post'])
+    expect(Object.keys(doc.paths['/objetos_perdidos/{id}']).sort()).toEqual(['delete', 'get', 'put'])
+  })
+})
+
+let oldId: string
+
+describe('a field added to an existing module', () => {
+  it('gets its column and works, existing records read it as null', async () => {
+    const admin = client(base, adminToken)
+    const veh = registry.byName.get('vehiculos')!
+    const old = await admin.post('/vehiculos', sampleBody(veh, new Map(), true))
+    expect(old.status, JSON.stringify(old.body)).toBe(201)
+    oldId = old.body.data._id
+    expect((await columnsOf('vehiculos')).has('color')).toBe(false)
+
+    const app = await h.app({ registry: parseRegistry(withColor, 'temp.yaml') })
+    const api = client(app, await login(app))
+    expect((await columnsOf('vehiculos')).get('color')).toMatchObject({ data_type: 'character varying', character_maximum_length: 30 })
+    const res = await api.post('/vehiculos', { ...sampleBody(veh, new Map(), true), color: 'blanco' })
+    expect(res.status, JSON.stringify(res.body)).toBe(201)
+    expect(res.body.data.color).toBe('blanco')
+    expect((await api.get(`/vehiculos/${res.body.data._id}`)).body.data.color).toBe('blanco')
+    expect((await api.get('/vehiculos?color=blanco')).body.data.total).toBe(1)
+    const before = await api.get(`/vehiculos/${oldId}`)
+    expect(before.body.data).toMatchObject({ _id: oldId, color: null, _version: 1 })
+    const put = await api.put(`/vehiculos/${oldId}`, { color: 'azul' })
+    expect(put.status, JSON.stringify(put.body)).toBe(200)
+    expect(put.body.data).toMatchObject({ color: 'azul', _version: 2 })
+    expectError(await api.put(`/vehiculos/${oldId}`, { color: 'x'.repeat(31) }), 400, 'Datos inválidos')
+  })
+})
+
+describe('a destructive change to modules.yaml', () => {
+  const snapshot = async (): Promise<unknown> => ({
+    rows: await h.db.query('select * from "vehiculos" order by "_id"'),
+    columns: [...(await columnsOf('vehiculos')).entries()].sort(([a], [b]) => a.localeCompare(b)),
+  })
+
+  async function refused (text: string): Promise<string> {
+    const before = await snapshot()
+    const err = await h.app({ registry: parseRegistry(text, 'temp.yaml') }).then(() => undefined, (e: unknown) => e)
+    expect(err).toBeInstanceOf(ConfigError)
+    expect(await snapshot()).toEqual(before)
+    return (err as ConfigError).message
+  }
+
+  it('a removed field is refused, naming the drop column statement; data untouched', async () => {
+    const message = await refused(vehiculos('      marca: { type: string }\n', ''))
+    expect(message).toMatch(/refus/i)
+    expect(message).toMatch(/drop column "marca"/i)
+    expect(message).not.toMatch(/drop column "(modelo|color)"/i)
+  })
+
+  it('a field changed from string to integer is refused, naming the statement; data untouched', async () => {
+    const message = await refused(vehiculos('      modelo: { type: string }\n', '      modelo: { type: integer }\n'))
+    expect(message).toMatch(/refus/i)
+    expect(message).toMatch(/alter column "modelo" type int/i)
+  })
+
+  it('a shorter max_length is refused too (values could be cut)', async () => {
+    const message = await refused(vehiculos('max_length: 30', 'max_length: 3'))
+    expect(message).toMatch(/refus/i)
+    expect(message).toMatch(/"color"/)
+  })
+
+  it('the data stays readable by an instance on the matching file', async () => {
+    const app = await h.app({ registry: parseRegistry(withColor, 'temp.yaml') })
+    const res = await client(app, await login(app)).get(`/vehiculos/${oldId}`)
+    expect(res.status).toBe(200)
+    expect(res.body.data).toMatchObject({ color: 'azul', _version: 2 })
+  })
+
+  it('a longer max_length is additive: the column widens by itself, values kept', async () => {
+    const app = await h.app({ registry: parseRegistry(vehiculos('max_length: 30', 'max_length: 60'), 'temp.yaml') })
+    expect((await columnsOf('vehiculos')).get('color')).toMatchObject({ character_maximum_length: 60 })
+    const res = await client(app, await login(app)).get(`/vehiculos/${oldId}`)
+    expect(res.body.data).toMatchObject({ color: 'azul' })
+  })
+})

@@ -1,0 +1,228 @@
+/**
+ * modules.yaml: the real file loads into a frozen registry (SPEC S1–S3), and
+ * every kind of mistake stops the start with a ConfigError naming the file,
+ * the line and the key path, with a closest-name hint where one helps. Each
+ * broken file is the real file with one edit, so line numbers are the real
+ * file's lines.
+ */
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
+import { ConfigError } from '../../core/errors.js'
+
+const FILE = 'modules.yaml'
+const real = readFileSync(FILE, 'utf8')
+const realLines = real.split('\n')
+
+/** 1-based line of the first line of the real file containing `text` (after `after`). */
+function lineOf (text: string, after = 0): number {
+  const i = realLines.findIndex((l, n) => n + 1 > after && l.includes(text))
+  if (i < 0) throw new Error(`"${text}" not in ${FILE}`)
+  return i + 1
+}
+
+/** The real file with one edit; fails loudly if the text to replace is gone. */
+function edit (from: string, to: string): string {
+  expect(real.split(from).length - 1, `"${from}" must occur exactly once`).toBe(1)
+  return real.replace(from, to)
+}
+
+function errorOf (text: string): ConfigError {
+  try {
+    parseRegistry(text, 'temp.yaml')
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError)
+    return err as ConfigError
+  }
+  throw new Error('expected a ConfigError, the registry loaded')
+}
+
+/** Asserts file:line, the key path and the text on one line of the message. */
+function expectProblem (text: string, line: number, keyPath: string, ...parts: Array<string | RegExp>): void {
+  const message = errorOf(text).message
+  const row = message.split('\n').find((l) => l.includes(`temp.yaml:${line}: ${keyPath}:`))
+  expect(row, message).toBeDefined()
+  for (const p of parts) expect(row).toMatch(p)
+}
+
+describe('the real modules.yaml', () => {
+  const registry = loadRegistry(FILE)
+
+  it('declares the nine modules with the paths and prefixes of SPEC S2', () => {
+    expect(registry.modules.map((m) => [m.name, m.path, m.prefix, m.table])).toEqual([
+      ['denuncias', 'denuncias', 'DEN', 'denuncias'],
+      ['sanciones', 'sanciones', 'SAN', 'sanciones'],
+      ['atestados', 'atestados', 'ATE', 'atestados'],
+      ['personal', 'personal', 'PER', 'personal'],
+      ['vehiculos', 'vehiculos', 'VEH', 'vehiculos'],
+      ['sala092', 'sala092', '092', 'sala092'],
+      ['turnos', 'turnos', 'TUR', 'turnos'],
+      ['equipamiento', 'equipamiento', 'EQU', 'equipamiento'],
+      ['usuarios', 'usuarios', 'USR', 'usuarios'],
+    ])
+    expect(typeof registry.byName.get('sala092')!.prefix).toBe('string')
+    expect(registry.usersModule.name).toBe('usuarios')
+    expect([...registry.byPath.keys()]).toEqual(registry.modules.map((m) => m.path))
+  })
+
+  it('declares the state fields of SPEC S2', () => {
+    const states = Object.fromEntries(registry.modules.map((m) => [m.name, m.stateField ?? null]))
+    expect(states).toEqual({
+      denuncias: 'estado', sanciones: 'estado', atestados: null, personal: 'situacion', vehiculos: 'estado',
+      sala092: 'estado', turnos: 'estado', equipamiento: 'estado', usuarios: null,
+    })
+  })
+
+  it('keeps compañero as the JSON key and folds its column to companero', () => {
+    const f = registry.byName.get('turnos')!.fieldMap.get('compañero')!
+    expect(f).toMatchObject({ name: 'compañero', column: 'companero', type: 'ref', ref: 'personal' })
+    expect(registry.byName.get('turnos')!.fields.map((x) => x.name)).toContain('compañero')
+  })
+
+  it('declares the required fields and defaults of SPEC S3 (samples)', () => {
+    const den = registry.byName.get('denuncias')!.fieldMap
+    expect(den.get('estado')).toMatchObject({ default: 'pendiente', required: false })
+    expect(den.get('denunciante_dni')).toMatchObject({ encrypted: true, searchable: true, filterable: false })
+    expect(registry.byName.get('sanciones')!.fieldMap.get('importe')).toMatchObject({ type: 'decimal', required: true, min: 0 })
+    expect(registry.byName.get('sala092')!.fieldMap.get('fecha_hora_entrada')).toMatchObject({ type: 'datetime', default: 'now' })
+    expect(registry.byName.get('personal')!.fieldMap.get('tip')).toMatchObject({ required: true, unique: true })
+  })
+
+  it('is frozen: registry, module list, modules, field lists and fields', () => {
+    expect(Object.isFrozen(registry)).toBe(true)
+    expect(Object.isFrozen(registry.modules)).toBe(true)
+    expect(Object.isFrozen(registry.roles)).toBe(true)
+    for (const m of registry.modules) {
+      expect(Object.isFrozen(m), m.name).toBe(true)
+      expect(Object.isFrozen(m.fields), m.name).toBe(true)
+      expect(Object.isFrozen(m.transitions), m.name).toBe(true)
+      for (const f of m.fields) expect(Object.isFrozen(f), `${m.name}.${f.name}`).toBe(true)
+    }
+    expect(() => { (registry.modules as unknown as unknown[]).push({}) }).toThrow(TypeError)
+  })
+
+  it('parses the same text to the same registry through parseRegistry', () => {
+    const again = parseRegistry(real, 'temp.yaml')
+    expect(again.file).toBe('temp.yaml')
+    expect(again.modules.map((m) => m.fields.length)).toEqual(registry.modules.map((m) => m.fields.length))
+  })
+
+  it('a missing file is a ConfigError naming it', () => {
+    expect(() => loadRegistry('/nonexistent/modules.yaml')).toThrow(ConfigError)
+    expect(() => loadRegistry('/nonexistent/modules.yaml')).toThrow(/\/nonexistent\/modules\.yaml/)
+  })
+})
+
+describe('mistakes in modules.yaml', () => {
+  it('a misspelt field key, with the hint "type"', () => {
+    const l = lineOf('denunciante_nombre: { type: string')
+    expectProblem(edit('denunciante_nombre: { type: string', 'denunciante_nombre: { tpye: string'),
+      l, 'modules.denuncias.fields.denunciante_nombre.tpye', 'unknown key "tpye"', 'did you mean "type"')
+  })
+
+  it('a misspelt module key, with the hint "prefix"', () => {
+    const l = lineOf('    prefix: DEN')
+    expectProblem(edit('    prefix: DEN\n', '    prefx: DEN\n'), l, 'modules.denuncias.prefx', 'unknown key "prefx"', 'did you mean "prefix"')
+  })
+
+  it('an unknown field type, with a hint', () => {
+    const l = lineOf('km_actuales:')
+    expectProblem(edit('km_actuales: { type: integer', 'km_actuales: { type: integr'),
+      l, 'modules.vehiculos.fields.km_actuales.type', '"integr" is not one of', 'did you mean "integer"')
+  })
+
+  it('a ref to an unknown module, with a hint', () => {
+    const l = lineOf('agente_asignado: { type: ref')
+    expectProblem(edit('agente_asignado: { type: ref, ref: personal }', 'agente_asignado: { type: ref, ref: persona }'),
+      l, 'modules.denuncias.fields.agente_asignado.ref', 'unknown module "persona"', 'did you mean "personal"')
+  })
+
+  it('a permission naming an unknown module, with a hint', () => {
+    const l = lineOf('      - turnos.*')
+    expectProblem(edit('      - turnos.*\n      - equipamiento.*', '      - turno.*\n      - equipamiento.*'),
+      l, 'roles.administrador.permissions.6', 'unknown module "turno"', 'did you mean "turnos"')
+  })
+
+  it('a permission naming an unknown action, with a hint', () => {
+    const l = lineOf('      - usuarios.ver')
+    expectProblem(edit('      - usuarios.ver\n', '      - usuarios.verr\n'),
+      l, 'roles.jefe.permissions.26', 'unknown action "verr"', 'did you mean "ver"')
+  })
+
+  it('a duplicate prefix', () => {
+    const l = lineOf('    prefix: SAN')
+    expectProblem(edit('    prefix: SAN\n', '    prefix: DEN\n'), l, 'modules.sanciones.prefix', 'prefix "DEN" is already used by module "denuncias"')
+  })
+
+  it('a duplicate path', () => {
+    const l = lineOf('    prefix: SAN') + 1
+    expectProblem(edit('    prefix: SAN\n', '    prefix: SAN\n    path: denuncias\n'), l, 'modules.sanciones.path', 'path "denuncias" is already used by module "denuncias"')
+  })
+
+  it('a path reserved by the service (auth)', () => {
+    const l = lineOf('    prefix: ATE') + 1
+    expectProblem(edit('    prefix: ATE\n', '    prefix: ATE\n    path: auth\n'), l, 'modules.atestados.path', 'path "auth" is reserved')
+  })
+
+  it('a state_field that is not an enum field', () => {
+    const l = lineOf('    state_field: situacion')
+    expectProblem(edit('    state_field: situacion\n', '    state_field: nombre\n'), l, 'modules.personal.state_field', 'the state field "nombre" must declare enum values')
+  })
+
+  it('a state_field naming no field, with a hint', () => {
+    const l = lineOf('    state_field: situacion')
+    expectProblem(edit('    state_field: situacion\n', '    state_field: situacio\n'), l, 'modules.personal.state_field', 'unknown field "situacio"', 'did you mean "situacion"')
+  })
+
+  it('a transition naming an unknown state, with a hint', () => {
+    const l = lineOf('{ from: investigacion, to: judicializada }')
+    expectProblem(edit('{ from: investigacion, to: judicializada }', '{ from: investigacion, to: judicializado }'),
+      l, 'modules.denuncias.transitions.3', '"judicializado" is not a state of estado', 'did you mean "judicializada"')
+  })
+
+  it('a transition requiring an unknown field, with a hint', () => {
+    const l = lineOf('requires: [fecha_pago]')
+    expectProblem(edit('requires: [fecha_pago]', 'requires: [fecha_pgo]'), l, 'modules.sanciones.transitions.4.requires', 'unknown field "fecha_pgo"', 'did you mean "fecha_pago"')
+  })
+
+  it('searchable without encrypted', () => {
+    const l = lineOf('infractor_dni:')
+    expectProblem(edit('infractor_dni: { type: string, max_length: 20, encrypted: true, searchable: true }', 'infractor_dni: { type: string, max_length: 20, searchable: true }'),
+      l, 'modules.sanciones.fields.infractor_dni.searchable', 'only encrypted fields are searchable')
+  })
+
+  it('a default that is not one of the enum values, with a hint', () => {
+    const l = lineOf('default: operativo')
+    expectProblem(edit('default: operativo', 'default: operatiov'), l, 'modules.vehiculos.fields.estado.default', 'default "operatiov" is not one of', 'did you mean "operativo"')
+  })
+
+  it('no users module', () => {
+    const l = lineOf('modules:')
+    expectProblem(edit('    users: true\n', ''), l, 'modules', 'exactly one module must set "users: true" (found 0)')
+  })
+
+  it('enum on a non-string field', () => {
+    const l = lineOf('km_actuales:')
+    expectProblem(edit('km_actuales: { type: integer, min: 0 }', 'km_actuales: { type: integer, min: 0, enum: [a, b] }'),
+      l, 'modules.vehiculos.fields.km_actuales.enum', 'only string fields may declare enum values')
+  })
+
+  it('a YAML syntax error, with its line', () => {
+    const l = lineOf('      modelo: { type: string }', lineOf('  vehiculos:'))
+    const message = errorOf(edit('      marca: { type: string }\n      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla',
+      '      marca: { type: string }\n     modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla')).message
+    expect(message).toMatch(/YAML syntax error/)
+    expect(message).toContain(`temp.yaml:${l}:`)
+  })
+
+  it('a duplicated key is refused', () => {
+    const message = errorOf(edit('      juzgado: { type: string }\n', '      juzgado: { type: string }\n      juzgado: { type: text }\n')).message
+    expect(message).toMatch(/^temp\.yaml/)
+    expect(message).toMatch(/unique/i)
+  })
+
+  it('a file that is not a mapping', () => {
+    expect(errorOf('- just\n- a list\n').message).toMatch(/temp\.yaml:1: \(top level\): expected object/)
+    expect(errorOf('').message).toMatch(/temp\.yaml: the file must hold a mapping/)
+  })
+})

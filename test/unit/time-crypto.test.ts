@@ -1,0 +1,225 @@
+/**
+ * The pure building blocks: service-time-zone dates (SPEC S10), field
+ * encryption and blind indexes (S4), canonical JSON (S7) and the
+ * environment contract (core/config.ts).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { afterAll, describe, expect, it } from 'vitest'
+import { formatDateTime, isValidDate, isValidTime, parseDateTime, today, yearIn } from '../../core/time.js'
+import { createFieldCipher, normaliseSearchable } from '../../core/crypto.js'
+import { canonicalJson } from '../../core/canonical.js'
+import { keyId, loadConfig } from '../../core/config.js'
+import { ConfigError } from '../../core/errors.js'
+
+const TZ = 'Europe/Madrid'
+const iso = (text: string): string | undefined => parseDateTime(text, TZ)?.toISOString()
+
+describe('core/time.ts in Europe/Madrid', () => {
+  it('reads ISO 8601 with Z or an offset as that instant', () => {
+    expect(iso('2026-06-01T10:00:00Z')).toBe('2026-06-01T10:00:00.000Z')
+    expect(iso('2026-06-01T10:00:00+05:30')).toBe('2026-06-01T04:30:00.000Z')
+    expect(iso('2026-01-15T08:00:00-03:00')).toBe('2026-01-15T11:00:00.000Z')
+    expect(iso('2026-06-01T10:00Z')).toBe('2026-06-01T10:00:00.000Z')
+    expect(iso('2026-06-01T10:00:00.999Z')).toBe('2026-06-01T10:00:00.000Z') // whole seconds
+  })
+
+  it('shows instants as YYYY-MM-DD HH:MM:SS in the zone (summer +2, winter +1)', () => {
+    expect(formatDateTime(new Date('2026-06-01T10:00:00Z'), TZ)).toBe('2026-06-01 12:00:00')
+    expect(formatDateTime(new Date('2026-01-15T10:00:00Z'), TZ)).toBe('2026-01-15 11:00:00')
+    expect(formatDateTime(new Date('2026-01-15T23:05:09Z'), TZ)).toBe('2026-01-16 00:05:09')
+    expect(formatDateTime(new Date('2026-06-01T10:00:00Z'), 'UTC')).toBe('2026-06-01 10:00:00')
+  })
+
+  it('reads the local form in the zone and round-trips it', () => {
+    expect(iso('2026-06-01 12:00:00')).toBe('2026-06-01T10:00:00.000Z')
+    expect(iso('2026-01-15 11:00:00')).toBe('2026-01-15T10:00:00.000Z')
+    for (const local of ['2026-03-15 10:30:00', '2026-07-31 23:59:59', '2026-12-31 00:00:00', '2028-02-29 12:00:00']) {
+      expect(formatDateTime(parseDateTime(local, TZ)!, TZ)).toBe(local)
+    }
+  })
+
+  it('rejects a local time in the spring DST gap (2026-03-29 02:00–02:59)', () => {
+    expect(parseDateTime('2026-03-29 02:00:00', TZ)).toBeNull()
+    expect(parseDateTime('2026-03-29 02:30:00', TZ)).toBeNull()
+    expect(parseDateTime('2026-03-29 02:59:59', TZ)).toBeNull()
+    expect(iso('2026-03-29 01:59:59')).toBe('2026-03-29T00:59:59.000Z')
+    expect(iso('2026-03-29 03:00:00')).toBe('2026-03-29T01:00:00.000Z')
+  })
+
+  it('takes the earlier instant for a local time in the autumn fold (2026-10-25 02:00–02:59)', () => {
+    expect(iso('2026-10-25 02:30:00')).toBe('2026-10-25T00:30:00.000Z')
+    expect(iso('2026-10-25 02:00:00')).toBe('2026-10-25T00:00:00.000Z')
+    expect(iso('2026-10-25 03:00:00')).toBe('2026-10-25T02:00:00.000Z')
+    expect(formatDateTime(new Date('2026-10-25T01:30:00Z'), TZ)).toBe('2026-10-25 02:30:00')
+  })
+
+  it('rejects impossible dates and times and malformed text', () => {
+    for (const bad of [
+      '2026-02-29 10:00:00', '2026-04-31 10:00:00', '2026-13-01 10:00:00', '2026-00-10 10:00:00', '2026-01-00 10:00:00',
+      '2026-01-01 24:00:00', '2026-01-01 10:60:00', '2026-01-01 10:00:60', '2026-02-30T10:00:00Z', '2026-01-01T25:00:00Z',
+      '2026-01-01T10:00:00+24:00', '2026-01-01T10:00:00', '2026-01-01', '01/02/2026 10:00:00', '2026-1-1 10:00:00', '', 'mañana',
+    ]) expect(parseDateTime(bad, TZ), bad).toBeNull()
+  })
+
+  it('knows leap years', () => {
+    expect(iso('2028-02-29 12:00:00')).toBe('2028-02-29T11:00:00.000Z')
+    expect(parseDateTime('2100-02-29 12:00:00', TZ)).toBeNull()
+    expect(isValidDate('2000-02-29')).toBe(true)
+    expect(isValidDate('2028-02-29')).toBe(true)
+    expect(isValidDate('2026-02-29')).toBe(false)
+    expect(isValidDate('1900-02-29')).toBe(false)
+  })
+
+  it('isValidDate / isValidTime', () => {
+    for (const ok of ['2026-01-01', '2026-12-31', '2026-04-30']) expect(isValidDate(ok), ok).toBe(true)
+    for (const bad of ['2026-04-31', '2026-13-01', '2026-1-01', '2026-01-01 ', '20260101', '2026-01-01T00:00:00Z', '']) expect(isValidDate(bad), bad).toBe(false)
+    for (const ok of ['00:00', '08:30', '23:59']) expect(isValidTime(ok), ok).toBe(true)
+    for (const bad of ['24:00', '12:60', '8:30', '08:30:00', '0830', '']) expect(isValidTime(bad), bad).toBe(false)
+  })
+
+  it('yearIn and today use the zone around New Year\'s Eve', () => {
+    const eve = new Date('2026-12-31T23:30:00Z')
+    expect(yearIn(eve, TZ)).toBe(2027)
+    expect(yearIn(eve, 'UTC')).toBe(2026)
+    expect(today(eve, TZ)).toBe('2027-01-01')
+    expect(yearIn(new Date('2026-12-31T22:59:59Z'), TZ)).toBe(2026)
+    expect(yearIn(new Date('2026-12-31T23:00:00Z'), TZ)).toBe(2027)
+  })
+})
+
+describe('core/crypto.ts', () => {
+  const k1 = randomBytes(32)
+  const k2 = randomBytes(32)
+  const cipher = createFieldCipher([k1])
+
+  it('encrypts and decrypts a value bound to its record and field', () => {
+    const stored = cipher.encrypt('12345678Z', 'DEN-2026-00001', 'denunciante_dni')
+    expect(stored.startsWith(`v1:${keyId(k1)}:`)).toBe(true)
+    expect(stored).not.toContain('12345678Z')
+    expect(cipher.decrypt(stored, 'DEN-2026-00001', 'denunciante_dni')).toBe('12345678Z')
+    const unicode = 'Calle Ñandú 3, 2º — 😀'
+    expect(cipher.decrypt(cipher.encrypt(unicode, 'X', 'f'), 'X', 'f')).toBe(unicode)
+    expect(cipher.decrypt(cipher.encrypt('', 'X', 'f'), 'X', 'f')).toBe('')
+  })
+
+  it('uses a fresh IV: the same value encrypts differently each time', () => {
+    const a = cipher.encrypt('12345678Z', 'DEN-2026-00001', 'denunciante_dni')
+    const b = cipher.encrypt('12345678Z', 'DEN-2026-00001', 'denunciante_dni')
+    expect(a).not.toBe(b)
+    expect(a.split(':')[2]).not.toBe(b.split(':')[2])
+    expect(Buffer.from(a.split(':')[2]!, 'base64')).toHaveLength(12)
+  })
+
+  it('binds record id and field as AAD: another id or field fails, so does tampering', () => {
+    const stored = cipher.encrypt('600111222', 'DEN-2026-00001', 'denunciante_telefono')
+    expect(() => cipher.decrypt(stored, 'DEN-2026-00002', 'denunciante_telefono')).toThrow()
+    expect(() => cipher.decrypt(stored, 'DEN-2026-00001', 'denunciante_dni')).toThrow()
+    const parts = stored.split(':')
+    const ct = Buffer.from(parts[3]!, 'base64')
+    ct[0]! ^= 1
+    expect(() => cipher.decrypt([...parts.slice(0, 3), ct.toString('base64')].join(':'), 'DEN-2026-00001', 'denunciante_telefono')).toThrow()
+    expect(() => cipher.decrypt('not-a-ciphertext', 'DEN-2026-00001', 'denunciante_telefono')).toThrow()
+  })
+
+  it('rotates keys: old values decrypt with [new, old], not with [new] alone', () => {
+    const old = createFieldCipher([k1]).encrypt('secreto', 'PER-2026-00001', 'nif')
+    const rotated = createFieldCipher([k2, k1])
+    expect(rotated.decrypt(old, 'PER-2026-00001', 'nif')).toBe('secreto')
+    const fresh = rotated.encrypt('nuevo', 'PER-2026-00001', 'nif')
+    expect(fresh.startsWith(`v1:${keyId(k2)}:`)).toBe(true)
+    expect(() => createFieldCipher([k2]).decrypt(old, 'PER-2026-00001', 'nif')).toThrow()
+    expect(createFieldCipher([k2]).decrypt(fresh, 'PER-2026-00001', 'nif')).toBe('nuevo')
+    expect(() => createFieldCipher([])).toThrow()
+  })
+
+  it('blind index: trimmed and upper-cased, deterministic, not the plaintext', () => {
+    expect(normaliseSearchable('  12345678z \n')).toBe('12345678Z')
+    const idx = cipher.blindIndex('12345678Z')
+    expect(idx).toMatch(/^[0-9a-f]{64}$/)
+    expect(cipher.blindIndex(' 12345678z ')).toBe(idx)
+    expect(cipher.blindIndex('12345678Y')).not.toBe(idx)
+    expect(idx).not.toContain('12345678')
+    expect(idx).not.toBe(Buffer.from('12345678Z').toString('hex'))
+    // A separate index key gives a separate index; blind index and digest never coincide.
+    expect(createFieldCipher([k1], randomBytes(32)).blindIndex('12345678Z')).not.toBe(idx)
+    expect(cipher.digest('12345678Z')).not.toBe(idx)
+    // The index key does not rotate with the encryption key when given explicitly.
+    const ik = randomBytes(32)
+    expect(createFieldCipher([k2, k1], ik).blindIndex('A')).toBe(createFieldCipher([k1], ik).blindIndex('a'))
+  })
+})
+
+describe('core/canonical.ts', () => {
+  it('sorts keys at every depth, no spaces, arrays in order', () => {
+    const value = { b: 1, a: { z: [3, { y: 2, x: 1 }], c: null }, 'ñ': 'x', A: true }
+    expect(canonicalJson(value)).toBe('{"A":true,"a":{"c":null,"z":[3,{"x":1,"y":2}]},"b":1,"ñ":"x"}')
+    expect(canonicalJson({ y: { b: 2, a: 1 }, x: [{ d: 1, c: 2 }] })).toBe(canonicalJson({ x: [{ c: 2, d: 1 }], y: { a: 1, b: 2 } }))
+    expect(canonicalJson({ a: undefined, b: 'x' })).toBe('{"b":"x"}')
+    expect(canonicalJson('tú "dijo"')).toBe('"tú \\"dijo\\""')
+    expect(canonicalJson([])).toBe('[]')
+  })
+})
+
+describe('core/config.ts', () => {
+  const dirs: string[] = []
+  const tmp = (): string => { const d = mkdtempSync(join(tmpdir(), 'policia-config-')); dirs.push(d); return d }
+  afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
+  const KEY = randomBytes(32).toString('base64')
+  const SECRET = 'x'.repeat(40)
+
+  it('NODE_ENV=production without JWT_SECRET or ENCRYPTION_KEY refuses to start', () => {
+    const DATA_DIR = tmp()
+    expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR })).toThrow(ConfigError)
+    expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR, ENCRYPTION_KEY: KEY })).toThrow(/JWT_SECRET/)
+    expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR, JWT_SECRET: SECRET })).toThrow(/ENCRYPTION_KEY/)
+    expect(existsSync(join(DATA_DIR, 'secrets.json'))).toBe(false)
+    const ok = loadConfig({ NODE_ENV: 'production', DATA_DIR, JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY })
+    expect(ok.production).toBe(true)
+    expect(ok.encryptionKeys[0]!.equals(Buffer.from(KEY, 'base64'))).toBe(true)
+  })
+
+  it('an ENCRYPTION_KEY that is not 32 bytes is refused', () => {
+    const DATA_DIR = tmp()
+    for (const bad of [randomBytes(16).toString('base64'), randomBytes(33).toString('base64'), 'short']) {
+      expect(() => loadConfig({ DATA_DIR, JWT_SECRET: SECRET, ENCRYPTION_KEY: bad })).toThrow(ConfigError)
+    }
+    expect(() => loadConfig({ DATA_DIR, JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, ENCRYPTION_KEYS: 'abcd' })).toThrow(/ENCRYPTION_KEYS/)
+    expect(() => loadConfig({ DATA_DIR, JWT_SECRET: 'too-short', ENCRYPTION_KEY: KEY })).toThrow(ConfigError)
+  })
+
+  it('keeps old keys for reading after the current one', () => {
+    const old = randomBytes(32).toString('base64')
+    const c = loadConfig({ DATA_DIR: tmp(), JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, ENCRYPTION_KEYS: `${old}, ${KEY}` })
+    expect(c.encryptionKeys.map((k) => k.toString('base64'))).toEqual([KEY, old])
+    expect(Object.isFrozen(c)).toBe(true)
+  })
+
+  it('development without secrets generates them once in DATA_DIR/secrets.json and reuses them', () => {
+    const DATA_DIR = join(tmp(), 'nested')
+    const first = loadConfig({ DATA_DIR })
+    const file = join(DATA_DIR, 'secrets.json')
+    expect(existsSync(file)).toBe(true)
+    const stored = readFileSync(file, 'utf8')
+    expect(first.production).toBe(false)
+    expect(first.jwtSecret.length).toBeGreaterThanOrEqual(32)
+    expect(first.encryptionKeys[0]).toHaveLength(32)
+    const second = loadConfig({ DATA_DIR })
+    expect(second.jwtSecret).toBe(first.jwtSecret)
+    expect(second.encryptionKeys[0]!.equals(first.encryptionKeys[0]!)).toBe(true)
+    expect(readFileSync(file, 'utf8')).toBe(stored)
+    const other = loadConfig({ DATA_DIR: tmp() })
+    expect(other.jwtSecret).not.toBe(first.jwtSecret)
+  })
+
+  it('rejects an unknown time zone and bad numbers', () => {
+    const base = { DATA_DIR: tmp(), JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY }
+    expect(loadConfig(base).timeZone).toBe('Europe/Madrid')
+    expect(() => loadConfig({ ...base, TZ: 'Europe/Madird' })).toThrow(ConfigError)
+    expect(() => loadConfig({ ...base, RATE_LIMIT_IP_MAX: 'many' })).toThrow(ConfigError)
+    expect(() => loadConfig({ ...base, RATE_LIMIT_IP_WINDOW: '0' })).toThrow(ConfigError)
+    expect(loadConfig({ ...base, RATE_LIMIT_IP_WINDOW: '15m' }).rateLimit.ipWindowMs).toBe(900_000)
+  })
+})
