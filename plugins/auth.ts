@@ -85,17 +85,17 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
       throw new AppError('TOKEN_INVALIDO')
     }
     const ttlMs = claims.exp * 1000 - Date.now()
-    let { session, user } = await app.stores.sessions.lookup(claims.jti, claims.sub)
+    let { session, user, userGen } = await app.stores.sessions.lookup(claims.jti, claims.sub)
     if (session === null) {
       const row = await request.em.findOne(SessionEntity, { jti: claims.jti }) as SessionRow | null
       session = row === null || row.revocado !== null || row.usuario !== claims.sub ? 'revoked' : 'active'
-      await app.stores.sessions.putSession(claims.jti, session, ttlMs)
+      await app.stores.sessions.fillSession(claims.jti, session, ttlMs)
     }
     if (session !== 'active') throw new AppError('TOKEN_INVALIDO')
     if (user === null) {
       user = await app.loadUser(request.em, claims.sub)
       if (user === null) throw new AppError('TOKEN_INVALIDO')
-      await app.stores.sessions.putUser(user, USER_CACHE_MS)
+      await app.stores.sessions.putUser(user, USER_CACHE_MS, userGen)
     }
     if (!user.activo) throw new AppError('TOKEN_INVALIDO')
     request.caller = { id: user.id, username: user.username, nombre: user.nombre, rol: user.rol, jti: claims.jti, exp: claims.exp }

@@ -45,20 +45,26 @@ export class MemorySequenceStore implements SequenceStore {
 export class MemorySessionStore implements SessionStore {
   private readonly sessions = new ExpiringMap<SessionState>()
   private readonly users = new ExpiringMap<UserSnapshot>()
+  private readonly gens = new Map<string, number>()
 
   async lookup (jti: string, userId: string): Promise<SessionLookup> {
-    return { session: this.sessions.get(jti) ?? null, user: this.users.get(userId) ?? null }
+    return { session: this.sessions.get(jti) ?? null, user: this.users.get(userId) ?? null, userGen: String(this.gens.get(userId) ?? 0) }
+  }
+
+  async fillSession (jti: string, state: SessionState, ttlMs: number): Promise<void> {
+    if (this.sessions.get(jti) === undefined) this.sessions.set(jti, state, Math.max(ttlMs, 1))
   }
 
   async putSession (jti: string, state: SessionState, ttlMs: number): Promise<void> {
     this.sessions.set(jti, state, Math.max(ttlMs, 1))
   }
 
-  async putUser (user: UserSnapshot, ttlMs: number): Promise<void> {
-    this.users.set(user.id, user, ttlMs)
+  async putUser (user: UserSnapshot, ttlMs: number, gen: string): Promise<void> {
+    if (String(this.gens.get(user.id) ?? 0) === gen) this.users.set(user.id, user, ttlMs)
   }
 
   async dropUser (userId: string): Promise<void> {
+    this.gens.set(userId, (this.gens.get(userId) ?? 0) + 1)
     this.users.delete(userId)
   }
 }

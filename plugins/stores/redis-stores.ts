@@ -41,29 +41,51 @@ export class RedisSequenceStore implements SequenceStore {
   }
 }
 
+/** Caches a user snapshot unless the user changed since its generation was read. */
+const PUT_USER = `
+if (redis.call('GET', KEYS[2]) or '0') == ARGV[2] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3]) end
+return 0`
+
+interface SessionCommands {
+  policiaPutUser (userKey: string, genKey: string, snapshot: string, gen: string, ttlMs: number): Promise<number>
+}
+
 export class RedisSessionStore implements SessionStore {
-  constructor (private readonly redis: Redis, private readonly prefix: string) {}
+  private readonly redis: Redis & SessionCommands
+
+  constructor (redis: Redis, private readonly prefix: string) {
+    if (typeof (redis as Partial<SessionCommands>).policiaPutUser !== 'function') {
+      redis.defineCommand('policiaPutUser', { numberOfKeys: 2, lua: PUT_USER })
+    }
+    this.redis = redis as Redis & SessionCommands
+  }
 
   private sessionKey (jti: string): string { return `${this.prefix}sess:${jti}` }
   private userKey (id: string): string { return `${this.prefix}user:${id}` }
+  private genKey (id: string): string { return `${this.prefix}usergen:${id}` }
 
   async lookup (jti: string, userId: string): Promise<SessionLookup> {
-    const [session, user] = await this.redis.mget(this.sessionKey(jti), this.userKey(userId))
+    const [session, user, gen] = await this.redis.mget(this.sessionKey(jti), this.userKey(userId), this.genKey(userId))
     return {
       session: session === 'active' || session === 'revoked' ? session : null,
       user: user === null || user === undefined ? null : JSON.parse(user) as UserSnapshot,
+      userGen: gen ?? '0',
     }
+  }
+
+  async fillSession (jti: string, state: SessionState, ttlMs: number): Promise<void> {
+    await this.redis.set(this.sessionKey(jti), state, 'PX', Math.max(Math.ceil(ttlMs), 1), 'NX')
   }
 
   async putSession (jti: string, state: SessionState, ttlMs: number): Promise<void> {
     await this.redis.set(this.sessionKey(jti), state, 'PX', Math.max(Math.ceil(ttlMs), 1))
   }
 
-  async putUser (user: UserSnapshot, ttlMs: number): Promise<void> {
-    await this.redis.set(this.userKey(user.id), JSON.stringify(user), 'PX', ttlMs)
+  async putUser (user: UserSnapshot, ttlMs: number, gen: string): Promise<void> {
+    await this.redis.policiaPutUser(this.userKey(user.id), this.genKey(user.id), JSON.stringify(user), gen, ttlMs)
   }
 
   async dropUser (userId: string): Promise<void> {
-    await this.redis.del(this.userKey(userId))
+    await this.redis.multi().incr(this.genKey(userId)).pexpire(this.genKey(userId), 3_600_000).del(this.userKey(userId)).exec()
   }
 }

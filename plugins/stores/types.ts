@@ -27,6 +27,8 @@ export interface SessionLookup {
   /** null: the store does not know (never seen, or Redis lost it): ask the database. */
   readonly session: SessionState | null
   readonly user: UserSnapshot | null
+  /** Generation of the user's cache entry; a fill read under an older generation is dropped. */
+  readonly userGen: string
 }
 
 /**
@@ -37,7 +39,10 @@ export interface SessionLookup {
 export interface SessionStore {
   lookup (jti: string, userId: string): Promise<SessionLookup>
   putSession (jti: string, state: SessionState, ttlMs: number): Promise<void>
-  putUser (user: UserSnapshot, ttlMs: number): Promise<void>
+  /** Like putSession but never replaces a state already stored (a fill from the database). */
+  fillSession (jti: string, state: SessionState, ttlMs: number): Promise<void>
+  /** Caches the snapshot only if no write to the user happened since `gen` was read. */
+  putUser (user: UserSnapshot, ttlMs: number, gen: string): Promise<void>
   /** Forget a cached user so the next request reads role and activo afresh. */
   dropUser (userId: string): Promise<void>
 }
