@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { buildApp } from '../../core/kernel.js'
+import { loadConfig } from '../../core/config.js'
 
 import { createHarness, ADMIN, TEST_KEY, type Harness } from '../helpers/app.js'
 import { client, login } from '../helpers/http.js'
@@ -114,3 +115,41 @@ describe('graceful shutdown', () => {
   })
 })
 
+
+describe('embedded default', () => {
+  it('keeps its data under DATA_DIR across a restart and creates the first admin once', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'policia-embedded-'))
+    const env = {
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789',
+      ENCRYPTION_KEY: TEST_KEY,
+    }
+    try {
+      const first = await buildApp({ config: loadConfig(env), logger: false })
+      expect(first.databaseKind).toBe('embedded')
+      expect(first.stores.kind).toBe('memory')
+      const generated = first.firstLogin?.generatedPassword
+      expect(first.firstLogin?.username).toBe('admin')
+      expect(generated).toMatch(/^[\w-]{16}$/)
+      const api = client(first, await login(first, 'admin', generated))
+      const created = await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Persistente' })
+      expect(created.status).toBe(201)
+      await first.close()
+
+      const second = await buildApp({ config: loadConfig(env), logger: false })
+      try {
+        expect(second.firstLogin).toBeUndefined()
+        const api2 = client(second, await login(second, 'admin', generated))
+        const again = await api2.get(`/sala092/${created.body.data._id as string}`)
+        expect(again.body.data).toEqual(created.body.data)
+        const next = await api2.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Siguiente' })
+        expect(next.body.data._id).toMatch(/-00002$/)
+      } finally {
+        await second.close()
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+})
