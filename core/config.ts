@@ -22,8 +22,6 @@ export interface Config {
   readonly jwtSecret: string
   /** Current AES-256 key first, then old keys kept for reading. */
   readonly encryptionKeys: readonly Buffer[]
-  /** HMAC key of blind indexes and integrity digests (INDEX_KEY); derived from ENCRYPTION_KEY when unset. */
-  readonly indexKey?: Buffer
   readonly adminUsername?: string
   readonly adminPassword?: string
   readonly rateLimit: { readonly ipMax: number, readonly ipWindowMs: number, readonly tokenMax: number, readonly tokenWindowMs: number }
@@ -110,7 +108,6 @@ export function loadConfig (env: Env = process.env): Config {
     redisPrefix: env.REDIS_PREFIX ?? 'policia:',
     jwtSecret,
     encryptionKeys: Object.freeze([current, ...old.filter((k) => !k.equals(current))]),
-    ...(env.INDEX_KEY ? { indexKey: key(env.INDEX_KEY, 'INDEX_KEY') } : {}),
     ...(env.ADMIN_USERNAME ? { adminUsername: env.ADMIN_USERNAME } : {}),
     ...(env.ADMIN_PASSWORD ? { adminPassword: env.ADMIN_PASSWORD } : {}),
     rateLimit: Object.freeze({

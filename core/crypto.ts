@@ -5,34 +5,49 @@
  *
  *   stored value = "v1:" keyId ":" base64(iv) ":" base64(ciphertext || tag)
  *
- * Blind indexes and integrity digests are HMAC-SHA-256 under a separate key.
+ * Blind indexes and integrity digests are HMAC-SHA-256 under two further
+ * keys of their own, which never change when ENCRYPTION_KEY rotates (they
+ * are kept wrapped by it in the database: plugins/system-keys.ts).
  */
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
 import { keyId } from './config.js'
 
 export interface FieldCipher {
+  /** Key id of the key new values are encrypted with. */
+  readonly currentKeyId: string
   encrypt (plaintext: string, recordId: string, field: string): string
   /** Plaintext, or throws when no configured key fits or the value was tampered with. */
   decrypt (stored: string, recordId: string, field: string): string
-  /** Blind index of a searchable value: trimmed, upper case, HMAC hex. */
+  /** Blind index of a searchable value: trimmed, upper case, HMAC hex (index key). */
   blindIndex (value: string): string
-  /** HMAC hex of a value, for the integrity hash (never the plaintext). */
+  /** HMAC hex of a value, for the integrity hash (integrity key; never the plaintext). */
   digest (value: string): string
+}
+
+export interface MacKeys {
+  readonly indexKey: Buffer
+  readonly integrityKey: Buffer
+}
+
+/** Key id written in a stored value, or undefined if it is not one. */
+export function keyIdOf (stored: string): string | undefined {
+  const parts = stored.split(':')
+  return parts.length === 4 && parts[0] === 'v1' ? parts[1] : undefined
 }
 
 export function normaliseSearchable (value: string): string {
   return value.trim().toUpperCase()
 }
 
-export function createFieldCipher (keys: readonly Buffer[], indexKey?: Buffer): FieldCipher {
+export function createFieldCipher (keys: readonly Buffer[], macKeys: MacKeys): FieldCipher {
   if (keys.length === 0) throw new Error('at least one encryption key is needed')
   const current = keys[0]!
   const currentId = keyId(current)
   const byId = new Map(keys.map((k) => [keyId(k), k]))
-  const macKey = indexKey ?? Buffer.from(hkdfSync('sha256', current, Buffer.alloc(0), 'policia-index-v1', 32))
   const aad = (recordId: string, field: string): Buffer => Buffer.from(`${recordId}\u0000${field}`, 'utf8')
-  const hmac = (label: string, value: string): string => createHmac('sha256', macKey).update(label).update('\u0000').update(value, 'utf8').digest('hex')
+  const hmac = (key: Buffer, value: string): string => createHmac('sha256', key).update(value, 'utf8').digest('hex')
   return {
+    currentKeyId: currentId,
     encrypt (plaintext, recordId, field) {
       const iv = randomBytes(12)
       const cipher = createCipheriv('aes-256-gcm', current, iv)
@@ -44,7 +59,7 @@ export function createFieldCipher (keys: readonly Buffer[], indexKey?: Buffer): 
       const [version, kid, ivB64, ctB64] = stored.split(':')
       const key = kid === undefined ? undefined : byId.get(kid)
       if (version !== 'v1' || key === undefined || ivB64 === undefined || ctB64 === undefined) {
-        throw new Error(`cannot decrypt ${field} of ${recordId}: unknown format or key id`)
+        throw new Error(`cannot decrypt ${field} of ${recordId}: unknown format or key id ${String(kid)}`)
       }
       const data = Buffer.from(ctB64, 'base64')
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(ivB64, 'base64'))
@@ -52,7 +67,7 @@ export function createFieldCipher (keys: readonly Buffer[], indexKey?: Buffer): 
       decipher.setAuthTag(data.subarray(data.length - 16))
       return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString('utf8')
     },
-    blindIndex (value) { return hmac('bidx', normaliseSearchable(value)) },
-    digest (value) { return hmac('hash', value) },
+    blindIndex (value) { return hmac(macKeys.indexKey, normaliseSearchable(value)) },
+    digest (value) { return hmac(macKeys.integrityKey, value) },
   }
 }

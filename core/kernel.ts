@@ -14,6 +14,7 @@ import jsonBody, { BODY_LIMIT } from '../plugins/json-body.js'
 import redisPlugin from '../plugins/redis.js'
 import storesPlugin, { type StoresOptions } from '../plugins/stores.js'
 import ormPlugin, { type OrmOptions } from '../plugins/orm.js'
+import systemKeys from '../plugins/system-keys.js'
 import authPlugin from '../plugins/auth.js'
 import authRoutes from '../plugins/auth-routes.js'
 import usersPolicy from '../plugins/users-policy.js'
@@ -73,6 +74,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       ...(options.embedded !== undefined && { embedded: options.embedded }),
       ...(options.embeddedPath !== undefined && { embeddedPath: options.embeddedPath }),
     })
+    await app.register(systemKeys)
     await app.register(authPlugin)
     await app.register(usersPolicy)
     await app.register(notFound)

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { MikroORM, type EntityManager, type Options } from '@mikro-orm/postgresql'
 import { buildEntity, type Row } from '../modules/build-entity.js'
 import { SessionEntity } from './session-entity.js'
+import { SystemKeyEntity } from './system-keys.js'
 import { syncSchema } from './schema-sync.js'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded-db.js'
 import type { EntitySchema } from '@mikro-orm/core'
@@ -52,7 +53,7 @@ async function ormPlugin (app: FastifyInstance, opts: OrmOptions): Promise<void>
   try {
     orm = await MikroORM.init({
       ...connection,
-      entities: [...entities.values(), SessionEntity],
+      entities: [...entities.values(), SessionEntity, SystemKeyEntity],
       pool: { min: 0, max: embedded === undefined ? 10 : 4 },
       allowGlobalContext: false,
       forceUtcTimezone: true,

@@ -177,6 +177,9 @@ export function buildRegistry (file: RegistryFile, fileName: string): Registry {
   for (const m of modules) {
     if ((RESERVED_PATHS as readonly string[]).includes(m.path)) throw new RegistryProblem(['modules', m.name, 'path'], `path "${m.path}" is reserved by the service`)
   }
+  for (const m of modules) {
+    if (m.table.startsWith('sys_')) throw new RegistryProblem(['modules', m.name, 'table'], `table names starting with "sys_" are reserved for the service's own tables`)
+  }
   uniqueBy(modules, 'path'); uniqueBy(modules, 'prefix'); uniqueBy(modules, 'table')
   const users = modules.filter((m) => m.users)
   if (users.length !== 1) throw new RegistryProblem(['modules'], `exactly one module must set "users: true" (found ${users.length})`)

@@ -9,7 +9,7 @@ import { loadRegistry } from '../../core/registry/load.js'
 import { parseListQuery, type ListQuery } from '../../modules/list-query.js'
 
 const registry = loadRegistry('modules.yaml')
-const cipher = createFieldCipher([Buffer.alloc(32, 7)])
+const cipher = createFieldCipher([Buffer.alloc(32, 7)], { indexKey: Buffer.alloc(32, 8), integrityKey: Buffer.alloc(32, 9) })
 const TZ = 'Europe/Madrid'
 const vehiculos = registry.byName.get('vehiculos')!
 const personal = registry.byName.get('personal')!
