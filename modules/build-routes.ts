@@ -19,6 +19,8 @@ declare module 'fastify' {
     action?: Action
     /** Route needs no token. */
     public?: boolean
+    /** false: not rate limited and no RateLimit headers (/health, /ready). */
+    rateLimit?: boolean
   }
 }
 

@@ -11,6 +11,7 @@ import { entityName } from '../modules/build-entity.js'
 import { valueColumn } from '../modules/columns.js'
 import { hashPassword } from '../modules/record-service.js'
 import { SessionEntity } from './session-entity.js'
+import { LOGIN_LOCK, lockedOut, loginKey } from './rate-limit.js'
 
 const LoginBody = Type.Object({
   username: Type.String({ minLength: 1, maxLength: 64 }),
@@ -45,10 +46,19 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     schema: { tags, summary: 'Iniciar sesión', body: LoginBody, response: { 200: envelope(Type.Object({ token: Type.String(), user: LoginUser })) } },
   }, async (request) => {
     const { username, password } = request.body as { username: string, password: string }
+    // Lock-out per username, known or not, whatever the IP (SPEC S8).
+    const failures = loginKey(username)
+    const locked = lockedOut(await app.stores.rateLimits.peek(failures))
+    if (locked !== undefined) throw locked
     const row = await request.em.findOne(usersEntity, { [col('username')]: username, _deleted: null }) as Record<string, unknown> | null
     const stored = (row?.[col('password')] as string | null | undefined) ?? dummyHash
     const ok = await argon2Verify(stored, password).catch(() => false)
-    if (row === null || !ok || row[col('activo')] === false) throw new AppError('CREDENCIALES_INVALIDAS')
+    if (row === null || !ok || row[col('activo')] === false) {
+      await app.stores.rateLimits.hit([{ key: failures, windowMs: LOGIN_LOCK.windowMs }])
+      request.log.info({ username }, 'login failed')
+      throw new AppError('CREDENCIALES_INVALIDAS')
+    }
+    await app.stores.rateLimits.reset(failures)
     const jti = randomUUID()
     const now = new Date()
     const ttl = app.config.tokenTtlSeconds

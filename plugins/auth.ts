@@ -1,9 +1,11 @@
 /**
- * Bearer-token authentication (SPEC S8). Every route but the public ones
- * (login, health, readiness, docs) passes through one onRequest hook that
- * verifies the JWT (HS256 only), checks its session is not revoked and
- * loads the caller's current role and `activo` flag. Both answers come from
- * the session store in one round trip; the database answers only a miss.
+ * Bearer-token authentication (SPEC S8) and rate limits (S10). Every route
+ * but /health and /ready passes through one onRequest hook that counts the
+ * request against the IP (and token) limits and, except on the public
+ * routes (login, docs), verifies the JWT (HS256 only), checks its session is
+ * not revoked and loads the caller's current role and `activo` flag. The
+ * counters and both answers come from the stores in one round trip; the
+ * database answers only a miss.
  */
 import fp from 'fastify-plugin'
 import fastifyJwt from '@fastify/jwt'
@@ -14,7 +16,8 @@ import { entityName } from '../modules/build-entity.js'
 import { valueColumn } from '../modules/columns.js'
 import type { Caller } from '../modules/hooks.js'
 import { SessionEntity, type SessionRow } from './session-entity.js'
-import type { UserSnapshot } from './stores/types.js'
+import type { SessionLookup, UserSnapshot } from './stores/types.js'
+import { enforce, ipLimit, tokenLimit } from './rate-limit.js'
 
 export interface TokenClaims {
   sub: string
@@ -75,31 +78,60 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
   })
 
   app.decorateRequest('caller', null as unknown as AuthenticatedCaller)
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.public === true) return
-    const token = bearer(request)
-    let claims: TokenClaims
+
+  // One pass per request: verify the token (CPU only), then count the rate
+  // limits and look up session and user together — one Redis round trip —
+  // then decide: 429, 401, or go on with the caller known.
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config
+    if (config.rateLimit === false) return
+    const needsToken = config.public !== true
+    let claims: TokenClaims | undefined
+    let refused: AppError | undefined
+    if (needsToken) {
+      try {
+        claims = verifyToken(bearer(request))
+      } catch (err) {
+        refused = err as AppError
+      }
+    }
+    const limits = [ipLimit(request, app.config), ...(claims === undefined ? [] : [tokenLimit(claims.jti, app.config)])]
+    const [counters, found] = await Promise.all([
+      app.stores.rateLimits.hit(limits),
+      claims === undefined ? undefined : app.stores.sessions.lookup(claims.jti, claims.sub),
+    ])
+    enforce(reply, limits, counters)
+    if (!needsToken) return
+    if (refused !== undefined || claims === undefined || found === undefined) throw refused ?? new AppError('TOKEN_INVALIDO')
+    request.caller = await resolveCaller(request.em, claims, found)
+  })
+
+  function verifyToken (token: string): TokenClaims {
     try {
-      claims = app.jwt.verify<TokenClaims>(token)
+      return app.jwt.verify<TokenClaims>(token)
     } catch {
       throw new AppError('TOKEN_INVALIDO')
     }
+  }
+
+  /** Session state and user snapshot from the store; a miss is answered by the database and written back. */
+  async function resolveCaller (em: EntityManager, claims: TokenClaims, found: SessionLookup): Promise<AuthenticatedCaller> {
     const ttlMs = claims.exp * 1000 - Date.now()
-    let { session, user, userGen } = await app.stores.sessions.lookup(claims.jti, claims.sub)
+    let { session, user } = found
     if (session === null) {
-      const row = await request.em.findOne(SessionEntity, { jti: claims.jti }) as SessionRow | null
+      const row = await em.findOne(SessionEntity, { jti: claims.jti }) as SessionRow | null
       session = row === null || row.revocado !== null || row.usuario !== claims.sub ? 'revoked' : 'active'
       await app.stores.sessions.fillSession(claims.jti, session, ttlMs)
     }
     if (session !== 'active') throw new AppError('TOKEN_INVALIDO')
     if (user === null) {
-      user = await app.loadUser(request.em, claims.sub)
+      user = await app.loadUser(em, claims.sub)
       if (user === null) throw new AppError('TOKEN_INVALIDO')
-      await app.stores.sessions.putUser(user, USER_CACHE_MS, userGen)
+      await app.stores.sessions.putUser(user, USER_CACHE_MS, found.userGen)
     }
     if (!user.activo) throw new AppError('TOKEN_INVALIDO')
-    request.caller = { id: user.id, username: user.username, nombre: user.nombre, rol: user.rol, jti: claims.jti, exp: claims.exp }
-  })
+    return { id: user.id, username: user.username, nombre: user.nombre, rol: user.rol, jti: claims.jti, exp: claims.exp }
+  }
 }
 
 export default fp(authPlugin, { name: 'policia-auth', fastify: '5.x', dependencies: ['policia-config', 'policia-stores', 'policia-orm'] })

@@ -4,10 +4,10 @@ import type { FastifyInstance } from 'fastify'
 import { sendError } from './error-handler.js'
 
 async function healthPlugin (app: FastifyInstance): Promise<void> {
-  app.get('/health', { config: { public: true }, schema: { tags: ['Operación'], summary: 'Vivo' } }, async () => {
+  app.get('/health', { config: { public: true, rateLimit: false }, schema: { tags: ['Operación'], summary: 'Vivo' } }, async () => {
     return { success: true, data: { status: 'ok' } }
   })
-  app.get('/ready', { config: { public: true }, schema: { tags: ['Operación'], summary: 'Listo: base de datos y Redis accesibles' } }, async (request, reply) => {
+  app.get('/ready', { config: { public: true, rateLimit: false }, schema: { tags: ['Operación'], summary: 'Listo: base de datos y Redis accesibles' } }, async (request, reply) => {
     const checks: Record<string, string> = {}
     try {
       await app.orm.em.getConnection().execute('select 1')

@@ -17,6 +17,9 @@ async function redisPlugin (app: FastifyInstance): Promise<void> {
     commandTimeout: 5000,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
+    // Commands issued in the same tick (rate counters and session lookup)
+    // leave as one write: one round trip per request.
+    enableAutoPipelining: true,
     lazyConnect: false,
   })
   // With no offline queue, wait for the first connection before serving.

@@ -5,13 +5,14 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { MemorySequenceStore, MemorySessionStore } from './stores/memory-stores.js'
-import { RedisSequenceStore, RedisSessionStore } from './stores/redis-stores.js'
-import type { SequenceStore, SessionStore } from './stores/types.js'
+import { MemoryRateLimitStore, MemorySequenceStore, MemorySessionStore } from './stores/memory-stores.js'
+import { RedisRateLimitStore, RedisSequenceStore, RedisSessionStore } from './stores/redis-stores.js'
+import type { RateLimitStore, SequenceStore, SessionStore } from './stores/types.js'
 
 export interface Stores {
   readonly sequences: SequenceStore
   readonly sessions: SessionStore
+  readonly rateLimits: RateLimitStore
   readonly kind: 'redis' | 'memory'
 }
 
@@ -31,9 +32,9 @@ async function storesPlugin (app: FastifyInstance, opts: StoresOptions): Promise
   if (opts.stores !== undefined) {
     stores = { ...opts.stores, kind: app.hasDecorator('redis') ? 'redis' : 'memory' }
   } else if (app.hasDecorator('redis')) {
-    stores = { sequences: new RedisSequenceStore(app.redis, prefix), sessions: new RedisSessionStore(app.redis, prefix), kind: 'redis' }
+    stores = { sequences: new RedisSequenceStore(app.redis, prefix), sessions: new RedisSessionStore(app.redis, prefix), rateLimits: new RedisRateLimitStore(app.redis, prefix), kind: 'redis' }
   } else {
-    stores = { sequences: new MemorySequenceStore(), sessions: new MemorySessionStore(), kind: 'memory' }
+    stores = { sequences: new MemorySequenceStore(), sessions: new MemorySessionStore(), rateLimits: new MemoryRateLimitStore(), kind: 'memory' }
   }
   app.decorate('stores', Object.freeze(stores))
 }

@@ -1,5 +1,5 @@
 /** In-process stores for a single instance (embedded mode, no REDIS_URL). */
-import type { SequenceStore, SessionLookup, SessionState, SessionStore, UserSnapshot } from './types.js'
+import type { Counter, RateLimitStore, SequenceStore, SessionLookup, SessionState, SessionStore, UserSnapshot, Window } from './types.js'
 
 /** A Map whose entries expire; expired entries are dropped when read or swept. */
 class ExpiringMap<V> {
@@ -66,5 +66,35 @@ export class MemorySessionStore implements SessionStore {
   async dropUser (userId: string): Promise<void> {
     this.gens.set(userId, (this.gens.get(userId) ?? 0) + 1)
     this.users.delete(userId)
+  }
+}
+
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly windows = new Map<string, { count: number, resetAt: number }>()
+
+  async hit (windows: readonly Window[]): Promise<Counter[]> {
+    const now = Date.now()
+    if (this.windows.size > 100_000) {
+      for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k)
+    }
+    return windows.map(({ key, windowMs }) => {
+      let w = this.windows.get(key)
+      if (w === undefined || w.resetAt <= now) {
+        w = { count: 0, resetAt: now + windowMs }
+        this.windows.set(key, w)
+      }
+      w.count++
+      return { count: w.count, resetMs: w.resetAt - now }
+    })
+  }
+
+  async peek (key: string): Promise<Counter> {
+    const w = this.windows.get(key)
+    const now = Date.now()
+    return w === undefined || w.resetAt <= now ? { count: 0, resetMs: 0 } : { count: w.count, resetMs: w.resetAt - now }
+  }
+
+  async reset (key: string): Promise<void> {
+    this.windows.delete(key)
   }
 }

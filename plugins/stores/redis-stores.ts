@@ -3,7 +3,7 @@
  * scripts (atomic); every key lives under the configured namespace.
  */
 import type { Redis } from 'ioredis'
-import type { SequenceStore, SessionLookup, SessionState, SessionStore, UserSnapshot } from './types.js'
+import type { Counter, RateLimitStore, SequenceStore, SessionLookup, SessionState, SessionStore, UserSnapshot, Window } from './types.js'
 
 const NEXT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
@@ -87,5 +87,49 @@ export class RedisSessionStore implements SessionStore {
 
   async dropUser (userId: string): Promise<void> {
     await this.redis.multi().incr(this.genKey(userId)).pexpire(this.genKey(userId), 3_600_000).del(this.userKey(userId)).exec()
+  }
+}
+
+/** One INCR per window, its expiry set on the first hit; returns count and PTTL pairs. */
+const HIT = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local c = redis.call('INCR', key)
+  if c == 1 then redis.call('PEXPIRE', key, ARGV[i]) end
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then redis.call('PEXPIRE', key, ARGV[i]); ttl = tonumber(ARGV[i]) end
+  out[#out + 1] = c
+  out[#out + 1] = ttl
+end
+return out`
+
+interface RateCommands {
+  policiaHit (...args: Array<string | number>): Promise<number[]>
+}
+
+export class RedisRateLimitStore implements RateLimitStore {
+  private readonly redis: Redis & RateCommands
+
+  constructor (redis: Redis, private readonly prefix: string) {
+    if (typeof (redis as Partial<RateCommands>).policiaHit !== 'function') {
+      redis.defineCommand('policiaHit', { lua: HIT })
+    }
+    this.redis = redis as Redis & RateCommands
+  }
+
+  private key (k: string): string { return `${this.prefix}rl:${k}` }
+
+  async hit (windows: readonly Window[]): Promise<Counter[]> {
+    const flat = await this.redis.policiaHit(windows.length, ...windows.map((w) => this.key(w.key)), ...windows.map((w) => w.windowMs))
+    return windows.map((_, i) => ({ count: Number(flat[2 * i]), resetMs: Math.max(0, Number(flat[2 * i + 1])) }))
+  }
+
+  async peek (key: string): Promise<Counter> {
+    const [[, count], [, ttl]] = await this.redis.multi().get(this.key(key)).pttl(this.key(key)).exec() as [[unknown, string | null], [unknown, number]]
+    return count === null ? { count: 0, resetMs: 0 } : { count: Number(count), resetMs: Math.max(0, ttl) }
+  }
+
+  async reset (key: string): Promise<void> {
+    await this.redis.del(this.key(key))
   }
 }

@@ -46,3 +46,25 @@ export interface SessionStore {
   /** Forget a cached user so the next request reads role and activo afresh. */
   dropUser (userId: string): Promise<void>
 }
+
+/** A fixed-window counter after one more hit. */
+export interface Counter {
+  readonly count: number
+  /** Milliseconds until the window ends and the count starts again. */
+  readonly resetMs: number
+}
+
+export interface Window {
+  readonly key: string
+  readonly windowMs: number
+}
+
+/** Request counters shared by all instances (SPEC S10) and the login lock-out (S8). */
+export interface RateLimitStore {
+  /** Counts one hit against each window and returns the counts, in order. */
+  hit (windows: readonly Window[]): Promise<Counter[]>
+  /** The current count of a window without counting (0 when none). */
+  peek (key: string): Promise<Counter>
+  /** Forgets a window (a successful login clears its failures). */
+  reset (key: string): Promise<void>
+}

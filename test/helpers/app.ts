@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import { loadConfig, type Config } from '../../core/config.js'
 import { buildApp } from '../../core/kernel.js'
 import type { Registry } from '../../core/registry/types.js'
-import { MemorySequenceStore, MemorySessionStore } from '../../plugins/stores/memory-stores.js'
+import { MemoryRateLimitStore, MemorySequenceStore, MemorySessionStore } from '../../plugins/stores/memory-stores.js'
 import { createTestDatabase, flushPrefix, newRedisPrefix, usingRedis, type TestDatabase } from './services.js'
 
 export const ADMIN = { username: 'admin', password: 'admin-password-123' }
@@ -33,7 +33,9 @@ export async function createHarness (): Promise<Harness> {
   const redisPrefix = newRedisPrefix()
   const dataDir = mkdtempSync(join(tmpdir(), 'policia-test-'))
   const apps: FastifyInstance[] = []
-  let memory = { sequences: new MemorySequenceStore(), sessions: new MemorySessionStore() }
+  const memoryStores = (): { sequences: MemorySequenceStore, sessions: MemorySessionStore, rateLimits: MemoryRateLimitStore } =>
+    ({ sequences: new MemorySequenceStore(), sessions: new MemorySessionStore(), rateLimits: new MemoryRateLimitStore() })
+  let memory = memoryStores()
   const env = (extra: Record<string, string> = {}): Record<string, string | undefined> => ({
     ...(db.url !== undefined && { DATABASE_URL: db.url }),
     ...(usingRedis && { REDIS_URL: process.env.REDIS_URL }),
@@ -45,6 +47,10 @@ export async function createHarness (): Promise<Harness> {
     TZ: 'Europe/Madrid',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
+    // Tests send far more than 50 requests a minute from one address; the
+    // rate-limit tests set their own small limits.
+    RATE_LIMIT_IP_MAX: '1000000',
+    RATE_LIMIT_TOKEN_MAX: '1000000',
     ...extra,
   })
   return {
@@ -64,7 +70,7 @@ export async function createHarness (): Promise<Harness> {
     },
     async flushStores () {
       if (usingRedis) await flushPrefix(redisPrefix)
-      else memory = { sequences: new MemorySequenceStore(), sessions: new MemorySessionStore() }
+      else memory = memoryStores()
     },
     async close () {
       for (const app of apps) await app.close()

@@ -9,8 +9,8 @@
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { buildApp } from '../../core/kernel.js'
-import { MemorySequenceStore, MemorySessionStore } from '../../plugins/stores/memory-stores.js'
-import { RedisSequenceStore, RedisSessionStore } from '../../plugins/stores/redis-stores.js'
+import { MemoryRateLimitStore, MemorySequenceStore, MemorySessionStore } from '../../plugins/stores/memory-stores.js'
+import { RedisRateLimitStore, RedisSequenceStore, RedisSessionStore } from '../../plugins/stores/redis-stores.js'
 import type { SessionStore } from '../../plugins/stores/types.js'
 import type { Harness } from './app.js'
 import { usingRedis } from './services.js'
@@ -34,6 +34,7 @@ export async function gatedPair (h: Harness): Promise<GatedPair> {
   const redis = usingRedis ? new Redis(process.env.REDIS_URL!) : undefined
   const sequences = redis !== undefined ? new RedisSequenceStore(redis, h.redisPrefix) : new MemorySequenceStore()
   const sessions: SessionStore = redis !== undefined ? new RedisSessionStore(redis, h.redisPrefix) : new MemorySessionStore()
+  const rateLimits = redis !== undefined ? new RedisRateLimitStore(redis, h.redisPrefix) : new MemoryRateLimitStore()
   let pending: { method: RegExp, reached: (name: string) => void, released: Promise<void> } | undefined
   const held = new Proxy(sessions, {
     get (target, prop, receiver) {
@@ -52,7 +53,7 @@ export async function gatedPair (h: Harness): Promise<GatedPair> {
   })
   const config = { ...h.config, rateLimit: { ...h.config.rateLimit, ipMax: 1_000_000, tokenMax: 1_000_000 } }
   const build = (s: SessionStore): Promise<FastifyInstance> => buildApp({
-    config, logger: false, stores: { sequences, sessions: s }, ...(h.db.embedded !== undefined && { embedded: h.db.embedded }),
+    config, logger: false, stores: { sequences, sessions: s, rateLimits }, ...(h.db.embedded !== undefined && { embedded: h.db.embedded }),
   })
   const a = await build(sessions)
   const b = await build(held)

@@ -28,21 +28,34 @@ describe('GET /{module}/{id}', () => {
     const knex = app.orm.em.getConnection().getKnex()
     const onQuery = (q: { sql: string }): void => { queries.push(q.sql) }
     knex.on('query', onQuery)
+    // Redis: count the commands and the writes to the socket (one write = one round trip).
     const commands: string[] = []
+    let writes = 0
     const redis = usingRedis ? app.redis : undefined
-    const original = redis?.sendCommand.bind(redis)
-    if (redis !== undefined && original !== undefined) {
-      redis.sendCommand = ((cmd: { name: string }) => { commands.push(cmd.name); return original(cmd as never) }) as typeof redis.sendCommand
+    const stream = redis === undefined ? undefined : (redis as unknown as { stream: { write: (...a: unknown[]) => boolean } }).stream
+    const originalWrite = stream?.write
+    const originalSend = redis?.sendCommand
+    if (redis !== undefined && stream !== undefined && originalWrite !== undefined && originalSend !== undefined) {
+      stream.write = (...a: unknown[]) => { writes++; return originalWrite.apply(stream, a) }
+      redis.sendCommand = ((...args: unknown[]) => { commands.push((args[0] as { name: string }).name); return (originalSend as (...a: unknown[]) => unknown).apply(redis, args) }) as typeof redis.sendCommand
     }
     try {
       const res = await api.get(`/sala092/${id}`)
       expect(res.status).toBe(200)
+      expect(res.headers['ratelimit-remaining']).toBeDefined()
     } finally {
       knex.off('query', onQuery)
-      if (redis !== undefined && original !== undefined) redis.sendCommand = original
+      if (redis !== undefined && stream !== undefined) {
+        stream.write = originalWrite!
+        redis.sendCommand = originalSend!
+      }
     }
     expect(queries).toHaveLength(1)
     expect(queries[0]).toMatch(/^select .* from "sala092"/)
-    if (usingRedis) expect(commands).toEqual(['mget'])
+    if (usingRedis) {
+      // the rate counters (one Lua script) and the session+user MGET, sent together
+      expect(commands.sort()).toEqual(['evalsha', 'mget'])
+      expect(writes).toBe(1)
+    }
   })
 })

@@ -1,0 +1,64 @@
+/**
+ * Rate limits (SPEC S10): per client IP (50/minute) and per token
+ * (1000/hour) by default, counted in fixed windows in the shared store so
+ * every instance counts together. The counting itself rides along with the
+ * session lookup in plugins/auth.ts (one Redis round trip per request);
+ * this file decides what the counts mean and which headers say so.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { AppError } from '../core/errors.js'
+import type { Config } from '../core/config.js'
+import type { Counter, Window } from './stores/types.js'
+
+export interface Limit extends Window {
+  readonly max: number
+}
+
+export function ipLimit (request: FastifyRequest, config: Config): Limit {
+  return { key: `ip:${request.ip}`, windowMs: config.rateLimit.ipWindowMs, max: config.rateLimit.ipMax }
+}
+
+export function tokenLimit (jti: string, config: Config): Limit {
+  return { key: `tok:${jti}`, windowMs: config.rateLimit.tokenWindowMs, max: config.rateLimit.tokenMax }
+}
+
+const seconds = (ms: number): string => String(Math.max(1, Math.ceil(ms / 1000)))
+
+/**
+ * Sets `RateLimit-Limit`, `-Remaining` and `-Reset` from the tightest limit
+ * and throws 429 `Demasiadas peticiones` with `Retry-After` when any is
+ * exceeded.
+ */
+export function enforce (reply: FastifyReply, limits: readonly Limit[], counters: readonly Counter[]): void {
+  let shown = 0
+  let exceeded: number | undefined
+  limits.forEach((l, i) => {
+    const c = counters[i]!
+    const remaining = l.max - c.count
+    const best = limits[shown]!.max - counters[shown]!.count
+    if (remaining < best || (remaining === best && c.resetMs > counters[shown]!.resetMs)) shown = i
+    if (c.count > l.max && (exceeded === undefined || c.resetMs > counters[exceeded]!.resetMs)) exceeded = i
+  })
+  const i = exceeded ?? shown
+  const headers = {
+    'ratelimit-limit': String(limits[i]!.max),
+    'ratelimit-remaining': String(Math.max(0, limits[i]!.max - counters[i]!.count)),
+    'ratelimit-reset': seconds(counters[i]!.resetMs),
+  }
+  if (exceeded !== undefined) {
+    throw new AppError('DEMASIADAS_PETICIONES', undefined, { ...headers, 'retry-after': seconds(counters[i]!.resetMs) })
+  }
+  void reply.headers(headers)
+}
+
+/** Failed logins of one username (SPEC S8): 10 in 15 minutes lock it, whatever the IP. */
+export const LOGIN_LOCK = { max: 10, windowMs: 15 * 60_000 } as const
+
+export function loginKey (username: string): string {
+  return `login:${username.toLowerCase()}`
+}
+
+export function lockedOut (counter: Counter): AppError | undefined {
+  if (counter.count < LOGIN_LOCK.max) return undefined
+  return new AppError('DEMASIADAS_PETICIONES', undefined, { 'retry-after': seconds(counter.resetMs) })
+}
