@@ -9,6 +9,7 @@ import type { FieldCipher } from '../core/crypto.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { hint } from '../core/registry/suggest.js'
 import { isValidDate, isValidTime, parseDateTime } from '../core/time.js'
+import { isCleanText } from '../core/text.js'
 import { blindIndexColumn, valueColumn } from './columns.js'
 
 export const DEFAULT_LIMIT = 100
@@ -76,6 +77,7 @@ function fits (kind: Kind, op: Operator): boolean {
 
 function value (t: Target, key: string, text: string, timeZone: string, cipher: FieldCipher): unknown {
   const bad = (m: string): never => { throw invalid(key, m) }
+  if (!isCleanText(text)) bad('contiene caracteres de control o texto mal formado')
   switch (t.kind) {
     case 'integer': return /^-?\d{1,10}$/.test(text) ? Number(text) : bad('debe ser un número entero')
     case 'decimal': return /^-?\d{1,12}(\.\d{1,2})?$/.test(text) ? Number(text) : bad('debe ser un número con dos decimales como máximo')
@@ -103,7 +105,7 @@ function condition (t: Target, op: Operator, key: string, raw: string | string[]
     // "Not equal" includes records where the field is empty (SQL's <> alone would drop them).
     case 'ne': return { $or: [Array.isArray(raw) ? { [t.column]: { $nin: many(raw) } } : { [t.column]: { $ne: one(raw) } }, { [t.column]: null }] }
     case 'in': return { [t.column]: { $in: many(single(key, raw).split(',')) } }
-    case 'contiene': return { [t.column]: { $ilike: `%${escapeLike(single(key, raw))}%` } }
+    case 'contiene': return { [t.column]: { $ilike: `%${escapeLike(one(single(key, raw)) as string)}%` } }
     default: return { [t.column]: { [`$${op}`]: one(single(key, raw)) } }
   }
 }

@@ -1,12 +1,14 @@
 /**
  * Second pass over a body that passed the JSON schema: the checks a schema
  * cannot make (real calendar dates, times in the DST gap, two decimals,
- * required fields set to null) and the conversion to column values.
+ * required fields set to null, control characters and malformed Unicode,
+ * nesting inside arrays) and the conversion to column values.
  * Encryption and password hashing happen later, in the record service.
  */
 import { AppError, type ErrorDetail } from '../core/errors.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { isValidDate, isValidTime, nowSeconds, parseDateTime, today } from '../core/time.js'
+import { isCleanText, jsonProblem } from '../core/text.js'
 
 /** A declared field's value ready for storage (before encryption/hashing). */
 export type ColumnValue = string | number | boolean | Date | unknown[] | null
@@ -26,6 +28,14 @@ function convert (f: FieldDef, value: unknown, timeZone: string): ColumnValue | 
       return d === null ? { error: "no es una fecha y hora válida ('YYYY-MM-DD HH:MM:SS' o ISO 8601 con desfase)" } : d
     }
     case 'decimal': return hasTwoDecimals(value as number) ? Math.round((value as number) * 100) / 100 : { error: 'admite como máximo dos decimales' }
+    case 'string':
+    case 'text':
+    case 'password':
+      return isCleanText(value as string) ? value as string : { error: 'contiene caracteres de control o texto mal formado' }
+    case 'array': {
+      const problem = jsonProblem(value)
+      return problem === undefined ? value as unknown[] : { error: problem }
+    }
     default: return value as ColumnValue
   }
 }

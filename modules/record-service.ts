@@ -41,7 +41,11 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   const columns = [...SYSTEM_COLUMNS, ...mod.fields.flatMap((f) => f.searchable ? [valueColumn(f), blindIndexColumn(f)] : [valueColumn(f)])]
   const plain = (row: object): Row => Object.fromEntries(columns.map((c) => [c, (row as Row)[c] ?? null]))
 
+  /** Ids have one shape; anything else cannot exist and never reaches the database. */
+  const ID_SHAPE = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)
+
   async function findLive (em: EntityManager, id: string, lock: boolean): Promise<Row> {
+    if (!ID_SHAPE.test(id)) throw new AppError('REGISTRO_NO_ENCONTRADO')
     const row = await em.findOne(entity, { _id: id, _deleted: null }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
     if (row === null) throw new AppError('REGISTRO_NO_ENCONTRADO')
     return plain(row)

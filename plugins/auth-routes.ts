@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox'
 import { verify as argon2Verify } from '@node-rs/argon2'
 import { AppError, MESSAGES } from '../core/errors.js'
 import { formatDateTime } from '../core/time.js'
+import { isCleanText } from '../core/text.js'
 import { envelope } from '../modules/build-schemas.js'
 import { entityName } from '../modules/build-entity.js'
 import { valueColumn } from '../modules/columns.js'
@@ -50,7 +51,8 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     const failures = loginKey(username)
     const locked = lockedOut(await app.stores.rateLimits.peek(failures))
     if (locked !== undefined) throw locked
-    const row = await request.em.findOne(usersEntity, { [col('username')]: username, _deleted: null }) as Record<string, unknown> | null
+    // A username no user can have (control characters) is answered like an unknown one.
+    const row = !isCleanText(username) ? null : await request.em.findOne(usersEntity, { [col('username')]: username, _deleted: null }) as Record<string, unknown> | null
     const stored = (row?.[col('password')] as string | null | undefined) ?? dummyHash
     const ok = await argon2Verify(stored, password).catch(() => false)
     if (row === null || !ok || row[col('activo')] === false) {
