@@ -5,7 +5,9 @@
  * database) close in onClose.
  */
 import fp from 'fastify-plugin'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { Config } from '../core/config.js'
+import type { Registry } from '../core/registry/types.js'
 import { MikroORM, type EntityManager, type Options } from '@mikro-orm/postgresql'
 import { buildEntity, type Row } from '../modules/build-entity.js'
 import { SessionEntity } from './session-entity.js'
@@ -34,24 +36,32 @@ export interface OrmOptions {
   embeddedPath?: string
 }
 
-async function ormPlugin (app: FastifyInstance, opts: OrmOptions): Promise<void> {
-  const entities = new Map(app.registry.modules.map((m) => [m.name, buildEntity(m)]))
+export interface Database {
+  readonly orm: MikroORM
+  readonly entities: ReadonlyMap<string, EntitySchema<Row>>
+  readonly kind: 'postgresql' | 'embedded'
+  /** Closes the ORM and an embedded database this call started. */
+  close (): Promise<void>
+}
+
+/** Connects MikroORM to PostgreSQL or embedded PGlite (no schema change). Used by the plugin and the CLIs. */
+export async function openDatabase (config: Config, registry: Registry, log: FastifyBaseLogger, opts: OrmOptions = {}): Promise<Database> {
+  const entities = new Map(registry.modules.map((m) => [m.name, buildEntity(m)]))
   let embedded: EmbeddedDatabase | undefined
   let ownEmbedded = false
   const connection: Partial<Options> = {}
-  if (app.config.databaseUrl !== undefined) {
-    connection.clientUrl = app.config.databaseUrl
+  if (config.databaseUrl !== undefined) {
+    connection.clientUrl = config.databaseUrl
   } else {
     embedded = opts.embedded
     if (embedded === undefined) {
-      embedded = await startEmbeddedDatabase(opts.embeddedPath ?? `${app.config.dataDir}/pgdata`)
+      embedded = await startEmbeddedDatabase(opts.embeddedPath ?? `${config.dataDir}/pgdata`)
       ownEmbedded = true
     }
     Object.assign(connection, { host: embedded.host, port: embedded.port, dbName: embedded.dbName, user: 'postgres', password: 'postgres' })
   }
-  let orm: MikroORM
   try {
-    orm = await MikroORM.init({
+    const orm = await MikroORM.init({
       ...connection,
       entities: [...entities.values(), SessionEntity, SystemKeyEntity],
       pool: { min: 0, max: embedded === undefined ? 10 : 4 },
@@ -59,21 +69,32 @@ async function ormPlugin (app: FastifyInstance, opts: OrmOptions): Promise<void>
       forceUtcTimezone: true,
       debug: false,
       discovery: { warnWhenNoEntities: false },
-      logger: (message) => app.log.debug({ orm: message }, 'orm'),
+      logger: (message) => log.debug({ orm: message }, 'orm'),
     })
+    return {
+      orm,
+      entities,
+      kind: embedded === undefined ? 'postgresql' : 'embedded',
+      async close () {
+        await orm.close(true)
+        if (ownEmbedded) await embedded!.stop()
+      },
+    }
   } catch (err) {
     if (ownEmbedded) await embedded!.stop()
     throw err
   }
-  app.addHook('onClose', async () => {
-    await orm.close(true)
-    if (ownEmbedded) await embedded!.stop()
-  })
-  const applied = await syncSchema(orm, app.config.modulesFile, embedded === undefined)
+}
+
+async function ormPlugin (app: FastifyInstance, opts: OrmOptions): Promise<void> {
+  const db = await openDatabase(app.config, app.registry, app.log, opts)
+  const { orm, entities } = db
+  app.addHook('onClose', async () => { await db.close() })
+  const applied = await syncSchema(orm, app.config.modulesFile, db.kind === 'postgresql')
   if (applied.length > 0) app.log.info({ statements: applied.length }, 'database schema updated from modules.yaml')
   app.decorate('orm', orm)
   app.decorate('entities', entities)
-  app.decorate('databaseKind', embedded === undefined ? 'postgresql' : 'embedded')
+  app.decorate('databaseKind', db.kind)
   app.decorateRequest('em', null as unknown as EntityManager)
   app.addHook('onRequest', async (request) => {
     request.em = orm.em.fork()

@@ -1,0 +1,90 @@
+/**
+ * `npm run rotate-keys [-- --lote N] [-- --nueva-clave-indice]`
+ *
+ * After ENCRYPTION_KEY was replaced (old key moved to ENCRYPTION_KEYS, and
+ * every instance restarted with both), re-encrypts every stored value with
+ * the new key, then the old key can be dropped from ENCRYPTION_KEYS. Runs
+ * beside the live service; safe to interrupt and run again.
+ * `--nueva-clave-indice` also replaces the blind-index key and rebuilds all
+ * blind indexes (restart the instances afterwards).
+ */
+import { randomBytes } from 'node:crypto'
+import { parseArgs } from 'node:util'
+import { pathToFileURL } from 'node:url'
+import cliProgress from 'cli-progress'
+import pino from 'pino'
+import { loadConfig } from './config.js'
+import { ConfigError } from './errors.js'
+import { createFieldCipher, keyIdOf } from './crypto.js'
+import { loadRegistry } from './registry/load.js'
+import { openDatabase } from '../plugins/orm.js'
+import { SystemKeyEntity, loadSystemKeys, rewrapSystemKeys } from '../plugins/system-keys.js'
+import { hasEncryptedFields, rotateModule } from '../modules/key-rotation.js'
+
+export interface RotateOptions {
+  batchSize: number
+  newIndexKey: boolean
+  quiet?: boolean
+  env?: Record<string, string | undefined>
+}
+
+export interface RotateReport {
+  keyId: string
+  systemKeysRewrapped: number
+  modules: Record<string, { scanned: number, rewritten: number }>
+}
+
+export async function rotateKeys (opts: RotateOptions): Promise<RotateReport> {
+  const config = loadConfig(opts.env)
+  const registry = loadRegistry(config.modulesFile)
+  const db = await openDatabase(config, registry, pino({ level: 'silent' }))
+  try {
+    const em = db.orm.em.fork()
+    const macKeys = await loadSystemKeys(em, config.encryptionKeys)
+    const systemKeysRewrapped = await rewrapSystemKeys(em, config.encryptionKeys)
+    const indexKey = opts.newIndexKey ? randomBytes(32) : macKeys.indexKey
+    const cipher = createFieldCipher(config.encryptionKeys, { ...macKeys, indexKey })
+    const report: RotateReport = { keyId: cipher.currentKeyId, systemKeysRewrapped, modules: {} }
+    const bars = opts.quiet === true ? undefined : new cliProgress.MultiBar({ format: ' {bar} {percentage}% | {module} | {rows}/{totalRows} filas, {rewritten} reescritas', hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic)
+    for (const mod of registry.modules.filter(hasEncryptedFields)) {
+      const show = { module: mod.name.padEnd(14), rows: 0, totalRows: 0, rewritten: 0 }
+      const bar = bars?.create(1, 0, show)
+      const update = (p: { scanned: number, total: number, rewritten: number }): void => {
+        // The total is counted at the start; rows created meanwhile can push past it.
+        const total = Math.max(p.total, p.scanned)
+        bar?.setTotal(Math.max(total, 1))
+        bar?.update(total === 0 ? 1 : p.scanned, { ...show, rows: p.scanned, totalRows: total, rewritten: p.rewritten })
+      }
+      const done = await rotateModule(em, mod, cipher, { batchSize: opts.batchSize, reindex: opts.newIndexKey, onProgress: update })
+      update(done)
+      report.modules[mod.name] = { scanned: done.scanned, rewritten: done.rewritten }
+    }
+    bars?.stop()
+    if (opts.newIndexKey) {
+      const wrap = createFieldCipher(config.encryptionKeys, macKeys)
+      await em.nativeUpdate(SystemKeyEntity, { nombre: 'indice' }, { valor: wrap.encrypt(indexKey.toString('base64'), 'sys_claves', 'indice') })
+    }
+    return report
+  } finally {
+    await db.close()
+  }
+}
+
+async function main (): Promise<void> {
+  const { values } = parseArgs({ options: { lote: { type: 'string', default: '500' }, 'nueva-clave-indice': { type: 'boolean', default: false } } })
+  const batchSize = Number(values.lote)
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new ConfigError('--lote must be a whole number from 1 to 10000')
+  const report = await rotateKeys({ batchSize, newIndexKey: values['nueva-clave-indice'] === true })
+  const rewritten = Object.values(report.modules).reduce((n, m) => n + m.rewritten, 0)
+  process.stdout.write(`\nClave actual ${report.keyId}: ${rewritten} filas reescritas, ${report.systemKeysRewrapped} claves del sistema reenvueltas.\n`)
+  if (values['nueva-clave-indice'] === true) process.stdout.write('Índices ciegos reconstruidos con una clave nueva: reinicie todas las instancias.\n')
+  else process.stdout.write('Todos los valores usan ya la clave actual: puede retirar las claves antiguas de ENCRYPTION_KEYS.\n')
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${err instanceof ConfigError ? err.message : err instanceof Error ? err.message : String(err)}\n`)
+    process.exit(1)
+  })
+}
+
