@@ -17,6 +17,7 @@ import ormPlugin, { type OrmOptions } from '../plugins/orm.js'
 import systemKeys from '../plugins/system-keys.js'
 import authPlugin from '../plugins/auth.js'
 import authRoutes from '../plugins/auth-routes.js'
+import auditRoutes from '../plugins/audit-routes.js'
 import usersPolicy from '../plugins/users-policy.js'
 import bootstrapAdmin from '../plugins/bootstrap-admin.js'
 import healthPlugin from '../plugins/health.js'
@@ -80,6 +81,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(notFound)
     await app.register(healthPlugin)
     await app.register(authRoutes)
+    await app.register(auditRoutes)
     for (const mod of registry.modules) {
       await app.register(moduleRoutes(mod), { prefix: `/${mod.path}` })
     }

@@ -12,6 +12,8 @@ import { parseListQuery } from './list-query.js'
 import { createRecordService } from './record-service.js'
 import { toApiRecord, type ViewContext } from './record-view.js'
 import type { Row } from './build-entity.js'
+import { logReads } from './read-log.js'
+import { lifecycleRoutes } from './build-lifecycle-routes.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -55,10 +57,27 @@ export function moduleRoutes (mod: ModuleDef) {
       ...(app.moduleHooks.has(mod.name) && { hooks: app.moduleHooks.get(mod.name)! }),
     })
     const can = (request: FastifyRequest, action: Action): boolean => app.permissions.can(request.caller.rol, mod.name, action)
-    const view = (request: FastifyRequest, row: Row): Record<string, unknown> => {
-      const ctx: ViewContext = { timeZone: app.config.timeZone, cipher: app.cipher, canDecrypt: can(request, 'descifrar') }
-      return toApiRecord(mod, row, ctx)
+    const encrypted = mod.fields.filter((f) => f.encrypted)
+    /**
+     * API records of stored rows, decrypted or masked for the caller. When
+     * decrypted values leave, the read is logged first (SPEC S7).
+     */
+    const views = async (request: FastifyRequest, rows: Row[]): Promise<Array<Record<string, unknown>>> => {
+      const canDecrypt = encrypted.length > 0 && can(request, 'descifrar')
+      const ctx: ViewContext = { timeZone: app.config.timeZone, cipher: app.cipher, canDecrypt }
+      const out = rows.map((r) => toApiRecord(mod, r, ctx))
+      if (canDecrypt) {
+        const fecha = new Date()
+        const ruta = `${request.method} ${request.routeOptions.url ?? request.url}`
+        const entries = out.flatMap((rec) => {
+          const campos = encrypted.map((f) => f.name).filter((name) => rec[name] !== null && rec[name] !== undefined)
+          return campos.length === 0 ? [] : [{ usuario: request.caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta }]
+        })
+        await logReads(request.em, entries)
+      }
+      return out
     }
+    const view = async (request: FastifyRequest, row: Row): Promise<Record<string, unknown>> => (await views(request, [row]))[0]!
     const tags = [mod.label]
 
     // Permission before validation (SPEC S9 order): onRequest runs before the body is parsed.
@@ -67,7 +86,7 @@ export function moduleRoutes (mod: ModuleDef) {
       if (action !== undefined && !can(request, action)) throw new AppError('SIN_PERMISOS')
     })
     app.addHook('preValidation', async (request) => {
-      if ((request.method === 'POST' || request.method === 'PUT') && (request.body === undefined || request.body === null)) {
+      if (request.routeOptions.schema?.body !== undefined && (request.body === undefined || request.body === null)) {
         throw new AppError('DATOS_REQUERIDOS')
       }
     })
@@ -80,7 +99,7 @@ export function moduleRoutes (mod: ModuleDef) {
       if (q.includeDeleted && !can(request, 'eliminar')) throw new AppError('SIN_PERMISOS')
       if (q.filtersEncrypted && !can(request, 'descifrar')) throw new AppError('SIN_PERMISOS')
       const { rows, total } = await service.list(request.em, q)
-      return { success: true, data: { records: rows.map((r) => view(request, r)), total, limit: q.limit, offset: q.offset } }
+      return { success: true, data: { records: await views(request, rows), total, limit: q.limit, offset: q.offset } }
     })
 
     app.get('/:id', {
@@ -89,7 +108,7 @@ export function moduleRoutes (mod: ModuleDef) {
     }, async (request, reply: FastifyReply) => {
       const row = await service.get(request.em, (request.params as { id: string }).id)
       void reply.header('etag', `"${String(row._version)}"`)
-      return { success: true, data: view(request, row) }
+      return { success: true, data: await view(request, row) }
     })
 
     app.post('/', {
@@ -98,7 +117,7 @@ export function moduleRoutes (mod: ModuleDef) {
     }, async (request, reply) => {
       const row = await service.create(request.em, request.caller, request.body as Record<string, unknown>)
       void reply.code(201).header('etag', `"1"`)
-      return { success: true, data: view(request, row) }
+      return { success: true, data: await view(request, row) }
     })
 
     app.put('/:id', {
@@ -110,8 +129,10 @@ export function moduleRoutes (mod: ModuleDef) {
       const version = expectedVersion(request)
       const row = await service.update(request.em, request.caller, (request.params as { id: string }).id, body, version)
       void reply.header('etag', `"${String(row._version)}"`)
-      return { success: true, data: view(request, row) }
+      return { success: true, data: await view(request, row) }
     })
+
+    lifecycleRoutes(app, mod, { service, views, can, tags, recordRef: RecordRef })
 
     app.delete('/:id', {
       config: { action: 'eliminar' },

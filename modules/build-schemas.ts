@@ -108,7 +108,13 @@ export function buildSchemas (mod: ModuleDef, registry: Registry): ModuleSchemas
     _hash: Type.String(),
     _deleted: nullable(Type.String()),
     _restringidos: Type.Optional(Type.Array(Type.String(), { description: 'Campos cifrados que el usuario no puede ver' })),
-  }, { $id: `${mod.name}Record` })
+  }, {
+    $id: `${mod.name}Record`,
+    description: 'Todos los campos declarados están presentes (null si no tienen valor), salvo los cifrados que el usuario no puede ver, nombrados en _restringidos.',
+  })
+  // No `required` list: the serializer then keeps the declared field order
+  // (it writes required properties first), and withheld fields may be absent.
+  delete (record as { required?: string[] }).required
   const list = Type.Object({
     records: Type.Array(Type.Ref(record)),
     total: Type.Integer(),

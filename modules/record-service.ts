@@ -3,7 +3,6 @@
  * delete and list, each in one transaction. The service knows nothing of
  * HTTP; it returns stored rows and throws AppErrors.
  */
-import { createHash } from 'node:crypto'
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { hash as argon2Hash } from '@node-rs/argon2'
@@ -20,6 +19,9 @@ import type { Caller, ModuleHooks, WriteEvent } from './hooks.js'
 import type { ListQuery } from './list-query.js'
 import { normalizeBody, type ColumnValue } from './normalize.js'
 import { hashPayload, toPlaintext } from './record-view.js'
+import { appendVersion } from './history.js'
+import { checkMove } from './state-machine.js'
+import { sha256 } from './chain.js'
 
 export interface ServiceDeps {
   readonly registry: Registry
@@ -86,9 +88,18 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     return out
   }
 
-  function seal (row: Row, previousHash: string): Row {
-    row._hash = createHash('sha256').update(canonicalJson(hashPayload(mod, row, deps.cipher, previousHash))).digest('hex')
-    return row
+  /** Sets `_hash` (SPEC S7) and returns the hashed payload, for change detection. */
+  function seal (row: Row, previousHash: string): Record<string, unknown> {
+    const payload = hashPayload(mod, row, deps.cipher, previousHash)
+    row._hash = sha256(canonicalJson(payload))
+    return payload
+  }
+
+  /** Declared fields whose hashed form differs between two payloads. */
+  function changedFields (before: Record<string, unknown> | undefined, after: Record<string, unknown>): string[] {
+    return mod.fields.map((f) => f.name).filter((name) => before === undefined
+      ? after[name] !== null
+      : canonicalJson(before[name]) !== canonicalJson(after[name]))
   }
 
   function checkVersion (row: Row, expected: number | undefined): void {
@@ -108,8 +119,10 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
           const id = await drawId(tem, mod, deps.sequences, deps.timeZone, floor)
           const now = nowSeconds()
           const base: Row = Object.fromEntries(columns.map((c) => [c, null]))
-          const row = seal({ ...base, ...(await toColumns(id, values)), _id: id, _created: now, _created_by: caller.id, _modified: now, _modified_by: caller.id, _version: 1, _deleted: null }, '')
+          const row: Row = { ...base, ...(await toColumns(id, values)), _id: id, _created: now, _created_by: caller.id, _modified: now, _modified_by: caller.id, _version: 1, _deleted: null }
+          const payload = seal(row, '')
           await tem.insert(entity, row)
+          await appendVersion(tem, mod, row, 'crear', changedFields(undefined, payload))
           return row
         })
         await deps.hooks?.afterWrite?.({ ...event, after: row })
@@ -137,8 +150,14 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
       await checkRefs(tem, values)
       await checkUnique(tem, values, id)
       const changes = { ...(await toColumns(id, values)), _modified: nowSeconds(), _modified_by: caller.id, _version: (before._version as number) + 1 }
-      const after = seal({ ...before, ...changes }, before._hash as string)
+      const after: Row = { ...before, ...changes }
+      if (mod.stateField !== undefined) {
+        const state = valueColumn(mod.fieldMap.get(mod.stateField)!)
+        checkMove(mod, before[state], after[state], (f) => after[valueColumn(mod.fieldMap.get(f)!)])
+      }
+      const payload = seal(after, before._hash as string)
       await tem.nativeUpdate(entity, { _id: id }, { ...changes, _hash: after._hash })
+      await appendVersion(tem, mod, after, 'editar', changedFields(hashPayload(mod, before, deps.cipher, ''), payload))
       return { event, after }
     })
     await deps.hooks?.afterWrite?.({ ...result.event, after: result.after })
@@ -151,14 +170,46 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
       checkVersion(before, expectedVersion)
       const event: WriteEvent = { action: 'eliminar', caller, before, values: new Map() }
       await deps.hooks?.beforeWrite?.(event)
-      const now = nowSeconds()
-      const changes = { _deleted: now, _modified: now, _modified_by: caller.id, _version: (before._version as number) + 1 }
-      const after = seal({ ...before, ...changes }, before._hash as string)
-      await tem.nativeUpdate(entity, { _id: id }, { ...changes, _hash: after._hash })
+      const after = await markDeleted(tem, caller, before, nowSeconds(), 'eliminar')
       return { event, after }
     })
     await deps.hooks?.afterWrite?.({ ...result.event, after: result.after })
     return result.after
+  }
+
+  /** Sets or clears `_deleted` as a new version (delete, restore). */
+  async function markDeleted (tem: EntityManager, caller: Caller, before: Row, deleted: Date | null, accion: 'eliminar' | 'restaurar'): Promise<Row> {
+    const now = nowSeconds()
+    const changes = { _deleted: deleted, _modified: now, _modified_by: caller.id, _version: (before._version as number) + 1 }
+    const after: Row = { ...before, ...changes }
+    seal(after, before._hash as string)
+    await tem.nativeUpdate(entity, { _id: before._id }, { ...changes, _hash: after._hash })
+    await appendVersion(tem, mod, after, accion, [])
+    return after
+  }
+
+  /**
+   * Undoes a soft delete (SPEC S5): clears `_deleted` as a new version. A
+   * record that is not deleted is returned as it is (idempotent).
+   */
+  async function restore (em: EntityManager, caller: Caller, id: string): Promise<Row> {
+    const result = await em.transactional(async (tem) => {
+      const before = await findAny(tem, id, true)
+      if (before._deleted === null) return { changed: false, after: before }
+      const event: WriteEvent = { action: 'eliminar', caller, before, values: new Map() }
+      await deps.hooks?.beforeWrite?.(event)
+      return { changed: true, event, after: await markDeleted(tem, caller, before, null, 'restaurar') }
+    })
+    if (result.changed && result.event !== undefined) await deps.hooks?.afterWrite?.({ ...result.event, after: result.after })
+    return result.after
+  }
+
+  /** A record whether deleted or not (history, verification, restore). */
+  async function findAny (em: EntityManager, id: string, lock = false): Promise<Row> {
+    if (!ID_SHAPE.test(id)) throw new AppError('REGISTRO_NO_ENCONTRADO')
+    const row = await em.findOne(entity, { _id: id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
+    if (row === null) throw new AppError('REGISTRO_NO_ENCONTRADO')
+    return plain(row)
   }
 
   async function get (em: EntityManager, id: string): Promise<Row> {
@@ -170,5 +221,5 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     return { rows: rows.map(plain), total }
   }
 
-  return { create, update, remove, get, list }
+  return { create, update, remove, restore, get, findAny, list }
 }

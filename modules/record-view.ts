@@ -4,6 +4,7 @@
  * passwords never) and the plain form that enters the integrity hash.
  */
 import type { FieldCipher } from '../core/crypto.js'
+import { canonicalJson } from '../core/canonical.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { formatDateTime } from '../core/time.js'
 import { valueColumn } from './columns.js'
@@ -25,9 +26,13 @@ function asDate (v: unknown): Date {
   return v instanceof Date ? v : new Date(v as string)
 }
 
-/** Plaintext stored inside an encrypted column: strings as they are, anything else as JSON. */
+/**
+ * Plaintext stored inside an encrypted column, and digested into `_hash`:
+ * strings as they are, anything else as canonical JSON (so an auditor in any
+ * language can recompute the digest from the API's output).
+ */
 export function toPlaintext (value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value)
+  return typeof value === 'string' ? value : canonicalJson(value)
 }
 
 function fromPlaintext (f: FieldDef, text: string): unknown {

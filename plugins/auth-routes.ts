@@ -48,15 +48,16 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     const { username, password } = request.body as { username: string, password: string }
     // Lock-out per username, known or not, whatever the IP (SPEC S8).
+    // Every attempt is counted before the password is checked (atomically, so
+    // parallel attempts cannot slip past the limit); a success clears it.
     const failures = loginKey(username)
-    const locked = lockedOut(await app.stores.rateLimits.peek(failures))
+    const locked = lockedOut(await app.stores.rateLimits.attempt(failures, LOGIN_LOCK.windowMs, LOGIN_LOCK.max))
     if (locked !== undefined) throw locked
     // A username no user can have (control characters) is answered like an unknown one.
     const row = !isCleanText(username) ? null : await request.em.findOne(usersEntity, { [col('username')]: username, _deleted: null }) as Record<string, unknown> | null
     const stored = (row?.[col('password')] as string | null | undefined) ?? dummyHash
     const ok = await argon2Verify(stored, password).catch(() => false)
     if (row === null || !ok || row[col('activo')] === false) {
-      await app.stores.rateLimits.hit([{ key: failures, windowMs: LOGIN_LOCK.windowMs }])
       request.log.info({ username }, 'login failed')
       throw new AppError('CREDENCIALES_INVALIDAS')
     }

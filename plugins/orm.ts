@@ -12,6 +12,8 @@ import { MikroORM, type EntityManager, type Options } from '@mikro-orm/postgresq
 import { buildEntity, type Row } from '../modules/build-entity.js'
 import { SessionEntity } from './session-entity.js'
 import { SystemKeyEntity } from './system-keys.js'
+import { HistoryEntity } from '../modules/history.js'
+import { ReadLogEntity } from '../modules/read-log.js'
 import { syncSchema } from './schema-sync.js'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded-db.js'
 import type { EntitySchema } from '@mikro-orm/core'
@@ -63,7 +65,7 @@ export async function openDatabase (config: Config, registry: Registry, log: Fas
   try {
     const orm = await MikroORM.init({
       ...connection,
-      entities: [...entities.values(), SessionEntity, SystemKeyEntity],
+      entities: [...entities.values(), SessionEntity, SystemKeyEntity, HistoryEntity, ReadLogEntity],
       pool: { min: 0, max: embedded === undefined ? 10 : 4 },
       allowGlobalContext: false,
       forceUtcTimezone: true,

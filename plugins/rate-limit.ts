@@ -51,14 +51,15 @@ export function enforce (reply: FastifyReply, limits: readonly Limit[], counters
   void reply.headers(headers)
 }
 
-/** Failed logins of one username (SPEC S8): 10 in 15 minutes lock it, whatever the IP. */
+/** Failed logins of one username (SPEC S8): 10 within any 15 minutes (a sliding window) lock it, whatever the IP. */
 export const LOGIN_LOCK = { max: 10, windowMs: 15 * 60_000 } as const
 
 export function loginKey (username: string): string {
   return `login:${username.toLowerCase()}`
 }
 
+/** `counter` counts this attempt too: the eleventh attempt after ten failures is refused. */
 export function lockedOut (counter: Counter): AppError | undefined {
-  if (counter.count < LOGIN_LOCK.max) return undefined
+  if (counter.count <= LOGIN_LOCK.max) return undefined
   return new AppError('DEMASIADAS_PETICIONES', undefined, { 'retry-after': seconds(counter.resetMs) })
 }

@@ -15,7 +15,7 @@ export class RegistryProblem extends Error {
 }
 
 /** Path segments the service itself uses; a module may not take them. */
-export const RESERVED_PATHS = ['auth', 'me', 'health', 'ready', 'docs', 'metrics'] as const
+export const RESERVED_PATHS = ['auth', 'me', 'health', 'ready', 'docs', 'metrics', 'auditoria'] as const
 
 const DEFAULT_MAX_LENGTH: Partial<Record<FieldDef['type'], number>> = { string: 500, text: 20_000, password: 256 }
 const NOT_FILTERABLE = new Set<FieldDef['type']>(['text', 'array', 'password'])

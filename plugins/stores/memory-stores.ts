@@ -88,13 +88,22 @@ export class MemoryRateLimitStore implements RateLimitStore {
     })
   }
 
-  async peek (key: string): Promise<Counter> {
-    const w = this.windows.get(key)
+  private readonly logs = new Map<string, number[]>()
+
+  async attempt (key: string, windowMs: number, max: number): Promise<Counter> {
     const now = Date.now()
-    return w === undefined || w.resetAt <= now ? { count: 0, resetMs: 0 } : { count: w.count, resetMs: w.resetAt - now }
+    const log = (this.logs.get(key) ?? []).filter((t) => t > now - windowMs)
+    if (log.length >= max) {
+      this.logs.set(key, log)
+      return { count: log.length + 1, resetMs: log[0]! + windowMs - now }
+    }
+    log.push(now)
+    this.logs.set(key, log)
+    return { count: log.length, resetMs: windowMs }
   }
 
   async reset (key: string): Promise<void> {
     this.windows.delete(key)
+    this.logs.delete(key)
   }
 }

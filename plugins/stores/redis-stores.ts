@@ -2,6 +2,7 @@
  * Redis stores shared by every instance. Counter updates are single Lua
  * scripts (atomic); every key lives under the configured namespace.
  */
+import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import type { Counter, RateLimitStore, SequenceStore, SessionLookup, SessionState, SessionStore, UserSnapshot, Window } from './types.js'
 
@@ -103,8 +104,25 @@ for i, key in ipairs(KEYS) do
 end
 return out`
 
+/** Sliding log in a sorted set, timed by Redis's own clock (instances' clocks may differ). */
+const ATTEMPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local win = tonumber(ARGV[1])
+local max = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - win)
+local n = redis.call('ZCARD', KEYS[1])
+if n >= max then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {n + 1, tonumber(oldest[2]) + win - now}
+end
+redis.call('ZADD', KEYS[1], now, now .. ':' .. ARGV[3])
+redis.call('PEXPIRE', KEYS[1], win)
+return {n + 1, win}`
+
 interface RateCommands {
   policiaHit (...args: Array<string | number>): Promise<number[]>
+  policiaAttempt (key: string, windowMs: number, max: number, nonce: string): Promise<number[]>
 }
 
 export class RedisRateLimitStore implements RateLimitStore {
@@ -113,6 +131,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   constructor (redis: Redis, private readonly prefix: string) {
     if (typeof (redis as Partial<RateCommands>).policiaHit !== 'function') {
       redis.defineCommand('policiaHit', { lua: HIT })
+      redis.defineCommand('policiaAttempt', { numberOfKeys: 1, lua: ATTEMPT })
     }
     this.redis = redis as Redis & RateCommands
   }
@@ -124,9 +143,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     return windows.map((_, i) => ({ count: Number(flat[2 * i]), resetMs: Math.max(0, Number(flat[2 * i + 1])) }))
   }
 
-  async peek (key: string): Promise<Counter> {
-    const [[, count], [, ttl]] = await this.redis.multi().get(this.key(key)).pttl(this.key(key)).exec() as [[unknown, string | null], [unknown, number]]
-    return count === null ? { count: 0, resetMs: 0 } : { count: Number(count), resetMs: Math.max(0, ttl) }
+  async attempt (key: string, windowMs: number, max: number): Promise<Counter> {
+    const [count, resetMs] = await this.redis.policiaAttempt(this.key(key), windowMs, max, randomUUID())
+    return { count: Number(count), resetMs: Math.max(0, Number(resetMs)) }
   }
 
   async reset (key: string): Promise<void> {

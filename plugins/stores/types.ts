@@ -63,8 +63,13 @@ export interface Window {
 export interface RateLimitStore {
   /** Counts one hit against each window and returns the counts, in order. */
   hit (windows: readonly Window[]): Promise<Counter[]>
-  /** The current count of a window without counting (0 when none). */
-  peek (key: string): Promise<Counter>
-  /** Forgets a window (a successful login clears its failures). */
+  /**
+   * Sliding-window attempt log (login lock-out): counts this attempt unless
+   * `max` attempts already happened within the last `windowMs`. The result
+   * counts this attempt, so `count > max` means refused; `resetMs` is then
+   * the time until the oldest attempt leaves the window.
+   */
+  attempt (key: string, windowMs: number, max: number): Promise<Counter>
+  /** Forgets a window or attempt log (a successful login clears its failures). */
   reset (key: string): Promise<void>
 }

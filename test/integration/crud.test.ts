@@ -57,6 +57,9 @@ describe.each(refOrder(registry).map((m) => [m.name, m] as const))('module %s', 
       else expect(created[f.name]).toEqual(body[f.name])
     }
     expect(res.headers.etag).toBe('"1"')
+    // fields in declared order, between _id and the other system fields
+    const declared = mod.fields.filter((f) => f.type !== 'password').map((f) => f.name)
+    expect(Object.keys(created)).toEqual(['_id', ...declared, '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_deleted'])
   })
 
   it('POST with only the required fields applies the declared defaults and nulls', async () => {

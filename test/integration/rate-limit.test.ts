@@ -1,0 +1,300 @@
+/**
+ * Rate limits (SPEC S10) and the login lock-out (S8), through HTTP: per-IP
+ * and per-token fixed windows counted across instances, the RateLimit-*
+ * headers on every response but /health and /ready, Retry-After on a 429,
+ * X-Forwarded-For honoured only from TRUST_PROXY, and ten failed logins per
+ * username locking it whatever the address or password.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
+import type { Res } from '../helpers/http.js'
+
+const TOO_MANY = { success: false, error: 'Demasiadas peticiones' }
+const BAD_LOGIN = { success: false, error: 'Credenciales inválidas' }
+const PW = 'contraseña-segura-123'
+const MISSING_USR = '/usuarios/USR-2020-99999'
+
+let h: Harness
+let setup: FastifyInstance // high limits: users and tokens for the tests
+beforeAll(async () => {
+  h = await createHarness()
+  setup = await h.app()
+})
+afterAll(async () => { await h.close() })
+
+// Counters are shared by every instance of the harness: each test uses addresses of its own.
+let ipSeq = 0
+const newIp = (): string => { ipSeq++; return `10.77.${Math.floor(ipSeq / 250)}.${(ipSeq % 250) + 1}` }
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+interface Opts { ip?: string, token?: string, body?: unknown, headers?: Record<string, string>, raw?: string }
+async function req (app: FastifyInstance, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, o: Opts = {}): Promise<Res & { raw: string }> {
+  const headers: Record<string, string> = { ...o.headers }
+  if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`
+  let payload = o.raw
+  if (payload === undefined && o.body !== undefined) { payload = JSON.stringify(o.body); headers['content-type'] ??= 'application/json' }
+  const res = await app.inject({ method, url, headers, remoteAddress: o.ip ?? newIp(), ...(payload !== undefined && { payload }) })
+  let body: unknown
+  try { body = res.json() } catch { body = res.body }
+  return { status: res.statusCode, body, headers: res.headers, raw: res.body }
+}
+const login = (app: FastifyInstance, username: string, password: string, ip?: string): Promise<Res & { raw: string }> =>
+  req(app, 'POST', '/auth/login', { body: { username, password }, ...(ip !== undefined && { ip }) })
+async function token (app: FastifyInstance = setup, username = ADMIN.username, password = ADMIN.password): Promise<string> {
+  const res = await login(app, username, password)
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  return res.body.data.token as string
+}
+let userSeq = 0
+async function newUser (rol = 'consulta'): Promise<string> {
+  const username = `rl${++userSeq}.${rol}`
+  const res = await req(setup, 'POST', '/usuarios', { token: await token(), body: { username, password: PW, nombre: `Nombre ${username}`, rol } })
+  expect(res.status, JSON.stringify(res.body)).toBe(201)
+  return username
+}
+
+/** RateLimit-* headers as numbers (NaN when absent). */
+function rl (res: Res): { limit: number, remaining: number, reset: number } {
+  const n = (name: string): number => (res.headers[name] === undefined ? NaN : Number(res.headers[name]))
+  return { limit: n('ratelimit-limit'), remaining: n('ratelimit-remaining'), reset: n('ratelimit-reset') }
+}
+function expectHeaders (res: Res, limit: number, remaining: number, windowS: number): void {
+  const got = rl(res)
+  expect({ status: res.status, limit: got.limit, remaining: got.remaining }).toEqual({ status: res.status, limit, remaining })
+  expect(String(res.headers['ratelimit-reset'])).toMatch(/^\d+$/)
+  expect(got.reset).toBeGreaterThanOrEqual(1)
+  expect(got.reset).toBeLessThanOrEqual(windowS)
+}
+/** A 429 is exactly the envelope, with Retry-After in whole seconds (≤ maxS). */
+function expect429 (res: Res & { raw: string }, maxS: number): void {
+  expect({ status: res.status, body: res.body }).toEqual({ status: 429, body: TOO_MANY })
+  expect(res.raw).not.toMatch(/detalles|stack/)
+  expect(String(res.headers['retry-after'])).toMatch(/^[1-9]\d*$/)
+  expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(maxS)
+}
+
+describe('per-IP limit', () => {
+  it('the 6th request of an address in the window is 429, whatever the earlier outcomes; others unaffected; passes again after the window', async () => {
+    const app = await h.app({ env: { RATE_LIMIT_IP_MAX: '5', RATE_LIMIT_IP_WINDOW: '2s' } })
+    const tok = await token(app)
+    const ip = newIp()
+    const start = Date.now()
+    const seen = [
+      await req(app, 'GET', '/me', { ip }), // 401 no token
+      await req(app, 'GET', '/no-existe', { ip, token: tok }), // 404 module
+      await login(app, ADMIN.username, 'wrong-password', ip), // 401 login
+      await req(app, 'GET', '/health', { ip }), // not counted
+      await req(app, 'GET', '/me', { ip, token: tok }), // 200
+      await req(app, 'GET', MISSING_USR, { ip, token: tok }), // 404 record
+    ]
+    expect(seen.map((r) => r.status)).toEqual([401, 404, 401, 200, 200, 404])
+    expect(seen.map((r) => rl(r).remaining)).toEqual([4, 3, 2, NaN, 1, 0])
+    const limited = await req(app, 'GET', '/me', { ip, token: tok })
+    expect429(limited, 2)
+    expectHeaders(limited, 5, 0, 2)
+    // Unauthenticated requests are limited too: even a correct login.
+    expect429(await login(app, ADMIN.username, ADMIN.password, ip), 2)
+    expect429(await req(app, 'GET', '/me', { ip }), 2)
+    // Another address has its own budget.
+    const other = await req(app, 'GET', '/me', { ip: newIp(), token: tok })
+    expect(other.status).toBe(200)
+    expectHeaders(other, 5, 4, 2)
+    // After the window the address passes again with a fresh budget.
+    await sleep(Math.max(0, start + 2000 + 200 - Date.now()))
+    const again = await req(app, 'GET', '/me', { ip, token: tok })
+    expect(again.status).toBe(200)
+    expectHeaders(again, 5, 4, 2)
+  })
+})
+
+describe('headers', () => {
+  it('every counted response (200, 201, 400, 401, 403, 404, 409, 415) carries RateLimit-* with Remaining falling by one', async () => {
+    const app = await h.app({ env: { RATE_LIMIT_IP_MAX: '30', RATE_LIMIT_IP_WINDOW: '60s' } })
+    const admin = await token(app)
+    const consulta = await token(app, await newUser('consulta'), PW)
+    const ip = newIp()
+    const user = { username: 'rl.headers', password: PW, nombre: 'Cabeceras', rol: 'agente' }
+    const seen = [
+      await req(app, 'GET', '/me', { ip, token: admin }),
+      await req(app, 'POST', '/usuarios', { ip, token: admin, body: user }),
+      await req(app, 'POST', '/usuarios', { ip, token: admin, body: {} }),
+      await req(app, 'POST', '/usuarios', { ip, token: admin, raw: '{"username":', headers: { 'content-type': 'application/json' } }),
+      await req(app, 'GET', '/me', { ip }),
+      await req(app, 'GET', '/me', { ip, token: 'not.a.token' }),
+      await req(app, 'GET', '/usuarios', { ip, token: consulta }),
+      await req(app, 'GET', MISSING_USR, { ip, token: admin }),
+      await req(app, 'GET', '/no-existe', { ip, token: admin }),
+      await req(app, 'POST', '/usuarios', { ip, token: admin, body: user }),
+      await req(app, 'POST', '/usuarios', { ip, token: admin, raw: 'x', headers: { 'content-type': 'text/plain' } }),
+      await login(app, 'rl.headers', 'wrong', ip),
+    ]
+    expect(seen.map((r) => r.status)).toEqual([200, 201, 400, 400, 401, 401, 403, 404, 404, 409, 415, 401])
+    seen.forEach((res, i) => expectHeaders(res, 30, 29 - i, 60))
+  })
+
+  it('/health and /ready carry no RateLimit-* headers and are never limited', async () => {
+    const app = await h.app({ env: { RATE_LIMIT_IP_MAX: '5', RATE_LIMIT_IP_WINDOW: '60s' } })
+    const ip = newIp()
+    for (let i = 0; i < 15; i++) {
+      for (const url of ['/health', '/ready']) {
+        const res = await req(app, 'GET', url, { ip })
+        expect(res.status).toBe(200)
+        for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after']) expect(res.headers).not.toHaveProperty(name)
+      }
+    }
+    // None of them counted.
+    expectHeaders(await req(app, 'GET', '/me', { ip }), 5, 4, 60)
+  })
+})
+
+describe('per-token limit', () => {
+  it('a token is 429 after RATE_LIMIT_TOKEN_MAX requests from any address; a second token of the same user still works; headers show the token limit', async () => {
+    const app = await h.app({ env: { RATE_LIMIT_TOKEN_MAX: '4', RATE_LIMIT_TOKEN_WINDOW: '60s', RATE_LIMIT_IP_MAX: '1000', RATE_LIMIT_IP_WINDOW: '60s' } })
+    const t1 = await token(app)
+    const t2 = await token(app)
+    const ip = newIp()
+    for (let i = 0; i < 4; i++) {
+      const res = await req(app, 'GET', '/me', { ip, token: t1 })
+      expect(res.status).toBe(200)
+      expectHeaders(res, 4, 3 - i, 60)
+    }
+    const limited = await req(app, 'GET', '/me', { ip, token: t1 })
+    expect429(limited, 60)
+    expectHeaders(limited, 4, 0, 60)
+    expect429(await req(app, 'GET', '/me', { ip: newIp(), token: t1 }), 60)
+    const second = await req(app, 'GET', '/me', { ip, token: t2 })
+    expect(second.status).toBe(200)
+    expectHeaders(second, 4, 3, 60)
+  })
+})
+
+describe('counted across instances', () => {
+  it('requests alternating between two instances count together against the IP and the token limits', async () => {
+    const env = { RATE_LIMIT_IP_MAX: '6', RATE_LIMIT_IP_WINDOW: '60s', RATE_LIMIT_TOKEN_MAX: '4', RATE_LIMIT_TOKEN_WINDOW: '60s' }
+    const a = await h.app({ env })
+    const b = await h.app({ env })
+    const ip = newIp()
+    for (let i = 0; i < 6; i++) {
+      const res = await req(i % 2 === 0 ? a : b, 'GET', '/me', { ip })
+      expect(res.status).toBe(401)
+      expectHeaders(res, 6, 5 - i, 60)
+    }
+    expect429(await req(a, 'GET', '/me', { ip }), 60)
+    expect429(await req(b, 'GET', '/me', { ip }), 60)
+
+    const tok = await token(a)
+    for (let i = 0; i < 4; i++) {
+      const res = await req(i % 2 === 0 ? b : a, 'GET', '/me', { token: tok }) // a fresh address each time
+      expect(res.status).toBe(200)
+      expectHeaders(res, 4, 3 - i, 60)
+    }
+    expect429(await req(a, 'GET', '/me', { token: tok }), 60)
+    expect429(await req(b, 'GET', '/me', { token: tok }), 60)
+  })
+})
+
+describe('client address and TRUST_PROXY', () => {
+  const env = { RATE_LIMIT_IP_MAX: '3', RATE_LIMIT_IP_WINDOW: '60s' }
+
+  it('without TRUST_PROXY, X-Forwarded-For is ignored: spoofing new addresses does not escape the limit', async () => {
+    const app = await h.app({ env })
+    const ip = newIp()
+    for (let i = 0; i < 3; i++) {
+      const res = await req(app, 'GET', '/me', { ip, headers: { 'x-forwarded-for': `203.0.113.${i + 1}` } })
+      expectHeaders(res, 3, 2 - i, 60)
+    }
+    expect429(await req(app, 'GET', '/me', { ip, headers: { 'x-forwarded-for': '203.0.113.99' } }), 60)
+    expect429(await req(app, 'GET', '/me', { ip }), 60)
+  })
+
+  it('with TRUST_PROXY the forwarded client is counted; from an untrusted peer the peer is counted', async () => {
+    const app = await h.app({ env: { ...env, TRUST_PROXY: '127.0.0.1' } })
+    const proxy = '127.0.0.1'
+    const via = (client: string): Opts => ({ ip: proxy, headers: { 'x-forwarded-for': client } })
+    for (let i = 0; i < 3; i++) expectHeaders(await req(app, 'GET', '/me', via('198.51.100.1')), 3, 2 - i, 60)
+    expect429(await req(app, 'GET', '/me', via('198.51.100.1')), 60)
+    // A second forwarded client has its own budget, and so has the proxy itself.
+    expectHeaders(await req(app, 'GET', '/me', via('198.51.100.2')), 3, 2, 60)
+    expectHeaders(await req(app, 'GET', '/me', { ip: proxy }), 3, 2, 60)
+    // An untrusted peer's X-Forwarded-For is ignored: the peer's own address is counted.
+    const peer = newIp()
+    for (let i = 0; i < 3; i++) {
+      expectHeaders(await req(app, 'GET', '/me', { ip: peer, headers: { 'x-forwarded-for': '198.51.100.3' } }), 3, 2 - i, 60)
+    }
+    expect429(await req(app, 'GET', '/me', { ip: peer, headers: { 'x-forwarded-for': '198.51.100.4' } }), 60)
+    expectHeaders(await req(app, 'GET', '/me', via('198.51.100.3')), 3, 2, 60)
+    // Addresses a client prepends to X-Forwarded-For are not trusted: the one the proxy saw counts.
+    expectHeaders(await req(app, 'GET', '/me', via('6.6.6.6, 198.51.100.3')), 3, 1, 60)
+    expectHeaders(await req(app, 'GET', '/me', via('7.7.7.7, 198.51.100.3')), 3, 0, 60)
+    expect429(await req(app, 'GET', '/me', via('8.8.8.8, 198.51.100.3')), 60)
+  })
+})
+
+describe('login lock-out (SPEC S8)', () => {
+  const LOCK_S = 15 * 60
+  let a: FastifyInstance
+  let b: FastifyInstance
+  beforeAll(async () => {
+    a = await h.app()
+    b = await h.app()
+  })
+  const fail10 = async (username: string): Promise<Array<Res & { raw: string }>> => {
+    const out = []
+    for (let i = 0; i < 10; i++) out.push(await login(i % 2 === 0 ? a : b, username, `wrong-${i}`))
+    return out
+  }
+
+  it('ten failures lock the username: 429 even with the right password, from any address and on any instance; other usernames unaffected', async () => {
+    const victim = await newUser()
+    const bystander = await newUser()
+    for (const res of await fail10(victim)) expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: BAD_LOGIN })
+    const locked = await login(a, victim, PW)
+    expect429(locked, LOCK_S)
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(LOCK_S - 60)
+    expect429(await login(b, victim, PW), LOCK_S)
+    expect429(await login(b, victim, 'wrong-again'), LOCK_S)
+    // Every response but /health and /ready carries the RateLimit-* headers, a lock-out 429 too.
+    expect(rl(locked).limit).toBeGreaterThan(0)
+    expect((await login(a, bystander, PW)).status).toBe(200)
+    expect((await login(b, bystander, 'wrong')).status).toBe(401)
+    expect((await login(b, bystander, PW)).status).toBe(200)
+  })
+
+  it('an unknown username fails and locks exactly like a known one (no enumeration)', async () => {
+    const known = await newUser()
+    const unknown = 'rl.nadie-existe'
+    const k = await fail10(known)
+    const u = await fail10(unknown)
+    const view = (r: Res & { raw: string }): unknown => ({ status: r.status, raw: r.raw, ct: r.headers['content-type'] })
+    expect(u.map(view)).toEqual(k.map(view))
+    const kLocked = await login(a, known, PW)
+    const uLocked = await login(b, unknown, PW)
+    expect429(kLocked, LOCK_S)
+    expect429(uLocked, LOCK_S)
+    expect(view(uLocked)).toEqual(view(kLocked))
+    expect(Object.keys(uLocked.headers).filter((n) => !['date', 'connection'].includes(n)).sort())
+      .toEqual(Object.keys(kLocked.headers).filter((n) => !['date', 'connection'].includes(n)).sort())
+  })
+
+  it('parallel attempts get no more than ten password checks: the rest are 429', async () => {
+    const user = await newUser()
+    const all = await Promise.all(Array.from({ length: 20 }, (_, i) => login(i % 2 === 0 ? a : b, user, `wrong-${i}`)))
+    const statuses = all.map((r) => r.status)
+    expect(statuses.every((s) => s === 401 || s === 429), String(statuses)).toBe(true)
+    expect(statuses.filter((s) => s === 401).length, 'failed password checks').toBeLessThanOrEqual(10)
+    expect429(await login(a, user, PW), LOCK_S)
+  })
+
+  it('a successful login before the tenth failure clears the count', async () => {
+    const user = await newUser()
+    const nine = async (): Promise<void> => {
+      for (let i = 0; i < 9; i++) expect((await login(i % 2 === 0 ? a : b, user, 'wrong')).status).toBe(401)
+    }
+    await nine()
+    expect((await login(b, user, PW)).status).toBe(200)
+    await nine()
+    expect((await login(a, user, PW)).status).toBe(200)
+    expect((await login(b, user, PW)).status).toBe(200)
+  })
+})
