@@ -9,7 +9,7 @@ import type { Config } from './config.js'
 import { loadRegistry } from './registry/load.js'
 import type { Registry } from './registry/types.js'
 import configPlugin from '../plugins/config.js'
-import errorHandler from '../plugins/error-handler.js'
+import errorHandler, { sendError } from '../plugins/error-handler.js'
 import jsonBody, { BODY_LIMIT } from '../plugins/json-body.js'
 import redisPlugin from '../plugins/redis.js'
 import storesPlugin, { type StoresOptions } from '../plugins/stores.js'
@@ -60,6 +60,11 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     return503OnClosing: true,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, strict: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // Errors the router raises before any hook (bad percent-encoding, an id
+    // past maxParamLength) leave in the envelope too: no id is that long.
+    frameworkErrors: (err, _request, reply) => {
+      void sendError(reply, err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'REGISTRO_NO_ENCONTRADO' : 'DATOS_INVALIDOS')
+    },
   }
   const app: FastifyInstance = Fastify(serverOptions)
   app.addHook('onSend', async (request, reply) => { void reply.header('x-request-id', request.id) })

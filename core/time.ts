@@ -30,6 +30,14 @@ function wallClock (ms: number, timeZone: string): Wall {
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0')
 
+/** Date.UTC without its quirk of reading years 0–99 as 1900–1999. */
+function utc (y: number, mo: number, d: number, h = 0, mi = 0, s = 0): number {
+  const date = new Date(0)
+  date.setUTCFullYear(y, mo, d)
+  date.setUTCHours(h, mi, s, 0)
+  return date.getTime()
+}
+
 /** `YYYY-MM-DD HH:MM:SS` of an instant in the zone. */
 export function formatDateTime (date: Date, timeZone: string): string {
   const w = wallClock(date.getTime(), timeZone)
@@ -43,14 +51,25 @@ export function yearIn (date: Date, timeZone: string): number {
 
 function validDate (y: number, mo: number, d: number): boolean {
   if (mo < 1 || mo > 12 || d < 1 || y < 1) return false
-  return d <= new Date(Date.UTC(y, mo, 0)).getUTCDate()
+  return d <= new Date(utc(y, mo, 0)).getUTCDate()
 }
 
 const LOCAL = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/
 const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
 
-/** An instant from client input, or null when the text is not a real time. */
+/**
+ * An instant from client input, or null when the text is not a real time
+ * or falls outside the years 1–9999 once converted to UTC (PostgreSQL and
+ * the `YYYY-MM-DD` form cannot hold it).
+ */
 export function parseDateTime (text: string, timeZone: string): Date | null {
+  const d = parseInstant(text, timeZone)
+  if (d === null) return null
+  const y = d.getUTCFullYear()
+  return y < 1 || y > 9999 ? null : d
+}
+
+function parseInstant (text: string, timeZone: string): Date | null {
   const iso = ISO.exec(text)
   if (iso !== null) {
     const [y, mo, d, h, mi, s] = iso.slice(1, 7).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number]
@@ -66,17 +85,17 @@ export function parseDateTime (text: string, timeZone: string): Date | null {
   if (!validDate(y, mo, d) || h > 23 || mi > 59 || s > 59) return null
   // Find the UTC instant whose wall clock in the zone reads the input. Two
   // passes settle any offset; if neither matches, the time falls in a gap.
-  const target = Date.UTC(y, mo - 1, d, h, mi, s)
+  const target = utc(y, mo - 1, d, h, mi, s)
   let guess = target
   for (let i = 0; i < 3; i++) {
     const w = wallClock(guess, timeZone)
-    const shown = Date.UTC(w.y, w.mo - 1, w.d, w.h, w.mi, w.s)
+    const shown = utc(w.y, w.mo - 1, w.d, w.h, w.mi, w.s)
     if (shown === target) {
       // On the autumn fold both the earlier and later instant read the same;
       // take the earlier one.
       const earlier = guess - 3_600_000
       const we = wallClock(earlier, timeZone)
-      return Date.UTC(we.y, we.mo - 1, we.d, we.h, we.mi, we.s) === target ? new Date(earlier) : new Date(guess)
+      return utc(we.y, we.mo - 1, we.d, we.h, we.mi, we.s) === target ? new Date(earlier) : new Date(guess)
     }
     guess += target - shown
   }

@@ -42,13 +42,18 @@ export interface ListQuery {
 
 type RawQuery = Record<string, string | string[] | undefined>
 
+/** Own keys only: `__proto__`, `toString` … are unknown parameters, not system fields. */
+function systemTarget (name: string): Target | undefined {
+  return Object.hasOwn(SYSTEM_TARGETS, name) ? SYSTEM_TARGETS[name] : undefined
+}
+
 function kindOf (f: FieldDef): Kind {
   if (f.type === 'ref') return 'string'
   return f.type as Kind
 }
 
 function targetOf (mod: ModuleDef, name: string): Target | undefined {
-  const sys = SYSTEM_TARGETS[name]
+  const sys = systemTarget(name)
   if (sys !== undefined) return sys
   const f = mod.fieldMap.get(name)
   if (f === undefined) return undefined
@@ -123,7 +128,7 @@ function parseSort (mod: ModuleDef, raw: string | string[] | undefined): Array<R
   for (const part of spec.split(',')) {
     const desc = part.startsWith('-')
     const name = desc ? part.slice(1) : part
-    const sys = SYSTEM_TARGETS[name]
+    const sys = systemTarget(name)
     const f = mod.fieldMap.get(name)
     const column = sys?.column ?? (f !== undefined && f.filterable && !f.encrypted ? valueColumn(f) : undefined)
     if (column === undefined) throw invalid('sort', `no se puede ordenar por "${name}"${hint(name, sortable(mod))}`)

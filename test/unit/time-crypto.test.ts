@@ -90,6 +90,22 @@ describe('core/time.ts in Europe/Madrid', () => {
   })
 })
 
+describe('core/time.ts year bounds', () => {
+  it('refuses instants outside the years 1-9999 in UTC (PostgreSQL cannot store them)', () => {
+    expect(parseDateTime('9999-12-31T23:59:59-23:59', 'Europe/Madrid')).toBeNull()
+    expect(parseDateTime('0001-01-01T00:00:00+23:59', 'Europe/Madrid')).toBeNull()
+    expect(parseDateTime('0001-01-01 00:30:00', 'Asia/Tokyo')).toBeNull() // east of UTC: still year 0 in UTC
+    expect(parseDateTime('9999-12-31 23:00:00', 'Europe/Madrid')?.toISOString()).toBe('9999-12-31T22:00:00.000Z')
+  })
+
+  it('reads years below 100 as written (Date.UTC would make 0050 into 1950)', () => {
+    expect(parseDateTime('0050-06-01T10:00:00Z', 'UTC')?.toISOString()).toBe('0050-06-01T10:00:00.000Z')
+    expect(parseDateTime('0050-06-01 10:00:00', 'UTC')?.toISOString()).toBe('0050-06-01T10:00:00.000Z')
+    expect(isValidDate('0004-02-29')).toBe(true) // a leap year
+    expect(isValidDate('0100-02-29')).toBe(false)
+  })
+})
+
 describe('core/crypto.ts', () => {
   const k1 = randomBytes(32)
   const k2 = randomBytes(32)
