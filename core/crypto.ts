@@ -15,6 +15,8 @@ import { keyId } from './config.js'
 export interface FieldCipher {
   /** Key id of the key new values are encrypted with. */
   readonly currentKeyId: string
+  /** Whether a key with this id is configured (current or old). */
+  knowsKeyId (kid: string): boolean
   encrypt (plaintext: string, recordId: string, field: string): string
   /** Plaintext, or throws when no configured key fits or the value was tampered with. */
   decrypt (stored: string, recordId: string, field: string): string
@@ -48,6 +50,7 @@ export function createFieldCipher (keys: readonly Buffer[], macKeys: MacKeys): F
   const hmac = (key: Buffer, value: string): string => createHmac('sha256', key).update(value, 'utf8').digest('hex')
   return {
     currentKeyId: currentId,
+    knowsKeyId: (kid) => byId.has(kid),
     encrypt (plaintext, recordId, field) {
       const iv = randomBytes(12)
       const cipher = createCipheriv('aes-256-gcm', current, iv)

@@ -1,12 +1,13 @@
 /**
- * `npm run rotate-keys [-- --lote N] [-- --nueva-clave-indice]`
+ * `npm run rotate-keys [-- --lote N] [--nueva-clave-indice | --reindexar]`
  *
  * After ENCRYPTION_KEY was replaced (old key moved to ENCRYPTION_KEYS, and
  * every instance restarted with both), re-encrypts every stored value with
  * the new key, then the old key can be dropped from ENCRYPTION_KEYS. Runs
  * beside the live service; safe to interrupt and run again.
  * `--nueva-clave-indice` also replaces the blind-index key and rebuilds all
- * blind indexes (restart the instances afterwards).
+ * blind indexes (restart the instances afterwards); `--reindexar` rebuilds
+ * them with the stored key (to finish an interrupted replacement).
  */
 import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
@@ -18,14 +19,20 @@ import { ConfigError } from './errors.js'
 import { createFieldCipher, keyIdOf } from './crypto.js'
 import { loadRegistry } from './registry/load.js'
 import { openDatabase } from '../plugins/orm.js'
+import type { EmbeddedDatabase } from '../plugins/embedded-db.js'
 import { SystemKeyEntity, loadSystemKeys, rewrapSystemKeys } from '../plugins/system-keys.js'
-import { hasEncryptedFields, rotateModule } from '../modules/key-rotation.js'
+import { hasEncryptedFields, rotateHistory, rotateModule, type RotationProgress } from '../modules/key-rotation.js'
 
 export interface RotateOptions {
   batchSize: number
+  /** Replace the blind-index key and rebuild every blind index. */
   newIndexKey: boolean
+  /** Rebuild every blind index with the stored key (finishes an interrupted --nueva-clave-indice). */
+  reindex?: boolean
   quiet?: boolean
   env?: Record<string, string | undefined>
+  /** An embedded database already running in this process (tests). */
+  embedded?: EmbeddedDatabase
 }
 
 export interface RotateReport {
@@ -37,33 +44,43 @@ export interface RotateReport {
 export async function rotateKeys (opts: RotateOptions): Promise<RotateReport> {
   const config = loadConfig(opts.env)
   const registry = loadRegistry(config.modulesFile)
-  const db = await openDatabase(config, registry, pino({ level: 'silent' }))
+  const db = await openDatabase(config, registry, pino({ level: 'silent' }), opts.embedded === undefined ? {} : { embedded: opts.embedded })
   try {
     const em = db.orm.em.fork()
     const macKeys = await loadSystemKeys(em, config.encryptionKeys)
     const systemKeysRewrapped = await rewrapSystemKeys(em, config.encryptionKeys)
-    const indexKey = opts.newIndexKey ? randomBytes(32) : macKeys.indexKey
+    let indexKey = macKeys.indexKey
+    if (opts.newIndexKey) {
+      // Stored first: an interrupted rebuild is finished by --reindexar with this same key.
+      indexKey = randomBytes(32)
+      const wrap = createFieldCipher(config.encryptionKeys, macKeys)
+      await em.nativeUpdate(SystemKeyEntity, { nombre: 'indice' }, { valor: wrap.encrypt(indexKey.toString('base64'), 'sys_claves', 'indice') })
+    }
+    const reindex = opts.newIndexKey || opts.reindex === true
     const cipher = createFieldCipher(config.encryptionKeys, { ...macKeys, indexKey })
     const report: RotateReport = { keyId: cipher.currentKeyId, systemKeysRewrapped, modules: {} }
     const bars = opts.quiet === true ? undefined : new cliProgress.MultiBar({ format: ' {bar} {percentage}% | {module} | {rows}/{totalRows} filas, {rewritten} reescritas', hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic)
-    for (const mod of registry.modules.filter(hasEncryptedFields)) {
-      const show = { module: mod.name.padEnd(14), rows: 0, totalRows: 0, rewritten: 0 }
+    const tracker = (label: string): ((p: RotationProgress) => void) => {
+      const show = { module: label.padEnd(14), rows: 0, totalRows: 0, rewritten: 0 }
       const bar = bars?.create(1, 0, show)
-      const update = (p: { scanned: number, total: number, rewritten: number }): void => {
+      return (p) => {
         // The total is counted at the start; rows created meanwhile can push past it.
         const total = Math.max(p.total, p.scanned)
         bar?.setTotal(Math.max(total, 1))
         bar?.update(total === 0 ? 1 : p.scanned, { ...show, rows: p.scanned, totalRows: total, rewritten: p.rewritten })
       }
-      const done = await rotateModule(em, mod, cipher, { batchSize: opts.batchSize, reindex: opts.newIndexKey, onProgress: update })
+    }
+    for (const mod of registry.modules.filter(hasEncryptedFields)) {
+      const update = tracker(mod.name)
+      const done = await rotateModule(em, mod, cipher, { batchSize: opts.batchSize, reindex, onProgress: update })
       update(done)
       report.modules[mod.name] = { scanned: done.scanned, rewritten: done.rewritten }
     }
+    const update = tracker('(historial)')
+    const history = await rotateHistory(em, registry, cipher, { batchSize: opts.batchSize, reindex, onProgress: update })
+    update(history)
+    report.modules.sys_historial = { scanned: history.scanned, rewritten: history.rewritten }
     bars?.stop()
-    if (opts.newIndexKey) {
-      const wrap = createFieldCipher(config.encryptionKeys, macKeys)
-      await em.nativeUpdate(SystemKeyEntity, { nombre: 'indice' }, { valor: wrap.encrypt(indexKey.toString('base64'), 'sys_claves', 'indice') })
-    }
     return report
   } finally {
     await db.close()
@@ -71,10 +88,10 @@ export async function rotateKeys (opts: RotateOptions): Promise<RotateReport> {
 }
 
 async function main (): Promise<void> {
-  const { values } = parseArgs({ options: { lote: { type: 'string', default: '500' }, 'nueva-clave-indice': { type: 'boolean', default: false } } })
+  const { values } = parseArgs({ options: { lote: { type: 'string', default: '500' }, 'nueva-clave-indice': { type: 'boolean', default: false }, reindexar: { type: 'boolean', default: false } } })
   const batchSize = Number(values.lote)
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new ConfigError('--lote must be a whole number from 1 to 10000')
-  const report = await rotateKeys({ batchSize, newIndexKey: values['nueva-clave-indice'] === true })
+  const report = await rotateKeys({ batchSize, newIndexKey: values['nueva-clave-indice'] === true, reindex: values.reindexar === true })
   const rewritten = Object.values(report.modules).reduce((n, m) => n + m.rewritten, 0)
   process.stdout.write(`\nClave actual ${report.keyId}: ${rewritten} filas reescritas, ${report.systemKeysRewrapped} claves del sistema reenvueltas.\n`)
   if (values['nueva-clave-indice'] === true) process.stdout.write('Índices ciegos reconstruidos con una clave nueva: reinicie todas las instancias.\n')

@@ -10,11 +10,12 @@
 import { createHash } from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { canonicalJson } from '../core/canonical.js'
-import type { FieldCipher } from '../core/crypto.js'
+import { keyIdOf, type FieldCipher } from '../core/crypto.js'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from './build-entity.js'
 import { versionsOf } from './history.js'
 import { hashPayload } from './record-view.js'
+import { valueColumn } from './columns.js'
 
 export function sha256 (text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex')
@@ -26,8 +27,19 @@ export interface Verdict {
   version_rota?: number
 }
 
-/** Hash a stored row (or history snapshot) would have, given the previous version's hash. */
+/**
+ * Hash a stored row (or history snapshot) would have, given the previous
+ * version's hash; undefined when a ciphertext no longer decrypts (tampered).
+ * A value under a key that is simply not configured is an operations
+ * problem, not tampering: it throws (500, logged).
+ */
 function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string): string | undefined {
+  for (const f of mod.fields) {
+    const kid = f.encrypted ? keyIdOf(String(row[valueColumn(f)] ?? '')) : undefined
+    if (kid !== undefined && /^[0-9a-f]{8}$/.test(kid) && !cipher.knowsKeyId(kid)) {
+      throw new Error(`${mod.name} ${String(row._id)}: ${f.name} is encrypted with key ${kid}, which is not configured (ENCRYPTION_KEYS)`)
+    }
+  }
   try {
     return sha256(canonicalJson(hashPayload(mod, row, cipher, prev)))
   } catch {

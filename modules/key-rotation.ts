@@ -2,18 +2,21 @@
  * Re-encryption of a module's stored values under the current key, and
  * rebuilding of its blind indexes. Works in batches in `_id` order (keyset
  * pagination), one transaction per batch, while the service keeps running:
- * each row is updated only if its ciphertexts are still the ones read, so a
- * concurrent write (already under the current key) is never overwritten.
+ * a batch is read under the row locks the service's own writes take, so a
+ * concurrent update waits for the batch (or the batch for it) and is never
+ * overwritten nor half-rotated.
  * Values already under the current key are skipped, so an interrupted run
  * simply resumes when started again. Records are not changed: no new
  * `_version`, `_modified` or `_hash` (hashes cover plaintext digests).
  */
+import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FieldCipher } from '../core/crypto.js'
 import { keyIdOf } from '../core/crypto.js'
-import type { ModuleDef } from '../core/registry/types.js'
+import type { FieldDef, ModuleDef, Registry } from '../core/registry/types.js'
 import { entityName, type Row } from './build-entity.js'
 import { blindIndexColumn, valueColumn } from './columns.js'
+import { HistoryEntity } from './history.js'
 
 export interface RotationProgress {
   /** Rows looked at so far in this module. */
@@ -34,6 +37,23 @@ export function hasEncryptedFields (mod: ModuleDef): boolean {
   return mod.fields.some((f) => f.encrypted)
 }
 
+/** New values for the encrypted (and, when reindexing, blind-index) columns of one stored row. */
+function refreshed (fields: readonly FieldDef[], row: Row, id: string, cipher: FieldCipher, reindex: boolean): Row {
+  const changes: Row = {}
+  for (const f of fields) {
+    const stored = row[valueColumn(f)] as string | null | undefined
+    if (stored === null || stored === undefined) continue
+    const stale = keyIdOf(stored) !== cipher.currentKeyId
+    const plain = stale || (reindex && f.searchable) ? cipher.decrypt(stored, id, f.name) : undefined
+    if (stale) changes[valueColumn(f)] = cipher.encrypt(plain!, id, f.name)
+    if (reindex && f.searchable) {
+      const bidx = cipher.blindIndex(plain!)
+      if (bidx !== row[blindIndexColumn(f)]) changes[blindIndexColumn(f)] = bidx
+    }
+  }
+  return changes
+}
+
 export async function rotateModule (em: EntityManager, mod: ModuleDef, cipher: FieldCipher, opts: RotationOptions): Promise<RotationProgress> {
   const fields = mod.fields.filter((f) => f.encrypted)
   const entity = entityName(mod)
@@ -42,30 +62,45 @@ export async function rotateModule (em: EntityManager, mod: ModuleDef, cipher: F
   const columns = ['_id', ...fields.map(valueColumn), ...fields.filter((f) => f.searchable).map(blindIndexColumn)]
   let last = ''
   for (;;) {
-    const rows = await em.fork().find(entity, { _id: { $gt: last } }, { orderBy: { _id: 'asc' }, limit: opts.batchSize, fields: columns as never }) as Row[]
+    // Read the batch under the same row lock the service takes to write, so
+    // an update cannot land between this read and this write.
+    const done = await em.fork().transactional(async (tem) => {
+      const rows = await tem.find(entity, { _id: { $gt: last } }, { orderBy: { _id: 'asc' }, limit: opts.batchSize, fields: columns as never, lockMode: LockMode.PESSIMISTIC_WRITE }) as Row[]
+      for (const row of rows) {
+        const changes = refreshed(fields, row, row._id as string, cipher, opts.reindex === true)
+        if (Object.keys(changes).length > 0) progress.rewritten += await tem.nativeUpdate(entity, { _id: row._id }, changes)
+      }
+      return rows
+    })
+    if (done.length === 0) break
+    progress.scanned += done.length
+    last = done.at(-1)!._id as string
+    opts.onProgress?.(progress)
+  }
+  return progress
+}
+
+/**
+ * The same for the history: every stored version keeps its values
+ * encrypted, so they move to the current key too (the history is only ever
+ * appended to, so no lock is needed).
+ */
+export async function rotateHistory (em: EntityManager, registry: Registry, cipher: FieldCipher, opts: RotationOptions): Promise<RotationProgress> {
+  const progress: RotationProgress = { scanned: 0, rewritten: 0, total: await em.fork().count(HistoryEntity, {}) }
+  let last = '0'
+  for (;;) {
+    const rows = await em.fork().find(HistoryEntity, { id: { $gt: last } }, { orderBy: { id: 'asc' }, limit: opts.batchSize })
     if (rows.length === 0) break
     await em.fork().transactional(async (tem) => {
       for (const row of rows) {
-        const id = row._id as string
-        const changes: Row = {}
-        for (const f of fields) {
-          const stored = row[valueColumn(f)] as string | null
-          if (stored === null) continue
-          const stale = keyIdOf(stored) !== cipher.currentKeyId
-          const plain = stale || (opts.reindex === true && f.searchable) ? cipher.decrypt(stored, id, f.name) : undefined
-          if (stale) changes[valueColumn(f)] = cipher.encrypt(plain!, id, f.name)
-          if (opts.reindex === true && f.searchable) {
-            const bidx = cipher.blindIndex(plain!)
-            if (bidx !== row[blindIndexColumn(f)]) changes[blindIndexColumn(f)] = bidx
-          }
-        }
-        if (Object.keys(changes).length === 0) continue
-        const unchanged = Object.fromEntries(fields.map((f) => [valueColumn(f), row[valueColumn(f)]]))
-        progress.rewritten += await tem.nativeUpdate(entity, { _id: id, ...unchanged }, changes)
+        const mod = registry.byName.get(row.modulo)
+        if (mod === undefined) continue
+        const changes = refreshed(mod.fields.filter((f) => f.encrypted), row.datos, row.registro, cipher, opts.reindex === true)
+        if (Object.keys(changes).length > 0) progress.rewritten += await tem.nativeUpdate(HistoryEntity, { id: row.id }, { datos: { ...row.datos, ...changes } })
       }
     })
     progress.scanned += rows.length
-    last = rows.at(-1)!._id as string
+    last = rows.at(-1)!.id!
     opts.onProgress?.(progress)
   }
   return progress
