@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { AppError, MESSAGES } from '../core/errors.js'
+import { nowSeconds } from '../core/time.js'
 import type { Action, ModuleDef } from '../core/registry/types.js'
 import { buildSchemas, envelope } from './build-schemas.js'
 import { parseListQuery } from './list-query.js'
@@ -67,7 +68,7 @@ export function moduleRoutes (mod: ModuleDef) {
       const ctx: ViewContext = { timeZone: app.config.timeZone, cipher: app.cipher, canDecrypt }
       const out = rows.map((r) => toApiRecord(mod, r, ctx))
       if (canDecrypt) {
-        const fecha = new Date()
+        const fecha = nowSeconds()
         const ruta = `${request.method} ${request.routeOptions.url ?? request.url}`
         const entries = out.flatMap((rec) => {
           const campos = encrypted.map((f) => f.name).filter((name) => rec[name] !== null && rec[name] !== undefined)

@@ -28,12 +28,22 @@ export interface Verdict {
 }
 
 /**
- * Hash a stored row (or history snapshot) would have, given the previous
- * version's hash; undefined when a ciphertext no longer decrypts (tampered).
- * A value under a key that is simply not configured is an operations
- * problem, not tampering: it throws (500, logged).
+ * Declared fields whose hashed form differs between two payloads (all the
+ * non-null ones for a first version): the `campos` of a history entry.
  */
-function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string): string | undefined {
+export function changedFields (mod: ModuleDef, before: Record<string, unknown> | undefined, after: Record<string, unknown>): string[] {
+  return mod.fields.map((f) => f.name).filter((name) => before === undefined
+    ? after[name] !== null
+    : canonicalJson(before[name]) !== canonicalJson(after[name]))
+}
+
+/**
+ * Payload and hash a stored row (or history snapshot) would have, given the
+ * previous version's hash; undefined when a ciphertext no longer decrypts
+ * (tampered). A value under a key that is simply not configured is an
+ * operations problem, not tampering: it throws (500, logged).
+ */
+function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string): { hash: string, payload: Record<string, unknown> } | undefined {
   for (const f of mod.fields) {
     const kid = f.encrypted ? keyIdOf(String(row[valueColumn(f)] ?? '')) : undefined
     if (kid !== undefined && /^[0-9a-f]{8}$/.test(kid) && !cipher.knowsKeyId(kid)) {
@@ -41,27 +51,46 @@ function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string)
     }
   }
   try {
-    return sha256(canonicalJson(hashPayload(mod, row, cipher, prev)))
+    const payload = hashPayload(mod, row, cipher, prev)
+    return { hash: sha256(canonicalJson(payload)), payload }
   } catch {
     return undefined // a ciphertext that no longer decrypts was tampered with
   }
 }
 
+const time = (v: unknown): number => new Date(v as string | Date).getTime()
+
+/** The action a version must record, from the deletion marks of it and the one before. */
+function actionOf (version: number, before: Row | undefined, now: Row): string {
+  if (version === 1) return 'crear'
+  const was = before?._deleted !== null && before?._deleted !== undefined
+  const is = now._deleted !== null && now._deleted !== undefined
+  return !was && is ? 'eliminar' : was && !is ? 'restaurar' : 'editar'
+}
+
 export async function verifyChain (em: EntityManager, mod: ModuleDef, live: Row, cipher: FieldCipher): Promise<Verdict> {
   const versions = await versionsOf(em, mod, live._id as string)
   let prev = ''
+  let before: { row: Row, payload: Record<string, unknown> } | undefined
   for (const [i, v] of versions.entries()) {
     const expected = i + 1
     if (v.version !== expected) return { valido: false, version_rota: expected }
     const snapshot = v.datos
-    if (snapshot._version !== v.version || snapshot._hash !== v.hash || snapshot._id !== live._id) return { valido: false, version_rota: v.version }
-    if (recompute(mod, snapshot, cipher, prev) !== v.hash) return { valido: false, version_rota: v.version }
+    const broken = { valido: false, version_rota: v.version }
+    if (snapshot._version !== v.version || snapshot._hash !== v.hash || snapshot._id !== live._id) return broken
+    const got = recompute(mod, snapshot, cipher, prev)
+    if (got === undefined || got.hash !== v.hash) return broken
+    // The entry's own columns must say what its snapshot says.
+    if (v.usuario !== snapshot._modified_by || time(v.fecha) !== time(snapshot._modified)) return broken
+    if (v.accion !== actionOf(v.version, before?.row, snapshot)) return broken
+    if (canonicalJson(v.campos) !== canonicalJson(changedFields(mod, before?.payload, got.payload))) return broken
     prev = v.hash
+    before = { row: snapshot, payload: got.payload }
   }
   const last = versions.length
   const liveVersion = live._version as number
   if (liveVersion !== last) return { valido: false, version_rota: Math.min(liveVersion, last + 1) }
   const previous = last >= 2 ? versions[last - 2]!.hash : ''
-  if (live._hash !== prev || recompute(mod, live, cipher, previous) !== live._hash) return { valido: false, version_rota: liveVersion }
+  if (live._hash !== prev || recompute(mod, live, cipher, previous)?.hash !== live._hash) return { valido: false, version_rota: liveVersion }
   return { valido: true }
 }

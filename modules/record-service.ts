@@ -21,7 +21,7 @@ import { normalizeBody, type ColumnValue } from './normalize.js'
 import { hashPayload, toPlaintext } from './record-view.js'
 import { appendVersion } from './history.js'
 import { checkMove } from './state-machine.js'
-import { sha256 } from './chain.js'
+import { changedFields, sha256 } from './chain.js'
 
 export interface ServiceDeps {
   readonly registry: Registry
@@ -95,13 +95,6 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     return payload
   }
 
-  /** Declared fields whose hashed form differs between two payloads. */
-  function changedFields (before: Record<string, unknown> | undefined, after: Record<string, unknown>): string[] {
-    return mod.fields.map((f) => f.name).filter((name) => before === undefined
-      ? after[name] !== null
-      : canonicalJson(before[name]) !== canonicalJson(after[name]))
-  }
-
   function checkVersion (row: Row, expected: number | undefined): void {
     if (expected !== undefined && row._version !== expected) throw new AppError('CONFLICTO_VERSION')
   }
@@ -122,7 +115,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
           const row: Row = { ...base, ...(await toColumns(id, values)), _id: id, _created: now, _created_by: caller.id, _modified: now, _modified_by: caller.id, _version: 1, _deleted: null }
           const payload = seal(row, '')
           await tem.insert(entity, row)
-          await appendVersion(tem, mod, row, 'crear', changedFields(undefined, payload))
+          await appendVersion(tem, mod, row, 'crear', changedFields(mod, undefined, payload))
           return row
         })
         await deps.hooks?.afterWrite?.({ ...event, after: row })
@@ -157,7 +150,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
       }
       const payload = seal(after, before._hash as string)
       await tem.nativeUpdate(entity, { _id: id }, { ...changes, _hash: after._hash })
-      await appendVersion(tem, mod, after, 'editar', changedFields(hashPayload(mod, before, deps.cipher, ''), payload))
+      await appendVersion(tem, mod, after, 'editar', changedFields(mod, hashPayload(mod, before, deps.cipher, ''), payload))
       return { event, after }
     })
     await deps.hooks?.afterWrite?.({ ...result.event, after: result.after })

@@ -55,12 +55,13 @@ async function auditRoutes (app: FastifyInstance): Promise<void> {
       if (v !== undefined) where[key] = v
     }
     const range: Record<string, Date> = {}
-    for (const [key, op] of [['desde', '$gte'], ['hasta', '$lte']] as const) {
+    // Both ends inclusive, to the second shown: `hasta` takes in its whole second.
+    for (const [key, op] of [['desde', '$gte'], ['hasta', '$lt']] as const) {
       const v = text(query, key)
       if (v === undefined) continue
       const d = parseDateTime(v, app.config.timeZone)
       if (d === null) throw invalid(key, "debe ser una fecha y hora 'YYYY-MM-DD HH:MM:SS'")
-      range[op] = d
+      range[op] = op === '$lt' ? new Date(d.getTime() + 1000) : d
     }
     if (Object.keys(range).length > 0) where.fecha = range
     const limit = Math.min(whole(query, 'limit', DEFAULT_LIMIT, 1), MAX_LIMIT)

@@ -54,6 +54,10 @@ let prev = ''
 let ok = true
 for (const v of versions) {
   const r = v.registro
+  if (Array.isArray(r._restringidos) && r._restringidos.length > 0) {
+    console.error(`la versión ${v._version} oculta campos cifrados (${r._restringidos.join(', ')}): lea el historial con un usuario que pueda descifrarlos`)
+    process.exit(2)
+  }
   // Every datetime may name two instants on the autumn fold: try each combination.
   const datetimeKeys = [...Object.entries(fields).filter(([, f]) => f.type === 'datetime').map(([k]) => k), '_created', '_modified', '_deleted']
     .filter((k) => typeof r[k] === 'string')
