@@ -1,7 +1,8 @@
 /**
  * What the generated routes do with records: create, read, update, soft
- * delete and list, each in one transaction. The service knows nothing of
- * HTTP; it returns stored rows and throws AppErrors.
+ * delete, restore and list; each write is one transaction that also
+ * appends the version to the history. The service knows nothing of HTTP;
+ * it returns stored rows and throws AppErrors.
  */
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -73,11 +74,20 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     }
   }
 
-  /** Column values of the declared fields: encrypted, blind-indexed, hashed. */
-  async function toColumns (id: string, values: Map<FieldDef, ColumnValue>): Promise<Row> {
+  /**
+   * Passwords replaced by their Argon2id hash — done before any transaction
+   * opens, so the slow hashing never holds a connection or a row lock.
+   */
+  async function hashPasswords (values: Map<FieldDef, ColumnValue>): Promise<Map<FieldDef, ColumnValue>> {
+    const out = new Map(values)
+    for (const [f, v] of values) if (f.type === 'password' && v !== null) out.set(f, await hashPassword(v as string))
+    return out
+  }
+
+  /** Column values of the declared fields (passwords already hashed): encrypted and blind-indexed. */
+  function toColumns (id: string, values: Map<FieldDef, ColumnValue>): Row {
     const out: Row = {}
     for (const [f, v] of values) {
-      if (f.type === 'password') { out[valueColumn(f)] = v === null ? null : await hashPassword(v as string); continue }
       if (f.encrypted) {
         out[valueColumn(f)] = v === null ? null : deps.cipher.encrypt(toPlaintext(v), id, f.name)
         if (f.searchable) out[blindIndexColumn(f)] = v === null ? null : deps.cipher.blindIndex(toPlaintext(v))
@@ -103,6 +113,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     const { values } = normalizeBody(mod, body, 'create', deps.timeZone)
     const event: WriteEvent = { action: 'crear', caller, values }
     await deps.hooks?.beforeWrite?.(event)
+    const stored = await hashPasswords(values)
     let floor: number | undefined
     for (let attempt = 0; ; attempt++) {
       try {
@@ -112,7 +123,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
           const id = await drawId(tem, mod, deps.sequences, deps.timeZone, floor)
           const now = nowSeconds()
           const base: Row = Object.fromEntries(columns.map((c) => [c, null]))
-          const row: Row = { ...base, ...(await toColumns(id, values)), _id: id, _created: now, _created_by: caller.id, _modified: now, _modified_by: caller.id, _version: 1, _deleted: null }
+          const row: Row = { ...base, ...toColumns(id, stored), _id: id, _created: now, _created_by: caller.id, _modified: now, _modified_by: caller.id, _version: 1, _deleted: null }
           const payload = seal(row, '')
           await tem.insert(entity, row)
           await appendVersion(tem, mod, row, 'crear', changedFields(mod, undefined, payload))
@@ -135,6 +146,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
 
   async function update (em: EntityManager, caller: Caller, id: string, body: Record<string, unknown>, expectedVersion?: number): Promise<Row> {
     const { values } = normalizeBody(mod, body, 'update', deps.timeZone)
+    const stored = await hashPasswords(values)
     const result = await em.transactional(async (tem) => {
       const before = await findLive(tem, id, true)
       checkVersion(before, expectedVersion)
@@ -142,7 +154,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
       await deps.hooks?.beforeWrite?.(event)
       await checkRefs(tem, values)
       await checkUnique(tem, values, id)
-      const changes = { ...(await toColumns(id, values)), _modified: nowSeconds(), _modified_by: caller.id, _version: (before._version as number) + 1 }
+      const changes = { ...toColumns(id, stored), _modified: nowSeconds(), _modified_by: caller.id, _version: (before._version as number) + 1 }
       const after: Row = { ...before, ...changes }
       if (mod.stateField !== undefined) {
         const state = valueColumn(mod.fieldMap.get(mod.stateField)!)

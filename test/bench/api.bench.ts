@@ -1,0 +1,63 @@
+/**
+ * `npm run bench`: throughput and latency of the hot paths on a real
+ * listening server — embedded by default, or PostgreSQL and Redis when
+ * DATABASE_URL / REDIS_URL are set (use a throw-away database: the bench
+ * writes records). Loopback only; bounded in time. Not part of `npm test`.
+ *
+ *   BENCH_SECONDS=10 BENCH_CONNECTIONS=20 npm run bench
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+import { loadConfig } from '../../core/config.js'
+import { buildApp } from '../../core/kernel.js'
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 20)
+const dataDir = mkdtempSync(join(tmpdir(), 'policia-bench-'))
+const config = loadConfig({
+  ...process.env,
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'warn',
+  ADMIN_USERNAME: 'bench',
+  ADMIN_PASSWORD: 'bench-password-123',
+  RATE_LIMIT_IP_MAX: '100000000',
+  RATE_LIMIT_TOKEN_MAX: '100000000',
+  REDIS_PREFIX: `bench:${Date.now()}:`,
+})
+const app = await buildApp({ config, logger: { level: 'warn' } })
+await app.listen({ port: 0, host: '127.0.0.1' })
+const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+
+async function json (method: string, path: string, body?: unknown, token?: string): Promise<any> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token !== undefined && { authorization: `Bearer ${token}` }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  })
+  return res.json()
+}
+
+const token = (await json('POST', '/auth/login', { username: 'bench', password: 'bench-password-123' })).data.token as string
+const plain = (await json('POST', '/sala092', { tipo_incidencia: 'normal', descripcion: 'Ruido en la vía pública' }, token)).data._id as string
+for (let i = 0; i < 200; i++) await json('POST', '/sala092', { tipo_incidencia: 'urgente', descripcion: `Llamada ${i}` }, token)
+const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+
+const cases: Array<{ name: string, opts: autocannon.Options }> = [
+  { name: 'GET /sala092/{id} (hot path)', opts: { url: `${base}/sala092/${plain}`, headers: auth } },
+  { name: 'GET /sala092?tipo_incidencia=urgente&limit=20', opts: { url: `${base}/sala092?tipo_incidencia=urgente&limit=20`, headers: auth } },
+  { name: 'POST /sala092 (create: id, hash, history)', opts: { url: `${base}/sala092`, method: 'POST', headers: auth, body: JSON.stringify({ tipo_incidencia: 'normal', descripcion: 'Alta de prueba' }) } },
+]
+const rows: string[] = []
+try {
+  for (const c of cases) {
+    const r = await autocannon({ ...c.opts, connections, duration: seconds })
+    rows.push(`| ${c.name} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} |`)
+  }
+} finally {
+  await app.close()
+  rmSync(dataDir, { recursive: true, force: true })
+}
+process.stdout.write(`\n${app.databaseKind} database, ${app.stores.kind} stores, ${connections} connections, ${seconds} s each\n\n`)
+process.stdout.write('| case | req/s | p50 ms | p99 ms | non-2xx |\n|---|---|---|---|---|\n' + rows.join('\n') + '\n')
