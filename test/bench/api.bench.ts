@@ -50,14 +50,36 @@ const cases: Array<{ name: string, opts: autocannon.Options }> = [
   { name: 'POST /sala092 (create: id, hash, history)', opts: { url: `${base}/sala092`, method: 'POST', headers: auth, body: JSON.stringify({ tipo_incidencia: 'normal', descripcion: 'Alta de prueba' }) } },
 ]
 const rows: string[] = []
+/** Median time of failed logins (sequential, under the lock-out limit per username). */
+async function failedLoginMedian (usernames: string[]): Promise<number> {
+  const times: number[] = []
+  for (const username of usernames) {
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now()
+      await json('POST', '/auth/login', { username, password: 'not-the-password-1' })
+      times.push(performance.now() - t0)
+    }
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!
+}
+let loginLine = ''
 try {
   for (const c of cases) {
     const r = await autocannon({ ...c.opts, connections, duration: seconds })
     rows.push(`| ${c.name} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} |`)
   }
+  const known: string[] = []
+  for (let i = 0; i < 4; i++) {
+    const username = `bench-known-${i}`
+    await json('POST', '/usuarios', { username, password: 'bench-password-123', nombre: 'Bench', rol: 'consulta' }, token)
+    known.push(username)
+  }
+  const knownMs = await failedLoginMedian(known)
+  const unknownMs = await failedLoginMedian(known.map((u) => `${u}-nadie`))
+  loginLine = `\nFailed login, median of 20: known username ${knownMs.toFixed(1)} ms, unknown username ${unknownMs.toFixed(1)} ms\n`
 } finally {
   await app.close()
   rmSync(dataDir, { recursive: true, force: true })
 }
 process.stdout.write(`\n${app.databaseKind} database, ${app.stores.kind} stores, ${connections} connections, ${seconds} s each\n\n`)
-process.stdout.write('| case | req/s | p50 ms | p99 ms | non-2xx |\n|---|---|---|---|---|\n' + rows.join('\n') + '\n')
+process.stdout.write('| case | req/s | p50 ms | p99 ms | non-2xx |\n|---|---|---|---|---|\n' + rows.join('\n') + '\n' + loginLine)
