@@ -389,6 +389,22 @@ describe('key rotation over a few thousand rows', () => {
     })
   }, 120_000)
 
+  it('--reindexar finishes an interrupted rebuild with the stored indice key', async () => {
+    // An interrupted --nueva-clave-indice leaves some indexes under another key: simulate with garbage.
+    const { m, f, value, id } = found[0]!
+    await h.db.query(`update "${m.table}" set "${blindIndexColumn(f)}" = $1 where "_id" = $2`, ['0'.repeat(64), id])
+    await withInstance({ ENCRYPTION_KEY: KEY_B }, async (api) => {
+      expect((await api.get(`/${m.path}${qs(f.name, value)}`)).body.data.total).toBe(0)
+    })
+    const report = await rotateKeys({ batchSize: 200, newIndexKey: false, reindex: true, quiet: true, env: toolEnv(KEY_B), ...(h.db.embedded !== undefined && { embedded: h.db.embedded }) })
+    expect(report.modules[m.name]!.rewritten).toBe(1)
+    const indexKey = unwrap(KEY_B, 'indice', (await sysKeys()).indice!)
+    expect((await stored(m, id))[blindIndexColumn(f)]).toBe(hmac(indexKey, value))
+    await withInstance({ ENCRYPTION_KEY: KEY_B }, async (api) => {
+      expect((await api.get(`/${m.path}${qs(f.name, value)}`)).body.data.records.map((r: Rec) => r._id)).toEqual([id])
+    })
+  }, 60_000)
+
   it('a write made while rotateModule runs is not lost, and the run leaves no value under the old key', async () => {
     const appBC = await h.app({ env: { ENCRYPTION_KEY: KEY_C, ENCRYPTION_KEYS: KEY_B } })
     onTestFinished(() => appBC.close())
