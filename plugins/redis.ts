@@ -6,13 +6,16 @@
  */
 import fp from 'fastify-plugin'
 import fastifyRedis from '@fastify/redis'
+import { Redis } from 'ioredis'
 import type { FastifyInstance } from 'fastify'
 
 async function redisPlugin (app: FastifyInstance): Promise<void> {
   const url = app.config.redisUrl
   if (url === undefined) return
-  await app.register(fastifyRedis, {
-    url,
+  // Our own client, so that closing works whatever its state: @fastify/redis
+  // would call quit(), which throws while Redis is unreachable (no offline
+  // queue) and would turn a shutdown during an outage into a crash.
+  const client = new Redis(url, {
     connectTimeout: 5000,
     commandTimeout: 5000,
     maxRetriesPerRequest: 1,
@@ -20,15 +23,23 @@ async function redisPlugin (app: FastifyInstance): Promise<void> {
     // Commands issued in the same tick (rate counters and session lookup)
     // leave as one write: one round trip per request.
     enableAutoPipelining: true,
-    lazyConnect: false,
+    lazyConnect: true,
   })
-  // With no offline queue, wait for the first connection before serving.
-  if (app.redis.status !== 'ready') {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => { reject(new Error(`Redis at ${redact(url)} did not answer within 10 s`)) }, 10_000)
-      app.redis.once('ready', () => { clearTimeout(timer); resolve() })
-    })
+  client.on('error', (err: Error) => { app.log.warn({ err: { message: err.message } }, 'redis') })
+  try {
+    await Promise.race([
+      client.connect(),
+      new Promise((_resolve, reject) => setTimeout(() => { reject(new Error(`Redis at ${redact(url)} did not answer within 10 s`)) }, 10_000).unref()),
+    ])
+  } catch (err) {
+    client.disconnect()
+    throw err
   }
+  await app.register(fastifyRedis, { client, closeClient: false })
+  app.addHook('onClose', async () => {
+    if (client.status === 'ready') await client.quit().catch(() => { client.disconnect() })
+    else client.disconnect()
+  })
 }
 
 /** A URL without its password, fit for a log line. */

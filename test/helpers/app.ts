@@ -23,6 +23,8 @@ export interface Harness {
   readonly config: Config
   /** A new app instance on the shared database and stores. */
   app (overrides?: { env?: Record<string, string>, registry?: Registry }): Promise<FastifyInstance>
+  /** Closes one instance now (the harness will not close it again). */
+  closeApp (app: FastifyInstance): Promise<void>
   /** Forget everything held in Redis / the in-process stores (as after a Redis restart). */
   flushStores (): Promise<void>
   close (): Promise<void>
@@ -63,10 +65,16 @@ export async function createHarness (): Promise<Harness> {
         logger: false,
         ...(overrides.registry !== undefined && { registry: overrides.registry }),
         ...(db.embedded !== undefined && { embedded: db.embedded }),
-        ...(!usingRedis && { stores: memory }),
+        // Shared in-process stores stand in for Redis, unless this instance is given one.
+        ...(!usingRedis && overrides.env?.REDIS_URL === undefined && { stores: memory }),
       })
       apps.push(app)
       return app
+    },
+    async closeApp (app) {
+      const i = apps.indexOf(app)
+      if (i >= 0) apps.splice(i, 1)
+      await app.close()
     },
     async flushStores () {
       if (usingRedis) await flushPrefix(redisPrefix)
