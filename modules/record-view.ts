@@ -39,14 +39,29 @@ function fromPlaintext (f: FieldDef, text: string): unknown {
   return f.type === 'array' || f.type === 'integer' || f.type === 'decimal' || f.type === 'boolean' ? JSON.parse(text) : text
 }
 
-/** A stored (non-encrypted) value as the API shows it. */
-function shown (f: FieldDef, v: unknown, timeZone: string): unknown {
+/** How an instant is written: local for the API, UTC for the hash. */
+type InstantFormat = (d: Date) => string
+
+/** A stored (non-encrypted) value in API form, instants written by `instant`. */
+function shown (f: FieldDef, v: unknown, instant: InstantFormat): unknown {
   if (v === null || v === undefined) return null
   switch (f.type) {
-    case 'datetime': return formatDateTime(asDate(v), timeZone)
+    case 'datetime': return instant(asDate(v))
     case 'decimal': return Number(v)
     case 'time': return String(v).slice(0, 5)
     default: return v
+  }
+}
+
+/** The system fields other than `_hash`, instants written by `instant`. */
+function systemFields (row: Row, instant: InstantFormat): Record<string, unknown> {
+  return {
+    _created: instant(asDate(row._created)),
+    _created_by: row._created_by,
+    _modified: instant(asDate(row._modified)),
+    _modified_by: row._modified_by,
+    _version: row._version,
+    _deleted: row._deleted === null || row._deleted === undefined ? null : instant(asDate(row._deleted)),
   }
 }
 
@@ -57,6 +72,7 @@ function decryptField (f: FieldDef, row: Row, cipher: FieldCipher): unknown {
 }
 
 export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record<string, unknown> {
+  const local: InstantFormat = (d) => formatDateTime(d, ctx.timeZone)
   const out: Record<string, unknown> = { _id: row._id }
   const restricted: string[] = []
   for (const f of mod.fields) {
@@ -66,15 +82,10 @@ export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record
       else restricted.push(f.name)
       continue
     }
-    out[f.name] = shown(f, row[valueColumn(f)], ctx.timeZone)
+    out[f.name] = shown(f, row[valueColumn(f)], local)
   }
-  out._created = formatDateTime(asDate(row._created), ctx.timeZone)
-  out._created_by = row._created_by
-  out._modified = formatDateTime(asDate(row._modified), ctx.timeZone)
-  out._modified_by = row._modified_by
-  out._version = row._version
-  out._hash = row._hash
-  out._deleted = row._deleted === null || row._deleted === undefined ? null : formatDateTime(asDate(row._deleted), ctx.timeZone)
+  const { _version, _deleted, ...audit } = systemFields(row, local)
+  Object.assign(out, audit, { _version, _hash: row._hash, _deleted })
   if (restricted.length > 0) out._restringidos = restricted
   return out
 }
@@ -84,27 +95,12 @@ export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record
  * form; each encrypted field as an HMAC of its plaintext, never the plaintext.
  */
 export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string): Record<string, unknown> {
-  const payload: Record<string, unknown> = {}
+  const payload: Record<string, unknown> = { _id: row._id }
   for (const f of mod.fields) {
     const v = row[valueColumn(f)]
-    if (v === null || v === undefined) { payload[f.name] = null; continue }
-    if (f.encrypted) { payload[f.name] = cipher.digest(toPlaintext(decryptField(f, row, cipher))); continue }
-    switch (f.type) {
-      case 'datetime': payload[f.name] = isoSeconds(asDate(v)); break
-      case 'decimal': payload[f.name] = Number(v); break
-      case 'time': payload[f.name] = String(v).slice(0, 5); break
-      default: payload[f.name] = v
-    }
+    payload[f.name] = f.encrypted && v !== null && v !== undefined
+      ? cipher.digest(toPlaintext(decryptField(f, row, cipher)))
+      : shown(f, v, isoSeconds)
   }
-  return {
-    ...payload,
-    _id: row._id,
-    _version: row._version,
-    _created: isoSeconds(asDate(row._created)),
-    _created_by: row._created_by,
-    _modified: isoSeconds(asDate(row._modified)),
-    _modified_by: row._modified_by,
-    _deleted: row._deleted === null || row._deleted === undefined ? null : isoSeconds(asDate(row._deleted)),
-    _prev: previousHash,
-  }
+  return { ...payload, ...systemFields(row, isoSeconds), _prev: previousHash }
 }
