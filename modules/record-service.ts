@@ -47,12 +47,17 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   /** Ids have one shape; anything else cannot exist and never reaches the database. */
   const ID_SHAPE = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)
 
-  async function findLive (em: EntityManager, id: string, lock: boolean): Promise<Row> {
+  /** A record by id (`live`: not deleted), optionally locked for the transaction; else 404. */
+  async function find (em: EntityManager, id: string, opts: { live: boolean, lock: boolean }): Promise<Row> {
     if (!ID_SHAPE.test(id)) throw new AppError('REGISTRO_NO_ENCONTRADO')
-    const row = await em.findOne(entity, { _id: id, _deleted: null }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
+    const where = opts.live ? { _id: id, _deleted: null } : { _id: id }
+    const row = await em.findOne(entity, where, opts.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
     if (row === null) throw new AppError('REGISTRO_NO_ENCONTRADO')
     return plain(row)
   }
+  const findLive = (em: EntityManager, id: string, lock: boolean): Promise<Row> => find(em, id, { live: true, lock })
+  /** A record whether deleted or not (history, verification, restore). */
+  const findAny = (em: EntityManager, id: string, lock = false): Promise<Row> => find(em, id, { live: false, lock })
 
   /** Every ref must name a live record of its module (SPEC S3). */
   async function checkRefs (em: EntityManager, values: Map<FieldDef, ColumnValue>): Promise<void> {
@@ -209,13 +214,6 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     return result.after
   }
 
-  /** A record whether deleted or not (history, verification, restore). */
-  async function findAny (em: EntityManager, id: string, lock = false): Promise<Row> {
-    if (!ID_SHAPE.test(id)) throw new AppError('REGISTRO_NO_ENCONTRADO')
-    const row = await em.findOne(entity, { _id: id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
-    if (row === null) throw new AppError('REGISTRO_NO_ENCONTRADO')
-    return plain(row)
-  }
 
   async function get (em: EntityManager, id: string): Promise<Row> {
     return findLive(em, id, false)
