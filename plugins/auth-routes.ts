@@ -8,10 +8,9 @@ import { AppError, MESSAGES } from '../core/errors.js'
 import { formatDateTime } from '../core/time.js'
 import { isCleanText } from '../core/text.js'
 import { envelope } from '../modules/build-schemas.js'
-import { entityName } from '../modules/build-entity.js'
-import { valueColumn } from '../modules/columns.js'
 import { hashPassword } from '../modules/record-service.js'
 import { SessionEntity } from './session-entity.js'
+import { usersTable } from './users-table.js'
 import { LOGIN_LOCK, lockedOut, loginKey } from './rate-limit.js'
 
 const LoginBody = Type.Object({
@@ -26,9 +25,9 @@ const Me = Type.Object({
 })
 
 async function authRoutes (app: FastifyInstance): Promise<void> {
-  const users = app.registry.usersModule
-  const usersEntity = entityName(users)
-  const col = (name: string): string => valueColumn(users.fieldMap.get(name)!)
+  const users = usersTable(app.registry)
+  const col = users.column
+  const hasEmail = app.registry.usersModule.fieldMap.has('email')
   // Verified against when the username is unknown, so both cases take as long.
   const dummyHash = await hashPassword(randomBytes(16).toString('hex'))
   const tags = ['Autenticación']
@@ -54,7 +53,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     const locked = lockedOut(await app.stores.rateLimits.attempt(failures, LOGIN_LOCK.windowMs, LOGIN_LOCK.max))
     if (locked !== undefined) throw locked
     // A username no user can have (control characters) is answered like an unknown one.
-    const row = !isCleanText(username) ? null : await request.em.findOne(usersEntity, { [col('username')]: username, _deleted: null }) as Record<string, unknown> | null
+    const row = !isCleanText(username) ? null : await request.em.findOne(users.entity, { [col('username')]: username, _deleted: null }) as Record<string, unknown> | null
     const stored = (row?.[col('password')] as string | null | undefined) ?? dummyHash
     const ok = await argon2Verify(stored, password).catch(() => false)
     if (row === null || !ok || row[col('activo')] === false) {
@@ -69,9 +68,10 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     await app.stores.sessions.putSession(jti, 'active', ttl * 1000)
     const token = app.jwt.sign({ sub: row._id as string, jti })
     request.log.info({ user: row._id }, 'login')
+    const me = users.snapshot(row)
     return {
       success: true,
-      data: { token, user: { id: row._id, username: row[col('username')], nombre: row[col('nombre')] ?? '', rol: row[col('rol')] } },
+      data: { token, user: { id: me.id, username: me.username, nombre: me.nombre, rol: me.rol } },
     }
   })
 
@@ -87,16 +87,17 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   app.get('/me', {
     schema: { tags, summary: 'Usuario actual', response: { 200: envelope(Me) } },
   }, async (request) => {
-    const row = await request.em.findOne(usersEntity, { _id: request.caller.id, _deleted: null }) as Record<string, unknown> | null
+    const row = await request.em.findOne(users.entity, { _id: request.caller.id, _deleted: null }) as Record<string, unknown> | null
     if (row === null) throw new AppError('TOKEN_INVALIDO')
+    const { id, username, nombre, rol } = users.snapshot(row)
     return {
       success: true,
       data: {
-        _id: row._id,
-        username: row[col('username')],
-        nombre: row[col('nombre')] ?? '',
-        rol: row[col('rol')],
-        email: users.fieldMap.has('email') ? (row[col('email')] ?? null) : null,
+        _id: id,
+        username,
+        nombre,
+        rol,
+        email: hasEmail ? (row[col('email')] ?? null) : null,
         _created: formatDateTime(row._created as Date, app.config.timeZone),
       },
     }

@@ -12,10 +12,9 @@ import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError } from '../core/errors.js'
-import { entityName } from '../modules/build-entity.js'
-import { valueColumn } from '../modules/columns.js'
 import type { Caller } from '../modules/hooks.js'
 import { SessionEntity, type SessionRow } from './session-entity.js'
+import { usersTable } from './users-table.js'
 import type { SessionLookup, UserSnapshot } from './stores/types.js'
 import { enforce, ipLimit, tokenLimit } from './rate-limit.js'
 
@@ -67,14 +66,11 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     sign: { algorithm: 'HS256', expiresIn: app.config.tokenTtlSeconds },
     verify: { algorithms: ['HS256'], requiredClaims: ['sub', 'jti', 'exp', 'iat'] },
   })
-  const users = app.registry.usersModule
-  const usersEntity = entityName(users)
-  const col = (name: string): string => valueColumn(users.fieldMap.get(name)!)
+  const users = usersTable(app.registry)
 
   app.decorate('loadUser', async (em: EntityManager, id: string): Promise<UserSnapshot | null> => {
-    const row = await em.findOne(usersEntity, { _id: id, _deleted: null }) as Record<string, unknown> | null
-    if (row === null) return null
-    return { id, username: row[col('username')] as string, nombre: (row[col('nombre')] ?? '') as string, rol: row[col('rol')] as string, activo: row[col('activo')] !== false }
+    const row = await em.findOne(users.entity, { _id: id, _deleted: null }) as Record<string, unknown> | null
+    return row === null ? null : users.snapshot(row)
   })
 
   app.decorateRequest('caller', null as unknown as AuthenticatedCaller)

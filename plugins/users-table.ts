@@ -1,0 +1,32 @@
+/**
+ * How the users module's rows are read: its entity, the column of each
+ * login field, and the snapshot authentication keeps of a user. One place,
+ * so login, /me, the per-request check and the users policy agree.
+ */
+import type { Registry } from '../core/registry/types.js'
+import { entityName } from '../modules/build-entity.js'
+import { valueColumn } from '../modules/columns.js'
+import type { UserSnapshot } from './stores/types.js'
+
+export interface UsersTable {
+  readonly entity: string
+  /** Column of a field of the users module (`username`, `password`, `rol` …). */
+  column (field: string): string
+  snapshot (row: Record<string, unknown>): UserSnapshot
+}
+
+export function usersTable (registry: Registry): UsersTable {
+  const users = registry.usersModule
+  const column = (field: string): string => valueColumn(users.fieldMap.get(field)!)
+  return {
+    entity: entityName(users),
+    column,
+    snapshot: (row) => ({
+      id: row._id as string,
+      username: row[column('username')] as string,
+      nombre: (row[column('nombre')] ?? '') as string,
+      rol: row[column('rol')] as string,
+      activo: row[column('activo')] !== false,
+    }),
+  }
+}
