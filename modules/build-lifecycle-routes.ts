@@ -8,7 +8,7 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import type { Action, ModuleDef } from '../core/registry/types.js'
 import { formatDateTime } from '../core/time.js'
 import type { Row } from './build-entity.js'
-import { envelope } from './build-schemas.js'
+import { IdParams, envelope } from './build-schemas.js'
 import { verifyChain } from './chain.js'
 import { versionsOf } from './history.js'
 import type { RecordService } from './record-service.js'
@@ -21,7 +21,6 @@ export interface LifecycleDeps {
   recordRef: TSchema
 }
 
-const IdParams = Type.Object({ id: Type.String({ description: 'Id del registro' }) })
 
 export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, deps: LifecycleDeps): void {
   const { service, views, tags, recordRef } = deps

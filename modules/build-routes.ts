@@ -8,7 +8,7 @@ import { Type } from '@sinclair/typebox'
 import { AppError, MESSAGES } from '../core/errors.js'
 import { nowSeconds } from '../core/time.js'
 import type { Action, ModuleDef } from '../core/registry/types.js'
-import { buildSchemas, envelope } from './build-schemas.js'
+import { IdParams, buildSchemas, envelope } from './build-schemas.js'
 import { parseListQuery } from './list-query.js'
 import { createRecordService } from './record-service.js'
 import { toApiRecord, type ViewContext } from './record-view.js'
@@ -27,7 +27,6 @@ declare module 'fastify' {
   }
 }
 
-const IdParams = Type.Object({ id: Type.String({ description: 'Id del registro' }) })
 const Message = envelope(Type.Object({ message: Type.String() }))
 
 /** `_version` from the body, else the `If-Match` header; undefined when neither is sent. */

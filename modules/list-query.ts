@@ -122,6 +122,14 @@ function intParam (raw: string | string[] | undefined, key: string, fallback: nu
   return Number(text)
 }
 
+/** `limit` (default 100, clamped to 1000) and `offset` (default 0) of any list (SPEC S5). */
+export function parsePage (query: RawQuery): { limit: number, offset: number } {
+  const limit = Math.min(intParam(query.limit, 'limit', DEFAULT_LIMIT, 1), MAX_LIMIT)
+  const offset = intParam(query.offset, 'offset', 0, 0)
+  if (offset > 2_147_483_647) throw new AppError('DATOS_INVALIDOS', [{ campo: 'offset', mensaje: 'es demasiado grande' }])
+  return { limit, offset }
+}
+
 function parseSort (mod: ModuleDef, raw: string | string[] | undefined): Array<Record<string, 'asc' | 'desc'>> {
   const spec = raw === undefined ? '-_created' : single('sort', raw)
   const order: Array<Record<string, 'asc' | 'desc'>> = []
@@ -163,9 +171,7 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
   if (incl !== 'true' && incl !== 'false') throw invalid('incluir_eliminados', 'debe ser true o false')
   const includeDeleted = incl === 'true'
   if (!includeDeleted) conditions.push({ _deleted: null })
-  const limit = Math.min(intParam(query.limit, 'limit', DEFAULT_LIMIT, 1), MAX_LIMIT)
-  const offset = intParam(query.offset, 'offset', 0, 0)
-  if (offset > 2_147_483_647) throw new AppError('DATOS_INVALIDOS', [{ campo: 'offset', mensaje: 'es demasiado grande' }])
+  const { limit, offset } = parsePage(query)
   return {
     where: conditions.length === 0 ? {} : conditions.length === 1 ? conditions[0]! : { $and: conditions },
     orderBy: parseSort(mod, query.sort),

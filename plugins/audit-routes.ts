@@ -12,7 +12,7 @@ import { formatDateTime, parseDateTime } from '../core/time.js'
 import { isCleanText } from '../core/text.js'
 import { hint } from '../core/registry/suggest.js'
 import { envelope } from '../modules/build-schemas.js'
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../modules/list-query.js'
+import { parsePage } from '../modules/list-query.js'
 import { ReadLogEntity, type ReadLogRow } from '../modules/read-log.js'
 
 const PARAMS = ['usuario', 'modulo', 'registro', 'desde', 'hasta', 'limit', 'offset']
@@ -27,13 +27,6 @@ function text (query: Record<string, unknown>, key: string): string | undefined 
   if (v === undefined) return undefined
   if (typeof v !== 'string' || !isCleanText(v) || v.length > 200) throw invalid(key, 'valor no válido')
   return v
-}
-
-function whole (query: Record<string, unknown>, key: string, fallback: number, min: number): number {
-  const v = text(query, key)
-  if (v === undefined) return fallback
-  if (!/^\d{1,9}$/.test(v) || Number(v) < min) throw invalid(key, `debe ser un número entero mayor o igual que ${min}`)
-  return Number(v)
 }
 
 async function auditRoutes (app: FastifyInstance): Promise<void> {
@@ -64,8 +57,7 @@ async function auditRoutes (app: FastifyInstance): Promise<void> {
       range[op] = op === '$lt' ? new Date(d.getTime() + 1000) : d
     }
     if (Object.keys(range).length > 0) where.fecha = range
-    const limit = Math.min(whole(query, 'limit', DEFAULT_LIMIT, 1), MAX_LIMIT)
-    const offset = whole(query, 'offset', 0, 0)
+    const { limit, offset } = parsePage(query as Record<string, string | string[]>)
     const [rows, total] = await request.em.findAndCount(ReadLogEntity, where, { orderBy: [{ fecha: 'desc' }, { id: 'desc' }], limit, offset })
     return {
       success: true,
