@@ -16,7 +16,6 @@ import { gatedPair } from '../helpers/gated.js'
 
 const registry = loadRegistry('modules.yaml')
 const PASSWORD_COLUMN = valueColumn(registry.usersModule.fieldMap.get('password')!)
-const NO_LIMITS = { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_TOKEN_MAX: '100000' }
 const DATETIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 const USR_ID = /^USR-\d{4}-\d{5,}$/
 const SEVEN_DAYS = 7 * 24 * 3600
@@ -33,8 +32,8 @@ let adminA: ReturnType<typeof client>
 
 beforeAll(async () => {
   h = await createHarness()
-  appA = await h.app({ env: NO_LIMITS })
-  appB = await h.app({ env: NO_LIMITS })
+  appA = await h.app()
+  appB = await h.app()
   adminToken = await login(appA)
   adminA = client(appA, adminToken)
 })
@@ -251,7 +250,7 @@ describe('usernames and the superadmin guard', () => {
 
 describe('bootstrap administrator', () => {
   it('is created once from ADMIN_USERNAME/ADMIN_PASSWORD as superadmin by SISTEMA', async () => {
-    const third = await h.app({ env: NO_LIMITS })
+    const third = await h.app()
     const rows = await h.db.query<{ _id: string, rol: string, _created_by: string }>('select "_id", rol, "_created_by" from usuarios where username = $1', [ADMIN.username])
     expect(rows).toEqual([{ _id: decode(adminToken, 1).sub, rol: 'superadmin', _created_by: 'SISTEMA' }])
     expect(await status(call(third, 'POST', '/auth/login', { body: ADMIN }))).toBe(200)
@@ -261,8 +260,8 @@ describe('bootstrap administrator', () => {
     const h2 = await createHarness()
     try {
       // Embedded PGlite serves a single process, so there the instances start one after the other.
-      if (usingPostgres) await Promise.all([h2.app({ env: NO_LIMITS }), h2.app({ env: NO_LIMITS })])
-      else { await h2.app({ env: NO_LIMITS }); await h2.app({ env: NO_LIMITS }) }
+      if (usingPostgres) await Promise.all([h2.app(), h2.app()])
+      else { await h2.app(); await h2.app() }
       const rows = await h2.db.query<{ rol: string }>('select rol from usuarios where "_deleted" is null')
       expect(rows).toEqual([{ rol: 'superadmin' }])
     } finally { await h2.close() }
@@ -311,7 +310,7 @@ describe('caches across instances, restarts and races', () => {
     expect(await status(client(appA, revoked).post('/auth/logout'))).toBe(200)
     await appA.close()
     await h.flushStores()
-    const appC = await h.app({ env: NO_LIMITS })
+    const appC = await h.app()
     for (let i = 0; i < 2; i++) expectError(await client(appC, revoked).get('/me'), 401, BAD_TOKEN) // the cache filled by the first stays right
     expect((await client(appC, live).get('/me')).body.data._id).toBe(u.id)
     expect(await status(client(appC, live).get('/vehiculos'))).toBe(200)

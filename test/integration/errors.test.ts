@@ -65,7 +65,7 @@ const JSON_CT = { 'content-type': 'application/json' }
 
 beforeAll(async () => {
   h = await createHarness()
-  app = await h.app({ env: { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_TOKEN_MAX: '100000' } })
+  app = await h.app()
   adminToken = await login(app)
   admin = client(app, adminToken)
   adminId = (await admin.get('/me')).body.data._id

@@ -9,7 +9,6 @@ import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, expectError, login, userWithRole, type Res } from '../helpers/http.js'
 
-const NO_LIMITS = { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_TOKEN_MAX: '100000' }
 const madridYear = (d = new Date()): number => Number(new Intl.DateTimeFormat('en', { timeZone: 'Europe/Madrid', year: 'numeric' }).format(d))
 const YEAR = madridYear()
 const CALL = { tipo_incidencia: 'normal', descripcion: 'x' }
@@ -22,8 +21,8 @@ let token: string
 
 beforeAll(async () => {
   h = await createHarness()
-  appA = await h.app({ env: NO_LIMITS })
-  appB = await h.app({ env: NO_LIMITS })
+  appA = await h.app()
+  appB = await h.app()
   token = await login(appA)
 })
 afterAll(async () => { await h.close() })
@@ -54,8 +53,8 @@ async function restart (): Promise<void> {
   await appA.close()
   await appB.close()
   await h.flushStores()
-  appA = await h.app({ env: NO_LIMITS })
-  appB = await h.app({ env: NO_LIMITS })
+  appA = await h.app()
+  appB = await h.app()
 }
 
 describe('shape', () => {

@@ -57,7 +57,7 @@ const cmp = (a: unknown, b: unknown): number => (a === b ? 0 : (a as string | nu
 
 beforeAll(async () => {
   h = await createHarness()
-  app = await h.app({ env: { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_TOKEN_MAX: '100000' } })
+  app = await h.app()
   const token = await login(app)
   admin = client(app, token)
   adminId = (await admin.get('/me')).body.data._id
