@@ -12,11 +12,11 @@ import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError } from '../core/errors.js'
-import type { Caller } from '../modules/hooks.js'
-import { SessionEntity, type SessionRow } from './session-entity.js'
-import { usersTable } from './users-table.js'
-import type { SessionLookup, UserSnapshot } from './stores/types.js'
-import { enforce, ipLimit, tokenLimit } from './rate-limit.js'
+import type { Caller } from '../records/hooks.js'
+import { SessionEntity, type SessionRow } from '../db/session-entity.js'
+import { usersTable } from '../records/users/users-table.js'
+import type { SessionLookup, UserSnapshot } from '../stores/types.js'
+import { enforce, ipLimit, tokenLimit } from '../http/rate-limit.js'
 
 export interface TokenClaims {
   sub: string

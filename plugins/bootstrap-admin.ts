@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import { AppError } from '../core/errors.js'
-import { entityName } from '../modules/build-entity.js'
-import { createRecordService } from '../modules/record-service.js'
+import { entityName } from '../db/module-entity.js'
+import { createRecordService } from '../records/record-service.js'
 
 export interface FirstLogin {
   readonly username: string

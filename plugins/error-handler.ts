@@ -8,7 +8,7 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ConnectionException, DriverException, UniqueConstraintViolationException } from '@mikro-orm/core'
 import { AppError, ERRORS, type ErrorCode, type ErrorDetail } from '../core/errors.js'
-import { validationError } from '../modules/validation-errors.js'
+import { validationError } from '../http/validation-errors.js'
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'TIPO_CONTENIDO_NO_SOPORTADO',

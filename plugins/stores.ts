@@ -5,9 +5,9 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { MemoryRateLimitStore, MemorySequenceStore, MemorySessionStore } from './stores/memory-stores.js'
-import { RedisRateLimitStore, RedisSequenceStore, RedisSessionStore } from './stores/redis-stores.js'
-import type { RateLimitStore, SequenceStore, SessionStore } from './stores/types.js'
+import { MemoryRateLimitStore, MemorySequenceStore, MemorySessionStore } from '../stores/memory-stores.js'
+import { RedisRateLimitStore, RedisSequenceStore, RedisSessionStore } from '../stores/redis-stores.js'
+import type { RateLimitStore, SequenceStore, SessionStore } from '../stores/types.js'
 
 export interface Stores {
   readonly sequences: SequenceStore

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { loadConfig, type Config } from '../../core/config.js'
-import { buildApp } from '../../core/kernel.js'
+import { buildApp } from '../../app.js'
 import type { Registry } from '../../core/registry/types.js'
-import { MemoryRateLimitStore, MemorySequenceStore, MemorySessionStore } from '../../plugins/stores/memory-stores.js'
+import { MemoryRateLimitStore, MemorySequenceStore, MemorySessionStore } from '../../stores/memory-stores.js'
 import { createTestDatabase, flushPrefix, newRedisPrefix, usingRedis, type TestDatabase } from './services.js'
 
 export const ADMIN = { username: 'admin', password: 'admin-password-123' }

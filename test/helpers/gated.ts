@@ -8,10 +8,10 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
-import { buildApp } from '../../core/kernel.js'
-import { MemoryRateLimitStore, MemorySequenceStore, MemorySessionStore } from '../../plugins/stores/memory-stores.js'
-import { RedisRateLimitStore, RedisSequenceStore, RedisSessionStore } from '../../plugins/stores/redis-stores.js'
-import type { SessionStore } from '../../plugins/stores/types.js'
+import { buildApp } from '../../app.js'
+import { MemoryRateLimitStore, MemorySequenceStore, MemorySessionStore } from '../../stores/memory-stores.js'
+import { RedisRateLimitStore, RedisSequenceStore, RedisSessionStore } from '../../stores/redis-stores.js'
+import type { SessionStore } from '../../stores/types.js'
 import type { Harness } from './app.js'
 import { usingRedis } from './services.js'
 

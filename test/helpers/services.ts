@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { Redis } from 'ioredis'
-import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../plugins/embedded-db.js'
+import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../db/embedded.js'
 
 export const usingPostgres = (process.env.DATABASE_URL ?? '') !== ''
 export const usingRedis = (process.env.REDIS_URL ?? '') !== ''

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { loadRegistry } from '../../core/registry/load.js'
-import { valueColumn } from '../../modules/columns.js'
+import { valueColumn } from '../../db/columns.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, login, refOrder, sampleBody, expectError } from '../helpers/http.js'
 

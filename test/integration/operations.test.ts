@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { buildApp } from '../../core/kernel.js'
+import { buildApp } from '../../app.js'
 import { loadConfig } from '../../core/config.js'
 
 import { createHarness, ADMIN, TEST_KEY, type Harness } from '../helpers/app.js'
@@ -69,7 +69,7 @@ describe('graceful shutdown', () => {
     delete env.DATABASE_URL
     if (!usingRedis) delete env.REDIS_URL
     let output = ''
-    const child = spawn(process.execPath, ['--import', 'tsx', 'core/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/server.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = ''

@@ -4,9 +4,9 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { MemoryRateLimitStore, MemorySequenceStore } from '../../plugins/stores/memory-stores.js'
-import { RedisRateLimitStore, RedisSequenceStore } from '../../plugins/stores/redis-stores.js'
-import type { RateLimitStore, SequenceStore } from '../../plugins/stores/types.js'
+import { MemoryRateLimitStore, MemorySequenceStore } from '../../stores/memory-stores.js'
+import { RedisRateLimitStore, RedisSequenceStore } from '../../stores/redis-stores.js'
+import type { RateLimitStore, SequenceStore } from '../../stores/types.js'
 import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
 
 const prefix = newRedisPrefix()

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { createFieldCipher } from '../../core/crypto.js'
 import { AppError } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
-import { parseListQuery, type ListQuery } from '../../modules/list-query.js'
+import { parseListQuery, type ListQuery } from '../../records/list-query.js'
 
 const registry = loadRegistry('modules.yaml')
 const cipher = createFieldCipher([Buffer.alloc(32, 7)], { indexKey: Buffer.alloc(32, 8), integrityKey: Buffer.alloc(32, 9) })

@@ -6,9 +6,9 @@
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { AppError } from '../core/errors.js'
-import { valueColumn } from '../modules/columns.js'
-import type { ModuleHooks } from '../modules/hooks.js'
+import { AppError } from '../../core/errors.js'
+import { valueColumn } from '../../db/columns.js'
+import type { ModuleHooks } from '../hooks.js'
 
 async function usersPolicy (app: FastifyInstance): Promise<void> {
   const users = app.registry.usersModule

@@ -10,7 +10,7 @@ import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { hint } from '../core/registry/suggest.js'
 import { isValidDate, isValidTime, parseDateTime } from '../core/time.js'
 import { isCleanText } from '../core/text.js'
-import { blindIndexColumn, valueColumn } from './columns.js'
+import { blindIndexColumn, valueColumn } from '../db/columns.js'
 
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 1000

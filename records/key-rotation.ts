@@ -14,8 +14,8 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FieldCipher } from '../core/crypto.js'
 import { keyIdOf } from '../core/crypto.js'
 import type { FieldDef, ModuleDef, Registry } from '../core/registry/types.js'
-import { entityName, type Row } from './build-entity.js'
-import { blindIndexColumn, valueColumn } from './columns.js'
+import { entityName, type Row } from '../db/module-entity.js'
+import { blindIndexColumn, valueColumn } from '../db/columns.js'
 import { HistoryEntity } from './history.js'
 
 export interface RotationProgress {

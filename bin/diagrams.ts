@@ -1,8 +1,8 @@
 /** `npm run diagrams`: rewrites the state diagrams in README.md from modules.yaml. */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { loadRegistry } from './registry/load.js'
-import { replaceSection, stateSection } from './state-diagram.js'
+import { loadRegistry } from '../core/registry/load.js'
+import { replaceSection, stateSection } from '../core/state-diagram.js'
 
 const registry = loadRegistry(resolve(process.env.MODULES_FILE ?? 'modules.yaml'))
 const readme = resolve('README.md')

@@ -4,9 +4,9 @@
  * (deploy/auditoria/verificar-cadena.mjs). Treat it as a secret.
  */
 import pino from 'pino'
-import { loadConfig } from './config.js'
-import { ConfigError } from './errors.js'
-import { loadRegistry } from './registry/load.js'
+import { loadConfig } from '../core/config.js'
+import { ConfigError } from '../core/errors.js'
+import { loadRegistry } from '../core/registry/load.js'
 import { openDatabase } from '../plugins/orm.js'
 import { loadSystemKeys } from '../plugins/system-keys.js'
 

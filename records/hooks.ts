@@ -6,7 +6,7 @@
  */
 import type { FieldDef } from '../core/registry/types.js'
 import type { ColumnValue } from './normalize.js'
-import type { Row } from './build-entity.js'
+import type { Row } from '../db/module-entity.js'
 
 export interface Caller {
   readonly id: string

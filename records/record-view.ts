@@ -7,8 +7,8 @@ import type { FieldCipher } from '../core/crypto.js'
 import { canonicalJson } from '../core/canonical.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { formatDateTime } from '../core/time.js'
-import { valueColumn } from './columns.js'
-import type { Row } from './build-entity.js'
+import { valueColumn } from '../db/columns.js'
+import type { Row } from '../db/module-entity.js'
 
 export interface ViewContext {
   readonly timeZone: string

@@ -12,10 +12,10 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import { canonicalJson } from '../core/canonical.js'
 import { keyIdOf, type FieldCipher } from '../core/crypto.js'
 import type { ModuleDef } from '../core/registry/types.js'
-import type { Row } from './build-entity.js'
+import type { Row } from '../db/module-entity.js'
 import { versionsOf } from './history.js'
 import { hashPayload } from './record-view.js'
-import { valueColumn } from './columns.js'
+import { valueColumn } from '../db/columns.js'
 
 export function sha256 (text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex')

@@ -7,7 +7,7 @@
 import { EntitySchema } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { ModuleDef } from '../core/registry/types.js'
-import type { Row } from './build-entity.js'
+import type { Row } from '../db/module-entity.js'
 
 export type HistoryAction = 'crear' | 'editar' | 'eliminar' | 'restaurar'
 

@@ -3,9 +3,9 @@
  * prints where it is and how to log in, and shuts down gracefully on SIGTERM
  * or SIGINT (in-flight requests finish, then connections close).
  */
-import { loadConfig } from './config.js'
-import { ConfigError } from './errors.js'
-import { buildApp, loggerOptions } from './kernel.js'
+import { loadConfig } from '../core/config.js'
+import { ConfigError } from '../core/errors.js'
+import { buildApp, loggerOptions } from '../app.js'
 
 async function main (): Promise<void> {
   const config = loadConfig()

@@ -7,11 +7,11 @@ import { verify as argon2Verify } from '@node-rs/argon2'
 import { AppError, MESSAGES } from '../core/errors.js'
 import { formatDateTime } from '../core/time.js'
 import { isCleanText } from '../core/text.js'
-import { envelope } from '../modules/build-schemas.js'
-import { hashPassword } from '../modules/record-service.js'
-import { SessionEntity } from './session-entity.js'
-import { usersTable } from './users-table.js'
-import { LOGIN_LOCK, lockedOut, loginKey } from './rate-limit.js'
+import { envelope } from '../generate/schemas.js'
+import { hashPassword } from '../records/record-service.js'
+import { SessionEntity } from '../db/session-entity.js'
+import { usersTable } from '../records/users/users-table.js'
+import { LOGIN_LOCK, lockedOut, loginKey } from '../http/rate-limit.js'
 
 const LoginBody = Type.Object({
   username: Type.String({ minLength: 1, maxLength: 64 }),

@@ -3,10 +3,10 @@
  * login field, and the snapshot authentication keeps of a user. One place,
  * so login, /me, the per-request check and the users policy agree.
  */
-import type { Registry } from '../core/registry/types.js'
-import { entityName } from '../modules/build-entity.js'
-import { valueColumn } from '../modules/columns.js'
-import type { UserSnapshot } from './stores/types.js'
+import type { Registry } from '../../core/registry/types.js'
+import { entityName } from '../../db/module-entity.js'
+import { valueColumn } from '../../db/columns.js'
+import type { UserSnapshot } from '../../stores/types.js'
 
 export interface UsersTable {
   readonly entity: string

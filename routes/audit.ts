@@ -11,9 +11,9 @@ import { AppError, invalid } from '../core/errors.js'
 import { formatDateTime, parseDateTime } from '../core/time.js'
 import { isCleanText } from '../core/text.js'
 import { hint } from '../core/registry/suggest.js'
-import { envelope } from '../modules/build-schemas.js'
-import { parsePage } from '../modules/list-query.js'
-import { ReadLogEntity, type ReadLogRow } from '../modules/read-log.js'
+import { envelope } from '../generate/schemas.js'
+import { parsePage } from '../records/list-query.js'
+import { ReadLogEntity, type ReadLogRow } from '../records/read-log.js'
 
 const PARAMS = ['usuario', 'modulo', 'registro', 'desde', 'hasta', 'limit', 'offset']
 

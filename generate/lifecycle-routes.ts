@@ -7,11 +7,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { Action, ModuleDef } from '../core/registry/types.js'
 import { formatDateTime } from '../core/time.js'
-import type { Row } from './build-entity.js'
-import { IdParams, envelope } from './build-schemas.js'
-import { verifyChain } from './chain.js'
-import { versionsOf } from './history.js'
-import type { RecordService } from './record-service.js'
+import type { Row } from '../db/module-entity.js'
+import { IdParams, envelope } from './schemas.js'
+import { verifyChain } from '../records/chain.js'
+import { versionsOf } from '../records/history.js'
+import type { RecordService } from '../records/record-service.js'
 
 export interface LifecycleDeps {
   service: RecordService

@@ -3,8 +3,8 @@
  * file given) without starting the server or touching a database.
  */
 import { resolve } from 'node:path'
-import { ConfigError } from './errors.js'
-import { loadRegistry } from './registry/load.js'
+import { ConfigError } from '../core/errors.js'
+import { loadRegistry } from '../core/registry/load.js'
 
 const file = resolve(process.argv[2] ?? process.env.MODULES_FILE ?? 'modules.yaml')
 try {
