@@ -18,7 +18,7 @@ import systemKeys from './plugins/system-keys.js'
 import authPlugin from './plugins/auth.js'
 import authRoutes from './routes/auth.js'
 import auditRoutes from './routes/audit.js'
-import usersPolicy from './records/users/users-policy.js'
+import recordsPlugin from './plugins/records.js'
 import bootstrapAdmin from './plugins/bootstrap-admin.js'
 import healthPlugin from './routes/health.js'
 import notFound from './plugins/not-found.js'
@@ -68,7 +68,6 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   }
   const app: FastifyInstance = Fastify(serverOptions)
   app.addHook('onSend', async (request, reply) => { void reply.header('x-request-id', request.id) })
-  app.decorate('moduleHooks', new Map())
   try {
     await app.register(configPlugin, { config, registry })
     await app.register(errorHandler)
@@ -82,7 +81,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     })
     await app.register(systemKeys)
     await app.register(authPlugin)
-    await app.register(usersPolicy)
+    await app.register(recordsPlugin)
     await app.register(notFound)
     await app.register(healthPlugin)
     await app.register(authRoutes)

@@ -5,34 +5,24 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { Action, ModuleDef } from '../core/registry/types.js'
-import { formatDateTime } from '../core/time.js'
-import type { Row } from '../db/module-entity.js'
-import { IdParams, envelope } from './schemas.js'
-import { verifyChain } from '../records/chain.js'
-import { versionsOf } from '../records/history.js'
-import type { RecordService } from '../records/record-service.js'
+import type { ModuleDef } from '../core/registry/types.js'
+import { IdParams, envelope } from '../http/schemas.js'
 
 export interface LifecycleDeps {
-  service: RecordService
-  views: (request: FastifyRequest, rows: Row[]) => Promise<Array<Record<string, unknown>>>
-  can: (request: FastifyRequest, action: Action) => boolean
   tags: string[]
   recordRef: TSchema
 }
 
+const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id
 
-export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, deps: LifecycleDeps): void {
-  const { service, views, tags, recordRef } = deps
-  const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id
-
+export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, { tags, recordRef }: LifecycleDeps): void {
   app.post('/:id/restaurar', {
     config: { action: 'eliminar' },
     schema: { tags, summary: `Restaurar un registro eliminado de ${mod.label}`, params: IdParams, response: { 200: envelope(recordRef) } },
   }, async (request, reply) => {
-    const row = await service.restore(request.em, request.caller, idOf(request))
-    void reply.header('etag', `"${String(row._version)}"`)
-    return { success: true, data: (await views(request, [row]))[0] }
+    const record = await request.records.of(mod).restore(idOf(request))
+    void reply.header('etag', `"${String(record._version)}"`)
+    return { success: true, data: record }
   })
 
   app.get('/:id/historial', {
@@ -56,23 +46,7 @@ export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, deps: Lif
       },
     },
   }, async (request) => {
-    const live = await service.findAny(request.em, idOf(request))
-    const versions = await versionsOf(request.em, mod, live._id as string)
-    const records = await views(request, versions.map((v) => v.datos))
-    return {
-      success: true,
-      data: {
-        versiones: versions.map((v, i) => ({
-          _version: v.version,
-          accion: v.accion,
-          usuario: v.usuario,
-          fecha: formatDateTime(new Date(v.fecha), app.config.timeZone),
-          _hash: v.hash,
-          campos: v.campos,
-          registro: records[i],
-        })),
-      },
-    }
+    return { success: true, data: { versiones: await request.records.of(mod).history(idOf(request)) } }
   })
 
   app.get('/:id/verificar', {
@@ -84,7 +58,6 @@ export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, deps: Lif
       response: { 200: envelope(Type.Object({ valido: Type.Boolean(), version_rota: Type.Optional(Type.Integer()) })) },
     },
   }, async (request) => {
-    const live = await service.findAny(request.em, idOf(request))
-    return { success: true, data: await verifyChain(request.em, mod, live, app.cipher) }
+    return { success: true, data: await request.records.of(mod).verify(idOf(request)) }
   })
 }

@@ -1,33 +1,18 @@
 /**
  * The encapsulated route plugin of one module, registered under
- * `/{module.path}`: list, read, create, update and soft delete, generated
- * from the declaration. No module has hand-written route code.
+ * `/{module.path}`: list, read, create, update, soft delete, restore,
+ * history and verification, generated from the declaration. Each handler is
+ * a call to the caller's records service and a serialisation; it decides no
+ * permission (the service does, asked before validation for the S9 order).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { AppError, MESSAGES } from '../core/errors.js'
-import { nowSeconds } from '../core/time.js'
-import type { Action, ModuleDef } from '../core/registry/types.js'
-import { IdParams, buildSchemas, envelope } from './schemas.js'
-import { parseListQuery } from '../records/list-query.js'
-import { createRecordService } from '../records/record-service.js'
-import { toApiRecord, type ViewContext } from '../records/record-view.js'
-import type { Row } from '../db/module-entity.js'
-import { logReads } from '../records/read-log.js'
+import type { ModuleDef } from '../core/registry/types.js'
+import '../http/route-config.js'
+import { IdParams, Message, envelope } from '../http/schemas.js'
+import { buildSchemas } from './schemas.js'
 import { lifecycleRoutes } from './lifecycle-routes.js'
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Permission action a route needs on its module. */
-    action?: Action
-    /** Route needs no token. */
-    public?: boolean
-    /** false: not rate limited and no RateLimit headers (/health, /ready). */
-    rateLimit?: boolean
-  }
-}
-
-const Message = envelope(Type.Object({ message: Type.String() }))
 
 /** `_version` from the body, else the `If-Match` header; undefined when neither is sent. */
 function expectedVersion (request: FastifyRequest): number | undefined {
@@ -44,46 +29,20 @@ function expectedVersion (request: FastifyRequest): number | undefined {
   return Number(m[1])
 }
 
+const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id
+const etag = (record: Record<string, unknown>): string => `"${String(record._version)}"`
+
 export function moduleRoutes (mod: ModuleDef) {
   return async function routes (app: FastifyInstance): Promise<void> {
     const schemas = buildSchemas(mod, app.registry)
     app.addSchema(schemas.record)
     const RecordRef = Type.Ref(schemas.record)
-    const service = createRecordService(mod, {
-      registry: app.registry,
-      sequences: app.stores.sequences,
-      cipher: app.cipher,
-      timeZone: app.config.timeZone,
-      ...(app.moduleHooks.has(mod.name) && { hooks: app.moduleHooks.get(mod.name)! }),
-    })
-    const can = (request: FastifyRequest, action: Action): boolean => app.permissions.can(request.caller.rol, mod.name, action)
-    const encrypted = mod.fields.filter((f) => f.encrypted)
-    /**
-     * API records of stored rows, decrypted or masked for the caller. When
-     * decrypted values leave, the read is logged first (SPEC S7).
-     */
-    const views = async (request: FastifyRequest, rows: Row[]): Promise<Array<Record<string, unknown>>> => {
-      const canDecrypt = encrypted.length > 0 && can(request, 'descifrar')
-      const ctx: ViewContext = { timeZone: app.config.timeZone, cipher: app.cipher, canDecrypt }
-      const out = rows.map((r) => toApiRecord(mod, r, ctx))
-      if (canDecrypt) {
-        const fecha = nowSeconds()
-        const ruta = `${request.method} ${request.routeOptions.url ?? request.url}`
-        const entries = out.flatMap((rec) => {
-          const campos = encrypted.map((f) => f.name).filter((name) => rec[name] !== null && rec[name] !== undefined)
-          return campos.length === 0 ? [] : [{ usuario: request.caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta }]
-        })
-        await logReads(request.em, entries)
-      }
-      return out
-    }
-    const view = async (request: FastifyRequest, row: Row): Promise<Record<string, unknown>> => (await views(request, [row]))[0]!
     const tags = [mod.label]
 
-    // Permission before validation (SPEC S9 order): onRequest runs before the body is parsed.
+    // The action at all, before the body is parsed and validated (SPEC S9 order: 403 before 400).
     app.addHook('onRequest', async (request) => {
       const action = request.routeOptions.config.action
-      if (action !== undefined && !can(request, action)) throw new AppError('SIN_PERMISOS')
+      if (action !== undefined) request.records.of(mod).authorize(action)
     })
     app.addHook('preValidation', async (request) => {
       if (request.routeOptions.schema?.body !== undefined && (request.body === undefined || request.body === null)) {
@@ -95,29 +54,25 @@ export function moduleRoutes (mod: ModuleDef) {
       config: { action: 'ver' },
       schema: { tags, summary: `Listar ${mod.label}`, response: { 200: envelope(Type.Object({ records: Type.Array(RecordRef), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() })) } },
     }, async (request) => {
-      const q = parseListQuery(mod, request.query as Record<string, string | string[]>, app.config.timeZone, app.cipher)
-      if (q.includeDeleted && !can(request, 'eliminar')) throw new AppError('SIN_PERMISOS')
-      if (q.filtersEncrypted && !can(request, 'descifrar')) throw new AppError('SIN_PERMISOS')
-      const { rows, total } = await service.list(request.em, q)
-      return { success: true, data: { records: await views(request, rows), total, limit: q.limit, offset: q.offset } }
+      return { success: true, data: await request.records.of(mod).list(request.query as Record<string, string | string[]>) }
     })
 
     app.get('/:id', {
       config: { action: 'ver' },
       schema: { tags, summary: `Obtener un registro de ${mod.label}`, params: IdParams, response: { 200: envelope(RecordRef) } },
-    }, async (request, reply: FastifyReply) => {
-      const row = await service.get(request.em, (request.params as { id: string }).id)
-      void reply.header('etag', `"${String(row._version)}"`)
-      return { success: true, data: await view(request, row) }
+    }, async (request, reply) => {
+      const record = await request.records.of(mod).get(idOf(request))
+      void reply.header('etag', etag(record))
+      return { success: true, data: record }
     })
 
     app.post('/', {
       config: { action: 'crear' },
       schema: { tags, summary: `Crear un registro de ${mod.label}`, body: schemas.create, response: { 201: envelope(RecordRef) } },
     }, async (request, reply) => {
-      const row = await service.create(request.em, request.caller, request.body as Record<string, unknown>)
-      void reply.code(201).header('etag', `"1"`)
-      return { success: true, data: await view(request, row) }
+      const record = await request.records.of(mod).create(request.body as Record<string, unknown>)
+      void reply.code(201).header('etag', etag(record))
+      return { success: true, data: record }
     })
 
     app.put('/:id', {
@@ -126,19 +81,18 @@ export function moduleRoutes (mod: ModuleDef) {
     }, async (request, reply) => {
       const body = request.body as Record<string, unknown>
       if (!Object.keys(body).some((k) => !k.startsWith('_'))) throw new AppError('DATOS_REQUERIDOS')
-      const version = expectedVersion(request)
-      const row = await service.update(request.em, request.caller, (request.params as { id: string }).id, body, version)
-      void reply.header('etag', `"${String(row._version)}"`)
-      return { success: true, data: await view(request, row) }
+      const record = await request.records.of(mod).update(idOf(request), body, expectedVersion(request))
+      void reply.header('etag', etag(record))
+      return { success: true, data: record }
     })
 
-    lifecycleRoutes(app, mod, { service, views, can, tags, recordRef: RecordRef })
+    lifecycleRoutes(app, mod, { tags, recordRef: RecordRef })
 
     app.delete('/:id', {
       config: { action: 'eliminar' },
       schema: { tags, summary: `Eliminar (borrado lógico) un registro de ${mod.label}`, params: IdParams, response: { 200: Message } },
     }, async (request) => {
-      await service.remove(request.em, request.caller, (request.params as { id: string }).id, expectedVersion(request))
+      await request.records.of(mod).remove(idOf(request), expectedVersion(request))
       return { success: true, data: { message: MESSAGES.REGISTRO_ELIMINADO } }
     })
   }

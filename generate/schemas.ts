@@ -123,10 +123,3 @@ export function buildSchemas (mod: ModuleDef, registry: Registry): ModuleSchemas
   }, { $id: `${mod.name}List` })
   return { create, update, record, list }
 }
-
-/** Path parameter of the routes on one record. */
-export const IdParams = Type.Object({ id: Type.String({ description: 'Id del registro' }) })
-
-export function envelope (data: TSchema): TObject {
-  return Type.Object({ success: Type.Literal(true), data })
-}

@@ -12,7 +12,7 @@ import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError } from '../core/errors.js'
-import type { Caller } from '../records/hooks.js'
+import type { Caller } from '../core/access.js'
 import { SessionEntity, type SessionRow } from '../db/session-entity.js'
 import { usersTable } from '../records/users/users-table.js'
 import type { SessionLookup, UserSnapshot } from '../stores/types.js'
@@ -126,7 +126,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
       await app.stores.sessions.putUser(user, USER_CACHE_MS, found.userGen)
     }
     if (!user.activo) throw new AppError('TOKEN_INVALIDO')
-    return { id: user.id, username: user.username, nombre: user.nombre, rol: user.rol, jti: claims.jti, exp: claims.exp }
+    return { id: user.id, username: user.username, nombre: user.nombre, rol: user.rol, personalId: user.personalId, jti: claims.jti, exp: claims.exp }
   }
 }
 

@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import { AppError } from '../core/errors.js'
+import type { Caller } from '../core/access.js'
 import { entityName } from '../db/module-entity.js'
-import { createRecordService } from '../records/record-service.js'
 
 export interface FirstLogin {
   readonly username: string
@@ -24,8 +24,10 @@ declare module 'fastify' {
   }
 }
 
-/** Caller recorded in `_created_by` of records the service makes itself. */
-export const SYSTEM_CALLER = { id: 'SISTEMA', username: 'sistema', rol: '' }
+/** Caller recorded in `_created_by` of records the service makes itself, acting with the super role. */
+function systemCaller (rol: string): Caller {
+  return { id: 'SISTEMA', username: 'sistema', rol, personalId: null }
+}
 
 async function bootstrapAdmin (app: FastifyInstance): Promise<void> {
   const users = app.registry.usersModule
@@ -40,11 +42,10 @@ async function bootstrapAdmin (app: FastifyInstance): Promise<void> {
     return
   }
   if (password === undefined) password = generated = randomBytes(12).toString('base64url')
-  const superRole = users.fieldMap.get('rol')!.enum!.find((r) => app.permissions.isSuper(r))
+  const superRole = users.fieldMap.get('rol')!.enum!.find((r) => app.access.isSuper(r))
   if (superRole === undefined) throw new Error('modules.yaml: no role in usuarios.rol holds "*.*"; cannot create the first administrator')
-  const service = createRecordService(users, { registry: app.registry, sequences: app.stores.sequences, cipher: app.cipher, timeZone: app.config.timeZone })
   try {
-    await service.create(em, SYSTEM_CALLER, { username, password, nombre: 'Administrador', rol: superRole })
+    await app.records.storage(users).create(em, systemCaller(superRole), { username, password, nombre: 'Administrador', rol: superRole })
   } catch (err) {
     // Another instance created it at the same moment.
     if (err instanceof UniqueConstraintViolationException || (err instanceof AppError && err.code === 'REGISTRO_DUPLICADO')) return
@@ -55,4 +56,4 @@ async function bootstrapAdmin (app: FastifyInstance): Promise<void> {
   app.log.info({ username }, 'first superadmin created')
 }
 
-export default fp(bootstrapAdmin, { name: 'policia-bootstrap-admin', fastify: '5.x', dependencies: ['policia-orm', 'policia-stores'] })
+export default fp(bootstrapAdmin, { name: 'policia-bootstrap-admin', fastify: '5.x', dependencies: ['policia-orm', 'policia-stores', 'policia-records'] })

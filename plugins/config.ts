@@ -1,15 +1,15 @@
-/** Decorates the instance with the frozen configuration, registry and permission table. */
+/** Decorates the instance with the frozen configuration, registry and access table. */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../core/config.js'
 import type { Registry } from '../core/registry/types.js'
-import { compilePermissions, type PermissionTable } from '../core/permissions.js'
+import { compileAccess, type AccessTable } from '../core/access.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config
     registry: Registry
-    permissions: PermissionTable
+    access: AccessTable
   }
 }
 
@@ -21,7 +21,7 @@ export interface ConfigPluginOptions {
 async function configPlugin (app: FastifyInstance, opts: ConfigPluginOptions): Promise<void> {
   app.decorate('config', opts.config)
   app.decorate('registry', opts.registry)
-  app.decorate('permissions', compilePermissions(opts.registry))
+  app.decorate('access', compileAccess(opts.registry))
 }
 
 export default fp(configPlugin, { name: 'policia-config', fastify: '5.x' })

@@ -1,8 +1,10 @@
 /**
- * What the generated routes do with records: create, read, update, soft
- * delete, restore and list; each write is one transaction that also
- * appends the version to the history. The service knows nothing of HTTP;
- * it returns stored rows and throws AppErrors.
+ * The storage side of one module's records: create, read, update, soft
+ * delete, restore and list stored rows; each write is one transaction that
+ * also appends the version to the history and runs the hook bus. It
+ * decides no permission: the caller's records service (module-records.ts)
+ * hands it the scope conditions (`visible`, a RowGuard) and it applies them
+ * in every query. Knows nothing of HTTP; returns stored rows, throws AppErrors.
  */
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -16,7 +18,9 @@ import type { SequenceStore } from '../stores/types.js'
 import { SYSTEM_COLUMNS, entityName, type Row } from '../db/module-entity.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
 import { drawId } from './ids.js'
-import type { Caller, ModuleHooks, WriteEvent } from './hooks.js'
+import type { Caller } from '../core/access.js'
+import type { HookBus, WriteEvent } from './hooks.js'
+import { and, type Where } from './scope.js'
 import type { ListQuery } from './list-query.js'
 import { normalizeBody, type ColumnValue } from './normalize.js'
 import { hashPayload, toPlaintext } from './record-view.js'
@@ -29,7 +33,15 @@ export interface ServiceDeps {
   readonly sequences: SequenceStore
   readonly cipher: FieldCipher
   readonly timeZone: string
-  readonly hooks?: ModuleHooks
+  readonly hooks: HookBus
+}
+
+/** What one operation may reach, decided by the caller's access. */
+export interface RowGuard {
+  /** Condition of the records the caller may see (`ver` scope); undefined: every record. */
+  readonly visible?: Where
+  /** Whether the action may change this visible row (`editar` / `eliminar` scope). */
+  readonly allows: (row: Row) => boolean
 }
 
 export type RecordService = ReturnType<typeof createRecordService>
@@ -47,17 +59,28 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   /** Ids have one shape; anything else cannot exist and never reaches the database. */
   const ID_SHAPE = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)
 
-  /** A record by id (`live`: not deleted), optionally locked for the transaction; else 404. */
-  async function find (em: EntityManager, id: string, opts: { live: boolean, lock: boolean }): Promise<Row> {
+  /**
+   * A record by id (`live`: not deleted) within `visible`, optionally locked
+   * for the transaction; else 404, the same for a missing id and for one the
+   * caller may not see.
+   */
+  async function find (em: EntityManager, id: string, opts: { live: boolean, lock: boolean, visible: Where | undefined }): Promise<Row> {
     if (!ID_SHAPE.test(id)) throw new AppError('REGISTRO_NO_ENCONTRADO')
-    const where = opts.live ? { _id: id, _deleted: null } : { _id: id }
+    const where = and(opts.live ? { _id: id, _deleted: null } : { _id: id }, opts.visible)
     const row = await em.findOne(entity, where, opts.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
     if (row === null) throw new AppError('REGISTRO_NO_ENCONTRADO')
     return plain(row)
   }
-  const findLive = (em: EntityManager, id: string, lock: boolean): Promise<Row> => find(em, id, { live: true, lock })
+  const findLive = (em: EntityManager, id: string, visible?: Where, lock = false): Promise<Row> => find(em, id, { live: true, lock, visible })
   /** A record whether deleted or not (history, verification, restore). */
-  const findAny = (em: EntityManager, id: string, lock = false): Promise<Row> => find(em, id, { live: false, lock })
+  const findAny = (em: EntityManager, id: string, visible?: Where, lock = false): Promise<Row> => find(em, id, { live: false, lock, visible })
+
+  /** The stored row within the guard's sight (404), which the action may change (403). */
+  async function guarded (tem: EntityManager, id: string, guard: RowGuard, live: boolean): Promise<Row> {
+    const row = await find(tem, id, { live, lock: true, visible: guard.visible })
+    if (!guard.allows(row)) throw new AppError('SIN_PERMISOS')
+    return row
+  }
 
   /** Every ref must name a live record of its module (SPEC S3). */
   async function checkRefs (em: EntityManager, values: Map<FieldDef, ColumnValue>): Promise<void> {
@@ -116,8 +139,8 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
 
   async function create (em: EntityManager, caller: Caller, body: Record<string, unknown>): Promise<Row> {
     const { values } = normalizeBody(mod, body, 'create', deps.timeZone)
-    const event: WriteEvent = { action: 'crear', caller, values }
-    await deps.hooks?.beforeWrite?.(event)
+    const event: WriteEvent = { module: mod, action: 'crear', caller, values }
+    await deps.hooks.emit('before', event)
     const stored = await hashPasswords(values)
     let floor: number | undefined
     for (let attempt = 0; ; attempt++) {
@@ -132,9 +155,10 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
           const payload = seal(row, '')
           await tem.insert(entity, row)
           await appendVersion(tem, mod, row, 'crear', changedFields(mod, undefined, payload))
+          await deps.hooks.emit('inside', { ...event, after: row, em: tem })
           return row
         })
-        await deps.hooks?.afterWrite?.({ ...event, after: row })
+        await deps.hooks.emit('after', { ...event, after: row })
         return row
       } catch (err) {
         // The id was taken: the counter lagged behind the table (Redis lost
@@ -149,42 +173,66 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     }
   }
 
-  async function update (em: EntityManager, caller: Caller, id: string, body: Record<string, unknown>, expectedVersion?: number): Promise<Row> {
-    const { values } = normalizeBody(mod, body, 'update', deps.timeZone)
-    const stored = await hashPasswords(values)
+  /**
+   * Runs one change of a stored row as a transaction: read and lock it
+   * within the guard (404, 403), check the version (409), let the hooks
+   * refuse it, write it with its history entry, then tell the hooks.
+   */
+  async function change (em: EntityManager, caller: Caller, id: string, guard: RowGuard, opts: {
+    action: WriteEvent['action']
+    live: boolean
+    expectedVersion?: number
+    values?: Map<FieldDef, ColumnValue>
+    write: (tem: EntityManager, before: Row) => Promise<Row | undefined>
+  }): Promise<Row> {
     const result = await em.transactional(async (tem) => {
-      const before = await findLive(tem, id, true)
-      checkVersion(before, expectedVersion)
-      const event: WriteEvent = { action: 'editar', caller, before, values }
-      await deps.hooks?.beforeWrite?.(event)
-      await checkRefs(tem, values)
-      await checkUnique(tem, values, id)
-      const changes = { ...toColumns(id, stored), _modified: nowSeconds(), _modified_by: caller.id, _version: (before._version as number) + 1 }
-      const after: Row = { ...before, ...changes }
-      if (mod.stateField !== undefined) {
-        const state = valueColumn(mod.fieldMap.get(mod.stateField)!)
-        checkMove(mod, before[state], after[state], (f) => after[valueColumn(mod.fieldMap.get(f)!)])
-      }
-      const payload = seal(after, before._hash as string)
-      await tem.nativeUpdate(entity, { _id: id }, { ...changes, _hash: after._hash })
-      await appendVersion(tem, mod, after, 'editar', changedFields(mod, hashPayload(mod, before, deps.cipher, ''), payload))
-      return { event, after }
+      const before = await guarded(tem, id, guard, opts.live)
+      checkVersion(before, opts.expectedVersion)
+      const event: WriteEvent = { module: mod, action: opts.action, caller, before, values: opts.values ?? new Map(), em: tem }
+      await deps.hooks.emit('before', event)
+      const after = await opts.write(tem, before)
+      if (after === undefined) return { before }
+      await deps.hooks.emit('inside', { ...event, after })
+      return { before, event, after }
     })
-    await deps.hooks?.afterWrite?.({ ...result.event, after: result.after })
+    if (result.event === undefined) return result.before
+    const { em: _tx, ...event } = result.event
+    await deps.hooks.emit('after', { ...event, after: result.after })
     return result.after
   }
 
-  async function remove (em: EntityManager, caller: Caller, id: string, expectedVersion?: number): Promise<Row> {
-    const result = await em.transactional(async (tem) => {
-      const before = await findLive(tem, id, true)
-      checkVersion(before, expectedVersion)
-      const event: WriteEvent = { action: 'eliminar', caller, before, values: new Map() }
-      await deps.hooks?.beforeWrite?.(event)
-      const after = await markDeleted(tem, caller, before, nowSeconds(), 'eliminar')
-      return { event, after }
+  async function update (em: EntityManager, caller: Caller, id: string, body: Record<string, unknown>, guard: RowGuard, expectedVersion?: number): Promise<Row> {
+    const { values } = normalizeBody(mod, body, 'update', deps.timeZone)
+    const stored = await hashPasswords(values)
+    return change(em, caller, id, guard, {
+      action: 'editar',
+      live: true,
+      values,
+      ...(expectedVersion !== undefined && { expectedVersion }),
+      write: async (tem, before) => {
+        await checkRefs(tem, values)
+        await checkUnique(tem, values, id)
+        const changes = { ...toColumns(id, stored), _modified: nowSeconds(), _modified_by: caller.id, _version: (before._version as number) + 1 }
+        const after: Row = { ...before, ...changes }
+        if (mod.stateField !== undefined) {
+          const state = valueColumn(mod.fieldMap.get(mod.stateField)!)
+          checkMove(mod, before[state], after[state], (f) => after[valueColumn(mod.fieldMap.get(f)!)])
+        }
+        const payload = seal(after, before._hash as string)
+        await tem.nativeUpdate(entity, { _id: id }, { ...changes, _hash: after._hash })
+        await appendVersion(tem, mod, after, 'editar', changedFields(mod, hashPayload(mod, before, deps.cipher, ''), payload))
+        return after
+      },
     })
-    await deps.hooks?.afterWrite?.({ ...result.event, after: result.after })
-    return result.after
+  }
+
+  async function remove (em: EntityManager, caller: Caller, id: string, guard: RowGuard, expectedVersion?: number): Promise<Row> {
+    return change(em, caller, id, guard, {
+      action: 'eliminar',
+      live: true,
+      ...(expectedVersion !== undefined && { expectedVersion }),
+      write: (tem, before) => markDeleted(tem, caller, before, nowSeconds(), 'eliminar'),
+    })
   }
 
   /** Sets or clears `_deleted` as a new version (delete, restore). */
@@ -202,27 +250,18 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
    * Undoes a soft delete (SPEC S5): clears `_deleted` as a new version. A
    * record that is not deleted is returned as it is (idempotent).
    */
-  async function restore (em: EntityManager, caller: Caller, id: string): Promise<Row> {
-    const result = await em.transactional(async (tem) => {
-      const before = await findAny(tem, id, true)
-      if (before._deleted === null) return { changed: false, after: before }
-      const event: WriteEvent = { action: 'eliminar', caller, before, values: new Map() }
-      await deps.hooks?.beforeWrite?.(event)
-      return { changed: true, event, after: await markDeleted(tem, caller, before, null, 'restaurar') }
+  async function restore (em: EntityManager, caller: Caller, id: string, guard: RowGuard): Promise<Row> {
+    return change(em, caller, id, guard, {
+      action: 'restaurar',
+      live: false,
+      write: async (tem, before) => before._deleted === null ? undefined : markDeleted(tem, caller, before, null, 'restaurar'),
     })
-    if (result.changed && result.event !== undefined) await deps.hooks?.afterWrite?.({ ...result.event, after: result.after })
-    return result.after
   }
 
-
-  async function get (em: EntityManager, id: string): Promise<Row> {
-    return findLive(em, id, false)
-  }
-
-  async function list (em: EntityManager, q: ListQuery): Promise<{ rows: Row[], total: number }> {
-    const [rows, total] = await em.findAndCount(entity, q.where, { orderBy: q.orderBy, limit: q.limit, offset: q.offset })
+  async function list (em: EntityManager, where: Where, page: { orderBy: ListQuery['orderBy'], limit: number, offset: number }): Promise<{ rows: Row[], total: number }> {
+    const [rows, total] = await em.findAndCount(entity, where, { orderBy: page.orderBy, limit: page.limit, offset: page.offset })
     return { rows: rows.map(plain), total }
   }
 
-  return { create, update, remove, restore, get, findAny, list }
+  return { create, update, remove, restore, findLive, findAny, list }
 }

@@ -11,7 +11,7 @@ import { AppError, invalid } from '../core/errors.js'
 import { formatDateTime, parseDateTime } from '../core/time.js'
 import { isCleanText } from '../core/text.js'
 import { hint } from '../core/registry/suggest.js'
-import { envelope } from '../generate/schemas.js'
+import { envelope } from '../http/schemas.js'
 import { parsePage } from '../records/list-query.js'
 import { ReadLogEntity, type ReadLogRow } from '../records/read-log.js'
 
@@ -37,7 +37,7 @@ async function auditRoutes (app: FastifyInstance): Promise<void> {
       response: { 200: envelope(Type.Object({ records: Type.Array(Entry), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() })) },
     },
   }, async (request) => {
-    if (!app.permissions.isSuper(request.caller.rol)) throw new AppError('SIN_PERMISOS')
+    if (!app.access.isSuper(request.caller.rol)) throw new AppError('SIN_PERMISOS')
     const query = request.query as Record<string, unknown>
     for (const key of Object.keys(query)) {
       if (!PARAMS.includes(key)) throw invalid(key, `parámetro desconocido${hint(key, PARAMS)}`)

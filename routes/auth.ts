@@ -7,7 +7,7 @@ import { verify as argon2Verify } from '@node-rs/argon2'
 import { AppError, MESSAGES } from '../core/errors.js'
 import { formatDateTime } from '../core/time.js'
 import { isCleanText } from '../core/text.js'
-import { envelope } from '../generate/schemas.js'
+import { envelope } from '../http/schemas.js'
 import { hashPassword } from '../records/record-service.js'
 import { SessionEntity } from '../db/session-entity.js'
 import { usersTable } from '../records/users/users-table.js'
@@ -22,6 +22,7 @@ const LoginUser = Type.Object({ id: Type.String(), username: Type.String(), nomb
 const Me = Type.Object({
   _id: Type.String(), username: Type.String(), nombre: Type.String(), rol: Type.String(),
   email: Type.Union([Type.String(), Type.Null()]), _created: Type.String(),
+  personal_id: Type.Union([Type.String(), Type.Null()], { description: 'Ficha de personal vinculada (decide qué registros son propios)' }),
 })
 
 async function authRoutes (app: FastifyInstance): Promise<void> {
@@ -89,7 +90,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     const row = await request.em.findOne(users.entity, { _id: request.caller.id, _deleted: null }) as Record<string, unknown> | null
     if (row === null) throw new AppError('TOKEN_INVALIDO')
-    const { id, username, nombre, rol } = users.snapshot(row)
+    const { id, username, nombre, rol, personalId } = users.snapshot(row)
     return {
       success: true,
       data: {
@@ -99,6 +100,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
         rol,
         email: hasEmail ? (row[col('email')] ?? null) : null,
         _created: formatDateTime(row._created as Date, app.config.timeZone),
+        personal_id: personalId,
       },
     }
   })

@@ -42,6 +42,11 @@ export class RedisSequenceStore implements SequenceStore {
   }
 }
 
+/** A snapshot cached by an older version (no personalId) is treated as a miss and read afresh. */
+function current (user: UserSnapshot): UserSnapshot | null {
+  return 'personalId' in user ? user : null
+}
+
 /** Caches a user snapshot unless the user changed since its generation was read. */
 const PUT_USER = `
 if (redis.call('GET', KEYS[2]) or '0') == ARGV[2] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3]) end
@@ -69,7 +74,7 @@ export class RedisSessionStore implements SessionStore {
     const [session, user, gen] = await this.redis.mget(this.sessionKey(jti), this.userKey(userId), this.genKey(userId))
     return {
       session: session === 'active' || session === 'revoked' ? session : null,
-      user: user === null || user === undefined ? null : JSON.parse(user) as UserSnapshot,
+      user: user === null || user === undefined ? null : current(JSON.parse(user) as UserSnapshot),
       userGen: gen ?? '0',
     }
   }

@@ -19,6 +19,8 @@ export interface UserSnapshot {
   readonly nombre: string
   readonly rol: string
   readonly activo: boolean
+  /** Linked staff record (`usuarios.personal_id`), or null: decides row-level scope (SPEC S11). */
+  readonly personalId: string | null
 }
 
 export type SessionState = 'active' | 'revoked'

@@ -3,7 +3,7 @@
  * rules a JSON schema cannot express. Problems are thrown as RegistryProblem
  * with the path of the offending key, which load.ts turns into a line.
  */
-import { ACTIONS, type FieldDef, type ModuleDef, type Registry, type RoleDef, type TransitionDef } from './types.js'
+import { ACTIONS, OWN_SUFFIX, type FieldDef, type ModuleDef, type Registry, type RoleDef, type TransitionDef } from './types.js'
 import type { FieldFile, ModuleFile, RegistryFile } from './schema.js'
 import { foldToAscii } from './fold.js'
 import { hint } from './suggest.js'
@@ -89,7 +89,7 @@ function checkDefault (f: FieldFile, fail: (m: string) => never): void {
   }
 }
 
-function buildModule (name: string, m: ModuleFile, moduleNames: string[]): ModuleDef {
+function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffName: string | undefined): ModuleDef {
   const path: Array<string | number> = ['modules', name]
   const fields: FieldDef[] = []
   const columns = new Map<string, string>()
@@ -123,6 +123,7 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[]): Modul
     }
     for (const from of froms) transitions.push(Object.freeze({ from, to: t.to, requires: Object.freeze([...(t.requires ?? [])]) }))
   }
+  const { ownerFields, ownedById } = ownersOf(name, m, fieldMap, staffName)
   const def: ModuleDef = {
     name,
     path: m.path ?? name,
@@ -135,8 +136,30 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[]): Modul
     users: m.users ?? false,
     fields: Object.freeze(fields),
     fieldMap,
+    ownerFields,
+    ownedById,
   }
   return Object.freeze(def)
+}
+
+/** Resolves `owner_fields` (SPEC S11): refs to the staff module, or `_id` in the staff module itself. */
+function ownersOf (name: string, m: ModuleFile, fieldMap: ReadonlyMap<string, FieldDef>, staffName: string | undefined): { ownerFields: readonly FieldDef[], ownedById: boolean } {
+  const ownerFields: FieldDef[] = []
+  let ownedById = false
+  for (const [i, owner] of (m.owner_fields ?? []).entries()) {
+    const at = (message: string): never => { throw new RegistryProblem(['modules', name, 'owner_fields', i], message) }
+    if (staffName === undefined) at('owner fields need a "personal_id" field of type ref in the users module (it links a login to a staff record)')
+    if (owner === '_id') {
+      if (name !== staffName) at(`"_id" is an owner field only in module "${staffName!}", the one usuarios.personal_id refers to`)
+      ownedById = true
+      continue
+    }
+    const f = fieldMap.get(owner)
+    if (f === undefined) at(`unknown field "${owner}"${hint(owner, [...fieldMap.keys()])}`)
+    if (f!.type !== 'ref' || f!.ref !== staffName) at(`owner field "${owner}" must be of type ref with "ref: ${staffName!}"`)
+    ownerFields.push(f!)
+  }
+  return { ownerFields: Object.freeze(ownerFields), ownedById }
 }
 
 function checkUsersModule (mod: ModuleDef, roles: string[]): void {
@@ -156,9 +179,12 @@ function checkUsersModule (mod: ModuleDef, roles: string[]): void {
 }
 
 function checkPermission (perm: string, path: Array<string | number>, moduleNames: string[]): void {
-  const [mod, action] = perm.split('.') as [string, string]
+  const [grant, suffix] = perm.split(':') as [string, string | undefined]
+  const [mod, action] = grant.split('.') as [string, string]
   if (mod !== '*' && !moduleNames.includes(mod)) throw new RegistryProblem(path, `"${perm}": unknown module "${mod}"${hint(mod, moduleNames)}`)
   if (action !== '*' && !(ACTIONS as readonly string[]).includes(action)) throw new RegistryProblem(path, `"${perm}": unknown action "${action}"${hint(action, ACTIONS)}; actions are ${ACTIONS.join(', ')} or *`)
+  if (suffix !== undefined && suffix !== OWN_SUFFIX) throw new RegistryProblem(path, `"${perm}": unknown limit ":${suffix}"${hint(suffix, [OWN_SUFFIX])}; the only limit is ":${OWN_SUFFIX}" (own records)`)
+  if (suffix !== undefined && action === 'crear') throw new RegistryProblem(path, `"${perm}": crear cannot be limited to own records (a record is nobody's before it exists); write "${grant}"`)
 }
 
 function uniqueBy (modules: ModuleDef[], key: 'path' | 'prefix' | 'table'): void {
@@ -173,7 +199,12 @@ function uniqueBy (modules: ModuleDef[], key: 'path' | 'prefix' | 'table'): void
 export function buildRegistry (file: RegistryFile, fileName: string): Registry {
   const moduleNames = Object.keys(file.modules)
   const roleNames = Object.keys(file.roles)
-  const modules = moduleNames.map((name) => buildModule(name, file.modules[name]!, moduleNames))
+  const usersNames = moduleNames.filter((n) => file.modules[n]!.users === true)
+  if (usersNames.length !== 1) throw new RegistryProblem(['modules'], `exactly one module must set "users: true" (found ${usersNames.length})`)
+  const usersName = usersNames[0]
+  const personalId = usersName === undefined ? undefined : file.modules[usersName]!.fields.personal_id
+  const staffName = personalId?.type === 'ref' ? personalId.ref : undefined
+  const modules = moduleNames.map((name) => buildModule(name, file.modules[name]!, moduleNames, staffName))
   for (const m of modules) {
     if ((RESERVED_PATHS as readonly string[]).includes(m.path)) throw new RegistryProblem(['modules', m.name, 'path'], `path "${m.path}" is reserved by the service`)
   }
@@ -182,7 +213,6 @@ export function buildRegistry (file: RegistryFile, fileName: string): Registry {
   }
   uniqueBy(modules, 'path'); uniqueBy(modules, 'prefix'); uniqueBy(modules, 'table')
   const users = modules.filter((m) => m.users)
-  if (users.length !== 1) throw new RegistryProblem(['modules'], `exactly one module must set "users: true" (found ${users.length})`)
   checkUsersModule(users[0]!, roleNames)
   const roles: RoleDef[] = roleNames.map((name) => {
     const r = file.roles[name]!
@@ -197,5 +227,6 @@ export function buildRegistry (file: RegistryFile, fileName: string): Registry {
     byPath: new Map(modules.map((m) => [m.path, m])),
     roleMap: new Map(roles.map((r) => [r.name, r])),
     usersModule: users[0]!,
+    ...(staffName !== undefined && { staffModule: modules.find((m) => m.name === staffName)! }),
   })
 }

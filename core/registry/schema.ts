@@ -45,12 +45,13 @@ export const ModuleSchema = Type.Object({
   state_field: Type.Optional(Type.String()),
   transitions: Type.Optional(Type.Array(TransitionSchema)),
   users: Type.Optional(Type.Boolean()),
+  owner_fields: Type.Optional(Type.Array(Type.String(), { uniqueItems: true })),
   fields: Type.Record(Name, FieldSchema, { minProperties: 1, additionalProperties: false }),
 }, { additionalProperties: false })
 
 export const RoleSchema = Type.Object({
   description: Type.Optional(Type.String()),
-  permissions: Type.Array(Type.String({ pattern: '^(\\*|[a-z0-9_ñ]+)\\.(\\*|[a-z]+)$' })),
+  permissions: Type.Array(Type.String({ pattern: '^(\\*|[a-z0-9_ñ]+)\\.(\\*|[a-z]+)(:[a-z]+)?$' })),
 }, { additionalProperties: false })
 
 export const RegistryFileSchema = Type.Object({

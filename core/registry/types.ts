@@ -12,6 +12,9 @@ export type FieldType = typeof FIELD_TYPES[number]
 export const ACTIONS = ['ver', 'crear', 'editar', 'eliminar', 'descifrar'] as const
 export type Action = typeof ACTIONS[number]
 
+/** Suffix that limits a permission to the caller's own records (SPEC S11): `denuncias.editar:propios`. */
+export const OWN_SUFFIX = 'propios'
+
 export interface FieldDef {
   /** JSON key, exactly as written in modules.yaml (may hold ñ). */
   readonly name: string
@@ -62,6 +65,14 @@ export interface ModuleDef {
   readonly users: boolean
   readonly fields: readonly FieldDef[]
   readonly fieldMap: ReadonlyMap<string, FieldDef>
+  /**
+   * Owner fields (SPEC S11): `ref` fields to the staff module whose value
+   * ties a record to a staff member. A record is the caller's own when the
+   * caller created it or one of these holds the caller's `personal_id`.
+   */
+  readonly ownerFields: readonly FieldDef[]
+  /** The staff module itself: a record is owned by the user whose `personal_id` is its `_id`. */
+  readonly ownedById: boolean
 }
 
 export interface RoleDef {
@@ -79,4 +90,6 @@ export interface Registry {
   readonly byPath: ReadonlyMap<string, ModuleDef>
   readonly roleMap: ReadonlyMap<string, RoleDef>
   readonly usersModule: ModuleDef
+  /** The module `usuarios.personal_id` points at (staff), if the users module links logins to staff. */
+  readonly staffModule?: ModuleDef
 }

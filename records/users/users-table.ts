@@ -18,6 +18,7 @@ export interface UsersTable {
 export function usersTable (registry: Registry): UsersTable {
   const users = registry.usersModule
   const column = (field: string): string => valueColumn(users.fieldMap.get(field)!)
+  const personalId = users.fieldMap.has('personal_id') ? column('personal_id') : undefined
   return {
     entity: entityName(users),
     column,
@@ -27,6 +28,7 @@ export function usersTable (registry: Registry): UsersTable {
       nombre: (row[column('nombre')] ?? '') as string,
       rol: row[column('rol')] as string,
       activo: row[column('activo')] !== false,
+      personalId: personalId === undefined ? null : (row[personalId] ?? null) as string | null,
     }),
   }
 }

@@ -79,12 +79,12 @@ describe('login, tokens, /me and logout', () => {
     expectError(await tryLogin(appA, 'nadie.existe', 'no-es-la-buena'), 401, BAD_LOGIN)
   })
 
-  it('/me returns _id, username, nombre, rol, email and _created', async () => {
+  it('/me returns _id, username, nombre, rol, email, _created and personal_id', async () => {
     const u = await newUser('oficial', { email: 'oficial@policia.example' })
     const res = await client(appB, u.token).get('/me')
     const _created = (await adminA.get(`/usuarios/${u.id}`)).body.data._created as string
     expect(_created).toMatch(DATETIME)
-    expect(res.body).toEqual({ success: true, data: { _id: u.id, username: u.username, nombre: `Nombre ${u.username}`, rol: 'oficial', email: 'oficial@policia.example', _created } })
+    expect(res.body).toEqual({ success: true, data: { _id: u.id, username: u.username, nombre: `Nombre ${u.username}`, rol: 'oficial', email: 'oficial@policia.example', _created, personal_id: null } })
   })
 
   it('missing, malformed, tampered, alg-none and expired tokens are refused', async () => {

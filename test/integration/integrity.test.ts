@@ -356,7 +356,7 @@ describe('the documented algorithm', () => {
     const r = await create(den)
     expect(den.fields.filter((f) => f.encrypted).every((f) => r[f.name] !== null)).toBe(true)
     await expectAuditorOk(den, r._id, 1)
-    const masked = await auditor(den, r._id, client(app, (await userWithRole(app, token, 'agente')).token))
+    const masked = await auditor(den, r._id, client(app, (await userWithRole(app, token, 'consulta')).token))
     expect(masked.code, masked.out).toBe(2)
     expect(masked.out).not.toMatch(/NO COINCIDE|NO es íntegra/)
   })

@@ -8,9 +8,9 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { compilePermissions } from '../../core/permissions.js'
+import { compileAccess } from '../../core/access.js'
 import { loadRegistry } from '../../core/registry/load.js'
-import type { ModuleDef, TransitionDef } from '../../core/registry/types.js'
+import type { Action, ModuleDef, TransitionDef } from '../../core/registry/types.js'
 import { BEGIN, END, stateSection } from '../../core/state-diagram.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, expectError, login, refOrder, sampleBody, sampleValue, userWithRole, type Res } from '../helpers/http.js'
@@ -18,7 +18,9 @@ import { client, expectError, login, refOrder, sampleBody, sampleValue, userWith
 type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
 const registry = loadRegistry('modules.yaml')
-const perms = compilePermissions(registry)
+// Whole (unscoped) permissions; row-level scope has its own tests (scope.test.ts).
+const access = compileAccess(registry)
+const perms = { can: (role: string, module: string, action: Action): boolean => access.scope(role, module, action) === 'all' }
 const mod = (name: string): ModuleDef => registry.byName.get(name)!
 const [CONFLICTO, NO_ENCONTRADO, SIN_PERMISOS] = ['Conflicto de versión', 'Registro no encontrado', 'Sin permisos para esta operación']
 

@@ -1,0 +1,54 @@
+/**
+ * Who may do what (interface "Authentication", SPEC S8 and S11). A role
+ * holds permission strings `{module}.{action}` with `*` on either side
+ * (`*` includes `descifrar`), optionally limited to the caller's own
+ * records with `:propios`. Compiled once per registry into a table, so a
+ * decision is one Map lookup. Pure: no I/O, no HTTP.
+ */
+import { ACTIONS, OWN_SUFFIX, type Action, type Registry } from './registry/types.js'
+
+/** How much of a module an action reaches: every record, the caller's own, or none. */
+export type Scope = 'all' | 'own' | 'none'
+
+/** The caller a records service is built for. */
+export interface Caller {
+  readonly id: string
+  readonly username: string
+  readonly rol: string
+  /** Staff record linked to this login (`usuarios.personal_id`), or null. */
+  readonly personalId: string | null
+}
+
+export interface AccessTable {
+  scope (role: string, module: string, action: Action): Scope
+  /** True when the role holds `*.*` (only such a role manages its peers). */
+  isSuper (role: string): boolean
+}
+
+const rank: Record<Scope, number> = { none: 0, own: 1, all: 2 }
+
+export function compileAccess (registry: Registry): AccessTable {
+  const table = new Map<string, Scope>()
+  const supers = new Set<string>()
+  for (const role of registry.roles) {
+    for (const perm of role.permissions) {
+      const [grant, suffix] = perm.split(':') as [string, string | undefined]
+      if (grant === '*.*' && suffix === undefined) supers.add(role.name)
+      const [mod, action] = grant.split('.') as [string, string]
+      for (const m of registry.modules) {
+        if (mod !== '*' && mod !== m.name) continue
+        for (const a of ACTIONS) {
+          if (action !== '*' && action !== a) continue
+          // `crear` is never limited (the registry refuses `crear:propios`; `*:propios` leaves it whole).
+          const given: Scope = suffix === OWN_SUFFIX && a !== 'crear' ? 'own' : 'all'
+          const key = `${role.name}\u0000${m.name}\u0000${a}`
+          if (rank[given] > rank[table.get(key) ?? 'none']) table.set(key, given)
+        }
+      }
+    }
+  }
+  return Object.freeze({
+    scope: (role: string, module: string, action: Action): Scope => table.get(`${role}\u0000${module}\u0000${action}`) ?? 'none',
+    isSuper: (role: string) => supers.has(role),
+  })
+}

@@ -1,0 +1,42 @@
+/**
+ * Decorates the app with the records layer (`app.records`) and every
+ * request with its caller's records service (`request.records`, built on
+ * first use from the request's EntityManager, caller and route). Subscribes
+ * the users module's policy to the hook bus.
+ */
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { createRecords, type CallerRecords, type Records } from '../records/records.js'
+import { subscribeUsersPolicy } from '../records/users/users-policy.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    records: Records
+  }
+  interface FastifyRequest {
+    /** Every module's records as this request's caller may see them. */
+    readonly records: CallerRecords
+    callerRecords: CallerRecords | null
+  }
+}
+
+async function recordsPlugin (app: FastifyInstance): Promise<void> {
+  const records = createRecords({
+    registry: app.registry,
+    access: app.access,
+    cipher: app.cipher,
+    sequences: app.stores.sequences,
+    timeZone: app.config.timeZone,
+  })
+  subscribeUsersPolicy(records.hooks, app.registry.usersModule, app.access, app.stores.sessions)
+  app.decorate('records', records)
+  app.decorateRequest('callerRecords', null)
+  app.decorateRequest('records', {
+    getter (this: FastifyRequest): CallerRecords {
+      this.callerRecords ??= records.forRequest({ em: this.em, caller: this.caller, route: `${this.method} ${this.routeOptions.url ?? this.url}` })
+      return this.callerRecords
+    },
+  })
+}
+
+export default fp(recordsPlugin, { name: 'policia-records', fastify: '5.x', dependencies: ['policia-config', 'policia-stores', 'policia-system-keys', 'policia-orm'] })
