@@ -10,7 +10,7 @@ import { formatDateTime } from '../core/time.js'
 import type { Row } from '../db/module-entity.js'
 import { IdParams, envelope } from './schemas.js'
 import { verifyChain } from '../records/chain.js'
-import { versionsOf } from '../records/history.js'
+import { sealInfo, versionsOf } from '../records/history.js'
 import type { RecordService } from '../records/record-service.js'
 
 export interface LifecycleDeps {
@@ -50,6 +50,8 @@ export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, deps: Lif
             fecha: Type.String(),
             _hash: Type.String(),
             campos: Type.Array(Type.String(), { description: 'Campos cuyo valor cambió en esta versión' }),
+            sello: Type.Integer({ description: 'Formato del sello de _hash (1 o 2; README, "The hash chain")' }),
+            campos_sellados: Type.Optional(Type.Array(Type.String(), { description: 'Formato 1: campos que entraron en _hash, también los nulos' })),
             registro: recordRef,
           })),
         })),
@@ -69,6 +71,7 @@ export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, deps: Lif
           fecha: formatDateTime(new Date(v.fecha), app.config.timeZone),
           _hash: v.hash,
           campos: v.campos,
+          ...sealInfo(mod, v),
           registro: records[i],
         })),
       },
