@@ -2,7 +2,8 @@
  * The integrity chain (SPEC S7). `_hash` of version n is SHA-256 of the
  * canonical JSON of the record at n (see record-view.ts `hashPayload`) with
  * `_prev` = the hash of version n-1 ('' for version 1). Verification
- * recomputes every stored version from the history, checks the versions
+ * recomputes every stored version from the history, each under the seal
+ * format it was written with (seal-format.ts), checks the versions
  * run 1..n without a gap, and that the live row is the last of them: an
  * edit, insertion or deletion made behind the service's back shows as the
  * first version where the chain breaks.
@@ -15,6 +16,7 @@ import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from '../db/module-entity.js'
 import { versionsOf } from './history.js'
 import { hashPayload } from './record-view.js'
+import { CURRENT_SEAL, sealOf, type Seal } from './seal-format.js'
 import { valueColumn } from '../db/columns.js'
 
 export function sha256 (text: string): string {
@@ -29,12 +31,15 @@ export interface Verdict {
 
 /**
  * Declared fields whose hashed form differs between two payloads (all the
- * non-null ones for a first version): the `campos` of a history entry.
+ * non-null ones for a first version): the `campos` of a history entry. A
+ * field left out of a payload (seal format 2, or declared after it was
+ * sealed) is null, so the two formats compare alike.
  */
 export function changedFields (mod: ModuleDef, before: Record<string, unknown> | undefined, after: Record<string, unknown>): string[] {
+  const hashed = (payload: Record<string, unknown> | undefined, name: string): string => canonicalJson(payload?.[name] ?? null)
   return mod.fields.map((f) => f.name).filter((name) => before === undefined
-    ? after[name] !== null
-    : canonicalJson(before[name]) !== canonicalJson(after[name]))
+    ? hashed(after, name) !== 'null'
+    : hashed(before, name) !== hashed(after, name))
 }
 
 /**
@@ -43,7 +48,7 @@ export function changedFields (mod: ModuleDef, before: Record<string, unknown> |
  * (tampered). A value under a key that is simply not configured is an
  * operations problem, not tampering: it throws (500, logged).
  */
-function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string): { hash: string, payload: Record<string, unknown> } | undefined {
+function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string, seal: Seal): { hash: string, payload: Record<string, unknown> } | undefined {
   for (const f of mod.fields) {
     const kid = f.encrypted ? keyIdOf(String(row[valueColumn(f)] ?? '')) : undefined
     if (kid !== undefined && /^[0-9a-f]{8}$/.test(kid) && !cipher.knowsKeyId(kid)) {
@@ -51,7 +56,7 @@ function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string)
     }
   }
   try {
-    const payload = hashPayload(mod, row, cipher, prev)
+    const payload = hashPayload(mod, row, cipher, prev, seal)
     return { hash: sha256(canonicalJson(payload)), payload }
   } catch {
     return undefined // a ciphertext that no longer decrypts was tampered with
@@ -78,7 +83,7 @@ export async function verifyChain (em: EntityManager, mod: ModuleDef, live: Row,
     const snapshot = v.datos
     const broken = { valido: false, version_rota: v.version }
     if (snapshot._version !== v.version || snapshot._hash !== v.hash || snapshot._id !== live._id) return broken
-    const got = recompute(mod, snapshot, cipher, prev)
+    const got = recompute(mod, snapshot, cipher, prev, sealOf(mod, v))
     if (got === undefined || got.hash !== v.hash) return broken
     // The entry's own columns must say what its snapshot says.
     if (v.usuario !== snapshot._modified_by || time(v.fecha) !== time(snapshot._modified)) return broken
@@ -91,6 +96,8 @@ export async function verifyChain (em: EntityManager, mod: ModuleDef, live: Row,
   const liveVersion = live._version as number
   if (liveVersion !== last) return { valido: false, version_rota: Math.min(liveVersion, last + 1) }
   const previous = last >= 2 ? versions[last - 2]!.hash : ''
-  if (live._hash !== prev || recompute(mod, live, cipher, previous)?.hash !== live._hash) return { valido: false, version_rota: liveVersion }
+  // The live row is its last version, sealed as that version was.
+  const seal = last >= 1 ? sealOf(mod, versions[last - 1]!) : CURRENT_SEAL
+  if (live._hash !== prev || recompute(mod, live, cipher, previous, seal)?.hash !== live._hash) return { valido: false, version_rota: liveVersion }
   return { valido: true }
 }

@@ -8,6 +8,7 @@ import { EntitySchema } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from '../db/module-entity.js'
+import { CURRENT_SEAL_FORMAT, sealOf } from './seal-format.js'
 
 export type HistoryAction = 'crear' | 'editar' | 'eliminar' | 'restaurar'
 
@@ -24,6 +25,11 @@ export interface HistoryRow {
   campos: string[]
   /** The stored row of this version, system columns included. */
   datos: Row
+  /**
+   * Seal format of `hash` (seal-format.ts). The column came with format 2:
+   * its default 1 is what the rows written before it read as.
+   */
+  sello: number
 }
 
 export const HistoryEntity = new EntitySchema<HistoryRow>({
@@ -40,6 +46,7 @@ export const HistoryEntity = new EntitySchema<HistoryRow>({
     hash: { type: 'string', length: 64, fieldName: 'hash' },
     campos: { type: 'json', columnType: 'jsonb', fieldName: 'campos' },
     datos: { type: 'json', columnType: 'jsonb', fieldName: 'datos' },
+    sello: { type: 'smallint', fieldName: 'sello', default: 1 },
   },
   uniques: [{ name: 'sys_historial_version_unique', properties: ['modulo', 'registro', 'version'] }],
 })
@@ -55,10 +62,21 @@ export async function appendVersion (em: EntityManager, mod: ModuleDef, row: Row
     hash: row._hash as string,
     campos,
     datos: row,
+    sello: CURRENT_SEAL_FORMAT,
   })
 }
 
 /** Every stored version of a record, oldest first. */
 export async function versionsOf (em: EntityManager, mod: ModuleDef, id: string): Promise<HistoryRow[]> {
   return em.find(HistoryEntity, { modulo: mod.name, registro: id }, { orderBy: { version: 'asc' } })
+}
+
+/**
+ * What an auditor needs, beside the record, to recompute one version's
+ * `_hash` (README "The hash chain"): its seal format and, for format 1, the
+ * fields it was sealed with.
+ */
+export function sealInfo (mod: ModuleDef, entry: HistoryRow): { sello: number, campos_sellados?: string[] } {
+  const seal = sealOf(mod, entry)
+  return seal.format === 1 ? { sello: 1, campos_sellados: [...seal.fields] } : { sello: seal.format }
 }

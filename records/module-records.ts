@@ -16,7 +16,7 @@ import type { Action, ModuleDef } from '../core/registry/types.js'
 import { formatDateTime, nowSeconds } from '../core/time.js'
 import type { Row } from '../db/module-entity.js'
 import { verifyChain, type Verdict } from './chain.js'
-import { versionsOf, type HistoryAction } from './history.js'
+import { sealInfo, versionsOf, type HistoryAction } from './history.js'
 import { parseListQuery } from './list-query.js'
 import { logReads } from './read-log.js'
 import type { RecordService, RowGuard } from './record-service.js'
@@ -39,6 +39,8 @@ export interface HistoryEntryView {
   fecha: string
   _hash: string
   campos: string[]
+  sello: number
+  campos_sellados?: string[]
   registro: ApiRecord
 }
 
@@ -149,6 +151,7 @@ export function moduleRecords (mod: ModuleDef, service: RecordService, deps: Mod
       fecha: formatDateTime(new Date(v.fecha), deps.timeZone),
       _hash: v.hash,
       campos: v.campos,
+      ...sealInfo(mod, v),
       registro: records[i]!,
     }))
   }

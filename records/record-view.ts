@@ -9,6 +9,7 @@ import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { formatDateTime } from '../core/time.js'
 import { valueColumn } from '../db/columns.js'
 import type { Row } from '../db/module-entity.js'
+import { CURRENT_SEAL, isSealed, type Seal } from './seal-format.js'
 
 export interface ViewContext {
   readonly timeZone: string
@@ -92,12 +93,14 @@ export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record
 
 /**
  * The record as it enters `_hash` (SPEC S7): field values in a time-zone-free
- * form; each encrypted field as an HMAC of its plaintext, never the plaintext.
+ * form; each encrypted field as an HMAC of its plaintext, never the plaintext;
+ * which declared fields enter depends on the seal format (seal-format.ts).
  */
-export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string): Record<string, unknown> {
+export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string, seal: Seal = CURRENT_SEAL): Record<string, unknown> {
   const payload: Record<string, unknown> = { _id: row._id }
   for (const f of mod.fields) {
     const v = row[valueColumn(f)]
+    if (!isSealed(seal, f.name, v)) continue
     payload[f.name] = f.encrypted && v !== null && v !== undefined
       ? cipher.digest(toPlaintext(decryptField(f, row, cipher)))
       : shown(f, v, isoSeconds)

@@ -9,8 +9,12 @@
  *        [--modulos modules.yaml] [--tz Europe/Madrid] [--clave-integridad <base64>]
  *
  * Records with encrypted fields need the integrity key (npm run integrity-key)
- * and a history read by a user who may decrypt them. Exit code 0 when every
- * version checks, 1 when one does not, 2 on a usage error.
+ * and a history read by a user who may decrypt them. Each version is checked
+ * under its own seal format (`sello`): 2 leaves out declared fields without a
+ * value; 1 holds the fields named in `campos_sellados`, null included. A
+ * history exported before `sello` existed is all format 1 with every field
+ * of --modulos. Exit code 0 when every version checks, 1 when one does not,
+ * 2 on a usage error.
  */
 import { createHash, createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -61,6 +65,12 @@ for (const v of versions) {
   // Every datetime may name two instants on the autumn fold: try each combination.
   const datetimeKeys = [...Object.entries(fields).filter(([, f]) => f.type === 'datetime').map(([k]) => k), '_created', '_modified', '_deleted']
     .filter((k) => typeof r[k] === 'string')
+  // Fields that enter even when null: format 1's sealed fields (all declared ones for an export without `sello`).
+  const sello = v.sello ?? 1
+  if (sello !== 1 && sello !== 2) { console.error(`la versión ${v._version} tiene un formato de sello desconocido: ${sello}`); process.exit(2) }
+  const sealedNulls = new Set(sello === 2 ? [] : v.campos_sellados ?? Object.keys(fields))
+  const unknown = [...sealedNulls].filter((k) => fields[k] === undefined)
+  if (unknown.length > 0) { console.error(`la versión ${v._version} se selló con campos que ${opt.modulos} no declara (${unknown.join(', ')}): use el modules.yaml actual`); process.exit(2) }
   let combos = [{}]
   for (const k of datetimeKeys) combos = combos.flatMap((c) => instants(r[k]).map((i) => ({ ...c, [k]: i })))
   const hashes = combos.map((dt) => {
@@ -68,6 +78,7 @@ for (const v of versions) {
     for (const [name, f] of Object.entries(fields)) {
       if (f.type === 'password') { payload[name] = '(?)'; continue }
       let value = r[name] ?? null
+      if (value === null && !sealedNulls.has(name)) continue
       if (f.encrypted && value !== null) {
         if (key === undefined) { console.error(`${name} está cifrado: hace falta --clave-integridad`); process.exit(2) }
         value = createHmac('sha256', key).update(typeof value === 'string' ? value : canonical(value), 'utf8').digest('hex')

@@ -270,8 +270,8 @@ describe('tampering behind the service is found at the right version', () => {
       const [row] = await sql('select * from sys_historial where registro = $1 and version = $2', [v._id, version]) as Rec[]
       await sql('delete from sys_historial where registro = $1 and version = $2', [v._id, version])
       await broken(veh, v._id, version)
-      await sql('insert into sys_historial (id, modulo, registro, version, accion, usuario, fecha, hash, campos, datos) values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb)',
-        [row!.id, row!.modulo, row!.registro, row!.version, row!.accion, row!.usuario, row!.fecha, row!.hash, JSON.stringify(row!.campos), JSON.stringify(row!.datos)])
+      await sql('insert into sys_historial (id, modulo, registro, version, accion, usuario, fecha, hash, campos, datos, sello) values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11)',
+        [row!.id, row!.modulo, row!.registro, row!.version, row!.accion, row!.usuario, row!.fecha, row!.hash, JSON.stringify(row!.campos), JSON.stringify(row!.datos), row!.sello])
       await valid(veh, v._id)
     }
   })
@@ -303,7 +303,10 @@ describe('tampering behind the service is found at the right version', () => {
 
 // ---------------------------------------------------------------- the documented algorithm
 /** Every hash the README rules give for a version read from `historial` (one per reading of ambiguous local times). */
-function readmeHashes (m: ModuleDef, r: Rec, prev: string): string[] {
+function readmeHashes (m: ModuleDef, version: Rec, prev: string): string[] {
+  const r = version.registro
+  // Format 2 leaves out fields without a value; format 1 keeps its sealed fields when null.
+  const sealedNulls = new Set<string>(version.sello === 1 ? version.campos_sellados : [])
   const key = Buffer.from(integrityKey, 'base64')
   const dts = [...m.fields.filter((f) => f.type === 'datetime').map((f) => f.name), '_created', '_modified', '_deleted'].filter((k) => typeof r[k] === 'string')
   let combos: Rec[] = [{}]
@@ -312,6 +315,7 @@ function readmeHashes (m: ModuleDef, r: Rec, prev: string): string[] {
     const o: Rec = { _id: r._id, _version: r._version, _created_by: r._created_by, _modified_by: r._modified_by, _deleted: null, _prev: prev, ...dt }
     for (const f of m.fields) {
       const x = r[f.name] ?? null
+      if (x === null && !sealedNulls.has(f.name)) continue
       o[f.name] = x === null ? null : f.encrypted ? createHmac('sha256', key).update(typeof x === 'string' ? x : canon(x), 'utf8').digest('hex') : f.type === 'datetime' ? dt[f.name] : x
     }
     return sha(canon(o))
@@ -340,7 +344,7 @@ describe('the documented algorithm', () => {
     const versions = await historial(m, r._id)
     expect(versions.map((x) => x.accion)).toEqual(['crear', 'editar', 'eliminar', 'restaurar', 'editar'])
     let prev = ''
-    for (const x of versions) { expect(readmeHashes(m, x.registro, prev)).toContain(x._hash); prev = x._hash }
+    for (const x of versions) { expect(x.sello).toBe(2); expect(readmeHashes(m, x, prev)).toContain(x._hash); prev = x._hash }
     await expectAuditorOk(m, r._id, 5)
     const col = valueColumn(text)
     await h.db.query(`update sys_historial set datos = jsonb_set(datos, '{${col}}', '"Otro"') where registro = $1 and version = 2`, [r._id])
