@@ -7,8 +7,8 @@ import pino from 'pino'
 import { loadConfig } from '../core/config.js'
 import { ConfigError } from '../core/errors.js'
 import { loadRegistry } from '../core/registry/load.js'
-import { openDatabase } from '../plugins/orm.js'
-import { loadSystemKeys } from '../plugins/system-keys.js'
+import { openDatabase } from '../db/open.js'
+import { loadSystemKeys } from '../db/system-keys.js'
 
 async function main (): Promise<void> {
   const config = loadConfig()

@@ -18,9 +18,9 @@ import { loadConfig } from '../core/config.js'
 import { ConfigError } from '../core/errors.js'
 import { createFieldCipher, keyIdOf } from '../core/crypto.js'
 import { loadRegistry } from '../core/registry/load.js'
-import { openDatabase } from '../plugins/orm.js'
+import { openDatabase } from '../db/open.js'
 import type { EmbeddedDatabase } from '../db/embedded.js'
-import { SystemKeyEntity, loadSystemKeys, rewrapSystemKeys } from '../plugins/system-keys.js'
+import { SystemKeyEntity, loadSystemKeys, rewrapSystemKeys } from '../db/system-keys.js'
 import { hasEncryptedFields, rotateHistory, rotateModule, type RotationProgress } from '../records/key-rotation.js'
 
 export interface RotateOptions {

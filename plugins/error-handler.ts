@@ -1,51 +1,13 @@
 /**
  * The one place where errors become responses: every failure leaves as
  * `{success: false, error, detalles?}` with a status and text from
- * core/errors.ts. Unknown errors are logged and answered with a bare 500:
- * no stack, no SQL, no values.
+ * core/errors.ts (mapping in http/errors.ts). Unknown errors are logged and
+ * answered with a bare 500: no stack, no SQL, no values.
  */
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ConnectionException, DriverException, UniqueConstraintViolationException } from '@mikro-orm/core'
-import { AppError, ERRORS, type ErrorCode, type ErrorDetail } from '../core/errors.js'
-import { validationError } from '../http/validation-errors.js'
+import { sendError, toAppError } from '../http/errors.js'
 
-const FASTIFY_CODES: Record<string, ErrorCode> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'TIPO_CONTENIDO_NO_SOPORTADO',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'PETICION_DEMASIADO_GRANDE',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'JSON_MAL_FORMADO',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'DATOS_REQUERIDOS',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'DATOS_INVALIDOS',
-  FST_ERR_CTP_INVALID_TYPE: 'TIPO_CONTENIDO_NO_SOPORTADO',
-}
-
-/** Redis unreachable: ioredis errors carry no class we can import cheaply. */
-function isRedisDown (err: Error): boolean {
-  return err.name === 'MaxRetriesPerRequestError' ||
-    /Connection is closed|Stream isn't writeable|enableOfflineQueue|Command timed out/.test(err.message)
-}
-
-export function toAppError (err: FastifyError | Error): AppError | undefined {
-  if (err instanceof AppError) return err
-  const fe = err as FastifyError
-  if (fe.validation !== undefined) return validationError(fe.validation, fe.validationContext)
-  if (fe.code !== undefined && fe.code in FASTIFY_CODES) return new AppError(FASTIFY_CODES[fe.code]!)
-  if (err instanceof UniqueConstraintViolationException) return new AppError('REGISTRO_DUPLICADO')
-  if (err instanceof ConnectionException || isRedisDown(err)) return new AppError('SERVICIO_NO_DISPONIBLE')
-  if (err instanceof DriverException && /ECONNREFUSED|terminat|Connection terminated|timeout/i.test(err.message)) return new AppError('SERVICIO_NO_DISPONIBLE')
-  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    if (fe.statusCode === 413) return new AppError('PETICION_DEMASIADO_GRANDE')
-    if (fe.statusCode === 415) return new AppError('TIPO_CONTENIDO_NO_SOPORTADO')
-    return new AppError('DATOS_INVALIDOS')
-  }
-  return undefined
-}
-
-export function sendError (reply: FastifyReply, code: ErrorCode, detalles?: ErrorDetail[]): FastifyReply {
-  const body: { success: false, error: string, detalles?: ErrorDetail[] } = { success: false, error: ERRORS[code].message }
-  if (detalles !== undefined && detalles.length > 0) body.detalles = detalles
-  return reply.code(ERRORS[code].status).type('application/json; charset=utf-8').send(body)
-}
 
 async function errorHandlerPlugin (app: FastifyInstance): Promise<void> {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {

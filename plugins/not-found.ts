@@ -6,7 +6,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { RESERVED_PATHS } from '../core/registry/build.js'
-import { sendError } from './error-handler.js'
+import { sendError } from '../http/errors.js'
 
 async function notFoundPlugin (app: FastifyInstance): Promise<void> {
   app.setNotFoundHandler((request, reply) => {

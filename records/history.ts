@@ -4,52 +4,13 @@
  * stay encrypted), written in the same transaction as the change. One table
  * for all modules, so a module added to modules.yaml needs nothing more.
  */
-import { EntitySchema } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from '../db/module-entity.js'
+import { HistoryEntity, type HistoryAction, type HistoryRow } from '../db/history-entity.js'
 import { CURRENT_SEAL_FORMAT, sealOf } from './seal-format.js'
 
-export type HistoryAction = 'crear' | 'editar' | 'eliminar' | 'restaurar'
-
-export interface HistoryRow {
-  id?: string
-  modulo: string
-  registro: string
-  version: number
-  accion: HistoryAction
-  usuario: string
-  fecha: Date
-  hash: string
-  /** Declared fields whose value this version changed. */
-  campos: string[]
-  /** The stored row of this version, system columns included. */
-  datos: Row
-  /**
-   * Seal format of `hash` (seal-format.ts). The column came with format 2:
-   * its default 1 is what the rows written before it read as.
-   */
-  sello: number
-}
-
-export const HistoryEntity = new EntitySchema<HistoryRow>({
-  name: 'sys_historial',
-  tableName: 'sys_historial',
-  properties: {
-    id: { type: 'bigint', primary: true, autoincrement: true, fieldName: 'id' },
-    modulo: { type: 'string', length: 63, fieldName: 'modulo' },
-    registro: { type: 'string', length: 40, fieldName: 'registro' },
-    version: { type: 'integer', fieldName: 'version' },
-    accion: { type: 'string', length: 16, fieldName: 'accion' },
-    usuario: { type: 'string', length: 40, fieldName: 'usuario', index: true },
-    fecha: { type: 'datetime', columnType: 'timestamptz', fieldName: 'fecha' },
-    hash: { type: 'string', length: 64, fieldName: 'hash' },
-    campos: { type: 'json', columnType: 'jsonb', fieldName: 'campos' },
-    datos: { type: 'json', columnType: 'jsonb', fieldName: 'datos' },
-    sello: { type: 'smallint', fieldName: 'sello', default: 1 },
-  },
-  uniques: [{ name: 'sys_historial_version_unique', properties: ['modulo', 'registro', 'version'] }],
-})
+export { HistoryEntity, type HistoryAction, type HistoryRow } from '../db/history-entity.js'
 
 export async function appendVersion (em: EntityManager, mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[]): Promise<void> {
   await em.insert(HistoryEntity, {

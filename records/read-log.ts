@@ -4,34 +4,10 @@
  * fields — written before the response is sent. Queryable by superadmin
  * at GET /auditoria/lecturas.
  */
-import { EntitySchema } from '@mikro-orm/core'
+import { ReadLogEntity, type ReadLogRow } from '../db/read-log-entity.js'
 import type { EntityManager } from '@mikro-orm/postgresql'
 
-export interface ReadLogRow {
-  id?: string
-  usuario: string
-  fecha: Date
-  modulo: string
-  registro: string
-  campos: string[]
-  /** Method and route that served it, e.g. `GET /personal/:id`. */
-  ruta: string
-}
-
-export const ReadLogEntity = new EntitySchema<ReadLogRow>({
-  name: 'sys_lectura',
-  tableName: 'sys_lecturas',
-  properties: {
-    id: { type: 'bigint', primary: true, autoincrement: true, fieldName: 'id' },
-    usuario: { type: 'string', length: 40, fieldName: 'usuario', index: true },
-    fecha: { type: 'datetime', columnType: 'timestamptz', fieldName: 'fecha', index: true },
-    modulo: { type: 'string', length: 63, fieldName: 'modulo' },
-    registro: { type: 'string', length: 40, fieldName: 'registro', index: true },
-    campos: { type: 'json', columnType: 'jsonb', fieldName: 'campos' },
-    ruta: { type: 'string', length: 200, fieldName: 'ruta' },
-  },
-  indexes: [{ name: 'sys_lecturas_modulo_registro_idx', properties: ['modulo', 'registro'] }],
-})
+export { ReadLogEntity, type ReadLogRow } from '../db/read-log-entity.js'
 
 export async function logReads (em: EntityManager, entries: ReadLogRow[]): Promise<void> {
   if (entries.length > 0) await em.insertMany(ReadLogEntity, entries)

@@ -1,7 +1,7 @@
 /** GET /health (liveness) and GET /ready (database and Redis reachable); no token, no rate limit. */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { sendError } from '../plugins/error-handler.js'
+import { sendError } from '../http/errors.js'
 
 async function healthPlugin (app: FastifyInstance): Promise<void> {
   app.get('/health', { config: { public: true, rateLimit: false }, schema: { tags: ['Operación'], summary: 'Vivo' } }, async () => {

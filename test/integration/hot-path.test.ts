@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login } from '../helpers/http.js'
+import { client, login, userWithRole } from '../helpers/http.js'
 import { usingRedis } from '../helpers/services.js'
 
 let h: Harness
@@ -18,44 +18,67 @@ beforeAll(async () => {
 })
 afterAll(async () => { await h.close() })
 
+interface Cost { status: number, queries: string[], commands: string[], writes: number }
+
+/** One GET, with the SQL statements and Redis commands (and socket writes) it caused. */
+async function measure (api: ReturnType<typeof client>, url: string): Promise<Cost> {
+  const queries: string[] = []
+  const knex = app.orm.em.getConnection().getKnex()
+  const onQuery = (q: { sql: string }): void => { queries.push(q.sql) }
+  knex.on('query', onQuery)
+  // Redis: count the commands and the writes to the socket (one write = one round trip).
+  const commands: string[] = []
+  let writes = 0
+  const redis = usingRedis ? app.redis : undefined
+  const stream = redis === undefined ? undefined : (redis as unknown as { stream: { write: (...a: unknown[]) => boolean } }).stream
+  const originalWrite = stream?.write
+  const originalSend = redis?.sendCommand
+  if (redis !== undefined && stream !== undefined && originalWrite !== undefined && originalSend !== undefined) {
+    stream.write = (...a: unknown[]) => { writes++; return originalWrite.apply(stream, a) }
+    redis.sendCommand = ((...args: unknown[]) => { commands.push((args[0] as { name: string }).name); return (originalSend as (...a: unknown[]) => unknown).apply(redis, args) }) as typeof redis.sendCommand
+  }
+  try {
+    const res = await api.get(url)
+    expect(res.headers['ratelimit-remaining']).toBeDefined()
+    return { status: res.status, queries, commands, writes }
+  } finally {
+    knex.off('query', onQuery)
+    if (redis !== undefined && stream !== undefined) {
+      stream.write = originalWrite!
+      redis.sendCommand = originalSend!
+    }
+  }
+}
+
+function expectBudget (cost: Cost, table: string): void {
+  expect(cost.status).toBe(200)
+  expect(cost.queries).toHaveLength(1)
+  expect(cost.queries[0]).toMatch(new RegExp(`^select .* from "${table}"`))
+  if (usingRedis) {
+    // the rate counters (one Lua script) and the session+user MGET, sent together
+    expect(cost.commands.sort()).toEqual(['evalsha', 'mget'])
+    expect(cost.writes).toBe(1)
+  }
+}
+
 describe('GET /{module}/{id}', () => {
   it('costs one database query and at most one Redis round trip', async () => {
     const api = client(app, await login(app))
     const id = (await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Ruido' })).body.data._id as string
     expect((await api.get(`/sala092/${id}`)).status).toBe(200) // warms the session and user cache
+    expectBudget(await measure(api, `/sala092/${id}`), 'sala092')
+  })
 
-    const queries: string[] = []
-    const knex = app.orm.em.getConnection().getKnex()
-    const onQuery = (q: { sql: string }): void => { queries.push(q.sql) }
-    knex.on('query', onQuery)
-    // Redis: count the commands and the writes to the socket (one write = one round trip).
-    const commands: string[] = []
-    let writes = 0
-    const redis = usingRedis ? app.redis : undefined
-    const stream = redis === undefined ? undefined : (redis as unknown as { stream: { write: (...a: unknown[]) => boolean } }).stream
-    const originalWrite = stream?.write
-    const originalSend = redis?.sendCommand
-    if (redis !== undefined && stream !== undefined && originalWrite !== undefined && originalSend !== undefined) {
-      stream.write = (...a: unknown[]) => { writes++; return originalWrite.apply(stream, a) }
-      redis.sendCommand = ((...args: unknown[]) => { commands.push((args[0] as { name: string }).name); return (originalSend as (...a: unknown[]) => unknown).apply(redis, args) }) as typeof redis.sendCommand
-    }
-    try {
-      const res = await api.get(`/sala092/${id}`)
-      expect(res.status).toBe(200)
-      expect(res.headers['ratelimit-remaining']).toBeDefined()
-    } finally {
-      knex.off('query', onQuery)
-      if (redis !== undefined && stream !== undefined) {
-        stream.write = originalWrite!
-        redis.sendCommand = originalSend!
-      }
-    }
-    expect(queries).toHaveLength(1)
-    expect(queries[0]).toMatch(/^select .* from "sala092"/)
-    if (usingRedis) {
-      // the rate counters (one Lua script) and the session+user MGET, sent together
-      expect(commands.sort()).toEqual(['evalsha', 'mget'])
-      expect(writes).toBe(1)
-    }
+  it('costs the same for a caller limited to own records: the scope is part of that one query', async () => {
+    const admin = client(app, await login(app))
+    const agente = await userWithRole(app, await login(app), 'agente')
+    const api = client(app, agente.token)
+    const id = (await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Ruido' })).body.data._id as string
+    const foreign = (await admin.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Ajena' })).body.data._id as string
+    expect((await api.get(`/sala092/${id}`)).status).toBe(200)
+    const cost = await measure(api, `/sala092/${id}`)
+    expectBudget(cost, 'sala092')
+    expect(cost.queries[0]).toMatch(/"_created_by" = /)
+    expect((await measure(api, `/sala092/${foreign}`)).status).toBe(404)
   })
 })

@@ -19,7 +19,7 @@ import type { FastifyInstance } from 'fastify'
 import { loadRegistry } from '../../core/registry/load.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
-import { loadSystemKeys } from '../../plugins/system-keys.js'
+import { loadSystemKeys } from '../../db/system-keys.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, expectError, login, sampleBody, userWithRole } from '../helpers/http.js'
 

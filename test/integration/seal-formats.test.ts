@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
-import { loadSystemKeys } from '../../plugins/system-keys.js'
+import { loadSystemKeys } from '../../db/system-keys.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, login } from '../helpers/http.js'
 

@@ -1,0 +1,76 @@
+/**
+ * Opens MikroORM over PostgreSQL (DATABASE_URL) or the embedded PGlite,
+ * with the entities generated from modules.yaml and the service's own
+ * tables. No schema change here (db/schema-sync.ts does that at start-up).
+ * Used by the app's ORM plugin and by the command lines.
+ */
+import type { EntitySchema } from '@mikro-orm/core'
+import { MikroORM, type Options } from '@mikro-orm/postgresql'
+import type { Config } from '../core/config.js'
+import type { Registry } from '../core/registry/types.js'
+import { buildEntity, type Row } from './module-entity.js'
+import { SYSTEM_ENTITIES } from './system-entities.js'
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js'
+
+/** Where ORM debug lines go (a pino logger fits). */
+export interface DbLogger {
+  debug (obj: object, msg: string): void
+}
+
+export interface OrmOptions {
+  /** An embedded database already started by the caller (tests share one). */
+  embedded?: EmbeddedDatabase
+  /** Where PGlite keeps its files when this plugin starts it; default DATA_DIR/pgdata. */
+  embeddedPath?: string
+}
+
+export interface Database {
+  readonly orm: MikroORM
+  readonly entities: ReadonlyMap<string, EntitySchema<Row>>
+  readonly kind: 'postgresql' | 'embedded'
+  /** Closes the ORM and an embedded database this call started. */
+  close (): Promise<void>
+}
+
+/** Connects MikroORM to PostgreSQL or embedded PGlite (no schema change). Used by the plugin and the CLIs. */
+export async function openDatabase (config: Config, registry: Registry, log: DbLogger, opts: OrmOptions = {}): Promise<Database> {
+  const entities = new Map(registry.modules.map((m) => [m.name, buildEntity(m)]))
+  let embedded: EmbeddedDatabase | undefined
+  let ownEmbedded = false
+  const connection: Partial<Options> = {}
+  if (config.databaseUrl !== undefined) {
+    connection.clientUrl = config.databaseUrl
+  } else {
+    embedded = opts.embedded
+    if (embedded === undefined) {
+      embedded = await startEmbeddedDatabase(opts.embeddedPath ?? `${config.dataDir}/pgdata`)
+      ownEmbedded = true
+    }
+    Object.assign(connection, { host: embedded.host, port: embedded.port, dbName: embedded.dbName, user: 'postgres', password: 'postgres' })
+  }
+  try {
+    const orm = await MikroORM.init({
+      ...connection,
+      entities: [...entities.values(), ...SYSTEM_ENTITIES],
+      pool: { min: 0, max: embedded === undefined ? 10 : 4 },
+      allowGlobalContext: false,
+      forceUtcTimezone: true,
+      debug: false,
+      discovery: { warnWhenNoEntities: false },
+      logger: (message) => log.debug({ orm: message }, 'orm'),
+    })
+    return {
+      orm,
+      entities,
+      kind: embedded === undefined ? 'postgresql' : 'embedded',
+      async close () {
+        await orm.close(true)
+        if (ownEmbedded) await embedded!.stop()
+      },
+    }
+  } catch (err) {
+    if (ownEmbedded) await embedded!.stop()
+    throw err
+  }
+}
+

@@ -1,0 +1,71 @@
+/**
+ * The service's own keys: the blind-index key and the integrity key. Each
+ * is 32 random bytes generated on first start and stored in `sys_claves`
+ * wrapped (AES-256-GCM) by ENCRYPTION_KEY, so operators manage one secret,
+ * and rotating it (npm run rotate-keys) re-wraps these without changing
+ * them: blind indexes and `_hash` values stay valid.
+ */
+import { randomBytes } from 'node:crypto'
+import { EntitySchema } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { ConfigError } from '../core/errors.js'
+import { createFieldCipher, keyIdOf, type FieldCipher, type MacKeys } from '../core/crypto.js'
+
+export interface SystemKeyRow {
+  nombre: string
+  valor: string
+  creada: Date
+}
+
+export const SystemKeyEntity = new EntitySchema<SystemKeyRow>({
+  name: 'sys_clave',
+  tableName: 'sys_claves',
+  properties: {
+    nombre: { type: 'string', length: 32, primary: true, fieldName: 'nombre' },
+    valor: { type: 'text', fieldName: 'valor' },
+    creada: { type: 'datetime', columnType: 'timestamptz', fieldName: 'creada' },
+  },
+})
+
+export const SYSTEM_KEY_NAMES = ['indice', 'integridad'] as const
+type KeyName = typeof SYSTEM_KEY_NAMES[number]
+
+/** Wrapping uses the field cipher format, with `sys_claves/<name>` as associated data. */
+function wrapper (keys: readonly Buffer[]): FieldCipher {
+  return createFieldCipher(keys, { indexKey: Buffer.alloc(32), integrityKey: Buffer.alloc(32) })
+}
+
+/** Reads (creating on first start) the blind-index and integrity keys. */
+export async function loadSystemKeys (em: EntityManager, keys: readonly Buffer[]): Promise<MacKeys> {
+  const wrap = wrapper(keys)
+  const out: Partial<Record<KeyName, Buffer>> = {}
+  for (const nombre of SYSTEM_KEY_NAMES) {
+    let row = await em.findOne(SystemKeyEntity, { nombre })
+    if (row === null) {
+      const valor = wrap.encrypt(randomBytes(32).toString('base64'), 'sys_claves', nombre)
+      // Instances starting together: the first insert wins, all read it back.
+      await em.getConnection().execute('insert into "sys_claves" ("nombre", "valor", "creada") values (?, ?, now()) on conflict ("nombre") do nothing', [nombre, valor])
+      row = await em.fork().findOneOrFail(SystemKeyEntity, { nombre })
+    }
+    try {
+      out[nombre] = Buffer.from(wrap.decrypt(row.valor, 'sys_claves', nombre), 'base64')
+    } catch {
+      throw new ConfigError(`the ${nombre} key in table sys_claves is wrapped with encryption key ${String(keyIdOf(row.valor))}, ` +
+        'which is neither ENCRYPTION_KEY nor one of ENCRYPTION_KEYS; start with the key it was written with (see README, "Key rotation")')
+    }
+  }
+  return { indexKey: out.indice!, integrityKey: out.integridad! }
+}
+
+/** Re-wraps the system keys with the current ENCRYPTION_KEY; returns how many changed. */
+export async function rewrapSystemKeys (em: EntityManager, keys: readonly Buffer[]): Promise<number> {
+  const wrap = wrapper(keys)
+  let changed = 0
+  for (const row of await em.find(SystemKeyEntity, {})) {
+    if (keyIdOf(row.valor) === wrap.currentKeyId) continue
+    const plain = wrap.decrypt(row.valor, 'sys_claves', row.nombre)
+    await em.nativeUpdate(SystemKeyEntity, { nombre: row.nombre, valor: row.valor }, { valor: wrap.encrypt(plain, 'sys_claves', row.nombre) })
+    changed++
+  }
+  return changed
+}

@@ -1,0 +1,76 @@
+/**
+ * Dependencies point one way (README "Architecture"): routes, generated
+ * routes and plugins → records → db, stores, field-types, core. Read from
+ * the import statements of every source file, so a new import that breaks
+ * the direction fails here.
+ */
+import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const ROOT = resolve(import.meta.dirname, '../..')
+const LAYERS = ['bin', 'core', 'db', 'field-types', 'generate', 'http', 'plugins', 'records', 'routes', 'stores'] as const
+type Layer = typeof LAYERS[number] | 'app.ts'
+
+/** What each layer may import from the project (besides itself). */
+const ALLOWED: Record<string, readonly Layer[]> = {
+  core: [],
+  'field-types': ['core'],
+  stores: ['core'],
+  db: ['core', 'field-types'],
+  records: ['core', 'db', 'stores', 'field-types'],
+  http: ['core', 'stores'],
+  generate: ['core', 'http', 'records', 'field-types', 'db'],
+  routes: ['core', 'http', 'records', 'db', 'stores'],
+  plugins: ['core', 'http', 'records', 'db', 'stores', 'generate', 'routes'],
+  bin: ['core', 'db', 'records', 'stores', 'app.ts'],
+}
+/** Layers that must not know HTTP at all. */
+const NO_FASTIFY = ['core', 'field-types', 'stores', 'db', 'records']
+
+function filesOf (dir: string): string[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name)
+    return statSync(p).isDirectory() ? filesOf(p) : p.endsWith('.ts') ? [p] : []
+  })
+}
+
+function importsOf (file: string): string[] {
+  const text = readFileSync(file, 'utf8')
+  return [...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1] ?? m[2]!)
+}
+
+function layerOf (abs: string): Layer | undefined {
+  const rel = relative(ROOT, abs)
+  if (rel === 'app.ts') return 'app.ts'
+  return LAYERS.find((l) => rel === l || rel.startsWith(`${l}/`))
+}
+
+describe('architecture', () => {
+  const files = LAYERS.flatMap((l) => filesOf(join(ROOT, l)))
+
+  it('finds the source files', () => {
+    expect(files.length).toBeGreaterThan(40)
+  })
+
+  it.each(NO_FASTIFY)('nothing in %s/ imports Fastify', (layer) => {
+    const offenders = filesOf(join(ROOT, layer)).flatMap((f) => importsOf(f)
+      .filter((spec) => spec === 'fastify' || spec.startsWith('fastify-') || spec.startsWith('@fastify/'))
+      .map((spec) => `${relative(ROOT, f)} imports ${spec}`))
+    expect(offenders).toEqual([])
+  })
+
+  it('each layer imports only the layers below it', () => {
+    const offenders: string[] = []
+    for (const f of files) {
+      const from = layerOf(f)!
+      for (const spec of importsOf(f).filter((s) => s.startsWith('.'))) {
+        const to = layerOf(resolve(dirname(f), spec))
+        if (to === undefined || to === from) continue
+        if (!ALLOWED[from]!.includes(to)) offenders.push(`${relative(ROOT, f)} (${from}) imports ${spec} (${to})`)
+      }
+    }
+    expect(offenders).toEqual([])
+  })
+})
