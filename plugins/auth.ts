@@ -69,7 +69,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
   const users = usersTable(app.registry)
 
   app.decorate('loadUser', async (em: EntityManager, id: string): Promise<UserSnapshot | null> => {
-    const row = await em.findOne(users.entity, { _id: id, _deleted: null }) as Record<string, unknown> | null
+    const row = await users.findLive(em, { _id: id })
     return row === null ? null : users.snapshot(row)
   })
 

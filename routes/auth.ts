@@ -54,7 +54,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     const locked = lockedOut(await app.stores.rateLimits.attempt(failures, LOGIN_LOCK.windowMs, LOGIN_LOCK.max))
     if (locked !== undefined) throw locked
     // A username no user can have (control characters) is answered like an unknown one.
-    const row = !isCleanText(username) ? null : await request.em.findOne(users.entity, { [col('username')]: username, _deleted: null }) as Record<string, unknown> | null
+    const row = !isCleanText(username) ? null : await users.findLive(request.em, { [col('username')]: username })
     const stored = (row?.[col('password')] as string | null | undefined) ?? dummyHash
     const ok = await argon2Verify(stored, password).catch(() => false)
     if (row === null || !ok || row[col('activo')] === false) {
@@ -88,7 +88,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   app.get('/me', {
     schema: { tags, summary: 'Usuario actual', response: { 200: envelope(Me) } },
   }, async (request) => {
-    const row = await request.em.findOne(users.entity, { _id: request.caller.id, _deleted: null }) as Record<string, unknown> | null
+    const row = await users.findLive(request.em, { _id: request.caller.id })
     if (row === null) throw new AppError('TOKEN_INVALIDO')
     const { id, username, nombre, rol, personalId } = users.snapshot(row)
     return {

@@ -3,6 +3,7 @@
  * login field, and the snapshot authentication keeps of a user. One place,
  * so login, /me, the per-request check and the users policy agree.
  */
+import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Registry } from '../../core/registry/types.js'
 import { entityName } from '../../db/module-entity.js'
 import { valueColumn } from '../../db/columns.js'
@@ -13,6 +14,8 @@ export interface UsersTable {
   /** Column of a field of the users module (`username`, `password`, `rol` …). */
   column (field: string): string
   snapshot (row: Record<string, unknown>): UserSnapshot
+  /** The live (not deleted) user matching `where` (an id, or `{ [column('username')]: … }`), or null. */
+  findLive (em: EntityManager, where: Record<string, unknown>): Promise<Record<string, unknown> | null>
 }
 
 export function usersTable (registry: Registry): UsersTable {
@@ -22,6 +25,7 @@ export function usersTable (registry: Registry): UsersTable {
   return {
     entity: entityName(users),
     column,
+    findLive: async (em, where) => await em.findOne(entityName(users), { ...where, _deleted: null }) as Record<string, unknown> | null,
     snapshot: (row) => ({
       id: row._id as string,
       username: row[column('username')] as string,
