@@ -23,8 +23,8 @@ export interface SystemField {
   readonly sealed: boolean
   /** The column, and whether it is the key, indexed or nullable. */
   readonly column: ColumnSpec & { readonly primary?: true, readonly index?: true, readonly nullable?: true }
-  /** What the API record says about it: JSON type and whether it may be null. */
-  readonly output: { readonly type: 'string' | 'integer', readonly nullable: boolean }
+  /** What the API record says about it: JSON type, whether it may be null, its description for a module. */
+  readonly output: { readonly type: 'string' | 'integer', readonly nullable: boolean, readonly describe?: (prefix: string) => string }
 }
 
 const DATETIME: ColumnSpec = { type: 'datetime', columnType: 'timestamptz' }
@@ -33,7 +33,7 @@ const ID: ColumnSpec = { type: 'string', length: 40 }
 
 /** In table order, which is also the order of the API record. */
 export const SYSTEM_FIELDS: readonly SystemField[] = Object.freeze([
-  { name: '_id', type: 'string', leads: true, filterable: true, sealed: true, column: { ...ID, primary: true }, output: { type: 'string', nullable: false } },
+  { name: '_id', type: 'string', leads: true, filterable: true, sealed: true, column: { ...ID, primary: true }, output: { type: 'string', nullable: false, describe: (prefix) => `${prefix}-AAAA-NNNNN` } },
   { name: '_created', type: 'datetime', leads: false, filterable: true, sealed: true, column: { ...DATETIME, index: true }, output: { type: 'string', nullable: false } },
   { name: '_created_by', type: 'string', leads: false, filterable: true, sealed: true, column: { ...ID, index: true }, output: { type: 'string', nullable: false } },
   { name: '_modified', type: 'datetime', leads: false, filterable: true, sealed: true, column: { ...DATETIME, index: true }, output: { type: 'string', nullable: false } },
