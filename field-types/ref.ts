@@ -21,7 +21,7 @@ export const refType: FieldTypeImpl = {
   column: () => ({ type: 'string', length: 40 }),
   filterable: true,
   indexed: true,
-  // An id is text: `contiene` finds a year or a sequence.
+  // Filtered as the text an id is, `contiene` included (a year, a prefix).
   operators: SEARCHABLE,
   filterValue: textFilter,
   normalize: (value) => value as string,
