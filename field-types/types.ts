@@ -49,7 +49,7 @@ export interface FieldTypeImpl {
   readonly indexed: boolean
   /** The filter operators it takes (none when it is not filterable). */
   readonly operators: readonly FilterOperator[]
-  /** A filter value (already known to be clean text) as the column compares it. */
+  /** A filter value (already known to be clean text) as the column compares it, or Rejected. */
   filterValue (text: string, timeZone: string): unknown
   /**
    * The checks a JSON schema cannot make, and the conversion of a non-null,
