@@ -7,25 +7,15 @@
  */
 import { EntitySchema } from '@mikro-orm/core'
 import type { ModuleDef } from '../core/registry/types.js'
+import { SYSTEM_FIELDS } from '../core/system-fields.js'
 import { blindIndexColumn, columnSpec, isIndexed, valueColumn } from './columns.js'
 
 export type Row = Record<string, unknown>
 
-/** System columns, in the order they appear in the table. */
-export const SYSTEM_COLUMNS = ['_id', '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_deleted'] as const
-
 export function buildEntity (mod: ModuleDef): EntitySchema<Row> {
   // Property definitions are built from data, so they are typed loosely here.
-  const properties: Record<string, Record<string, unknown>> = {
-    _id: { type: 'string', length: 40, primary: true, fieldName: '_id' },
-    _created: { type: 'datetime', columnType: 'timestamptz', fieldName: '_created', index: true },
-    _created_by: { type: 'string', length: 40, fieldName: '_created_by', index: true },
-    _modified: { type: 'datetime', columnType: 'timestamptz', fieldName: '_modified', index: true },
-    _modified_by: { type: 'string', length: 40, fieldName: '_modified_by', index: true },
-    _version: { type: 'integer', fieldName: '_version' },
-    _hash: { type: 'string', length: 64, fieldName: '_hash' },
-    _deleted: { type: 'datetime', columnType: 'timestamptz', fieldName: '_deleted', nullable: true, index: true },
-  }
+  const properties: Record<string, Record<string, unknown>> = {}
+  for (const s of SYSTEM_FIELDS) properties[s.name] = { ...s.column, fieldName: s.name }
   for (const f of mod.fields) {
     const column = valueColumn(f)
     properties[column] = {

@@ -6,28 +6,37 @@
  */
 import { AppError, invalid } from '../core/errors.js'
 import type { FieldCipher } from '../core/crypto.js'
-import type { FieldDef, ModuleDef } from '../core/registry/types.js'
+import type { ModuleDef } from '../core/registry/types.js'
 import { hint } from '../core/registry/suggest.js'
-import { isValidDate, isValidTime, parseDateTime } from '../core/time.js'
+import { SYSTEM_FIELDS, systemField } from '../core/system-fields.js'
 import { isCleanText } from '../core/text.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
+import { FIELD_TYPES_IMPL, FILTER_OPERATORS, Rejected, typeOf, type FilterOperator } from '../field-types/index.js'
 
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 1000
 const RESERVED = ['limit', 'offset', 'sort', 'incluir_eliminados']
-const OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'contiene'] as const
-type Operator = typeof OPERATORS[number]
-type Kind = 'string' | 'text' | 'integer' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'time' | 'blind'
 
-interface Target { column: string, kind: Kind, name: string }
+/** What a filter or sort names: its column, the operators it takes and how its values are read. */
+interface Target {
+  column: string
+  operators: readonly FilterOperator[]
+  value: (text: string, timeZone: string, cipher: FieldCipher) => unknown
+  /** An encrypted field, compared through its blind index. */
+  blind: boolean
+}
 
-const SYSTEM_TARGETS: Record<string, Target> = {
-  _id: { column: '_id', kind: 'string', name: '_id' },
-  _created: { column: '_created', kind: 'datetime', name: '_created' },
-  _created_by: { column: '_created_by', kind: 'string', name: '_created_by' },
-  _modified: { column: '_modified', kind: 'datetime', name: '_modified' },
-  _modified_by: { column: '_modified_by', kind: 'string', name: '_modified_by' },
-  _version: { column: '_version', kind: 'integer', name: '_version' },
+/** System fields that may be filtered and sorted on, in their order (also the order of hints). */
+const SYSTEM_TARGETS = SYSTEM_FIELDS.filter((s) => s.filterable).map((s) => s.name)
+
+/**
+ * A searchable encrypted field is compared by the blind index of the text
+ * sent, so only equality means anything.
+ */
+const BLIND: Pick<Target, 'operators' | 'value' | 'blind'> = {
+  operators: ['eq', 'in'],
+  value: (text, _timeZone, cipher) => cipher.blindIndex(text),
+  blind: true,
 }
 
 export interface ListQuery {
@@ -42,14 +51,12 @@ export interface ListQuery {
 
 type RawQuery = Record<string, string | string[] | undefined>
 
-/** Own keys only: `__proto__`, `toString` … are unknown parameters, not system fields. */
+/** A filterable system field; own names only (`__proto__`, `toString` … are unknown parameters). */
 function systemTarget (name: string): Target | undefined {
-  return Object.hasOwn(SYSTEM_TARGETS, name) ? SYSTEM_TARGETS[name] : undefined
-}
-
-function kindOf (f: FieldDef): Kind {
-  if (f.type === 'ref') return 'string'
-  return f.type as Kind
+  const sys = systemField(name)
+  if (sys === undefined || !sys.filterable) return undefined
+  const type = FIELD_TYPES_IMPL[sys.type]
+  return { column: sys.name, operators: type.operators, value: (text, timeZone) => type.filterValue(text, timeZone), blind: false }
 }
 
 function targetOf (mod: ModuleDef, name: string): Target | undefined {
@@ -59,10 +66,11 @@ function targetOf (mod: ModuleDef, name: string): Target | undefined {
   if (f === undefined) return undefined
   if (f.encrypted) {
     if (!f.searchable) throw invalid(name, 'no se puede filtrar por un campo cifrado no buscable')
-    return { column: blindIndexColumn(f), kind: 'blind', name }
+    return { column: blindIndexColumn(f), ...BLIND }
   }
   if (!f.filterable) throw invalid(name, 'no se puede filtrar por este campo')
-  return { column: valueColumn(f), kind: kindOf(f), name }
+  const type = typeOf(f)
+  return { column: valueColumn(f), operators: type.operators, value: (text, timeZone) => type.filterValue(text, timeZone), blind: false }
 }
 
 function single (key: string, v: string | string[]): string {
@@ -73,33 +81,18 @@ function single (key: string, v: string | string[]): string {
   return v
 }
 
-function fits (kind: Kind, op: Operator): boolean {
-  if (op === 'contiene') return kind === 'string' || kind === 'text'
-  if (kind === 'blind') return op === 'eq' || op === 'in'
-  if (kind === 'boolean') return op === 'eq' || op === 'ne' || op === 'in'
-  return true
-}
-
 function value (t: Target, key: string, text: string, timeZone: string, cipher: FieldCipher): unknown {
-  const bad = (m: string): never => { throw invalid(key, m) }
-  if (!isCleanText(text)) bad('contiene caracteres de control o texto mal formado')
-  switch (t.kind) {
-    case 'integer': return /^-?\d{1,10}$/.test(text) ? Number(text) : bad('debe ser un número entero')
-    case 'decimal': return /^-?\d{1,12}(\.\d{1,2})?$/.test(text) ? Number(text) : bad('debe ser un número con dos decimales como máximo')
-    case 'boolean': return text === 'true' ? true : text === 'false' ? false : bad('debe ser true o false')
-    case 'date': return isValidDate(text) ? text : bad('debe ser una fecha YYYY-MM-DD')
-    case 'time': return isValidTime(text) ? text : bad('debe ser una hora HH:MM')
-    case 'datetime': return parseDateTime(text, timeZone) ?? bad("debe ser una fecha y hora 'YYYY-MM-DD HH:MM:SS'")
-    case 'blind': return cipher.blindIndex(text)
-    default: return text.length <= 500 ? text : bad('admite como máximo 500 caracteres')
-  }
+  if (!isCleanText(text)) throw invalid(key, 'contiene caracteres de control o texto mal formado')
+  const v = t.value(text, timeZone, cipher)
+  if (v instanceof Rejected) throw invalid(key, v.mensaje)
+  return v
 }
 
 function escapeLike (s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`)
 }
 
-function condition (t: Target, op: Operator, key: string, raw: string | string[], timeZone: string, cipher: FieldCipher): Record<string, unknown> {
+function condition (t: Target, op: FilterOperator, key: string, raw: string | string[], timeZone: string, cipher: FieldCipher): Record<string, unknown> {
   const one = (text: string): unknown => value(t, key, text, timeZone, cipher)
   const many = (texts: string[]): unknown[] => {
     if (texts.length > 100) throw invalid(key, 'admite como máximo 100 valores')
@@ -147,7 +140,7 @@ function parseSort (mod: ModuleDef, raw: string | string[] | undefined): Array<R
 }
 
 function sortable (mod: ModuleDef): string[] {
-  return [...Object.keys(SYSTEM_TARGETS), ...mod.fields.filter((f) => f.filterable && !f.encrypted).map((f) => f.name)]
+  return [...SYSTEM_TARGETS, ...mod.fields.filter((f) => f.filterable && !f.encrypted).map((f) => f.name)]
 }
 
 export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: string, cipher: FieldCipher): ListQuery {
@@ -157,14 +150,14 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
     if (raw === undefined || RESERVED.includes(key)) continue
     const m = /^([^[\]]+)(?:\[([a-z]+)\])?$/.exec(key)
     const name = m?.[1]
-    const op = (m?.[2] ?? 'eq') as Operator
+    const op = (m?.[2] ?? 'eq') as FilterOperator
     const target = name === undefined ? undefined : targetOf(mod, name)
     if (target === undefined) {
-      throw invalid(key, `parámetro desconocido${hint(name ?? key, [...RESERVED, ...Object.keys(SYSTEM_TARGETS), ...mod.fields.map((f) => f.name)])}`)
+      throw invalid(key, `parámetro desconocido${hint(name ?? key, [...RESERVED, ...SYSTEM_TARGETS, ...mod.fields.map((f) => f.name)])}`)
     }
-    if (!(OPERATORS as readonly string[]).includes(op)) throw invalid(key, `operador desconocido "${op}"${hint(op, OPERATORS)}; use ${OPERATORS.join(', ')}`)
-    if (!fits(target.kind, op)) throw invalid(key, `el operador "${op}" no se aplica a este campo`)
-    if (target.kind === 'blind') filtersEncrypted = true
+    if (!(FILTER_OPERATORS as readonly string[]).includes(op)) throw invalid(key, `operador desconocido "${op}"${hint(op, FILTER_OPERATORS)}; use ${FILTER_OPERATORS.join(', ')}`)
+    if (!target.operators.includes(op)) throw invalid(key, `el operador "${op}" no se aplica a este campo`)
+    if (target.blind) filtersEncrypted = true
     conditions.push(condition(target, op, key, raw, timeZone, cipher))
   }
   const incl = query.incluir_eliminados === undefined ? 'false' : single('incluir_eliminados', query.incluir_eliminados)

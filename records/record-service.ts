@@ -15,15 +15,17 @@ import type { FieldCipher } from '../core/crypto.js'
 import type { FieldDef, ModuleDef, Registry } from '../core/registry/types.js'
 import { nowSeconds } from '../core/time.js'
 import type { SequenceStore } from '../stores/types.js'
-import { SYSTEM_COLUMNS, entityName, type Row } from '../db/module-entity.js'
+import { SYSTEM_COLUMNS } from '../core/system-fields.js'
+import { entityName, type Row } from '../db/module-entity.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
+import { typeOf } from '../field-types/index.js'
 import { drawId } from './ids.js'
 import type { Caller } from '../core/access.js'
 import type { HookBus, WriteEvent } from './hooks.js'
 import { and, type Where } from './scope.js'
 import type { ListQuery } from './list-query.js'
 import { normalizeBody, type ColumnValue } from './normalize.js'
-import { hashPayload, toPlaintext } from './record-view.js'
+import { hashPayload } from './record-view.js'
 import { appendVersion } from './history.js'
 import { checkMove } from './state-machine.js'
 import { changedFields, sha256 } from './chain.js'
@@ -85,7 +87,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   /** Every ref must name a live record of its module (SPEC S3). */
   async function checkRefs (em: EntityManager, values: Map<FieldDef, ColumnValue>): Promise<void> {
     for (const [f, v] of values) {
-      if (f.type !== 'ref' || v === null) continue
+      if (f.ref === undefined || v === null) continue
       const target = deps.registry.byName.get(f.ref!)!
       const n = await em.count(entityName(target), { _id: v as string, _deleted: null })
       if (n === 0) throw new AppError('DATOS_INVALIDOS', [{ campo: f.name, mensaje: `no existe ${target.label} con id ${String(v)}` }])
@@ -96,7 +98,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   async function checkUnique (em: EntityManager, values: Map<FieldDef, ColumnValue>, selfId?: string): Promise<void> {
     for (const [f, v] of values) {
       if (!f.unique || v === null) continue
-      const where = f.encrypted ? { [blindIndexColumn(f)]: deps.cipher.blindIndex(toPlaintext(v)) } : { [valueColumn(f)]: v }
+      const where = f.encrypted ? { [blindIndexColumn(f)]: deps.cipher.blindIndex(typeOf(f).toPlaintext(v)) } : { [valueColumn(f)]: v }
       const n = await em.count(entity, selfId === undefined ? where : { ...where, _id: { $ne: selfId } })
       if (n > 0) throw new AppError('REGISTRO_DUPLICADO', [{ campo: f.name, mensaje: 'ya existe un registro con este valor' }])
     }
@@ -108,7 +110,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
    */
   async function hashPasswords (values: Map<FieldDef, ColumnValue>): Promise<Map<FieldDef, ColumnValue>> {
     const out = new Map(values)
-    for (const [f, v] of values) if (f.type === 'password' && v !== null) out.set(f, await hashPassword(v as string))
+    for (const [f, v] of values) if (typeOf(f).writeOnly && v !== null) out.set(f, await hashPassword(v as string))
     return out
   }
 
@@ -117,8 +119,9 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     const out: Row = {}
     for (const [f, v] of values) {
       if (f.encrypted) {
-        out[valueColumn(f)] = v === null ? null : deps.cipher.encrypt(toPlaintext(v), id, f.name)
-        if (f.searchable) out[blindIndexColumn(f)] = v === null ? null : deps.cipher.blindIndex(toPlaintext(v))
+        const plaintext = v === null ? null : typeOf(f).toPlaintext(v)
+        out[valueColumn(f)] = plaintext === null ? null : deps.cipher.encrypt(plaintext, id, f.name)
+        if (f.searchable) out[blindIndexColumn(f)] = plaintext === null ? null : deps.cipher.blindIndex(plaintext)
         continue
       }
       out[valueColumn(f)] = v

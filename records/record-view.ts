@@ -4,11 +4,12 @@
  * passwords never) and the plain form that enters the integrity hash.
  */
 import type { FieldCipher } from '../core/crypto.js'
-import { canonicalJson } from '../core/canonical.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
+import { SYSTEM_FIELDS, type SystemField } from '../core/system-fields.js'
 import { formatDateTime } from '../core/time.js'
 import { valueColumn } from '../db/columns.js'
 import type { Row } from '../db/module-entity.js'
+import { FIELD_TYPES_IMPL, typeOf, type FieldTypeImpl, type InstantFormat } from '../field-types/index.js'
 import { CURRENT_SEAL, isSealed, type Seal } from './seal-format.js'
 
 export interface ViewContext {
@@ -23,70 +24,37 @@ export function isoSeconds (d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
 
-function asDate (v: unknown): Date {
-  return v instanceof Date ? v : new Date(v as string)
+/** A stored (non-encrypted) value in API form, instants written by `instant`; empty is null. */
+function shown (type: FieldTypeImpl, v: unknown, instant: InstantFormat): unknown {
+  return v === null || v === undefined ? null : type.view(v, instant)
 }
 
-/**
- * Plaintext stored inside an encrypted column, and digested into `_hash`:
- * strings as they are, anything else as canonical JSON (so an auditor in any
- * language can recompute the digest from the API's output).
- */
-export function toPlaintext (value: unknown): string {
-  return typeof value === 'string' ? value : canonicalJson(value)
-}
-
-function fromPlaintext (f: FieldDef, text: string): unknown {
-  return f.type === 'array' || f.type === 'integer' || f.type === 'decimal' || f.type === 'boolean' ? JSON.parse(text) : text
-}
-
-/** How an instant is written: local for the API, UTC for the hash. */
-type InstantFormat = (d: Date) => string
-
-/** A stored (non-encrypted) value in API form, instants written by `instant`. */
-function shown (f: FieldDef, v: unknown, instant: InstantFormat): unknown {
-  if (v === null || v === undefined) return null
-  switch (f.type) {
-    case 'datetime': return instant(asDate(v))
-    case 'decimal': return Number(v)
-    case 'time': return String(v).slice(0, 5)
-    default: return v
-  }
-}
-
-/** The system fields other than `_hash`, instants written by `instant`. */
-function systemFields (row: Row, instant: InstantFormat): Record<string, unknown> {
-  return {
-    _created: instant(asDate(row._created)),
-    _created_by: row._created_by,
-    _modified: instant(asDate(row._modified)),
-    _modified_by: row._modified_by,
-    _version: row._version,
-    _deleted: row._deleted === null || row._deleted === undefined ? null : instant(asDate(row._deleted)),
-  }
+/** The system fields that `which` picks, in their order, instants written by `instant`. */
+function systemFields (row: Row, instant: InstantFormat, which: (s: SystemField) => boolean): Record<string, unknown> {
+  return Object.fromEntries(SYSTEM_FIELDS.filter(which).map((s) => [s.name, shown(FIELD_TYPES_IMPL[s.type], row[s.name], instant)]))
 }
 
 function decryptField (f: FieldDef, row: Row, cipher: FieldCipher): unknown {
   const stored = row[valueColumn(f)]
   if (stored === null || stored === undefined) return null
-  return fromPlaintext(f, cipher.decrypt(stored as string, row._id as string, f.name))
+  return typeOf(f).fromPlaintext(cipher.decrypt(stored as string, row._id as string, f.name))
 }
 
 export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record<string, unknown> {
   const local: InstantFormat = (d) => formatDateTime(d, ctx.timeZone)
-  const out: Record<string, unknown> = { _id: row._id }
+  const out = systemFields(row, local, (s) => s.leads)
   const restricted: string[] = []
   for (const f of mod.fields) {
-    if (f.type === 'password') continue
+    const type = typeOf(f)
+    if (type.writeOnly) continue
     if (f.encrypted) {
       if (ctx.canDecrypt) out[f.name] = decryptField(f, row, ctx.cipher)
       else restricted.push(f.name)
       continue
     }
-    out[f.name] = shown(f, row[valueColumn(f)], local)
+    out[f.name] = shown(type, row[valueColumn(f)], local)
   }
-  const { _version, _deleted, ...audit } = systemFields(row, local)
-  Object.assign(out, audit, { _version, _hash: row._hash, _deleted })
+  Object.assign(out, systemFields(row, local, (s) => !s.leads))
   if (restricted.length > 0) out._restringidos = restricted
   return out
 }
@@ -97,13 +65,14 @@ export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record
  * which declared fields enter depends on the seal format (seal-format.ts).
  */
 export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string, seal: Seal = CURRENT_SEAL): Record<string, unknown> {
-  const payload: Record<string, unknown> = { _id: row._id }
+  const payload = systemFields(row, isoSeconds, (s) => s.leads && s.sealed)
   for (const f of mod.fields) {
     const v = row[valueColumn(f)]
     if (!isSealed(seal, f.name, v)) continue
+    const type = typeOf(f)
     payload[f.name] = f.encrypted && v !== null && v !== undefined
-      ? cipher.digest(toPlaintext(decryptField(f, row, cipher)))
-      : shown(f, v, isoSeconds)
+      ? cipher.digest(type.toPlaintext(decryptField(f, row, cipher)))
+      : shown(type, v, isoSeconds)
   }
-  return { ...payload, ...systemFields(row, isoSeconds), _prev: previousHash }
+  return { ...payload, ...systemFields(row, isoSeconds, (s) => !s.leads && s.sealed), _prev: previousHash }
 }

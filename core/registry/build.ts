@@ -7,6 +7,11 @@ import { ACTIONS, OWN_SUFFIX, type FieldDef, type ModuleDef, type Registry, type
 import type { FieldFile, ModuleFile, RegistryFile } from './schema.js'
 import { foldToAscii } from './fold.js'
 import { hint } from './suggest.js'
+import { SYSTEM_COLUMNS } from '../system-fields.js'
+// The registry asks each type what it allows (defaults, filtering, lengths).
+// field-types/ is pure and imports only core/ files that do not import it
+// back, so this is no cycle between modules, only between the two folders.
+import { FIELD_TYPES_IMPL } from '../../field-types/index.js'
 
 export class RegistryProblem extends Error {
   constructor (readonly path: Array<string | number>, message: string) {
@@ -16,11 +21,6 @@ export class RegistryProblem extends Error {
 
 /** Path segments the service itself uses; a module may not take them. */
 export const RESERVED_PATHS = ['auth', 'me', 'health', 'ready', 'docs', 'metrics', 'auditoria'] as const
-
-const DEFAULT_MAX_LENGTH: Partial<Record<FieldDef['type'], number>> = { string: 500, text: 20_000, password: 256 }
-const NOT_FILTERABLE = new Set<FieldDef['type']>(['text', 'array', 'password'])
-/** Names every record carries; a declared field may not shadow them. */
-const SYSTEM_FIELDS = ['_id', '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_deleted']
 
 function buildField (name: string, f: FieldFile, path: Array<string | number>, moduleNames: string[]): FieldDef {
   const p = (key: string): Array<string | number> => [...path, key]
@@ -40,14 +40,17 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
     at(f.min !== undefined ? 'min' : 'max', `not allowed on a ${f.type} field`)
   }
   if (f.max_items !== undefined && f.type !== 'array') at('max_items', 'only array fields take max_items')
-  if (f.filterable === true && (NOT_FILTERABLE.has(f.type) || (f.encrypted === true))) {
+  const type = FIELD_TYPES_IMPL[f.type]
+  if (f.filterable === true && (!type.filterable || (f.encrypted === true))) {
     at('filterable', f.encrypted === true ? 'encrypted fields are filtered through "searchable", not "filterable"' : `${f.type} fields cannot be filtered`)
   }
   if (f.pattern !== undefined) {
     try { new RegExp(f.pattern, 'u') } catch { at('pattern', `"${f.pattern}" is not a valid regular expression`) }
   }
-  if (f.type === 'password' && f.default !== undefined) at('default', 'a password has no default')
-  if (f.default !== undefined) checkDefault(f, (m) => at('default', m))
+  if (f.default !== undefined) {
+    const problem = type.defaultProblem(f.default, f.enum)
+    if (problem !== undefined) at('default', problem)
+  }
   const def: FieldDef = {
     name,
     column: f.column ?? foldToAscii(name),
@@ -56,37 +59,21 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
     unique: f.unique ?? false,
     encrypted: f.encrypted ?? false,
     searchable: f.searchable ?? false,
-    filterable: f.filterable ?? (!NOT_FILTERABLE.has(f.type) && f.encrypted !== true),
+    filterable: f.filterable ?? (type.filterable && f.encrypted !== true),
     ...(f.default !== undefined && { default: f.default }),
     ...(f.enum !== undefined && { enum: Object.freeze([...f.enum]) }),
     ...(f.ref !== undefined && { ref: f.ref }),
     ...(f.min_length !== undefined && { minLength: f.min_length }),
-    ...(DEFAULT_MAX_LENGTH[f.type] !== undefined || f.max_length !== undefined
-      ? { maxLength: f.max_length ?? DEFAULT_MAX_LENGTH[f.type] }
+    ...(type.defaultMaxLength !== undefined || f.max_length !== undefined
+      ? { maxLength: f.max_length ?? type.defaultMaxLength }
       : {}),
     ...(f.min !== undefined && { min: f.min }),
     ...(f.max !== undefined && { max: f.max }),
     ...(f.pattern !== undefined && { pattern: f.pattern }),
-    ...(f.type === 'array' && { maxItems: f.max_items ?? 200 }),
+    ...(type.defaultMaxItems !== undefined && { maxItems: f.max_items ?? type.defaultMaxItems }),
     ...(f.description !== undefined && { description: f.description }),
   }
   return Object.freeze(def)
-}
-
-function checkDefault (f: FieldFile, fail: (m: string) => never): void {
-  const v = f.default
-  const isNow = v === 'now'
-  switch (f.type) {
-    case 'integer': if (!Number.isInteger(v)) fail('the default of an integer field must be a whole number'); break
-    case 'decimal': if (typeof v !== 'number') fail('the default of a decimal field must be a number'); break
-    case 'boolean': if (typeof v !== 'boolean') fail('the default of a boolean field must be true or false'); break
-    case 'date': if (!isNow && !(typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v))) fail('the default of a date field is "now" or YYYY-MM-DD'); break
-    case 'datetime': if (!isNow) fail('the default of a datetime field can only be "now"'); break
-    case 'array': case 'ref': fail(`a ${f.type} field takes no default`); break
-    default:
-      if (typeof v !== 'string') fail('the default of a text field must be a string')
-      if (f.enum !== undefined && !f.enum.includes(v as string)) fail(`default "${String(v)}" is not one of ${f.enum.join(', ')}${hint(String(v), f.enum)}`)
-  }
 }
 
 function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffName: string | undefined): ModuleDef {
@@ -94,7 +81,7 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffN
   const fields: FieldDef[] = []
   const columns = new Map<string, string>()
   for (const [fname, f] of Object.entries(m.fields)) {
-    if (SYSTEM_FIELDS.includes(fname) || fname.startsWith('_')) throw new RegistryProblem([...path, 'fields', fname], 'field names may not start with "_" (reserved for system fields)')
+    if (SYSTEM_COLUMNS.includes(fname) || fname.startsWith('_')) throw new RegistryProblem([...path, 'fields', fname], 'field names may not start with "_" (reserved for system fields)')
     const def = buildField(fname, f, [...path, 'fields', fname], moduleNames)
     const clash = columns.get(def.column)
     if (clash !== undefined) throw new RegistryProblem([...path, 'fields', fname], `column name "${def.column}" is already used by field "${clash}"; set "column:" to tell them apart`)

@@ -1,0 +1,37 @@
+/**
+ * `array`: a list of texts or small objects (witnesses, items), stored as
+ * jsonb; never filtered. Nesting and every string inside are checked.
+ */
+import { Type } from '@sinclair/typebox'
+import { jsonProblem } from '../core/text.js'
+import { asDeclared, asStored, described, takesNoDefault } from './common.js'
+import { AS_JSON } from './plaintext.js'
+import { Rejected, type FieldTypeImpl } from './types.js'
+
+const Item = Type.Unsafe<unknown>({
+  type: ['string', 'number', 'boolean', 'object'],
+  maxLength: 2000,
+  maxProperties: 50,
+  description: 'Texto u objeto (p. ej. datos de un testigo)',
+})
+
+export const arrayType: FieldTypeImpl = {
+  input: (f) => Type.Array(Item, { ...described(f), maxItems: f.maxItems ?? 200 }),
+  output: () => Type.Array(Type.Unknown()),
+  column: () => ({ type: 'json', columnType: 'jsonb' }),
+  filterable: false,
+  indexed: false,
+  operators: [],
+  // Not filterable: list-query never asks.
+  filterValue: (text) => text,
+  normalize: (value) => {
+    const problem = jsonProblem(value)
+    return problem === undefined ? value as unknown[] : new Rejected(problem)
+  },
+  initial: asDeclared,
+  defaultProblem: takesNoDefault('array'),
+  defaultMaxItems: 200,
+  writeOnly: false,
+  view: asStored,
+  ...AS_JSON,
+}

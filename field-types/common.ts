@@ -1,0 +1,41 @@
+/** Small rules several field types share, each named for what it means. */
+import { Type, type TSchema } from '@sinclair/typebox'
+import type { FieldDef } from '../core/registry/types.js'
+import { nowSeconds } from '../core/time.js'
+import type { ColumnValue, DeclaredDefault, FilterOperator } from './types.js'
+
+/** Operators of a value with an order but no substring: everything except `contiene`. */
+export const ORDERED: readonly FilterOperator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in']
+
+/** Every operator: text that can also be searched by substring. */
+export const SEARCHABLE: readonly FilterOperator[] = [...ORDERED, 'contiene']
+
+/**
+ * A declared default as the value to store; `now` is the clock. Only date
+ * and datetime are meant to take `now` (date has its own rule), but any
+ * other type declared with the string "now" gets the instant too: that is
+ * how the service has always read it, and a refactor does not change it.
+ */
+export function asDeclared (declared: DeclaredDefault): ColumnValue {
+  return declared === 'now' ? nowSeconds() : declared
+}
+
+/** A stored value that is already its API form. */
+export function asStored (stored: unknown): unknown {
+  return stored
+}
+
+/** Output schema of a value the API writes as a string (enum values kept, for clients). */
+export function stringOutput (f: FieldDef): TSchema {
+  return Type.String(f.enum !== undefined ? { enum: [...f.enum] } : {})
+}
+
+/** `description` of modules.yaml, when given, for an input schema. */
+export function described (f: FieldDef): { description?: string } {
+  return f.description !== undefined ? { description: f.description } : {}
+}
+
+/** The problem of any `default:` on a type that takes none. */
+export function takesNoDefault (type: string): () => string {
+  return () => `a ${type} field takes no default`
+}

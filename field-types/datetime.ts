@@ -1,0 +1,32 @@
+/**
+ * `datetime`: an instant. Clients write it in the service time zone or as
+ * ISO 8601 with an offset; the API shows it in the service zone and the
+ * hash in UTC, so a change of zone never changes a hash.
+ */
+import { Type } from '@sinclair/typebox'
+import { parseDateTime } from '../core/time.js'
+import { asDeclared, described, ORDERED, stringOutput } from './common.js'
+import { AS_TEXT } from './plaintext.js'
+import { Rejected, type FieldTypeImpl } from './types.js'
+
+export const datetimeType: FieldTypeImpl = {
+  input: (f) => Type.String({ ...described(f), maxLength: 40, description: "'YYYY-MM-DD HH:MM:SS' (zona del servicio) o ISO 8601 con desfase" }),
+  output: stringOutput,
+  column: () => ({ type: 'datetime', columnType: 'timestamptz' }),
+  filterable: true,
+  indexed: true,
+  operators: ORDERED,
+  filterValue: (text, timeZone) => parseDateTime(text, timeZone) ?? new Rejected("debe ser una fecha y hora 'YYYY-MM-DD HH:MM:SS'"),
+  normalize: (value, timeZone) => parseDateTime(value as string, timeZone) ??
+    new Rejected("no es una fecha y hora válida ('YYYY-MM-DD HH:MM:SS' o ISO 8601 con desfase)"),
+  // The registry allows only `now` (defaultProblem), which is the clock.
+  initial: asDeclared,
+  defaultProblem: (declared) => declared === 'now' ? undefined : 'the default of a datetime field can only be "now"',
+  writeOnly: false,
+  // Rows read back hold Dates; history snapshots (JSON) hold ISO strings.
+  view: (stored, instant) => instant(stored instanceof Date ? stored : new Date(stored as string)),
+  // The value is a Date, which canonical JSON writes as `{}`: an encrypted
+  // datetime would lose its value. No module encrypts one; kept as it was
+  // until the plaintext of an instant is decided (it enters stored hashes).
+  ...AS_TEXT,
+}

@@ -1,0 +1,39 @@
+/**
+ * Every field type of modules.yaml and its implementation. Typed with
+ * `Record<FieldType, …>`: a name added to FIELD_TYPES (core/registry/types.ts)
+ * fails the type check here until it has an implementation.
+ */
+import type { FieldDef, FieldType } from '../core/registry/types.js'
+import { arrayType } from './array.js'
+import { booleanType } from './boolean.js'
+import { dateType } from './date.js'
+import { datetimeType } from './datetime.js'
+import { decimalType } from './decimal.js'
+import { integerType } from './integer.js'
+import { passwordType } from './password.js'
+import { refType } from './ref.js'
+import { stringType } from './string.js'
+import { textType } from './text.js'
+import { timeType } from './time.js'
+import type { FieldTypeImpl } from './types.js'
+
+export const FIELD_TYPES_IMPL: Readonly<Record<FieldType, FieldTypeImpl>> = Object.freeze({
+  string: stringType,
+  text: textType,
+  integer: integerType,
+  decimal: decimalType,
+  boolean: booleanType,
+  date: dateType,
+  datetime: datetimeType,
+  time: timeType,
+  array: arrayType,
+  ref: refType,
+  password: passwordType,
+})
+
+/** The implementation of a declared field's type. */
+export function typeOf (f: Pick<FieldDef, 'type'>): FieldTypeImpl {
+  return FIELD_TYPES_IMPL[f.type]
+}
+
+export { Rejected, FILTER_OPERATORS, type ColumnValue, type FieldTypeImpl, type FilterOperator, type InstantFormat } from './types.js'
