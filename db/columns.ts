@@ -6,7 +6,7 @@
  */
 import type { ColumnSpec } from '../core/column-spec.js'
 import type { FieldDef } from '../core/registry/types.js'
-import { typeOf } from '../field-types/index.js'
+import { typeOf } from '../core/field-types/index.js'
 
 export type { ColumnSpec }
 

@@ -6,7 +6,7 @@
 import { Type, type TSchema, type TObject } from '@sinclair/typebox'
 import type { ModuleDef, Registry } from '../core/registry/types.js'
 import { SYSTEM_FIELDS, type SystemField } from '../core/system-fields.js'
-import { typeOf } from '../field-types/index.js'
+import { typeOf } from '../core/field-types/index.js'
 
 /** Makes a schema also accept null (JSON Schema type arrays, OpenAPI 3.1). */
 function nullable (schema: TSchema): TSchema {

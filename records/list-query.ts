@@ -11,7 +11,7 @@ import { hint } from '../core/registry/suggest.js'
 import { SYSTEM_FIELDS, systemField } from '../core/system-fields.js'
 import { isCleanText } from '../core/text.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
-import { FIELD_TYPES_IMPL, FILTER_OPERATORS, Rejected, typeOf, type FilterOperator } from '../field-types/index.js'
+import { FIELD_TYPES_IMPL, FILTER_OPERATORS, Rejected, typeOf, type FilterOperator } from '../core/field-types/index.js'
 
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 1000

@@ -7,7 +7,7 @@
  */
 import { AppError, type ErrorDetail } from '../core/errors.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
-import { Rejected, typeOf, type ColumnValue } from '../field-types/index.js'
+import { Rejected, typeOf, type ColumnValue } from '../core/field-types/index.js'
 
 export type { ColumnValue }
 

@@ -9,7 +9,7 @@ import { SYSTEM_FIELDS, type SystemField } from '../core/system-fields.js'
 import { formatDateTime } from '../core/time.js'
 import { valueColumn } from '../db/columns.js'
 import type { Row } from '../db/module-entity.js'
-import { FIELD_TYPES_IMPL, typeOf, type FieldTypeImpl, type InstantFormat } from '../field-types/index.js'
+import { FIELD_TYPES_IMPL, typeOf, type FieldTypeImpl, type InstantFormat } from '../core/field-types/index.js'
 import { CURRENT_SEAL, isSealed, type Seal } from './seal-format.js'
 
 export interface ViewContext {

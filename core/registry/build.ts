@@ -8,10 +8,9 @@ import type { FieldFile, ModuleFile, RegistryFile } from './schema.js'
 import { foldToAscii } from './fold.js'
 import { hint } from './suggest.js'
 import { SYSTEM_COLUMNS } from '../system-fields.js'
-// The registry asks each type what it allows (defaults, filtering, lengths).
-// field-types/ is pure and imports only core/ files that do not import it
-// back, so this is no cycle between modules, only between the two folders.
-import { FIELD_TYPES_IMPL } from '../../field-types/index.js'
+// The registry asks each type what it allows (defaults, filtering, lengths):
+// core/field-types/ is the one home of what a type means.
+import { FIELD_TYPES_IMPL } from '../field-types/index.js'
 
 export class RegistryProblem extends Error {
   constructor (readonly path: Array<string | number>, message: string) {

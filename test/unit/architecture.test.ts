@@ -1,6 +1,6 @@
 /**
  * Dependencies point one way (README "Architecture"): routes, generated
- * routes and plugins → records → db, stores, field-types, core. Read from
+ * routes and plugins → records → db, stores, core. Read from
  * the import statements of every source file, so a new import that breaks
  * the direction fails here.
  */
@@ -9,24 +9,23 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const ROOT = resolve(import.meta.dirname, '../..')
-const LAYERS = ['bin', 'core', 'db', 'field-types', 'generate', 'http', 'plugins', 'records', 'routes', 'stores'] as const
+const LAYERS = ['bin', 'core', 'db', 'generate', 'http', 'plugins', 'records', 'routes', 'stores'] as const
 type Layer = typeof LAYERS[number] | 'app.ts'
 
 /** What each layer may import from the project (besides itself). */
 const ALLOWED: Record<string, readonly Layer[]> = {
   core: [],
-  'field-types': ['core'],
   stores: ['core'],
-  db: ['core', 'field-types'],
-  records: ['core', 'db', 'stores', 'field-types'],
+  db: ['core'],
+  records: ['core', 'db', 'stores'],
   http: ['core', 'stores'],
-  generate: ['core', 'http', 'records', 'field-types', 'db'],
+  generate: ['core', 'http', 'records', 'db'],
   routes: ['core', 'http', 'records', 'db', 'stores'],
   plugins: ['core', 'http', 'records', 'db', 'stores', 'generate', 'routes'],
   bin: ['core', 'db', 'records', 'stores', 'app.ts'],
 }
 /** Layers that must not know HTTP at all. */
-const NO_FASTIFY = ['core', 'field-types', 'stores', 'db', 'records']
+const NO_FASTIFY = ['core', 'stores', 'db', 'records']
 
 function filesOf (dir: string): string[] {
   if (!existsSync(dir)) return []

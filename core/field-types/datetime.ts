@@ -4,7 +4,7 @@
  * hash in UTC, so a change of zone never changes a hash.
  */
 import { Type } from '@sinclair/typebox'
-import { parseDateTime } from '../core/time.js'
+import { parseDateTime } from '../time.js'
 import { asDeclared, described, ORDERED, stringOutput } from './common.js'
 import { AS_TEXT } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'

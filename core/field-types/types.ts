@@ -6,8 +6,8 @@
  * encryption to the values.
  */
 import type { TSchema } from '@sinclair/typebox'
-import type { ColumnSpec } from '../core/column-spec.js'
-import type { FieldDef, Registry } from '../core/registry/types.js'
+import type { ColumnSpec } from '../column-spec.js'
+import type { FieldDef, Registry } from '../registry/types.js'
 
 /** A declared field's value ready for storage (before encryption/hashing). */
 export type ColumnValue = string | number | boolean | Date | unknown[] | null

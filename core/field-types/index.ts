@@ -3,7 +3,7 @@
  * `Record<FieldType, …>`: a name added to FIELD_TYPES (core/registry/types.ts)
  * fails the type check here until it has an implementation.
  */
-import type { FieldDef, FieldType } from '../core/registry/types.js'
+import type { FieldDef, FieldType } from '../registry/types.js'
 import { arrayType } from './array.js'
 import { booleanType } from './boolean.js'
 import { dateType } from './date.js'

@@ -1,6 +1,6 @@
 /** `time`: a wall-clock time `HH:MM`, stored as `time(0)`. */
 import { Type } from '@sinclair/typebox'
-import { isValidTime } from '../core/time.js'
+import { isValidTime } from '../time.js'
 import { asDeclared, described, ORDERED, stringOutput } from './common.js'
 import { AS_TEXT } from './plaintext.js'
 import { textDefaultProblem } from './text-like.js'

@@ -3,7 +3,7 @@
  * jsonb; never filtered. Nesting and every string inside are checked.
  */
 import { Type } from '@sinclair/typebox'
-import { jsonProblem } from '../core/text.js'
+import { jsonProblem } from '../text.js'
 import { asDeclared, asStored, described, takesNoDefault } from './common.js'
 import { AS_JSON } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'

@@ -4,9 +4,9 @@
  * it is. They differ in column, default length, filtering and secrecy.
  */
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { FieldDef } from '../core/registry/types.js'
-import { hint } from '../core/registry/suggest.js'
-import { isCleanText } from '../core/text.js'
+import type { FieldDef } from '../registry/types.js'
+import { hint } from '../registry/suggest.js'
+import { isCleanText } from '../text.js'
 import { asDeclared, asStored, described, stringOutput } from './common.js'
 import { AS_TEXT } from './plaintext.js'
 import { Rejected, type DeclaredDefault, type FieldTypeImpl } from './types.js'

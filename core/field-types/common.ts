@@ -1,7 +1,7 @@
 /** Small rules several field types share, each named for what it means. */
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { FieldDef } from '../core/registry/types.js'
-import { nowSeconds } from '../core/time.js'
+import type { FieldDef } from '../registry/types.js'
+import { nowSeconds } from '../time.js'
 import type { ColumnValue, DeclaredDefault, FilterOperator } from './types.js'
 
 /** Operators of a value with an order but no substring: everything except `contiene`. */

@@ -1,6 +1,6 @@
 /** `date`: a calendar day `YYYY-MM-DD`, no time zone; `default: now` is today in the service zone. */
 import { Type } from '@sinclair/typebox'
-import { isValidDate, today } from '../core/time.js'
+import { isValidDate, today } from '../time.js'
 import { asStored, described, ORDERED, stringOutput } from './common.js'
 import { AS_TEXT } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'

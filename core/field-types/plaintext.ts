@@ -3,7 +3,7 @@
  * strings as they are, anything else as canonical JSON, so an auditor in
  * any language can recompute a digest from the API's output.
  */
-import { canonicalJson } from '../core/canonical.js'
+import { canonicalJson } from '../canonical.js'
 import type { FieldTypeImpl } from './types.js'
 
 function plaintextOf (value: unknown): string {
