@@ -48,7 +48,7 @@ export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record
     const type = typeOf(f)
     if (type.writeOnly) continue
     if (f.encrypted) {
-      if (ctx.canDecrypt) out[f.name] = decryptField(f, row, ctx.cipher)
+      if (ctx.canDecrypt) out[f.name] = shown(type, decryptField(f, row, ctx.cipher), local)
       else restricted.push(f.name)
       continue
     }

@@ -11,12 +11,16 @@ export const ORDERED: readonly FilterOperator[] = ['eq', 'ne', 'gt', 'gte', 'lt'
 export const SEARCHABLE: readonly FilterOperator[] = [...ORDERED, 'contiene']
 
 /**
- * A declared default as the value to store; `now` is the clock. Only date
- * and datetime are meant to take `now` (date has its own rule), but any
- * other type declared with the string "now" gets the instant too: that is
- * how the service has always read it, and a refactor does not change it.
+ * A declared default as the value to store. Only date and datetime read
+ * `now` as the clock (each has its own rule); for a text field "now" is
+ * just the text.
  */
 export function asDeclared (declared: DeclaredDefault): ColumnValue {
+  return declared
+}
+
+/** `default: now` of an instant: the current second. */
+export function nowOrDeclared (declared: DeclaredDefault): ColumnValue {
   return declared === 'now' ? nowSeconds() : declared
 }
 

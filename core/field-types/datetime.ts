@@ -5,8 +5,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { parseDateTime } from '../time.js'
-import { asDeclared, described, ORDERED, stringOutput } from './common.js'
-import { AS_TEXT } from './plaintext.js'
+import { described, nowOrDeclared, ORDERED, stringOutput } from './common.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 
 export const datetimeType: FieldTypeImpl = {
@@ -20,13 +19,13 @@ export const datetimeType: FieldTypeImpl = {
   normalize: (value, timeZone) => parseDateTime(value as string, timeZone) ??
     new Rejected("no es una fecha y hora válida ('YYYY-MM-DD HH:MM:SS' o ISO 8601 con desfase)"),
   // The registry allows only `now` (defaultProblem), which is the clock.
-  initial: asDeclared,
+  initial: nowOrDeclared,
   defaultProblem: (declared) => declared === 'now' ? undefined : 'the default of a datetime field can only be "now"',
   writeOnly: false,
   // Rows read back hold Dates; history snapshots (JSON) hold ISO strings.
   view: (stored, instant) => instant(stored instanceof Date ? stored : new Date(stored as string)),
-  // The value is a Date, which canonical JSON writes as `{}`: an encrypted
-  // datetime would lose its value. No module encrypts one; kept as it was
-  // until the plaintext of an instant is decided (it enters stored hashes).
-  ...AS_TEXT,
+  // Encrypted, digested and blind-indexed as its UTC instant
+  // `YYYY-MM-DDTHH:MM:SSZ` (the form the hash uses for plain datetimes).
+  toPlaintext: (value) => (value instanceof Date ? value : new Date(value as string)).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  fromPlaintext: (text) => new Date(text),
 }

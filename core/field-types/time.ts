@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox'
 import { isValidTime } from '../time.js'
 import { asDeclared, described, ORDERED, stringOutput } from './common.js'
 import { AS_TEXT } from './plaintext.js'
-import { textDefaultProblem } from './text-like.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 
 export const timeType: FieldTypeImpl = {
@@ -17,7 +16,7 @@ export const timeType: FieldTypeImpl = {
   normalize: (value) => isValidTime(value as string) ? value as string : new Rejected('no es una hora válida (HH:MM)'),
   initial: asDeclared,
   // Any string is accepted as a default today (not checked as HH:MM).
-  defaultProblem: textDefaultProblem,
+  defaultProblem: (declared) => typeof declared === 'string' && isValidTime(declared) ? undefined : 'the default of a time field is HH:MM',
   writeOnly: false,
   // PostgreSQL returns `HH:MM:SS`.
   view: (stored) => String(stored).slice(0, 5),

@@ -81,7 +81,9 @@ for (const v of versions) {
       if (value === null && !sealedNulls.has(name)) continue
       if (f.encrypted && value !== null) {
         if (key === undefined) { console.error(`${name} está cifrado: hace falta --clave-integridad`); process.exit(2) }
-        value = createHmac('sha256', key).update(typeof value === 'string' ? value : canonical(value), 'utf8').digest('hex')
+        // An encrypted instant is digested as its UTC form, like a plain datetime in the payload.
+        const plain = f.type === 'datetime' ? dt[name] : typeof value === 'string' ? value : canonical(value)
+        value = createHmac('sha256', key).update(plain, 'utf8').digest('hex')
       } else if (f.type === 'datetime' && value !== null) value = dt[name]
       payload[name] = value
     }

@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
 import { ConfigError } from '../../core/errors.js'
+import { compileAccess } from '../../core/access.js'
+import { ACTIONS } from '../../core/registry/types.js'
 
 const FILE = 'modules.yaml'
 const real = readFileSync(FILE, 'utf8')
@@ -110,6 +112,31 @@ describe('the real modules.yaml', () => {
   it('a missing file is a ConfigError naming it', () => {
     expect(() => loadRegistry('/nonexistent/modules.yaml')).toThrow(ConfigError)
     expect(() => loadRegistry('/nonexistent/modules.yaml')).toThrow(/\/nonexistent\/modules\.yaml/)
+  })
+})
+
+describe('row-level scope in the real modules.yaml (SPEC S11)', () => {
+  const registry = loadRegistry(FILE)
+  const access = compileAccess(registry)
+
+  it('declares the default owner fields', () => {
+    expect(Object.fromEntries(registry.modules.map((m) => [m.name, [...(m.ownedById ? ['_id'] : []), ...m.ownerFields.map((f) => f.name)]]))).toEqual({
+      denuncias: ['agente_asignado'], sanciones: ['agente_denunciante'], atestados: [], personal: ['_id'], vehiculos: ['asignado_a'],
+      sala092: [], turnos: ['agente_id', 'compañero'], equipamiento: ['asignado_a'], usuarios: [],
+    })
+    expect(registry.staffModule?.name).toBe('personal')
+  })
+
+  it('limits the agente\'s ver and the oficial\'s editar and descifrar to own records, and nobody else', () => {
+    const scoped = registry.roles.flatMap((r) => registry.modules.flatMap((m) => ACTIONS.filter((a) => access.scope(r.name, m.name, a) === 'own').map((a) => `${r.name} ${m.name}.${a}`)))
+    expect(scoped.sort()).toEqual([
+      ...['denuncias', 'sanciones', 'sala092', 'turnos', 'vehiculos', 'equipamiento'].map((m) => `agente ${m}.ver`),
+      ...['denuncias', 'sanciones', 'atestados', 'sala092'].flatMap((m) => [`oficial ${m}.descifrar`, `oficial ${m}.editar`]),
+    ].sort())
+    expect(access.scope('agente', 'personal', 'ver')).toBe('all')
+    expect(access.scope('oficial', 'denuncias', 'ver')).toBe('all')
+    expect(access.scope('agente', 'denuncias', 'crear')).toBe('all')
+    expect(access.scope('consulta', 'denuncias', 'editar')).toBe('none')
   })
 })
 
@@ -224,5 +251,24 @@ describe('mistakes in modules.yaml', () => {
   it('a file that is not a mapping', () => {
     expect(errorOf('- just\n- a list\n').message).toMatch(/temp\.yaml:1: \(top level\): expected object/)
     expect(errorOf('').message).toMatch(/temp\.yaml: the file must hold a mapping/)
+  })
+
+  it('row-level scope (S11): a limit other than :propios, crear:propios, and owner fields that are no staff ref', () => {
+    const p = lineOf('      - denuncias.editar:propios')
+    expectProblem(edit('      - denuncias.editar:propios', '      - denuncias.editar:propio'), p, 'roles.oficial.permissions.2', 'unknown limit ":propio"', 'did you mean "propios"')
+    const c = lineOf('      - denuncias.crear', lineOf('  oficial:'))
+    expectProblem(edit('      - denuncias.editar:propios', '      - denuncias.crear:propios'), c + 1, 'roles.oficial.permissions.2', 'crear cannot be limited to own records')
+    const o = lineOf('    owner_fields: [agente_asignado]')
+    expectProblem(edit('    owner_fields: [agente_asignado]', '    owner_fields: [agente_asignao]'), o, 'modules.denuncias.owner_fields.0', 'unknown field "agente_asignao"', 'did you mean "agente_asignado"')
+    expectProblem(edit('    owner_fields: [agente_asignado]', '    owner_fields: [lugar_hechos]'), o, 'modules.denuncias.owner_fields.0', 'must be of type ref with "ref: personal"')
+    expectProblem(edit('    owner_fields: [agente_asignado]', '    owner_fields: [_id]'), o, 'modules.denuncias.owner_fields.0', '"_id" is an owner field only in module "personal"')
+    const withoutLink = edit('      personal_id: { type: ref, ref: personal }', '      legajo: { type: string }')
+    expect(errorOf(withoutLink).message).toMatch(/owner fields need a "personal_id" field of type ref in the users module/)
+  })
+
+  it('the default of a time field is HH:MM ("now" is the clock only for dates and date-times)', () => {
+    const l = lineOf('      hora_inicio: { type: time }')
+    expectProblem(edit('      hora_inicio: { type: time }', '      hora_inicio: { type: time, default: now }'), l, 'modules.turnos.fields.hora_inicio.default', 'the default of a time field is HH:MM')
+    expect(parseRegistry(edit('      hora_inicio: { type: time }', "      hora_inicio: { type: time, default: '08:00' }"), 'temp.yaml').byName.get('turnos')!.fieldMap.get('hora_inicio')!.default).toBe('08:00')
   })
 })
