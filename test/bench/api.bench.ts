@@ -43,11 +43,19 @@ const token = (await json('POST', '/auth/login', { username: 'bench', password: 
 const plain = (await json('POST', '/sala092', { tipo_incidencia: 'normal', descripcion: 'Ruido en la vía pública' }, token)).data._id as string
 for (let i = 0; i < 200; i++) await json('POST', '/sala092', { tipo_incidencia: 'urgente', descripcion: `Llamada ${i}` }, token)
 const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
+// A caller limited to own records (agente: sala092.ver:propios): the scope rides in the same query.
+await json('POST', '/usuarios', { username: 'bench-agente', password: 'bench-password-123', nombre: 'Agente', rol: 'agente' }, token)
+const agente = (await json('POST', '/auth/login', { username: 'bench-agente', password: 'bench-password-123' })).data.token as string
+const own = (await json('POST', '/sala092', { tipo_incidencia: 'urgente', descripcion: 'Llamada propia' }, agente)).data._id as string
+for (let i = 0; i < 20; i++) await json('POST', '/sala092', { tipo_incidencia: 'urgente', descripcion: `Propia ${i}` }, agente)
+const agenteAuth = { authorization: `Bearer ${agente}`, 'content-type': 'application/json' }
 
 const cases: Array<{ name: string, opts: autocannon.Options }> = [
   { name: 'GET /sala092/{id} (hot path)', opts: { url: `${base}/sala092/${plain}`, headers: auth } },
   { name: 'GET /sala092?tipo_incidencia=urgente&limit=20', opts: { url: `${base}/sala092?tipo_incidencia=urgente&limit=20`, headers: auth } },
   { name: 'POST /sala092 (create: id, hash, history)', opts: { url: `${base}/sala092`, method: 'POST', headers: auth, body: JSON.stringify({ tipo_incidencia: 'normal', descripcion: 'Alta de prueba' }) } },
+  { name: 'GET /sala092/{id} as agente (own-only scope)', opts: { url: `${base}/sala092/${own}`, headers: agenteAuth } },
+  { name: 'GET /sala092?tipo_incidencia=urgente&limit=20 as agente', opts: { url: `${base}/sala092?tipo_incidencia=urgente&limit=20`, headers: agenteAuth } },
 ]
 const rows: string[] = []
 /** Median time of failed logins (sequential, under the lock-out limit per username). */
