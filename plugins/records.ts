@@ -33,7 +33,8 @@ async function recordsPlugin (app: FastifyInstance): Promise<void> {
   app.decorateRequest('callerRecords', null)
   app.decorateRequest('records', {
     getter (this: FastifyRequest): CallerRecords {
-      this.callerRecords ??= records.forRequest({ em: this.em, caller: this.caller, route: `${this.method} ${this.routeOptions.url ?? this.url}` })
+      const request = this
+      this.callerRecords ??= records.forRequest({ em: this.em, caller: this.caller, route: () => `${request.method} ${request.routeOptions.url ?? request.url}` })
       return this.callerRecords
     },
   })

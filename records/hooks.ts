@@ -40,18 +40,21 @@ export interface WriteEvent {
 export type Subscriber = (event: WriteEvent) => void | Promise<void>
 
 export class HookBus {
-  private readonly subscribers = new Map<string, Subscriber[]>()
+  /** Subscribers by module name (or `*`), then by phase. */
+  private readonly subscribers = new Map<string, Record<Phase, Subscriber[]>>()
 
   /** Subscribes to a phase of the writes of one module, or of all with `*`. */
   on (module: string, phase: Phase, fn: Subscriber): this {
-    const key = `${module}\u0000${phase}`
-    this.subscribers.set(key, [...(this.subscribers.get(key) ?? []), fn])
+    let byPhase = this.subscribers.get(module)
+    if (byPhase === undefined) { byPhase = { before: [], inside: [], after: [] }; this.subscribers.set(module, byPhase) }
+    byPhase[phase].push(fn)
     return this
   }
 
   async emit (phase: Phase, event: WriteEvent): Promise<void> {
-    const own = this.subscribers.get(`${event.module.name}\u0000${phase}`) ?? []
-    const all = this.subscribers.get(`*\u0000${phase}`) ?? []
-    for (const fn of [...all, ...own]) await fn(event)
+    const all = this.subscribers.get('*')?.[phase]
+    const own = this.subscribers.get(event.module.name)?.[phase]
+    if (all !== undefined) for (const fn of all) await fn(event)
+    if (own !== undefined) for (const fn of own) await fn(event)
   }
 }

@@ -21,7 +21,7 @@ import { parseListQuery } from './list-query.js'
 import { logReads } from './read-log.js'
 import type { RecordService, RowGuard } from './record-service.js'
 import { toApiRecord } from './record-view.js'
-import { and, reaches, scopeCondition, ownCondition } from './scope.js'
+import { and, reaches, scopeCondition, ownCondition, type Where } from './scope.js'
 
 export type ApiRecord = Record<string, unknown>
 
@@ -48,8 +48,8 @@ export interface HistoryEntryView {
 export interface RequestContext {
   readonly em: EntityManager
   readonly caller: Caller
-  /** Method and route pattern, e.g. `GET /personal/:id`. */
-  readonly route: string
+  /** Method and route pattern, e.g. `GET /personal/:id` (asked only when a read is logged). */
+  route (): string
 }
 
 export interface ModuleRecordsDeps {
@@ -58,27 +58,50 @@ export interface ModuleRecordsDeps {
   readonly timeZone: string
 }
 
-export type ModuleRecords = ReturnType<typeof moduleRecords>
+/** What the module's declaration says once, for every request. */
+export interface ModulePlan {
+  readonly mod: ModuleDef
+  readonly service: RecordService
+  /** Names of the encrypted fields. */
+  readonly encrypted: readonly string[]
+}
 
-export function moduleRecords (mod: ModuleDef, service: RecordService, deps: ModuleRecordsDeps, ctx: RequestContext) {
-  const { em, caller } = ctx
-  const scopes = new Map<Action, Scope>()
-  const scope = (action: Action): Scope => {
-    let s = scopes.get(action)
-    if (s === undefined) { s = deps.access.scope(caller.rol, mod.name, action); scopes.set(action, s) }
-    return s
+export function modulePlan (mod: ModuleDef, service: RecordService): ModulePlan {
+  return { mod, service, encrypted: mod.fields.filter((f) => f.encrypted).map((f) => f.name) }
+}
+
+const ACTION_INDEX: Record<Action, number> = { ver: 0, crear: 1, editar: 2, eliminar: 3, descifrar: 4 }
+
+/**
+ * A class rather than closures: a request builds one object and no
+ * functions, which the hot path notices.
+ */
+export class ModuleRecords {
+  private readonly scopes: Array<Scope | undefined> = [undefined, undefined, undefined, undefined, undefined]
+
+  constructor (private readonly plan: ModulePlan, private readonly deps: ModuleRecordsDeps, private readonly ctx: RequestContext) {}
+
+  private scope (action: Action): Scope {
+    const i = ACTION_INDEX[action]
+    return this.scopes[i] ??= this.deps.access.scope(this.ctx.caller.rol, this.plan.mod.name, action)
   }
-  const encrypted = mod.fields.filter((f) => f.encrypted).map((f) => f.name)
+
   /** Condition of the rows the caller may see. */
-  const visible = (): ReturnType<typeof scopeCondition> => scopeCondition(scope('ver'), mod, caller)
-  const guard = (action: 'editar' | 'eliminar'): RowGuard => {
-    const v = visible()
-    return { ...(v !== undefined && { visible: v }), allows: (row) => reaches(scope(action), mod, caller, row) }
+  private visible (): Where | undefined {
+    return scopeCondition(this.scope('ver'), this.plan.mod, this.ctx.caller)
+  }
+
+  private guard (action: 'editar' | 'eliminar'): RowGuard {
+    const v = this.visible()
+    const scope = this.scope(action)
+    const { mod } = this.plan
+    const { caller } = this.ctx
+    return { ...(v !== undefined && { visible: v }), allows: (row) => reaches(scope, mod, caller, row) }
   }
 
   /** 403 unless the caller holds the action on this module at all (checked before validation, SPEC S9). */
-  function authorize (action: Action): void {
-    if (scope(action) === 'none') throw new AppError('SIN_PERMISOS')
+  authorize (action: Action): void {
+    if (this.scope(action) === 'none') throw new AppError('SIN_PERMISOS')
   }
 
   /**
@@ -87,68 +110,75 @@ export function moduleRecords (mod: ModuleDef, service: RecordService, deps: Mod
    * the record as it is now), else withheld. Decrypted values leave only
    * after the read is logged (SPEC S7).
    */
-  async function views (rows: Row[], owner: (row: Row) => Row = (row) => row): Promise<ApiRecord[]> {
-    const decrypt = encrypted.length > 0 && scope('descifrar') !== 'none'
-    const out = rows.map((r) => toApiRecord(mod, r, { timeZone: deps.timeZone, cipher: deps.cipher, canDecrypt: decrypt && reaches(scope('descifrar'), mod, caller, owner(r)) }))
-    if (decrypt) {
+  private async views (rows: Row[], owner?: Row): Promise<ApiRecord[]> {
+    const { mod, encrypted } = this.plan
+    const { caller } = this.ctx
+    const descifrar = encrypted.length > 0 ? this.scope('descifrar') : 'none'
+    const out = rows.map((r) => toApiRecord(mod, r, { timeZone: this.deps.timeZone, cipher: this.deps.cipher, canDecrypt: descifrar !== 'none' && reaches(descifrar, mod, caller, owner ?? r) }))
+    if (descifrar !== 'none') {
       const fecha = nowSeconds()
       const entries = out.flatMap((rec) => {
         const campos = encrypted.filter((name) => rec[name] !== null && rec[name] !== undefined)
-        return campos.length === 0 ? [] : [{ usuario: caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta: ctx.route }]
+        return campos.length === 0 ? [] : [{ usuario: caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta: this.ctx.route() }]
       })
-      await logReads(em, entries)
+      await logReads(this.ctx.em, entries)
     }
     return out
   }
-  const view = async (row: Row): Promise<ApiRecord> => (await views([row]))[0]!
 
-  async function list (query: Record<string, string | string[] | undefined>): Promise<ListPage> {
-    authorize('ver')
-    const q = parseListQuery(mod, query, deps.timeZone, deps.cipher)
-    if (q.includeDeleted && scope('eliminar') === 'none') throw new AppError('SIN_PERMISOS')
-    if (q.filtersEncrypted && scope('descifrar') === 'none') throw new AppError('SIN_PERMISOS')
+  private async view (row: Row): Promise<ApiRecord> {
+    return (await this.views([row]))[0]!
+  }
+
+  async list (query: Record<string, string | string[] | undefined>): Promise<ListPage> {
+    this.authorize('ver')
+    const { mod, service } = this.plan
+    const q = parseListQuery(mod, query, this.deps.timeZone, this.deps.cipher)
+    if (q.includeDeleted && this.scope('eliminar') === 'none') throw new AppError('SIN_PERMISOS')
+    if (q.filtersEncrypted && this.scope('descifrar') === 'none') throw new AppError('SIN_PERMISOS')
     // A filter on an encrypted value only finds records whose value the caller may read.
-    const decryptable = q.filtersEncrypted && scope('descifrar') === 'own' ? ownCondition(mod, caller) : undefined
-    const { rows, total } = await service.list(em, and(q.where, visible(), decryptable), q)
-    return { records: await views(rows), total, limit: q.limit, offset: q.offset }
+    const decryptable = q.filtersEncrypted && this.scope('descifrar') === 'own' ? ownCondition(mod, this.ctx.caller) : undefined
+    const { rows, total } = await service.list(this.ctx.em, and(q.where, this.visible(), decryptable), q)
+    return { records: await this.views(rows), total, limit: q.limit, offset: q.offset }
   }
 
-  async function get (id: string): Promise<ApiRecord> {
-    authorize('ver')
-    return view(await service.findLive(em, id, visible()))
+  async get (id: string): Promise<ApiRecord> {
+    this.authorize('ver')
+    return this.view(await this.plan.service.findLive(this.ctx.em, id, this.visible()))
   }
 
-  async function create (body: Record<string, unknown>): Promise<ApiRecord> {
-    authorize('crear')
-    return view(await service.create(em, caller, body))
+  async create (body: Record<string, unknown>): Promise<ApiRecord> {
+    this.authorize('crear')
+    return this.view(await this.plan.service.create(this.ctx.em, this.ctx.caller, body))
   }
 
-  async function update (id: string, body: Record<string, unknown>, expectedVersion?: number): Promise<ApiRecord> {
-    authorize('editar')
-    return view(await service.update(em, caller, id, body, guard('editar'), expectedVersion))
+  async update (id: string, body: Record<string, unknown>, expectedVersion?: number): Promise<ApiRecord> {
+    this.authorize('editar')
+    return this.view(await this.plan.service.update(this.ctx.em, this.ctx.caller, id, body, this.guard('editar'), expectedVersion))
   }
 
-  async function remove (id: string, expectedVersion?: number): Promise<void> {
-    authorize('eliminar')
-    await service.remove(em, caller, id, guard('eliminar'), expectedVersion)
+  async remove (id: string, expectedVersion?: number): Promise<void> {
+    this.authorize('eliminar')
+    await this.plan.service.remove(this.ctx.em, this.ctx.caller, id, this.guard('eliminar'), expectedVersion)
   }
 
-  async function restore (id: string): Promise<ApiRecord> {
-    authorize('eliminar')
-    return view(await service.restore(em, caller, id, guard('eliminar')))
+  async restore (id: string): Promise<ApiRecord> {
+    this.authorize('eliminar')
+    return this.view(await this.plan.service.restore(this.ctx.em, this.ctx.caller, id, this.guard('eliminar')))
   }
 
   /** Every version of a record the caller may see, masked as the record is now (SPEC S7, S11). */
-  async function history (id: string): Promise<HistoryEntryView[]> {
-    authorize('ver')
-    const live = await service.findAny(em, id, visible())
-    const versions = await versionsOf(em, mod, live._id as string)
-    const records = await views(versions.map((v) => v.datos), () => live)
+  async history (id: string): Promise<HistoryEntryView[]> {
+    this.authorize('ver')
+    const { mod, service } = this.plan
+    const live = await service.findAny(this.ctx.em, id, this.visible())
+    const versions = await versionsOf(this.ctx.em, mod, live._id as string)
+    const records = await this.views(versions.map((v) => v.datos), live)
     return versions.map((v, i) => ({
       _version: v.version,
       accion: v.accion,
       usuario: v.usuario,
-      fecha: formatDateTime(new Date(v.fecha), deps.timeZone),
+      fecha: formatDateTime(new Date(v.fecha), this.deps.timeZone),
       _hash: v.hash,
       campos: v.campos,
       ...sealInfo(mod, v),
@@ -156,11 +186,9 @@ export function moduleRecords (mod: ModuleDef, service: RecordService, deps: Mod
     }))
   }
 
-  async function verify (id: string): Promise<Verdict> {
-    authorize('ver')
-    const live = await service.findAny(em, id, visible())
-    return verifyChain(em, mod, live, deps.cipher)
+  async verify (id: string): Promise<Verdict> {
+    this.authorize('ver')
+    const live = await this.plan.service.findAny(this.ctx.em, id, this.visible())
+    return verifyChain(this.ctx.em, this.plan.mod, live, this.deps.cipher)
   }
-
-  return { authorize, list, get, create, update, remove, restore, history, verify }
 }

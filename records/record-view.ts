@@ -29,9 +29,18 @@ function shown (type: FieldTypeImpl, v: unknown, instant: InstantFormat): unknow
   return v === null || v === undefined ? null : type.view(v, instant)
 }
 
-/** The system fields that `which` picks, in their order, instants written by `instant`. */
-function systemFields (row: Row, instant: InstantFormat, which: (s: SystemField) => boolean): Record<string, unknown> {
-  return Object.fromEntries(SYSTEM_FIELDS.filter(which).map((s) => [s.name, shown(FIELD_TYPES_IMPL[s.type], row[s.name], instant)]))
+type SystemPart = ReadonlyArray<readonly [string, FieldTypeImpl]>
+/** The system fields that `which` picks, in their order, with their type: worked out once, used for every record. */
+const part = (which: (s: SystemField) => boolean): SystemPart => SYSTEM_FIELDS.filter(which).map((s) => [s.name, FIELD_TYPES_IMPL[s.type]] as const)
+const LEADING = part((s) => s.leads)
+const TRAILING = part((s) => !s.leads)
+const LEADING_SEALED = part((s) => s.leads && s.sealed)
+const TRAILING_SEALED = part((s) => !s.leads && s.sealed)
+
+/** Writes the system fields of `fields` into `out`, instants written by `instant`. */
+function systemFields (out: Record<string, unknown>, row: Row, instant: InstantFormat, fields: SystemPart): Record<string, unknown> {
+  for (const [name, type] of fields) out[name] = shown(type, row[name], instant)
+  return out
 }
 
 function decryptField (f: FieldDef, row: Row, cipher: FieldCipher): unknown {
@@ -42,7 +51,7 @@ function decryptField (f: FieldDef, row: Row, cipher: FieldCipher): unknown {
 
 export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record<string, unknown> {
   const local: InstantFormat = (d) => formatDateTime(d, ctx.timeZone)
-  const out = systemFields(row, local, (s) => s.leads)
+  const out = systemFields({}, row, local, LEADING)
   const restricted: string[] = []
   for (const f of mod.fields) {
     const type = typeOf(f)
@@ -54,7 +63,7 @@ export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record
     }
     out[f.name] = shown(type, row[valueColumn(f)], local)
   }
-  Object.assign(out, systemFields(row, local, (s) => !s.leads))
+  systemFields(out, row, local, TRAILING)
   if (restricted.length > 0) out._restringidos = restricted
   return out
 }
@@ -65,7 +74,7 @@ export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record
  * which declared fields enter depends on the seal format (seal-format.ts).
  */
 export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string, seal: Seal = CURRENT_SEAL): Record<string, unknown> {
-  const payload = systemFields(row, isoSeconds, (s) => s.leads && s.sealed)
+  const payload = systemFields({}, row, isoSeconds, LEADING_SEALED)
   for (const f of mod.fields) {
     const v = row[valueColumn(f)]
     if (!isSealed(seal, f.name, v)) continue
@@ -74,5 +83,7 @@ export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, prev
       ? cipher.digest(type.toPlaintext(decryptField(f, row, cipher)))
       : shown(type, v, isoSeconds)
   }
-  return { ...payload, ...systemFields(row, isoSeconds, (s) => !s.leads && s.sealed), _prev: previousHash }
+  systemFields(payload, row, isoSeconds, TRAILING_SEALED)
+  payload._prev = previousHash
+  return payload
 }

@@ -9,7 +9,7 @@ import type { FieldCipher } from '../core/crypto.js'
 import type { ModuleDef, Registry } from '../core/registry/types.js'
 import type { SequenceStore } from '../stores/types.js'
 import { HookBus } from './hooks.js'
-import { moduleRecords, type ModuleRecords, type RequestContext } from './module-records.js'
+import { ModuleRecords, modulePlan, type ModulePlan, type RequestContext } from './module-records.js'
 import { createRecordService, type RecordService } from './record-service.js'
 
 export interface RecordsDeps {
@@ -35,21 +35,31 @@ export interface Records {
 
 export function createRecords (deps: RecordsDeps): Records {
   const hooks = new HookBus()
-  const services = new Map(deps.registry.modules.map((m) => [m.name, createRecordService(m, { ...deps, hooks })]))
-  const storage = (mod: ModuleDef): RecordService => services.get(mod.name)!
+  const plans = new Map<string, ModulePlan>(deps.registry.modules.map((m) => [m.name, modulePlan(m, createRecordService(m, { ...deps, hooks }))]))
+  const storage = (mod: ModuleDef): RecordService => plans.get(mod.name)!.service
   return {
     hooks,
     access: deps.access,
     storage,
     forRequest (ctx) {
-      const built = new Map<string, ModuleRecords>()
-      return {
-        of (mod) {
-          let r = built.get(mod.name)
-          if (r === undefined) { r = moduleRecords(mod, storage(mod), deps, ctx); built.set(mod.name, r) }
-          return r
-        },
-      }
+      return new RequestRecords(plans, deps, ctx)
     },
+  }
+}
+
+/** One request's records: a module's service is built on first use and kept for the request. */
+class RequestRecords implements CallerRecords {
+  private last: ModuleRecords | undefined
+  private lastName = ''
+
+  constructor (private readonly plans: ReadonlyMap<string, ModulePlan>, private readonly deps: RecordsDeps, private readonly ctx: RequestContext) {}
+
+  of (mod: ModuleDef): ModuleRecords {
+    // A request nearly always works on one module: keep that one.
+    if (this.last === undefined || this.lastName !== mod.name) {
+      this.last = new ModuleRecords(this.plans.get(mod.name)!, this.deps, this.ctx)
+      this.lastName = mod.name
+    }
+    return this.last
   }
 }

@@ -4,7 +4,7 @@
  * DATABASE_URL / REDIS_URL are set (use a throw-away database: the bench
  * writes records). Loopback only; bounded in time. Not part of `npm test`.
  *
- *   BENCH_SECONDS=10 BENCH_CONNECTIONS=20 npm run bench
+ *   BENCH_SECONDS=10 BENCH_CONNECTIONS=20 BENCH_WARMUP=3 [BENCH_ONLY=regex] npm run bench
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,6 +15,9 @@ import { buildApp } from '../../app.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20)
+const warmup = Number(process.env.BENCH_WARMUP ?? 3)
+/** BENCH_ONLY=regex runs only the cases whose name matches. */
+const only = process.env.BENCH_ONLY === undefined ? undefined : new RegExp(process.env.BENCH_ONLY)
 const dataDir = mkdtempSync(join(tmpdir(), 'policia-bench-'))
 const config = loadConfig({
   ...process.env,
@@ -73,6 +76,9 @@ async function failedLoginMedian (usernames: string[]): Promise<number> {
 let loginLine = ''
 try {
   for (const c of cases) {
+    if (only !== undefined && !only.test(c.name)) continue
+    // Warm up first (JIT, connection pool, caches), so the order of the cases does not decide their figures.
+    await autocannon({ ...c.opts, connections, duration: warmup })
     const r = await autocannon({ ...c.opts, connections, duration: seconds })
     rows.push(`| ${c.name} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} |`)
   }
