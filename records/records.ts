@@ -11,6 +11,8 @@ import type { SequenceStore } from '../stores/types.js'
 import { HookBus } from './hooks.js'
 import { ModuleRecords, modulePlan, type ModulePlan, type RequestContext } from './module-records.js'
 import { createRecordService, type RecordService } from './record-service.js'
+import { listReads } from './read-log.js'
+import { AppError } from '../core/errors.js'
 
 export interface RecordsDeps {
   readonly registry: Registry
@@ -23,6 +25,8 @@ export interface RecordsDeps {
 /** Every module's records as one request's caller may see them. */
 export interface CallerRecords {
   of (mod: ModuleDef): ModuleRecords
+  /** A page of the read log (superadmins only, else 403). */
+  reads (query: Record<string, unknown>): ReturnType<typeof listReads>
 }
 
 export interface Records {
@@ -61,5 +65,10 @@ class RequestRecords implements CallerRecords {
       this.lastName = mod.name
     }
     return this.last
+  }
+
+  async reads (query: Record<string, unknown>): ReturnType<typeof listReads> {
+    if (!this.deps.access.isSuper(this.ctx.caller.rol)) throw new AppError('SIN_PERMISOS')
+    return listReads(this.ctx.em, query, this.deps.timeZone)
   }
 }
