@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { formatDateTime, isValidDate, isValidTime, parseDateTime, today, yearIn } from '../../core/time.js'
 import { createFieldCipher, normaliseSearchable } from '../../core/crypto.js'
 import { canonicalJson } from '../../core/canonical.js'
@@ -238,5 +239,41 @@ describe('core/config.ts', () => {
     expect(() => loadConfig({ ...base, RATE_LIMIT_IP_MAX: 'many' })).toThrow(ConfigError)
     expect(() => loadConfig({ ...base, RATE_LIMIT_IP_WINDOW: '0' })).toThrow(ConfigError)
     expect(loadConfig({ ...base, RATE_LIMIT_IP_WINDOW: '15m' }).rateLimit.ipWindowMs).toBe(900_000)
+  })
+})
+
+describe('formatDateTime agrees with Intl for every instant (quarter-hour offset cache)', () => {
+  const reference = (ms: number, timeZone: string): string => {
+    const p = Object.fromEntries(new Intl.DateTimeFormat('en-GB', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+      .formatToParts(ms).filter((x) => x.type !== 'literal').map((x) => [x.type, x.value]))
+    return `${p.year!.padStart(4, '0')}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`
+  }
+  const zones = ['Europe/Madrid', 'Atlantic/Canary', 'America/Santiago', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'UTC']
+  const MIN = Date.UTC(1000, 0, 1)
+  const MAX = Date.UTC(9999, 11, 31, 23, 59, 59)
+
+  it('at random instants from year 1000 to 9999', () => {
+    fc.assert(fc.property(fc.integer({ min: MIN, max: MAX }), fc.constantFrom(...zones), (ms, tz) => {
+      expect(formatDateTime(new Date(ms), tz)).toBe(reference(ms, tz))
+    }), { numRuns: 3000 })
+  })
+
+  it('second by second across the 2026 DST changes of Madrid and Lord Howe (30-minute shift)', () => {
+    for (const [tz, at] of [['Europe/Madrid', Date.UTC(2026, 2, 29, 1)], ['Europe/Madrid', Date.UTC(2026, 9, 25, 1)], ['Australia/Lord_Howe', Date.UTC(2026, 3, 4, 15)], ['Australia/Lord_Howe', Date.UTC(2026, 9, 3, 15, 30)]] as const) {
+      for (let ms = at - 20 * 60_000; ms <= at + 20 * 60_000; ms += 1000) expect(formatDateTime(new Date(ms), tz), `${tz} ${new Date(ms).toISOString()}`).toBe(reference(ms, tz))
+    }
+  })
+
+  it('second by second across historic changes that fall inside a quarter hour (Dublin 1916, Santiago 1910)', () => {
+    for (const [tz, at] of [['Europe/Dublin', Date.UTC(1916, 4, 21, 2, 25, 21)], ['America/Santiago', Date.UTC(1910, 0, 10, 4, 42, 45)]] as const) {
+      expect(at % 900_000).not.toBe(0)
+      for (let ms = at - 20 * 60_000; ms <= at + 20 * 60_000; ms += 1000) expect(formatDateTime(new Date(ms), tz), `${tz} ${new Date(ms).toISOString()}`).toBe(reference(ms, tz))
+    }
+  })
+
+  it('before 1900 (local mean time, offsets with seconds) and in years below 100', () => {
+    for (const ms of [Date.UTC(1800, 5, 1, 12, 0, 0), Date.UTC(1900, 11, 31, 23, 59, 59), new Date('0050-06-01T12:00:00Z').getTime(), new Date('0001-01-01T00:00:00Z').getTime()]) {
+      for (const tz of zones) expect(formatDateTime(new Date(ms), tz)).toBe(reference(ms, tz))
+    }
   })
 })
