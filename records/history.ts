@@ -10,7 +10,7 @@ import type { Row } from '../db/module-entity.js'
 import { HistoryEntity, type HistoryAction, type HistoryRow } from '../db/history-entity.js'
 import { CURRENT_SEAL_FORMAT, sealOf } from './seal-format.js'
 
-export { HistoryEntity, type HistoryAction, type HistoryRow } from '../db/history-entity.js'
+export type { HistoryAction, HistoryRow } from '../db/history-entity.js'
 
 export async function appendVersion (em: EntityManager, mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[]): Promise<void> {
   await em.insert(HistoryEntity, {

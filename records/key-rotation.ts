@@ -16,7 +16,7 @@ import { keyIdOf } from '../core/crypto.js'
 import type { FieldDef, ModuleDef, Registry } from '../core/registry/types.js'
 import { entityName, type Row } from '../db/module-entity.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
-import { HistoryEntity } from './history.js'
+import { HistoryEntity } from '../db/history-entity.js'
 
 export interface RotationProgress {
   /** Rows looked at so far in this module. */

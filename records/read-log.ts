@@ -14,8 +14,6 @@ import { formatDateTime, parseDateTime } from '../core/time.js'
 import { ReadLogEntity, type ReadLogRow } from '../db/read-log-entity.js'
 import { parsePage } from './list-query.js'
 
-export { ReadLogEntity, type ReadLogRow } from '../db/read-log-entity.js'
-
 export async function logReads (em: EntityManager, entries: ReadLogRow[]): Promise<void> {
   if (entries.length > 0) await em.insertMany(ReadLogEntity, entries)
 }
