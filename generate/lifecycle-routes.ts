@@ -3,17 +3,16 @@
  * record, list its versions, verify its hash chain. They work on deleted
  * records too: an audit does not end with a deletion.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { ModuleDef } from '../core/registry/types.js'
 import { IdParams, envelope } from '../http/schemas.js'
+import { etag, idOf } from './record-request.js'
 
 export interface LifecycleDeps {
   tags: string[]
   recordRef: TSchema
 }
-
-const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id
 
 export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, { tags, recordRef }: LifecycleDeps): void {
   app.post('/:id/restaurar', {
@@ -21,7 +20,7 @@ export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, { tags, r
     schema: { tags, summary: `Restaurar un registro eliminado de ${mod.label}`, params: IdParams, response: { 200: envelope(recordRef) } },
   }, async (request, reply) => {
     const record = await request.records.of(mod).restore(idOf(request))
-    void reply.header('etag', `"${String(record._version)}"`)
+    void reply.header('etag', etag(record))
     return { success: true, data: record }
   })
 

@@ -5,7 +5,7 @@
  * a call to the caller's records service and a serialisation; it decides no
  * permission (the service does, asked before validation for the S9 order).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { AppError, MESSAGES } from '../core/errors.js'
 import type { ModuleDef } from '../core/registry/types.js'
@@ -13,24 +13,7 @@ import '../http/route-config.js'
 import { IdParams, Message, envelope } from '../http/schemas.js'
 import { buildSchemas } from './schemas.js'
 import { lifecycleRoutes } from './lifecycle-routes.js'
-
-/** `_version` from the body, else the `If-Match` header; undefined when neither is sent. */
-function expectedVersion (request: FastifyRequest): number | undefined {
-  const body = request.body as Record<string, unknown> | undefined
-  if (body !== undefined && body !== null && '_version' in body) {
-    const v = body._version
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new AppError('DATOS_INVALIDOS', [{ campo: '_version', mensaje: 'debe ser un número entero positivo' }])
-    return v
-  }
-  const header = request.headers['if-match']
-  if (header === undefined) return undefined
-  const m = /^(?:W\/)?"?(\d{1,9})"?$/.exec(header.trim())
-  if (m === null) throw new AppError('DATOS_INVALIDOS', [{ campo: 'If-Match', mensaje: 'debe ser "<versión>"' }])
-  return Number(m[1])
-}
-
-const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id
-const etag = (record: Record<string, unknown>): string => `"${String(record._version)}"`
+import { etag, expectedVersion, idOf } from './record-request.js'
 
 export function moduleRoutes (mod: ModuleDef) {
   return async function routes (app: FastifyInstance): Promise<void> {

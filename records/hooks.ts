@@ -19,8 +19,10 @@ import type { Caller } from '../core/access.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import type { ColumnValue } from './normalize.js'
 import type { Row } from '../db/module-entity.js'
+import type { HistoryAction } from '../db/history-entity.js'
 
-export type WriteAction = 'crear' | 'editar' | 'eliminar' | 'restaurar'
+/** A write is one of the actions the history records. */
+export type WriteAction = HistoryAction
 export type Phase = 'before' | 'inside' | 'after'
 
 export interface WriteEvent {

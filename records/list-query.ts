@@ -11,6 +11,7 @@ import { hint } from '../core/registry/suggest.js'
 import { SYSTEM_FIELDS, systemField } from '../core/system-fields.js'
 import { isCleanText } from '../core/text.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
+import { and } from './scope.js'
 import { FIELD_TYPES_IMPL, FILTER_OPERATORS, Rejected, typeOf, type FilterOperator } from '../core/field-types/index.js'
 
 export const DEFAULT_LIMIT = 100
@@ -166,7 +167,7 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
   if (!includeDeleted) conditions.push({ _deleted: null })
   const { limit, offset } = parsePage(query)
   return {
-    where: conditions.length === 0 ? {} : conditions.length === 1 ? conditions[0]! : { $and: conditions },
+    where: and(...conditions),
     orderBy: parseSort(mod, query.sort),
     limit,
     offset,

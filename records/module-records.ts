@@ -117,9 +117,10 @@ export class ModuleRecords {
     const out = rows.map((r) => toApiRecord(mod, r, { timeZone: this.deps.timeZone, cipher: this.deps.cipher, canDecrypt: descifrar !== 'none' && reaches(descifrar, mod, caller, owner ?? r) }))
     if (descifrar !== 'none') {
       const fecha = nowSeconds()
+      let ruta: string | undefined
       const entries = out.flatMap((rec) => {
         const campos = encrypted.filter((name) => rec[name] !== null && rec[name] !== undefined)
-        return campos.length === 0 ? [] : [{ usuario: caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta: this.ctx.route() }]
+        return campos.length === 0 ? [] : [{ usuario: caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta: ruta ??= this.ctx.route() }]
       })
       await logReads(this.ctx.em, entries)
     }
