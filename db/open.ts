@@ -11,11 +11,22 @@ import type { Registry } from '../core/registry/types.js'
 import { buildEntity, type Row } from './module-entity.js'
 import { SYSTEM_ENTITIES } from './system-entities.js'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js'
+import { ServiceDriver } from './driver.js'
 
-/** Where ORM debug lines go (a pino logger fits). */
+/** Where ORM debug lines and the pool's warnings go (a pino logger fits). */
 export interface DbLogger {
   debug (obj: object, msg: string): void
+  warn (obj: object, msg: string): void
 }
+
+/**
+ * How long a request waits for a pooled connection, and a new connection
+ * for PostgreSQL's answer, before it gives up with 503: a database that is
+ * down refuses at once, one that cannot be reached (a lost network) would
+ * otherwise hold requests for knex's default 60 s, or forever.
+ */
+const ACQUIRE_TIMEOUT_MS = 10_000
+const CONNECT_TIMEOUT_MS = 5_000
 
 export interface OrmOptions {
   /** An embedded database already started by the caller (tests share one). */
@@ -52,7 +63,23 @@ export async function openDatabase (config: Config, registry: Registry, log: DbL
     const orm = await MikroORM.init({
       ...connection,
       entities: [...entities.values(), ...SYSTEM_ENTITIES],
-      pool: { min: 0, max: embedded === undefined ? 10 : 4 },
+      driver: ServiceDriver,
+      // min 0: no connection is kept open for its own sake, so after an
+      // outage the pool refills with fresh connections on demand. A
+      // connection the server dropped while idle is marked by knex (its
+      // 'error' and 'end' events) and replaced on its next use, never
+      // handed to a request and never an uncaught error.
+      pool: { min: 0, max: embedded === undefined ? 10 : 4, acquireTimeoutMillis: ACQUIRE_TIMEOUT_MS },
+      driverOptions: {
+        connection: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
+        // knex would print "Connection Error: …" to the console for every dropped connection.
+        log: {
+          warn: (message: unknown) => { log.warn({ pool: String(message) }, 'database connection') },
+          error: (message: unknown) => { log.warn({ pool: String(message) }, 'database connection') },
+          deprecate: () => undefined,
+          debug: () => undefined,
+        },
+      },
       allowGlobalContext: false,
       forceUtcTimezone: true,
       debug: false,

@@ -4,9 +4,10 @@
  * and the envelope `{success: false, error, detalles?}` it is sent in.
  */
 import type { FastifyError, FastifyReply } from 'fastify'
-import { ConnectionException, DriverException, UniqueConstraintViolationException } from '@mikro-orm/core'
+import { ConnectionException, UniqueConstraintViolationException } from '@mikro-orm/core'
 import { AppError, ERRORS, type ErrorCode, type ErrorDetail } from '../core/errors.js'
 import { validationError } from './validation-errors.js'
+import { isDatabaseUnavailable } from './database-unavailable.js'
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'TIPO_CONTENIDO_NO_SOPORTADO',
@@ -29,8 +30,7 @@ export function toAppError (err: FastifyError | Error): AppError | undefined {
   if (fe.validation !== undefined) return validationError(fe.validation, fe.validationContext)
   if (fe.code !== undefined && fe.code in FASTIFY_CODES) return new AppError(FASTIFY_CODES[fe.code]!)
   if (err instanceof UniqueConstraintViolationException) return new AppError('REGISTRO_DUPLICADO')
-  if (err instanceof ConnectionException || isRedisDown(err)) return new AppError('SERVICIO_NO_DISPONIBLE')
-  if (err instanceof DriverException && /ECONNREFUSED|terminat|Connection terminated|timeout/i.test(err.message)) return new AppError('SERVICIO_NO_DISPONIBLE')
+  if (err instanceof ConnectionException || isDatabaseUnavailable(err) || isRedisDown(err)) return new AppError('SERVICIO_NO_DISPONIBLE')
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     if (fe.statusCode === 413) return new AppError('PETICION_DEMASIADO_GRANDE')
     if (fe.statusCode === 415) return new AppError('TIPO_CONTENIDO_NO_SOPORTADO')

@@ -7,6 +7,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sendError, toAppError } from '../http/errors.js'
+import { databaseUnavailableReason } from '../http/database-unavailable.js'
 
 
 async function errorHandlerPlugin (app: FastifyInstance): Promise<void> {
@@ -16,7 +17,8 @@ async function errorHandlerPlugin (app: FastifyInstance): Promise<void> {
       request.log.error({ err: { type: err.name, message: err.message, code: err.code, stack: err.stack } }, 'unhandled error')
       return sendError(reply, 'ERROR_INTERNO')
     }
-    if (known.statusCode >= 500) request.log.warn({ err: { type: err.name, message: err.message } }, 'dependency unavailable')
+    // The reason is a code (57P01, ECONNREFUSED …), never a driver message with its SQL and values.
+    if (known.statusCode >= 500) request.log.warn({ type: err.name, reason: databaseUnavailableReason(err) ?? err.message }, 'dependency unavailable')
     if (known.headers !== undefined) void reply.headers(known.headers)
     return sendError(reply, known.code, known.detalles)
   })
