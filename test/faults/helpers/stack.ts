@@ -1,0 +1,109 @@
+/**
+ * The whole deployment of a fault test, started for that file alone: its
+ * own PostgreSQL cluster, its own redis-server, three service instances as
+ * processes and nginx in front of them, all in one temporary directory.
+ * `close()` stops every piece by pid (call it in afterAll: it also runs
+ * after a failure) and leaves the directory only when KEEP_FAULT_DIRS is
+ * set, for reading the logs.
+ */
+import { mkdtempSync, rmSync, chmodSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { startPgCluster, type PgCluster } from '../../helpers/pg-cluster.js'
+import { createInstance, type Instance } from './instances.js'
+import { startNginx, type Nginx } from './nginx.js'
+import { startRedisServer, type RedisServer } from './redis-server.js'
+
+export const ADMIN = { username: 'admin', password: 'admin-password-123' }
+
+export interface Stack {
+  readonly dir: string
+  readonly pg: PgCluster
+  readonly redis: RedisServer
+  readonly instances: Instance[]
+  readonly nginx: Nginx
+  /** nginx's address: what clients use. */
+  readonly url: string
+  /** SQL straight to the service's database. */
+  query<T = Record<string, unknown>> (sql: string, params?: unknown[]): Promise<T[]>
+  close (): Promise<void>
+}
+
+export async function startStack (opts: { instances?: number } = {}): Promise<Stack> {
+  const dir = mkdtempSync(join(tmpdir(), 'faults-'))
+  chmodSync(dir, 0o755) // nginx's workers run unprivileged
+  const parts: { pg?: PgCluster, redis?: RedisServer, instances: Instance[], nginx?: Nginx } = { instances: [] }
+  const close = async (): Promise<void> => {
+    await parts.nginx?.stop().catch(() => undefined)
+    for (const i of parts.instances) await i.stop().catch(() => undefined)
+    await parts.redis?.stop().catch(() => undefined)
+    await parts.pg?.destroy().catch(() => undefined)
+    if (process.env.KEEP_FAULT_DIRS === undefined) rmSync(dir, { recursive: true, force: true })
+    else console.log(`fault test files kept in ${dir}`)
+  }
+  try {
+    parts.pg = await startPgCluster()
+    const admin = new pg.Client({ connectionString: parts.pg.url() })
+    await admin.connect()
+    await admin.query('create database policia')
+    await admin.end()
+    parts.redis = await startRedisServer(dir)
+    const env = {
+      DATABASE_URL: parts.pg.url('policia'),
+      REDIS_URL: parts.redis.url,
+      DATA_DIR: join(dir, 'data'),
+      JWT_SECRET: 'fault-test-secret-that-is-long-enough-for-hs256',
+      ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+    }
+    for (let i = 1; i <= (opts.instances ?? 3); i++) parts.instances.push(await createInstance(`instance-${i}`, dir, env))
+    // The first creates the schema and the superadmin; the others then start together.
+    await parts.instances[0]!.start()
+    await Promise.all(parts.instances.slice(1).map((i) => i.start()))
+    parts.nginx = await startNginx(dir, parts.instances.map((i) => i.port))
+  } catch (err) {
+    await close()
+    throw err
+  }
+  const cluster = parts.pg
+  return {
+    dir,
+    pg: cluster,
+    redis: parts.redis,
+    instances: parts.instances,
+    nginx: parts.nginx,
+    url: parts.nginx.url,
+    async query (sql, params) {
+      const c = new pg.Client({ connectionString: cluster.url('policia') })
+      await c.connect()
+      try { return (await c.query(sql, params)).rows } finally { await c.end() }
+    },
+    close,
+  }
+}
+
+export interface Reply {
+  status: number
+  body: any
+}
+
+/** One JSON request (fetch), for the few calls a scenario makes by hand. */
+export async function call (base: string, method: string, path: string, opts: { token?: string, body?: unknown } = {}): Promise<Reply> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(opts.token !== undefined && { authorization: `Bearer ${opts.token}` }), ...(opts.body !== undefined && { 'content-type': 'application/json' }) },
+    ...(opts.body !== undefined && { body: JSON.stringify(opts.body) }),
+  })
+  const text = await res.text()
+  let body: unknown = text
+  try { body = JSON.parse(text) } catch { /* not JSON (a gateway error page) */ }
+  return { status: res.status, body }
+}
+
+export async function login (base: string, username = ADMIN.username, password = ADMIN.password): Promise<string> {
+  const res = await call(base, 'POST', '/auth/login', { body: { username, password } })
+  if (res.status !== 200) throw new Error(`login of ${username} answered ${res.status}: ${JSON.stringify(res.body)}`)
+  return (res.body as { data: { token: string } }).data.token
+}

@@ -1,0 +1,84 @@
+/**
+ * Issue 8, scenario d (SPEC S15 first bullet): Redis comes back from a
+ * stale snapshot. Tokens are issued and Redis saves a snapshot; then some
+ * tokens are logged out and a user is deactivated through the API; Redis
+ * dies without saving (SHUTDOWN NOSAVE) and is started again from the same
+ * directory, so it loads the old dump.rdb in which those sessions are live
+ * and that user is active. Every revoked token and every token of the
+ * deactivated user must still get 401, on every instance and through nginx;
+ * the other tokens keep working.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { call, login, startStack, type Stack } from './helpers/stack.js'
+import { waitFor } from './helpers/processes.js'
+
+const PASSWORD = 'contraseña-segura-123'
+
+describe('Redis restored from a stale snapshot, three instances behind nginx', () => {
+  let stack: Stack
+
+  beforeAll(async () => { stack = await startStack() })
+  afterAll(async () => { await stack?.close() })
+
+  it('keeps every revoked token and every token of a deactivated user refused', async () => {
+    const admin = await login(stack.url)
+    const users: Record<string, string> = {}
+    for (const name of ['ana', 'benito', 'carmen', 'diego']) {
+      const res = await call(stack.url, 'POST', '/usuarios', { token: admin, body: { username: name, password: PASSWORD, nombre: name, rol: 'agente' } })
+      expect(res.status, JSON.stringify(res.body)).toBe(201)
+      users[name] = res.body.data._id
+    }
+    const tokens = {
+      anaLoggedOut: await login(stack.url, 'ana', PASSWORD),
+      anaKept: await login(stack.url, 'ana', PASSWORD),
+      benitoLoggedOut: await login(stack.url, 'benito', PASSWORD),
+      carmenDeactivated1: await login(stack.url, 'carmen', PASSWORD),
+      carmenDeactivated2: await login(stack.url, 'carmen', PASSWORD),
+      diegoKept: await login(stack.url, 'diego', PASSWORD),
+    }
+    const bases = [...stack.instances.map((i) => i.url), stack.url]
+    // Every token works everywhere (and is now cached in Redis).
+    for (const base of bases) {
+      for (const [name, token] of Object.entries(tokens)) expect((await call(base, 'GET', '/me', { token })).status, `${name} at ${base}`).toBe(200)
+    }
+
+    await stack.redis.save()
+    const keysInSnapshot = await stack.redis.size()
+    expect(keysInSnapshot).toBeGreaterThan(0)
+
+    expect((await call(stack.url, 'POST', '/auth/logout', { token: tokens.anaLoggedOut })).status).toBe(200)
+    expect((await call(stack.url, 'POST', '/auth/logout', { token: tokens.benitoLoggedOut })).status).toBe(200)
+    expect((await call(stack.url, 'PUT', `/usuarios/${users.carmen}`, { token: admin, body: { activo: false } })).status).toBe(200)
+    const refused = ['anaLoggedOut', 'benitoLoggedOut', 'carmenDeactivated1', 'carmenDeactivated2'] as const
+    const kept = ['anaKept', 'diegoKept'] as const
+    for (const base of bases) {
+      for (const name of refused) expect((await call(base, 'GET', '/me', { token: tokens[name] })).status, `${name} at ${base} before the restore`).toBe(401)
+    }
+
+    await stack.redis.crash()
+    await stack.redis.start()
+    expect(await stack.redis.size(), 'Redis did not load the old snapshot').toBeGreaterThan(0)
+    // The instances reconnect by themselves.
+    for (const base of bases) {
+      await waitFor(`${base} serving again`, async () => (await call(base, 'GET', '/me', { token: tokens.diegoKept })).status === 200, 60_000, 200)
+    }
+
+    const seen: string[] = []
+    for (const base of bases) {
+      for (const name of refused) {
+        const res = await call(base, 'GET', '/me', { token: tokens[name] })
+        seen.push(`${name}@${base.replace('http://127.0.0.1:', '')}=${res.status}`)
+      }
+      for (const name of kept) expect((await call(base, 'GET', '/me', { token: tokens[name] })).status, `${name} at ${base}`).toBe(200)
+    }
+    console.log(`[faults] d. stale Redis snapshot: ${seen.join(' ')}`)
+    for (const base of bases) {
+      for (const name of refused) {
+        const res = await call(base, 'GET', '/me', { token: tokens[name] })
+        expect({ token: name, at: base, status: res.status, body: res.body }).toEqual({ token: name, at: base, status: 401, body: { success: false, error: 'Token inválido o expirado' } })
+      }
+    }
+    // A deactivated user cannot log in again either.
+    expect((await call(stack.url, 'POST', '/auth/login', { body: { username: 'carmen', password: PASSWORD } })).status).toBe(401)
+  })
+})
