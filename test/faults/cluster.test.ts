@@ -118,7 +118,7 @@ describe('three instances behind nginx', () => {
       const firstWrite = answers.find((a) => a.at > backAt && a.status === 201)!
       const during = answers.filter((a) => a.at > stoppedAt && a.at <= backAt)
       report(`c. PostgreSQL restart (-m ${mode})`, answers, {
-        whileDown: Object.fromEntries(Object.entries(tally(during)).map(([k, v]) => [k, v])),
+        betweenStopAndStart: tally(during),
         firstWriteMsAfterBack: firstWrite.at - backAt,
       })
       expect(answers.filter((a) => !ok(a) && a.status !== 503)).toEqual([])
