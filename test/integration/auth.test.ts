@@ -276,7 +276,7 @@ describe('caches across instances, restarts and races', () => {
       const admin = client(pair.a, adminToken)
       const u = await newUser('jefe')
       expect(await status(admin.put(`/usuarios/${u.id}`, { nombre: 'Sin caché' }))).toBe(200)
-      const hold = pair.hold(/user/i)
+      const hold = pair.hold(/^fill$/)
       const inFlight = client(pair.b, u.token).get('/usuarios?limit=1')
       await hold.reached
       expect(await status(admin.put(`/usuarios/${u.id}`, { rol: 'consulta' }))).toBe(200)
@@ -292,7 +292,7 @@ describe('caches across instances, restarts and races', () => {
     await h.flushStores()
     const pair = await gatedPair(h)
     try {
-      const hold = pair.hold(/session/i)
+      const hold = pair.hold(/^fill$/)
       const inFlight = client(pair.b, u.token).get('/me')
       await hold.reached
       expect(await status(client(pair.a, u.token).post('/auth/logout'))).toBe(200)
