@@ -67,7 +67,8 @@ export interface LoginLogs {
 }
 
 export function loginLogs (username: string, ip: string): LoginLogs {
-  const user = username.toLowerCase()
+  // Encoded, so no username (known or not) can name another one's log.
+  const user = encodeURIComponent(username.toLowerCase())
   return {
     address: { key: `login:${user}:ip:${ip}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.perAddress },
     total: { key: `login:${user}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.total },

@@ -317,6 +317,13 @@ describe('login lock-out (SPEC S15)', () => {
     expect((await login(b, ADMIN.username, ADMIN.password, newIp())).status).toBe(200)
   })
 
+  it('no username names another one\'s log: failures for "<user>:ip:<address>" do not lock <user> at that address', async () => {
+    const victim = await newUser()
+    const victimIp = newIp()
+    await fail10(`${victim}:ip:${victimIp}`, newIp())
+    expect((await login(a, victim, PW, victimIp)).status).toBe(200)
+  })
+
   it('100 failures from any addresses lock the username for everyone; successful logins are not failures', async () => {
     const user = await newUser()
     for (let i = 0; i < 5; i++) expect((await login(i % 2 === 0 ? a : b, user, PW, newIp())).status).toBe(200)
