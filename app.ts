@@ -11,6 +11,7 @@ import type { Registry } from './core/registry/types.js'
 import configPlugin from './plugins/config.js'
 import errorHandler from './plugins/error-handler.js'
 import { sendError } from './http/errors.js'
+import { trustProxyOption } from './http/trust-proxy.js'
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.js'
 import redisPlugin from './plugins/redis.js'
 import storesPlugin, { type StoresOptions } from './plugins/stores.js'
@@ -48,8 +49,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   const serverOptions: FastifyServerOptions = {
     logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
-    // A hop count is valid at run time (proxy-addr); the type omits it.
-    trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
+    trustProxy: trustProxyOption(config.trustProxy),
     genReqId: (req) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID()

@@ -6,6 +6,7 @@
  */
 import { randomBytes, createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 import { ConfigError } from './errors.js'
 
@@ -25,8 +26,8 @@ export interface Config {
   readonly adminUsername?: string
   readonly adminPassword?: string
   readonly rateLimit: { readonly ipMax: number, readonly ipWindowMs: number, readonly tokenMax: number, readonly tokenWindowMs: number }
-  /** Fastify trustProxy value: false, true, a hop count or a list of addresses. */
-  readonly trustProxy: boolean | number | string
+  /** Which peers may set X-Forwarded-For: nobody, everybody, the nearest n hops, or these addresses/CIDRs. */
+  readonly trustProxy: TrustProxy
   readonly timeZone: string
   readonly dataDir: string
   readonly modulesFile: string
@@ -36,6 +37,8 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>
+
+export type TrustProxy = boolean | number | readonly string[]
 
 function int (env: Env, name: string, fallback: number, min = 1): number {
   const raw = env[name]
@@ -61,11 +64,32 @@ function key (raw: string, name: string): Buffer {
   return buf
 }
 
-function trustProxy (raw: string | undefined): boolean | number | string {
-  if (raw === undefined || raw === '' || raw === 'false') return false
-  if (raw === 'true') return true
-  if (/^\d+$/.test(raw)) return Number(raw)
-  return raw
+const TRUST_PROXY_FORMS = 'true, false, a hop count (1, 2 …: how many proxies stand in front of the service) or a comma-separated list of proxy addresses and CIDRs (10.0.0.0/8,127.0.0.1; also loopback, linklocal, uniquelocal)'
+
+/** One trusted proxy: an address, a CIDR, or a name proxy-addr knows. */
+function proxyEntry (entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true
+  const [address, prefix, ...rest] = entry.split('/')
+  const family = isIP(address ?? '')
+  if (family === 0 || rest.length > 0) return false
+  if (prefix === undefined) return true
+  if (family === 4 && isIP(prefix) === 4) return true // a netmask: 10.0.0.0/255.0.0.0
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
+}
+
+/**
+ * Which peers may set X-Forwarded-For (SPEC S10, S15): false, true, a hop
+ * count, or addresses/CIDRs. Anything else stops the start.
+ */
+function trustProxy (raw: string | undefined): TrustProxy {
+  const value = (raw ?? '').trim()
+  if (value === '' || value === 'false') return false
+  if (value === 'true') return true
+  if (/^\d{1,3}$/.test(value)) return Number(value) === 0 ? false : Number(value)
+  const entries = value.split(',').map((e) => e.trim())
+  const bad = entries.filter((e) => !proxyEntry(e))
+  if (bad.length > 0) throw new ConfigError(`TRUST_PROXY must be ${TRUST_PROXY_FORMS}; "${bad.join('", "')}" is none of these (got "${raw}")`)
+  return Object.freeze(entries)
 }
 
 function checkTimeZone (tz: string): string {

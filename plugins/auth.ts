@@ -13,9 +13,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { AppError } from '../core/errors.js'
 import type { Caller } from '../core/access.js'
-import { SessionEntity, type SessionRow } from '../db/session-entity.js'
+import { readRevocationEpoch, readSessionAtEpoch } from '../db/revocation-epoch.js'
 import { usersTable } from '../records/users/users-table.js'
-import type { SessionLookup, UserSnapshot } from '../stores/types.js'
+import type { CachedSession, SessionFill, SessionLookup, UserSnapshot } from '../stores/types.js'
 import { enforce, ipLimit, tokenLimit } from '../http/rate-limit.js'
 
 export interface TokenClaims {
@@ -46,11 +46,15 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The current state of a user as authentication sees it, or null when unknown/deleted. */
     loadUser (em: EntityManager, id: string): Promise<UserSnapshot | null>
+    /** Reads the database's revocation epoch now (what the periodic check does). */
+    syncRevocationEpoch (): Promise<void>
   }
 }
 
 /** How long a user snapshot may stay cached; writes to the user drop it at once. */
 const USER_CACHE_MS = 5 * 60_000
+/** How often an instance reads the database's revocation epoch (README, "Sessions and a Redis restore"). */
+export const EPOCH_CHECK_MS = 2_000
 
 function bearer (request: FastifyRequest): string {
   const header = request.headers.authorization
@@ -110,23 +114,55 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     }
   }
 
-  /** Session state and user snapshot from the store; a miss is answered by the database and written back. */
+  /**
+   * Session and user from the store; a miss (or a cache that may be stale)
+   * is answered by the database and cached as of the revocation epoch read
+   * first. A session is bound to its user: a token whose `sub` is not the
+   * session's user is refused, from the cache as from the database (S15).
+   */
   async function resolveCaller (em: EntityManager, claims: TokenClaims, found: SessionLookup): Promise<AuthenticatedCaller> {
-    const ttlMs = claims.exp * 1000 - Date.now()
     let { session, user } = found
-    if (session === null) {
-      const row = await em.findOne(SessionEntity, { jti: claims.jti }) as SessionRow | null
-      session = row === null || row.revocado !== null || row.usuario !== claims.sub ? 'revoked' : 'active'
-      await app.stores.sessions.fillSession(claims.jti, session, ttlMs)
+    const refuse = (s: CachedSession): boolean => s.state !== 'active' || s.userId !== claims.sub
+    if (session !== null && refuse(session)) throw new AppError('TOKEN_INVALIDO')
+    if (session === null || user === null) {
+      const fill: { session?: SessionFill['session'], user?: SessionFill['user'] } = {}
+      let epoch: number
+      if (session === null) {
+        const read = await readSessionAtEpoch(em, claims.jti)
+        epoch = read.epoch
+        if (read.session === null) throw new AppError('TOKEN_INVALIDO') // never issued here
+        session = { state: read.session.revocado === null ? 'active' : 'revoked', userId: read.session.usuario }
+        fill.session = { jti: claims.jti, value: session, ttlMs: claims.exp * 1000 - Date.now() }
+      } else {
+        epoch = await readRevocationEpoch(em)
+      }
+      if (user === null && !refuse(session)) {
+        user = await app.loadUser(em, claims.sub)
+        if (user !== null) fill.user = { snapshot: user, ttlMs: USER_CACHE_MS }
+      }
+      await app.stores.sessions.fill(epoch, fill, found.stamp)
+      if (refuse(session)) throw new AppError('TOKEN_INVALIDO')
     }
-    if (session !== 'active') throw new AppError('TOKEN_INVALIDO')
-    if (user === null) {
-      user = await app.loadUser(em, claims.sub)
-      if (user === null) throw new AppError('TOKEN_INVALIDO')
-      await app.stores.sessions.putUser(user, USER_CACHE_MS, found.userGen)
-    }
-    if (!user.activo) throw new AppError('TOKEN_INVALIDO')
+    if (user === null || !user.activo) throw new AppError('TOKEN_INVALIDO')
     return { id: user.id, username: user.username, nombre: user.nombre, rol: user.rol, personalId: user.personalId, jti: claims.jti, exp: claims.exp }
+  }
+
+  // Each instance learns the database's revocation epoch at start and
+  // every EPOCH_CHECK_MS, so a Redis that came back older without this
+  // instance reconnecting (a restore behind a proxy) is noticed by then.
+  const sessions = app.stores.sessions
+  const syncEpoch = async (): Promise<void> => { sessions.noteEpoch(await readRevocationEpoch(app.orm.em.fork())) }
+  app.decorate('syncRevocationEpoch', syncEpoch)
+  if (app.stores.kind === 'redis') {
+    await syncEpoch()
+    let running = false
+    const timer = setInterval(() => {
+      if (running) return
+      running = true
+      syncEpoch().catch((err: Error) => { app.log.debug({ err: { message: err.message } }, 'revocation epoch check failed') }).finally(() => { running = false })
+    }, EPOCH_CHECK_MS)
+    timer.unref()
+    app.addHook('onClose', async () => { clearInterval(timer) })
   }
 }
 

@@ -2,6 +2,7 @@
 import fp from 'fastify-plugin'
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import type { EntityManager } from '@mikro-orm/postgresql'
 import { Type } from '@sinclair/typebox'
 import { verify as argon2Verify } from '@node-rs/argon2'
 import { AppError, MESSAGES } from '../core/errors.js'
@@ -11,7 +12,8 @@ import { envelope } from '../http/schemas.js'
 import { hashPassword } from '../records/record-service.js'
 import { SessionEntity } from '../db/session-entity.js'
 import { usersTable } from '../records/users/users-table.js'
-import { LOGIN_LOCK, lockedOut, loginKey } from '../http/rate-limit.js'
+import { lockedOut, loginLogs } from '../http/rate-limit.js'
+import { raiseRevocationEpoch } from '../db/revocation-epoch.js'
 
 const LoginBody = Type.Object({
   username: Type.String({ minLength: 1, maxLength: 64 }),
@@ -47,11 +49,14 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     schema: { tags, summary: 'Iniciar sesión', body: LoginBody, response: { 200: envelope(Type.Object({ token: Type.String(), user: LoginUser })) } },
   }, async (request) => {
     const { username, password } = request.body as { username: string, password: string }
-    // Lock-out per username, known or not, whatever the IP (SPEC S8).
-    // Every attempt is counted before the password is checked (atomically, so
-    // parallel attempts cannot slip past the limit); a success clears it.
-    const failures = loginKey(username)
-    const locked = lockedOut(await app.stores.rateLimits.attempt(failures, LOGIN_LOCK.windowMs, LOGIN_LOCK.max))
+    // Lock-out per username and client address, and per username from
+    // anywhere (SPEC S15), known username or not. Every attempt is logged
+    // before the password is checked (atomically, so parallel attempts
+    // cannot slip past a limit); a success clears this address's log and
+    // leaves the username's (it was no failure).
+    const logs = loginLogs(username, request.ip)
+    const attempt = randomUUID()
+    const locked = lockedOut(await app.stores.rateLimits.attempt([logs.address, logs.total], attempt))
     if (locked !== undefined) throw locked
     // A username no user can have (control characters) is answered like an unknown one.
     const row = !isCleanText(username) ? null : await users.findLive(request.em, { [col('username')]: username })
@@ -61,12 +66,12 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
       request.log.info({ username }, 'login failed')
       throw new AppError('CREDENCIALES_INVALIDAS')
     }
-    await app.stores.rateLimits.reset(failures)
+    await Promise.all([app.stores.rateLimits.reset(logs.address.key), app.stores.rateLimits.forget(logs.total.key, attempt)])
     const jti = randomUUID()
     const now = new Date()
     const ttl = app.config.tokenTtlSeconds
     await request.em.insert(SessionEntity, { jti, usuario: row._id as string, emitido: now, expira: new Date(now.getTime() + ttl * 1000), revocado: null })
-    await app.stores.sessions.putSession(jti, 'active', ttl * 1000)
+    await app.stores.sessions.putSession(jti, row._id as string, ttl * 1000)
     const token = app.jwt.sign({ sub: row._id as string, jti })
     request.log.info({ user: row._id }, 'login')
     const me = users.snapshot(row)
@@ -79,9 +84,14 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   app.post('/auth/logout', {
     schema: { tags, summary: 'Cerrar sesión (revoca el token)', response: { 200: envelope(Type.Object({ message: Type.String() })) } },
   }, async (request) => {
-    const { jti, exp } = request.caller
-    await request.em.nativeUpdate(SessionEntity, { jti }, { revocado: new Date() })
-    await app.stores.sessions.putSession(jti, 'revoked', exp * 1000 - Date.now())
+    const { jti, exp, id } = request.caller
+    // The database first (the authority), with the revocation epoch in the
+    // same transaction; then the cache, which learns the epoch with it.
+    const epoch = await request.em.transactional(async (tem) => {
+      await tem.nativeUpdate(SessionEntity, { jti }, { revocado: new Date() })
+      return raiseRevocationEpoch(tem as EntityManager)
+    })
+    await app.stores.sessions.revokeSession(jti, id, exp * 1000 - Date.now(), epoch)
     return { success: true, data: { message: MESSAGES.SESION_CERRADA } }
   })
 

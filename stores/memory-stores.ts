@@ -1,5 +1,5 @@
 /** In-process stores for a single instance (embedded mode, no REDIS_URL). */
-import type { Counter, RateLimitStore, SequenceStore, SessionLookup, SessionState, SessionStore, UserSnapshot, Window } from './types.js'
+import type { AttemptLog, AttemptResult, CachedSession, Counter, RateLimitStore, SequenceStore, SessionFill, SessionLookup, SessionStore, UserSnapshot, Window } from './types.js'
 
 /** A Map whose entries expire; expired entries are dropped when read or swept. */
 class ExpiringMap<V> {
@@ -42,30 +42,45 @@ export class MemorySequenceStore implements SequenceStore {
   }
 }
 
+/**
+ * In one process nothing is lost between the database and the store, so the
+ * cache is never stale; the epoch only keeps a fill read before a
+ * revocation from landing after it.
+ */
 export class MemorySessionStore implements SessionStore {
-  private readonly sessions = new ExpiringMap<SessionState>()
+  private readonly sessions = new ExpiringMap<CachedSession>()
   private readonly users = new ExpiringMap<UserSnapshot>()
-  private readonly gens = new Map<string, number>()
+  /** The highest revocation epoch applied or learnt. */
+  private epoch = 0
 
   async lookup (jti: string, userId: string): Promise<SessionLookup> {
-    return { session: this.sessions.get(jti) ?? null, user: this.users.get(userId) ?? null, userGen: String(this.gens.get(userId) ?? 0) }
+    return { session: this.sessions.get(jti) ?? null, user: this.users.get(userId) ?? null, stamp: 0 }
   }
 
-  async fillSession (jti: string, state: SessionState, ttlMs: number): Promise<void> {
-    if (this.sessions.get(jti) === undefined) this.sessions.set(jti, state, Math.max(ttlMs, 1))
+  async fill (epoch: number, values: SessionFill): Promise<void> {
+    if (epoch < this.epoch) return // a revocation after this read was applied already
+    this.epoch = epoch
+    const { session, user } = values
+    if (session !== undefined && this.sessions.get(session.jti) === undefined) this.sessions.set(session.jti, session.value, Math.max(session.ttlMs, 1))
+    if (user !== undefined) this.users.set(user.snapshot.id, user.snapshot, user.ttlMs)
   }
 
-  async putSession (jti: string, state: SessionState, ttlMs: number): Promise<void> {
-    this.sessions.set(jti, state, Math.max(ttlMs, 1))
+  async putSession (jti: string, userId: string, ttlMs: number): Promise<void> {
+    this.sessions.set(jti, { state: 'active', userId }, Math.max(ttlMs, 1))
   }
 
-  async putUser (user: UserSnapshot, ttlMs: number, gen: string): Promise<void> {
-    if (String(this.gens.get(user.id) ?? 0) === gen) this.users.set(user.id, user, ttlMs)
+  async revokeSession (jti: string, userId: string, ttlMs: number, epoch: number): Promise<void> {
+    this.noteEpoch(epoch)
+    this.sessions.set(jti, { state: 'revoked', userId }, Math.max(ttlMs, 1))
   }
 
-  async dropUser (userId: string): Promise<void> {
-    this.gens.set(userId, (this.gens.get(userId) ?? 0) + 1)
+  async dropUser (userId: string, epoch: number): Promise<void> {
+    this.noteEpoch(epoch)
     this.users.delete(userId)
+  }
+
+  noteEpoch (epoch: number): void {
+    if (epoch > this.epoch) this.epoch = epoch
   }
 }
 
@@ -88,18 +103,26 @@ export class MemoryRateLimitStore implements RateLimitStore {
     })
   }
 
-  private readonly logs = new Map<string, number[]>()
+  private readonly logs = new Map<string, Array<{ at: number, id: string }>>()
 
-  async attempt (key: string, windowMs: number, max: number): Promise<Counter> {
+  async attempt (logs: readonly AttemptLog[], id: string): Promise<AttemptResult> {
     const now = Date.now()
-    const log = (this.logs.get(key) ?? []).filter((t) => t > now - windowMs)
-    if (log.length >= max) {
+    let retryMs = 0
+    const current = logs.map(({ key, windowMs, max }) => {
+      const log = (this.logs.get(key) ?? []).filter((e) => e.at > now - windowMs)
       this.logs.set(key, log)
-      return { count: log.length + 1, resetMs: log[0]! + windowMs - now }
-    }
-    log.push(now)
-    this.logs.set(key, log)
-    return { count: log.length, resetMs: windowMs }
+      // Room again once the entry that makes the log full has left the window.
+      if (log.length >= max) retryMs = Math.max(retryMs, log[log.length - max]!.at + windowMs - now, 1)
+      return log
+    })
+    if (retryMs > 0) return { allowed: false, retryMs }
+    for (const log of current) log.push({ at: now, id })
+    return { allowed: true, retryMs: 0 }
+  }
+
+  async forget (key: string, id: string): Promise<void> {
+    const log = this.logs.get(key)
+    if (log !== undefined) this.logs.set(key, log.filter((e) => e.id !== id))
   }
 
   async reset (key: string): Promise<void> {

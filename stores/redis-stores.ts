@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { Counter, RateLimitStore, SequenceStore, SessionLookup, SessionState, SessionStore, UserSnapshot, Window } from './types.js'
+import type { AttemptLog, AttemptResult, CachedSession, Counter, RateLimitStore, SequenceStore, SessionFill, SessionLookup, SessionStore, UserSnapshot, Window } from './types.js'
 
 const NEXT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
@@ -42,57 +42,163 @@ export class RedisSequenceStore implements SequenceStore {
   }
 }
 
-/** A snapshot cached by an older version (no personalId) is treated as a miss and read afresh. */
-function current (user: UserSnapshot): UserSnapshot | null {
-  return 'personalId' in user ? user : null
-}
+/*
+ * The session cache and its freshness (SPEC S15). The database numbers its
+ * revocations (the revocation epoch, db/revocation-epoch.ts). Redis holds,
+ * beside the cached values:
+ *   cache:epoch  the epoch the cache has caught up with: every cached value
+ *                reflects every revocation up to it;
+ *   cache:gen    a random generation; every cached value carries the one it
+ *                was written under, and a value of another counts as a miss;
+ *   cache:ahead  revocations applied out of order (epoch N+2 before N+1).
+ * After its commit, a revocation's Lua script applies it and raises
+ * cache:epoch by one if it is the next (then past any in cache:ahead).
+ * Redis restored from a snapshot or an append-only file that lost its
+ * tail, or a replica promoted with lag, comes back with an older
+ * cache:epoch. Every instance knows the database's epoch (its own
+ * revocations, a check at start-up and every two seconds, every read on a
+ * miss) and distrusts the whole cache after each (re)connection until a
+ * read of the database has confirmed it; while Redis is behind, every
+ * request is a miss answered by the database, and the first fill replaces
+ * cache:gen (dropping every value at once) and sets cache:epoch to the
+ * database's.
+ */
 
-/** Caches a user snapshot unless the user changed since its generation was read. */
-const PUT_USER = `
-if (redis.call('GET', KEYS[2]) or '0') == ARGV[2] then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3]) end
+/** Caches what the database said at epoch ARGV[1]; repairs a cache found behind it first. */
+const FILL = `
+local f = tonumber(ARGV[1])
+local e = tonumber(redis.call('GET', KEYS[1]) or '-1')
+local g = redis.call('GET', KEYS[2])
+if e > f or (g and e == f and redis.call('ZCARD', KEYS[3]) > 0) then return 0 end
+if e < f or not g then
+  g = ARGV[2]
+  redis.call('SET', KEYS[2], g)
+  redis.call('SET', KEYS[1], f)
+  redis.call('DEL', KEYS[3])
+end
+if ARGV[3] ~= '' then
+  local cur = redis.call('GET', KEYS[4])
+  if not cur or string.sub(cur, 1, #g + 1) ~= g .. '|' then redis.call('SET', KEYS[4], g .. '|' .. ARGV[3], 'PX', ARGV[4]) end
+end
+if ARGV[5] ~= '' then redis.call('SET', KEYS[5], g .. '|' .. ARGV[5], 'PX', ARGV[6]) end
+return 1`
+
+/** A session issued just now: active under the current generation (none yet: the first fill repairs). */
+const PUT_SESSION = `
+local g = redis.call('GET', KEYS[1])
+if g then redis.call('SET', KEYS[2], g .. '|' .. ARGV[1], 'PX', ARGV[2]) end
 return 0`
 
+/**
+ * Applies revocation ARGV[1] (committed in the database): KEYS[4] becomes
+ * ARGV[2] under the current generation (or is deleted when ARGV[2] is
+ * empty); cache:epoch moves on when this is the next epoch.
+ */
+const REVOKE = `
+local n = tonumber(ARGV[1])
+local g = redis.call('GET', KEYS[2])
+if ARGV[2] == '' then redis.call('DEL', KEYS[4])
+elseif g then redis.call('SET', KEYS[4], g .. '|' .. ARGV[2], 'PX', ARGV[3]) end
+local e = tonumber(redis.call('GET', KEYS[1]) or '-1')
+if not g or e < 0 then return e end
+if n == e + 1 then
+  e = n
+  while redis.call('ZREM', KEYS[3], tostring(e + 1)) == 1 do e = e + 1 end
+  redis.call('SET', KEYS[1], e)
+elseif n > e + 1 then
+  redis.call('ZADD', KEYS[3], n, tostring(n))
+end
+return e`
+
 interface SessionCommands {
-  policiaPutUser (userKey: string, genKey: string, snapshot: string, gen: string, ttlMs: number): Promise<number>
+  policiaFill (...args: Array<string | number>): Promise<number>
+  policiaPutSession (genKey: string, sessionKey: string, value: string, ttlMs: number): Promise<number>
+  policiaRevoke (...args: Array<string | number>): Promise<number>
+}
+
+/** `<gen>|<rest>` → rest, when written under generation `gen`. */
+function underGen (raw: string | null | undefined, gen: string): string | null {
+  if (raw === null || raw === undefined || !raw.startsWith(`${gen}|`)) return null
+  return raw.slice(gen.length + 1)
+}
+
+function parseSession (raw: string | null): CachedSession | null {
+  if (raw === null) return null
+  const bar = raw.indexOf('|')
+  const state = raw.slice(0, bar)
+  return (state === 'active' || state === 'revoked') && bar > 0 ? { state, userId: raw.slice(bar + 1) } : null
+}
+
+/** A snapshot cached by an older version (no personalId) is treated as a miss and read afresh. */
+function parseUser (raw: string | null): UserSnapshot | null {
+  if (raw === null) return null
+  const user = JSON.parse(raw) as UserSnapshot
+  return 'personalId' in user ? user : null
 }
 
 export class RedisSessionStore implements SessionStore {
   private readonly redis: Redis & SessionCommands
+  /** The highest database epoch this instance knows. */
+  private known = 0
+  /** Counts (re)connections to Redis; `checked` is the one a database read has confirmed. */
+  private connection = 1
+  private checked = 0
 
   constructor (redis: Redis, private readonly prefix: string) {
-    if (typeof (redis as Partial<SessionCommands>).policiaPutUser !== 'function') {
-      redis.defineCommand('policiaPutUser', { numberOfKeys: 2, lua: PUT_USER })
+    if (typeof (redis as Partial<SessionCommands>).policiaFill !== 'function') {
+      redis.defineCommand('policiaFill', { numberOfKeys: 5, lua: FILL })
+      redis.defineCommand('policiaPutSession', { numberOfKeys: 2, lua: PUT_SESSION })
+      redis.defineCommand('policiaRevoke', { numberOfKeys: 4, lua: REVOKE })
     }
+    // A restart, a failover: whatever answers now may hold an older state.
+    redis.on('ready', () => { this.connection++ })
     this.redis = redis as Redis & SessionCommands
   }
 
   private sessionKey (jti: string): string { return `${this.prefix}sess:${jti}` }
   private userKey (id: string): string { return `${this.prefix}user:${id}` }
-  private genKey (id: string): string { return `${this.prefix}usergen:${id}` }
+  private get stateKeys (): [string, string, string] {
+    return [`${this.prefix}cache:epoch`, `${this.prefix}cache:gen`, `${this.prefix}cache:ahead`]
+  }
 
   async lookup (jti: string, userId: string): Promise<SessionLookup> {
-    const [session, user, gen] = await this.redis.mget(this.sessionKey(jti), this.userKey(userId), this.genKey(userId))
-    return {
-      session: session === 'active' || session === 'revoked' ? session : null,
-      user: user === null || user === undefined ? null : current(JSON.parse(user) as UserSnapshot),
-      userGen: gen ?? '0',
-    }
+    const stamp = this.connection
+    const [epochKey, genKey] = this.stateKeys
+    const [session, user, epoch, gen] = await this.redis.mget(this.sessionKey(jti), this.userKey(userId), epochKey, genKey)
+    const stale = this.checked !== stamp || epoch === null || epoch === undefined || gen === null || gen === undefined || Number(epoch) < this.known
+    if (stale) return { session: null, user: null, stamp }
+    return { session: parseSession(underGen(session, gen)), user: parseUser(underGen(user, gen)), stamp }
   }
 
-  async fillSession (jti: string, state: SessionState, ttlMs: number): Promise<void> {
-    await this.redis.set(this.sessionKey(jti), state, 'PX', Math.max(Math.ceil(ttlMs), 1), 'NX')
+  async fill (epoch: number, values: SessionFill, stamp: number): Promise<void> {
+    this.noteEpoch(epoch)
+    const { session, user } = values
+    await this.redis.policiaFill(
+      ...this.stateKeys, this.sessionKey(session?.jti ?? '-'), this.userKey(user?.snapshot.id ?? '-'),
+      epoch, randomUUID(),
+      session === undefined ? '' : `${session.value.state}|${session.value.userId}`, Math.max(Math.ceil(session?.ttlMs ?? 1), 1),
+      user === undefined ? '' : JSON.stringify(user.snapshot), Math.max(Math.ceil(user?.ttlMs ?? 1), 1))
+    // The cache answered a script after a database read made since this
+    // connection began: it is caught up (or was just dropped).
+    if (stamp === this.connection) this.checked = stamp
   }
 
-  async putSession (jti: string, state: SessionState, ttlMs: number): Promise<void> {
-    await this.redis.set(this.sessionKey(jti), state, 'PX', Math.max(Math.ceil(ttlMs), 1))
+  async putSession (jti: string, userId: string, ttlMs: number): Promise<void> {
+    await this.redis.policiaPutSession(this.stateKeys[1], this.sessionKey(jti), `active|${userId}`, Math.max(Math.ceil(ttlMs), 1))
   }
 
-  async putUser (user: UserSnapshot, ttlMs: number, gen: string): Promise<void> {
-    await this.redis.policiaPutUser(this.userKey(user.id), this.genKey(user.id), JSON.stringify(user), gen, ttlMs)
+  async revokeSession (jti: string, userId: string, ttlMs: number, epoch: number): Promise<void> {
+    this.noteEpoch(epoch)
+    await this.redis.policiaRevoke(...this.stateKeys, this.sessionKey(jti), epoch, `revoked|${userId}`, Math.max(Math.ceil(ttlMs), 1))
   }
 
-  async dropUser (userId: string): Promise<void> {
-    await this.redis.multi().incr(this.genKey(userId)).pexpire(this.genKey(userId), 3_600_000).del(this.userKey(userId)).exec()
+  async dropUser (userId: string, epoch: number): Promise<void> {
+    this.noteEpoch(epoch)
+    await this.redis.policiaRevoke(...this.stateKeys, this.userKey(userId), epoch, '', 1)
+  }
+
+  noteEpoch (epoch: number): void {
+    if (epoch > this.known) this.known = epoch
   }
 }
 
@@ -109,25 +215,37 @@ for i, key in ipairs(KEYS) do
 end
 return out`
 
-/** Sliding log in a sorted set, timed by Redis's own clock (instances' clocks may differ). */
+/**
+ * Sliding logs in sorted sets (member: the attempt's id, score: when), timed
+ * by Redis's own clock (instances' clocks may differ). The attempt enters
+ * every log, or none when one is full (ARGV: window and max per key, then
+ * the id); returns {1, 0} or {0, ms until every full log has room}.
+ */
 const ATTEMPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local win = tonumber(ARGV[1])
-local max = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - win)
-local n = redis.call('ZCARD', KEYS[1])
-if n >= max then
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  return {n + 1, tonumber(oldest[2]) + win - now}
+local wait = 0
+for i, key in ipairs(KEYS) do
+  local win = tonumber(ARGV[2 * i - 1])
+  local max = tonumber(ARGV[2 * i])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - win)
+  local n = redis.call('ZCARD', key)
+  if n >= max then
+    local entry = redis.call('ZRANGE', key, n - max, n - max, 'WITHSCORES')
+    wait = math.max(wait, tonumber(entry[2]) + win - now, 1)
+  end
 end
-redis.call('ZADD', KEYS[1], now, now .. ':' .. ARGV[3])
-redis.call('PEXPIRE', KEYS[1], win)
-return {n + 1, win}`
+if wait > 0 then return {0, wait} end
+local id = ARGV[2 * #KEYS + 1]
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now, id)
+  redis.call('PEXPIRE', key, ARGV[2 * i - 1])
+end
+return {1, 0}`
 
 interface RateCommands {
   policiaHit (...args: Array<string | number>): Promise<number[]>
-  policiaAttempt (key: string, windowMs: number, max: number, nonce: string): Promise<number[]>
+  policiaAttempt (...args: Array<string | number>): Promise<number[]>
 }
 
 export class RedisRateLimitStore implements RateLimitStore {
@@ -136,7 +254,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   constructor (redis: Redis, private readonly prefix: string) {
     if (typeof (redis as Partial<RateCommands>).policiaHit !== 'function') {
       redis.defineCommand('policiaHit', { lua: HIT })
-      redis.defineCommand('policiaAttempt', { numberOfKeys: 1, lua: ATTEMPT })
+      redis.defineCommand('policiaAttempt', { lua: ATTEMPT })
     }
     this.redis = redis as Redis & RateCommands
   }
@@ -148,9 +266,13 @@ export class RedisRateLimitStore implements RateLimitStore {
     return windows.map((_, i) => ({ count: Number(flat[2 * i]), resetMs: Math.max(0, Number(flat[2 * i + 1])) }))
   }
 
-  async attempt (key: string, windowMs: number, max: number): Promise<Counter> {
-    const [count, resetMs] = await this.redis.policiaAttempt(this.key(key), windowMs, max, randomUUID())
-    return { count: Number(count), resetMs: Math.max(0, Number(resetMs)) }
+  async attempt (logs: readonly AttemptLog[], id: string): Promise<AttemptResult> {
+    const [allowed, wait] = await this.redis.policiaAttempt(logs.length, ...logs.map((l) => this.key(l.key)), ...logs.flatMap((l) => [l.windowMs, l.max]), id)
+    return { allowed: Number(allowed) === 1, retryMs: Math.max(0, Number(wait)) }
+  }
+
+  async forget (key: string, id: string): Promise<void> {
+    await this.redis.zrem(this.key(key), id)
   }
 
   async reset (key: string): Promise<void> {

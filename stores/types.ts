@@ -25,28 +25,52 @@ export interface UserSnapshot {
 
 export type SessionState = 'active' | 'revoked'
 
+/** A session as cached: its state and the user it was issued to (a token naming another user is refused). */
+export interface CachedSession {
+  readonly state: SessionState
+  readonly userId: string
+}
+
 export interface SessionLookup {
-  /** null: the store does not know (never seen, or Redis lost it): ask the database. */
-  readonly session: SessionState | null
+  /** null: the store does not know, or its cache may be stale: ask the database. */
+  readonly session: CachedSession | null
+  /** null: as for `session`. */
   readonly user: UserSnapshot | null
-  /** Generation of the user's cache entry; a fill read under an older generation is dropped. */
-  readonly userGen: string
+  /** Opaque stamp of the cache connection the lookup saw; handed back to `fill`. */
+  readonly stamp: number
+}
+
+/** What the database said, to be cached: read at revocation epoch `epoch` or later. */
+export interface SessionFill {
+  readonly session?: { readonly jti: string, readonly value: CachedSession, readonly ttlMs: number }
+  readonly user?: { readonly snapshot: UserSnapshot, readonly ttlMs: number }
 }
 
 /**
- * Token sessions and the user cache. One lookup per request answers both in
- * a single round trip. The database stays the source of truth: a miss is
- * answered from it and written back here.
+ * Token sessions and the user cache (SPEC S8, S15). One lookup per request
+ * answers both in a single round trip. The database stays the authority:
+ * it numbers every revocation (db/revocation-epoch.ts); the cache holds only
+ * what the database confirmed, keeps the epoch it has caught up with, and a
+ * cache behind the database (a Redis restored from a snapshot, a lagging
+ * replica, a lost write) is dropped as a whole.
  */
 export interface SessionStore {
   lookup (jti: string, userId: string): Promise<SessionLookup>
-  putSession (jti: string, state: SessionState, ttlMs: number): Promise<void>
-  /** Like putSession but never replaces a state already stored (a fill from the database). */
-  fillSession (jti: string, state: SessionState, ttlMs: number): Promise<void>
-  /** Caches the snapshot only if no write to the user happened since `gen` was read. */
-  putUser (user: UserSnapshot, ttlMs: number, gen: string): Promise<void>
-  /** Forget a cached user so the next request reads role and activo afresh. */
-  dropUser (userId: string): Promise<void>
+  /**
+   * Caches what the database answered on a miss. `epoch` was read before
+   * (or with) the rows, so they reflect every revocation up to it. Nothing
+   * is cached when a later revocation already reached the cache; a cache
+   * found behind `epoch` is dropped first. `stamp` is the lookup's.
+   */
+  fill (epoch: number, values: SessionFill, stamp: number): Promise<void>
+  /** A session just issued (login). */
+  putSession (jti: string, userId: string, ttlMs: number): Promise<void>
+  /** After the database committed revocation `epoch` of this session (logout). */
+  revokeSession (jti: string, userId: string, ttlMs: number, epoch: number): Promise<void>
+  /** After the database committed revocation `epoch`, a write to this user: forget its snapshot. */
+  dropUser (userId: string, epoch: number): Promise<void>
+  /** The database's epoch as this instance learnt it (start-up, periodic check): a cache behind it is stale. */
+  noteEpoch (epoch: number): void
 }
 
 /** A fixed-window counter after one more hit. */
@@ -61,17 +85,31 @@ export interface Window {
   readonly windowMs: number
 }
 
-/** Request counters shared by all instances (SPEC S10) and the login lock-out (S8). */
+/** A sliding log of attempts (login lock-out): at most `max` within any `windowMs`. */
+export interface AttemptLog {
+  readonly key: string
+  readonly windowMs: number
+  readonly max: number
+}
+
+export interface AttemptResult {
+  /** false: a log already held `max` attempts in its window, and this attempt was logged nowhere. */
+  readonly allowed: boolean
+  /** When refused: milliseconds until every full log has room again. */
+  readonly retryMs: number
+}
+
+/** Request counters shared by all instances (SPEC S10) and the login lock-out (S8, S15). */
 export interface RateLimitStore {
   /** Counts one hit against each window and returns the counts, in order. */
   hit (windows: readonly Window[]): Promise<Counter[]>
   /**
-   * Sliding-window attempt log (login lock-out): counts this attempt unless
-   * `max` attempts already happened within the last `windowMs`. The result
-   * counts this attempt, so `count > max` means refused; `resetMs` is then
-   * the time until the oldest attempt leaves the window.
+   * Logs attempt `id` in every log, atomically, unless one of them is
+   * full (then in none): parallel attempts can never get past a limit.
    */
-  attempt (key: string, windowMs: number, max: number): Promise<Counter>
-  /** Forgets a window or attempt log (a successful login clears its failures). */
+  attempt (logs: readonly AttemptLog[], id: string): Promise<AttemptResult>
+  /** Takes attempt `id` out of one log (a login that succeeded was no failure). */
+  forget (key: string, id: string): Promise<void>
+  /** Forgets a window or attempt log. */
   reset (key: string): Promise<void>
 }

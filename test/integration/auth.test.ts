@@ -116,6 +116,27 @@ describe('login, tokens, /me and logout', () => {
     expect(byJti.get(decode(other, 1).jti)).toMatchObject({ usuario: u.id, revocado: null })
     for (const r of rows) expect(r.expira.getTime() - r.emitido.getTime()).toBe(SEVEN_DAYS * 1000)
   })
+
+  it('a token reusing a live jti with another sub is refused, from the cache and from the database (S15)', async () => {
+    const victim = await newUser('agente')
+    const other = await newUser('jefe') // a real, active user: the forged sub
+    const { jti, iat, exp } = decode(victim.token, 1)
+    const forged = forge({ alg: 'HS256', typ: 'JWT' }, { sub: other.id, jti, iat, exp })
+    for (const app of [appA, appB]) {
+      expect(await status(client(app, victim.token).get('/me'))).toBe(200) // session and user cached
+      expect(await status(client(app, other.token).get('/me'))).toBe(200)
+      expectError(await client(app, forged).get('/me'), 401, BAD_TOKEN)
+      expectError(await client(app, forged).get('/usuarios'), 401, BAD_TOKEN)
+    }
+    // A cold cache: the database answers, and caches the session with its true user.
+    await h.flushStores()
+    const cold = await h.app()
+    try {
+      expectError(await client(cold, forged).get('/me'), 401, BAD_TOKEN)
+      expect((await client(cold, victim.token).get('/me')).body.data._id).toBe(victim.id)
+      expectError(await client(cold, forged).get('/me'), 401, BAD_TOKEN)
+    } finally { await h.closeApp(cold) }
+  })
 })
 
 describe('role and activo are read afresh on every instance', () => {
@@ -276,7 +297,7 @@ describe('caches across instances, restarts and races', () => {
       const admin = client(pair.a, adminToken)
       const u = await newUser('jefe')
       expect(await status(admin.put(`/usuarios/${u.id}`, { nombre: 'Sin caché' }))).toBe(200)
-      const hold = pair.hold(/user/i)
+      const hold = pair.hold(/^fill$/)
       const inFlight = client(pair.b, u.token).get('/usuarios?limit=1')
       await hold.reached
       expect(await status(admin.put(`/usuarios/${u.id}`, { rol: 'consulta' }))).toBe(200)
@@ -292,7 +313,7 @@ describe('caches across instances, restarts and races', () => {
     await h.flushStores()
     const pair = await gatedPair(h)
     try {
-      const hold = pair.hold(/session/i)
+      const hold = pair.hold(/^fill$/)
       const inFlight = client(pair.b, u.token).get('/me')
       await hold.reached
       expect(await status(client(pair.a, u.token).post('/auth/logout'))).toBe(200)

@@ -1,9 +1,10 @@
 /**
- * Rate limits (SPEC S10) and the login lock-out (S8), through HTTP: per-IP
- * and per-token fixed windows counted across instances, the RateLimit-*
- * headers on every response but /health and /ready, Retry-After on a 429,
- * X-Forwarded-For honoured only from TRUST_PROXY, and ten failed logins per
- * username locking it whatever the address or password.
+ * Rate limits (SPEC S10) and the login lock-out (S8, S15), through HTTP:
+ * per-IP and per-token fixed windows counted across instances, the
+ * RateLimit-* headers on every response but /health and /ready, Retry-After
+ * on a 429, X-Forwarded-For honoured only from TRUST_PROXY (addresses or a
+ * hop count), and failed logins locking a username for one address (10) or
+ * for everyone (100) whatever the password.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
@@ -229,9 +230,52 @@ describe('client address and TRUST_PROXY', () => {
     expectHeaders(await req(app, 'GET', '/me', via('7.7.7.7, 198.51.100.3')), 3, 0, 60)
     expect429(await req(app, 'GET', '/me', via('8.8.8.8, 198.51.100.3')), 60)
   })
+
+  it('TRUST_PROXY=1 (a hop count): the client is the last X-Forwarded-For entry, whichever balancer address it came through', async () => {
+    const app = await h.app({ env: { ...env, TRUST_PROXY: '1' } })
+    try {
+      const client = newIp()
+      const via = (xff: string): Opts => ({ ip: newIp(), headers: { 'x-forwarded-for': xff } }) // a new balancer address each time
+      for (let i = 0; i < 3; i++) expectHeaders(await req(app, 'GET', '/me', via(`6.6.6.${i}, ${client}`)), 3, 2 - i, 60)
+      expect429(await req(app, 'GET', '/me', via(client)), 60)
+      // Another client behind the same balancer has its own budget.
+      const balancer = newIp()
+      expectHeaders(await req(app, 'GET', '/me', { ip: balancer, headers: { 'x-forwarded-for': newIp() } }), 3, 2, 60)
+      expectHeaders(await req(app, 'GET', '/me', { ip: balancer, headers: { 'x-forwarded-for': newIp() } }), 3, 2, 60)
+      // Without X-Forwarded-For the peer itself is the client.
+      expectHeaders(await req(app, 'GET', '/me', { ip: balancer }), 3, 2, 60)
+    } finally { await h.closeApp(app) } // the embedded database serves 16 connections
+  })
+
+  it('TRUST_PROXY=2: the client is two hops back; what it wrote before that is ignored', async () => {
+    const app = await h.app({ env: { ...env, TRUST_PROXY: '2' } })
+    try {
+      const client = newIp()
+      const edge = newIp()
+      for (let i = 0; i < 3; i++) {
+        expectHeaders(await req(app, 'GET', '/me', { ip: newIp(), headers: { 'x-forwarded-for': `7.7.7.${i}, ${client}, ${edge}` } }), 3, 2 - i, 60)
+      }
+      expect429(await req(app, 'GET', '/me', { ip: newIp(), headers: { 'x-forwarded-for': `${client}, ${newIp()}` } }), 60)
+      // The same edge proxy forwarding another client: a budget of its own.
+      expectHeaders(await req(app, 'GET', '/me', { ip: newIp(), headers: { 'x-forwarded-for': `${newIp()}, ${edge}` } }), 3, 2, 60)
+    } finally { await h.closeApp(app) } // the embedded database serves 16 connections
+  })
+
+  it('the login lock-out follows the real client behind the balancer', async () => {
+    const app = await h.app({ env: { TRUST_PROXY: '1' } })
+    try {
+      const user = await newUser()
+      const balancer = newIp()
+      const attacker = newIp()
+      const via = (client: string): Opts => ({ ip: balancer, headers: { 'x-forwarded-for': client } })
+      for (let i = 0; i < 10; i++) expect((await req(app, 'POST', '/auth/login', { ...via(attacker), body: { username: user, password: 'wrong' } })).status).toBe(401)
+      expect429(await req(app, 'POST', '/auth/login', { ...via(attacker), body: { username: user, password: PW } }), 15 * 60)
+      expect((await req(app, 'POST', '/auth/login', { ...via(newIp()), body: { username: user, password: PW } })).status).toBe(200)
+    } finally { await h.closeApp(app) } // the embedded database serves 16 connections
+  })
 })
 
-describe('login lock-out (SPEC S8)', () => {
+describe('login lock-out (SPEC S15)', () => {
   const LOCK_S = 15 * 60
   let a: FastifyInstance
   let b: FastifyInstance
@@ -239,37 +283,69 @@ describe('login lock-out (SPEC S8)', () => {
     a = await h.app()
     b = await h.app()
   })
-  const fail10 = async (username: string): Promise<Array<Res & { raw: string }>> => {
+  /** Ten failed logins of `username` from `ip`, alternating instances. */
+  const fail10 = async (username: string, ip: string): Promise<Array<Res & { raw: string }>> => {
     const out = []
-    for (let i = 0; i < 10; i++) out.push(await login(i % 2 === 0 ? a : b, username, `wrong-${i}`))
+    for (let i = 0; i < 10; i++) out.push(await login(i % 2 === 0 ? a : b, username, `wrong-${i}`, ip))
     return out
   }
 
-  it('ten failures lock the username: 429 even with the right password, from any address and on any instance; other usernames unaffected', async () => {
+  it('ten failures from one address lock the username for that address: 429 even with the right password, on any instance; other addresses and usernames unaffected', async () => {
     const victim = await newUser()
     const bystander = await newUser()
-    for (const res of await fail10(victim)) expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: BAD_LOGIN })
-    const locked = await login(a, victim, PW)
+    const attacker = newIp()
+    for (const res of await fail10(victim, attacker)) expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: BAD_LOGIN })
+    const locked = await login(a, victim, PW, attacker)
     expect429(locked, LOCK_S)
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(LOCK_S - 60)
-    expect429(await login(b, victim, PW), LOCK_S)
-    expect429(await login(b, victim, 'wrong-again'), LOCK_S)
+    expect429(await login(b, victim, PW, attacker), LOCK_S)
+    expect429(await login(b, victim, 'wrong-again', attacker), LOCK_S)
     // Every response but /health and /ready carries the RateLimit-* headers, a lock-out 429 too.
     expect(rl(locked).limit).toBeGreaterThan(0)
-    expect((await login(a, bystander, PW)).status).toBe(200)
-    expect((await login(b, bystander, 'wrong')).status).toBe(401)
-    expect((await login(b, bystander, PW)).status).toBe(200)
+    // The victim, from their own address, is not locked out by a stranger.
+    expect((await login(a, victim, PW, newIp())).status).toBe(200)
+    expect((await login(b, victim, PW, newIp())).status).toBe(200)
+    expect((await login(a, bystander, PW, attacker)).status).toBe(200)
+    expect((await login(b, bystander, 'wrong', attacker)).status).toBe(401)
+    expect((await login(b, bystander, PW, attacker)).status).toBe(200)
+  })
+
+  it('a stranger cannot lock the superadmin out', async () => {
+    const stranger = newIp()
+    await fail10(ADMIN.username, stranger)
+    expect429(await login(a, ADMIN.username, ADMIN.password, stranger), LOCK_S)
+    expect((await login(b, ADMIN.username, ADMIN.password, newIp())).status).toBe(200)
+  })
+
+  it('no username names another one\'s log: failures for "<user>:ip:<address>" do not lock <user> at that address', async () => {
+    const victim = await newUser()
+    const victimIp = newIp()
+    await fail10(`${victim}:ip:${victimIp}`, newIp())
+    expect((await login(a, victim, PW, victimIp)).status).toBe(200)
+  })
+
+  it('100 failures from any addresses lock the username for everyone; successful logins are not failures', async () => {
+    const user = await newUser()
+    for (let i = 0; i < 5; i++) expect((await login(i % 2 === 0 ? a : b, user, PW, newIp())).status).toBe(200)
+    const statuses: number[] = []
+    for (let ip = 0; ip < 10; ip++) statuses.push(...(await fail10(user, newIp())).map((r) => r.status))
+    expect(statuses).toEqual(Array(100).fill(401))
+    const locked = await login(a, user, PW, newIp())
+    expect429(locked, LOCK_S)
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(LOCK_S - 120)
+    expect429(await login(b, user, PW, newIp()), LOCK_S)
   })
 
   it('an unknown username fails and locks exactly like a known one (no enumeration)', async () => {
     const known = await newUser()
     const unknown = 'rl.nadie-existe'
-    const k = await fail10(known)
-    const u = await fail10(unknown)
+    const ip = newIp()
+    const k = await fail10(known, ip)
+    const u = await fail10(unknown, ip)
     const view = (r: Res & { raw: string }): unknown => ({ status: r.status, raw: r.raw, ct: r.headers['content-type'] })
     expect(u.map(view)).toEqual(k.map(view))
-    const kLocked = await login(a, known, PW)
-    const uLocked = await login(b, unknown, PW)
+    const kLocked = await login(a, known, PW, ip)
+    const uLocked = await login(b, unknown, PW, ip)
     expect429(kLocked, LOCK_S)
     expect429(uLocked, LOCK_S)
     expect(view(uLocked)).toEqual(view(kLocked))
@@ -277,24 +353,29 @@ describe('login lock-out (SPEC S8)', () => {
       .toEqual(Object.keys(kLocked.headers).filter((n) => !['date', 'connection'].includes(n)).sort())
   })
 
-  it('parallel attempts get no more than ten password checks: the rest are 429', async () => {
+  it('parallel attempts from one address get no more than ten password checks: the rest are 429', async () => {
     const user = await newUser()
-    const all = await Promise.all(Array.from({ length: 20 }, (_, i) => login(i % 2 === 0 ? a : b, user, `wrong-${i}`)))
+    const ip = newIp()
+    const all = await Promise.all(Array.from({ length: 20 }, (_, i) => login(i % 2 === 0 ? a : b, user, `wrong-${i}`, ip)))
     const statuses = all.map((r) => r.status)
     expect(statuses.every((s) => s === 401 || s === 429), String(statuses)).toBe(true)
     expect(statuses.filter((s) => s === 401).length, 'failed password checks').toBeLessThanOrEqual(10)
-    expect429(await login(a, user, PW), LOCK_S)
+    expect429(await login(a, user, PW, ip), LOCK_S)
   })
 
-  it('a successful login before the tenth failure clears the count', async () => {
+  it('a successful login clears the failures of its own address, not those of another', async () => {
     const user = await newUser()
-    const nine = async (): Promise<void> => {
-      for (let i = 0; i < 9; i++) expect((await login(i % 2 === 0 ? a : b, user, 'wrong')).status).toBe(401)
+    const ip = newIp()
+    const nine = async (from: string): Promise<void> => {
+      for (let i = 0; i < 9; i++) expect((await login(i % 2 === 0 ? a : b, user, 'wrong', from)).status).toBe(401)
     }
-    await nine()
-    expect((await login(b, user, PW)).status).toBe(200)
-    await nine()
-    expect((await login(a, user, PW)).status).toBe(200)
-    expect((await login(b, user, PW)).status).toBe(200)
+    await nine(ip)
+    expect((await login(b, user, PW, ip)).status).toBe(200)
+    await nine(ip)
+    expect((await login(a, user, PW, ip)).status).toBe(200)
+    await nine(ip)
+    expect((await login(a, user, PW, newIp())).status).toBe(200) // another address: this one keeps its nine
+    expect((await login(b, user, 'wrong', ip)).status).toBe(401)
+    expect429(await login(a, user, PW, ip), LOCK_S)
   })
 })

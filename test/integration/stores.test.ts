@@ -37,25 +37,43 @@ describe.each(rateStores)('%s rate-limit store', (kind, make) => {
 
   it('the attempt log slides: refused attempts do not count, old ones leave', async () => {
     const store = make()
-    const key = `slide-${kind}`
-    const counts: number[] = []
-    for (let i = 0; i < 3; i++) counts.push((await store.attempt(key, 600, 3)).count)
-    expect(counts).toEqual([1, 2, 3])
-    const refused = await store.attempt(key, 600, 3)
-    expect(refused.count).toBe(4)
-    expect(refused.resetMs).toBeGreaterThan(0)
-    expect(refused.resetMs).toBeLessThanOrEqual(600)
-    expect((await store.attempt(key, 600, 3)).count).toBe(4) // still refused, and not logged
+    const log = { key: `slide-${kind}`, windowMs: 600, max: 3 }
+    const allowed: boolean[] = []
+    for (let i = 0; i < 3; i++) allowed.push((await store.attempt([log], `a${i}`)).allowed)
+    expect(allowed).toEqual([true, true, true])
+    const refused = await store.attempt([log], 'a3')
+    expect(refused.allowed).toBe(false)
+    expect(refused.retryMs).toBeGreaterThan(0)
+    expect(refused.retryMs).toBeLessThanOrEqual(600)
+    expect((await store.attempt([log], 'a4')).allowed).toBe(false) // still refused, and not logged
     await sleep(650)
-    expect((await store.attempt(key, 600, 3)).count).toBe(1) // every earlier attempt has left the window
-    await store.reset(key)
-    expect((await store.attempt(key, 600, 3)).count).toBe(1)
+    expect((await store.attempt([log], 'a5')).allowed).toBe(true) // every earlier attempt has left the window
+    await store.reset(log.key)
+    for (let i = 0; i < 3; i++) expect((await store.attempt([log], `b${i}`)).allowed).toBe(true)
+    await store.forget(log.key, 'b1') // one attempt taken out: room for one more
+    expect((await store.attempt([log], 'b3')).allowed).toBe(true)
+    expect((await store.attempt([log], 'b4')).allowed).toBe(false)
+  })
+
+  it('an attempt enters every log or none: a full log refuses it for all', async () => {
+    const store = make()
+    const narrow = { key: `narrow-${kind}`, windowMs: 60_000, max: 2 }
+    const wide = { key: `wide-${kind}`, windowMs: 60_000, max: 3 }
+    const other = { key: `narrow2-${kind}`, windowMs: 60_000, max: 2 }
+    expect((await store.attempt([narrow, wide], 'x1')).allowed).toBe(true)
+    expect((await store.attempt([narrow, wide], 'x2')).allowed).toBe(true)
+    const refused = await store.attempt([narrow, wide], 'x3')
+    expect(refused.allowed).toBe(false)
+    expect(refused.retryMs).toBeGreaterThan(55_000)
+    expect((await store.attempt([other, wide], 'y1')).allowed).toBe(true) // x3 was not logged in wide
+    expect((await store.attempt([other, wide], 'y2')).allowed).toBe(false) // wide is full now
   })
 
   it('parallel attempts never admit more than max', async () => {
     const store = make()
-    const results = await Promise.all(Array.from({ length: 25 }, () => store.attempt(`par-${kind}`, 60_000, 10)))
-    expect(results.filter((r) => r.count <= 10)).toHaveLength(10)
+    const log = { key: `par-${kind}`, windowMs: 60_000, max: 10 }
+    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => store.attempt([log, { ...log, key: `par-all-${kind}`, max: 100 }], `p${i}`)))
+    expect(results.filter((r) => r.allowed)).toHaveLength(10)
   })
 })
 
