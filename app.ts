@@ -5,6 +5,7 @@
  */
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { randomUUID } from 'node:crypto'
+import type { DestinationStream } from 'pino'
 import type { Config } from './core/config.js'
 import { loadRegistry } from './core/registry/load.js'
 import type { Registry } from './core/registry/types.js'
@@ -12,6 +13,7 @@ import configPlugin from './plugins/config.js'
 import errorHandler from './plugins/error-handler.js'
 import { sendError } from './http/errors.js'
 import { trustProxyOption } from './http/trust-proxy.js'
+import { loggerOptions } from './http/log-options.js'
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.js'
 import redisPlugin from './plugins/redis.js'
 import storesPlugin, { type StoresOptions } from './plugins/stores.js'
@@ -31,23 +33,18 @@ export interface BuildOptions extends OrmOptions, StoresOptions {
   config: Config
   /** Defaults to the file named by config.modulesFile. */
   registry?: Registry
-  /** Pino options, or false for silence (tests). */
+  /** Pino options, or false for silence (tests); default: http/log-options.ts at config.logLevel. */
   logger?: FastifyServerOptions['logger']
+  /** Where the default logger writes (default stdout); tests read the log through it. */
+  logStream?: DestinationStream
 }
 
-/** Pino options: request ids, and never a secret in a log line. */
-export function loggerOptions (level: string): FastifyServerOptions['logger'] {
-  return {
-    level,
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token'], censor: '[oculto]' },
-  }
-}
 
 export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options
   const registry = options.registry ?? loadRegistry(config.modulesFile)
   const serverOptions: FastifyServerOptions = {
-    logger: options.logger ?? loggerOptions(config.logLevel),
+    logger: options.logger ?? loggerOptions(config.logLevel, registry, options.logStream),
     bodyLimit: BODY_LIMIT,
     trustProxy: trustProxyOption(config.trustProxy),
     genReqId: (req) => {
@@ -59,6 +56,9 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     pluginTimeout: 120_000,
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // The message is never shown (validation-errors.ts words `.validation`):
+    // Fastify's default would join every error into one string first.
+    schemaErrorFormatter: (_errors, context) => new Error(`invalid ${context}`),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, strict: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Errors the router raises before any hook (bad percent-encoding, an id

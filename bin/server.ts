@@ -5,11 +5,11 @@
  */
 import { loadConfig } from '../core/config.js'
 import { ConfigError } from '../core/errors.js'
-import { buildApp, loggerOptions } from '../app.js'
+import { buildApp } from '../app.js'
 
 async function main (): Promise<void> {
   const config = loadConfig()
-  const app = await buildApp({ config, logger: loggerOptions(config.logLevel) })
+  const app = await buildApp({ config })
   await app.listen({ port: config.port, host: config.host })
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
   const url = `http://${shown}:${(app.server.address() as { port: number }).port}`

@@ -91,15 +91,27 @@ const LOCAL = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/
 const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
 
 /**
+ * Years a date or an instant may fall in (SPEC S15). Beyond them the
+ * `YYYY-MM-DD` form has no room, and before them the zone database's local
+ * mean times and the Julian/Gregorian switch would make a value read back
+ * different from what was written (`0001-01-01T00:00:00Z` came back as
+ * `0001-12-31 23:45:16`).
+ */
+export const MIN_YEAR = 1000
+export const MAX_YEAR = 9999
+
+const inYears = (y: number): boolean => y >= MIN_YEAR && y <= MAX_YEAR
+
+/**
  * An instant from client input, or null when the text is not a real time
- * or falls outside the years 1–9999 once converted to UTC (PostgreSQL and
- * the `YYYY-MM-DD` form cannot hold it).
+ * or falls outside the years 1000–9999 as written, in UTC or in the
+ * service zone (so it is stored and shown within them).
  */
 export function parseDateTime (text: string, timeZone: string): Date | null {
+  if (!inYears(Number(text.slice(0, 4)))) return null
   const d = parseInstant(text, timeZone)
   if (d === null) return null
-  const y = d.getUTCFullYear()
-  return y < 1 || y > 9999 ? null : d
+  return inYears(d.getUTCFullYear()) && inYears(yearIn(d, timeZone)) ? d : null
 }
 
 function parseInstant (text: string, timeZone: string): Date | null {
@@ -135,10 +147,10 @@ function parseInstant (text: string, timeZone: string): Date | null {
   return null
 }
 
-/** `YYYY-MM-DD` that names a real calendar day. */
+/** `YYYY-MM-DD` that names a real calendar day of the years 1000–9999. */
 export function isValidDate (text: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
-  return m !== null && validDate(Number(m[1]), Number(m[2]), Number(m[3]))
+  return m !== null && inYears(Number(m[1])) && validDate(Number(m[1]), Number(m[2]), Number(m[3]))
 }
 
 /** `HH:MM` on a 24-hour clock. */

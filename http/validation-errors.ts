@@ -1,10 +1,11 @@
 /**
  * Turns Ajv validation errors into the S9 answer: `Datos requeridos` when a
  * required field is missing, otherwise `Datos inválidos`, each with
- * `detalles: [{campo, mensaje}]` in Spanish.
+ * `detalles: [{campo, mensaje}]` in Spanish, at most MAX_ERRORS of them.
  */
 import type { FastifySchemaValidationError } from 'fastify'
 import { AppError, type ErrorDetail } from '../core/errors.js'
+import { MAX_ERRORS } from './body-shape.js'
 
 function field (e: FastifySchemaValidationError, context?: string): string {
   const params = e.params as Record<string, unknown>
@@ -45,7 +46,8 @@ export function validationError (errors: FastifySchemaValidationError[], context
   for (const e of shown) {
     const d = { campo: field(e, context), mensaje: message(e) }
     const k = `${d.campo}|${d.mensaje}`
-    if (!seen.has(k) && detalles.length < 20) { seen.add(k); detalles.push(d) }
+    if (!seen.has(k)) { seen.add(k); detalles.push(d) }
+    if (detalles.length === MAX_ERRORS) break
   }
   return new AppError(missing.length > 0 ? 'DATOS_REQUERIDOS' : 'DATOS_INVALIDOS', detalles)
 }

@@ -13,8 +13,8 @@ export const dateType: FieldTypeImpl = {
   filterable: true,
   indexed: true,
   operators: ORDERED,
-  filterValue: (text) => isValidDate(text) ? text : new Rejected('debe ser una fecha YYYY-MM-DD'),
-  normalize: (value) => isValidDate(value as string) ? value as string : new Rejected('no es una fecha válida (YYYY-MM-DD)'),
+  filterValue: (text) => isValidDate(text) ? text : new Rejected('debe ser una fecha YYYY-MM-DD entre los años 1000 y 9999'),
+  normalize: (value) => isValidDate(value as string) ? value as string : new Rejected('no es una fecha válida (YYYY-MM-DD, entre los años 1000 y 9999)'),
   initial: (declared, timeZone) => declared === 'now' ? today(new Date(), timeZone) : declared,
   defaultProblem: (declared) => declared === 'now' || (typeof declared === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(declared))
     ? undefined

@@ -15,9 +15,9 @@ export const datetimeType: FieldTypeImpl = {
   filterable: true,
   indexed: true,
   operators: ORDERED,
-  filterValue: (text, timeZone) => parseDateTime(text, timeZone) ?? new Rejected("debe ser una fecha y hora 'YYYY-MM-DD HH:MM:SS'"),
+  filterValue: (text, timeZone) => parseDateTime(text, timeZone) ?? new Rejected("debe ser una fecha y hora 'YYYY-MM-DD HH:MM:SS' entre los años 1000 y 9999"),
   normalize: (value, timeZone) => parseDateTime(value as string, timeZone) ??
-    new Rejected("no es una fecha y hora válida ('YYYY-MM-DD HH:MM:SS' o ISO 8601 con desfase)"),
+    new Rejected("no es una fecha y hora válida ('YYYY-MM-DD HH:MM:SS' o ISO 8601 con desfase, entre los años 1000 y 9999)"),
   // The registry allows only `now` (defaultProblem), which is the clock.
   initial: nowOrDeclared,
   defaultProblem: (declared) => declared === 'now' ? undefined : 'the default of a datetime field can only be "now"',

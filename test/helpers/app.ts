@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import type { DestinationStream } from 'pino'
 import { loadConfig, type Config } from '../../core/config.js'
 import { buildApp } from '../../app.js'
 import type { Registry } from '../../core/registry/types.js'
@@ -22,7 +23,7 @@ export interface Harness {
   readonly redisPrefix: string
   readonly config: Config
   /** A new app instance on the shared database and stores. */
-  app (overrides?: { env?: Record<string, string>, registry?: Registry }): Promise<FastifyInstance>
+  app (overrides?: { env?: Record<string, string>, registry?: Registry, logStream?: DestinationStream }): Promise<FastifyInstance>
   /** Closes one instance now (the harness will not close it again). */
   closeApp (app: FastifyInstance): Promise<void>
   /** Forget everything held in Redis / the in-process stores (as after a Redis restart). */
@@ -62,7 +63,8 @@ export async function createHarness (): Promise<Harness> {
     async app (overrides = {}) {
       const app = await buildApp({
         config: loadConfig(env(overrides.env)),
-        logger: false,
+        // Silent, unless the test reads the log (then the service's own logger options, at LOG_LEVEL).
+        ...(overrides.logStream === undefined ? { logger: false } : { logStream: overrides.logStream }),
         ...(overrides.registry !== undefined && { registry: overrides.registry }),
         ...(db.embedded !== undefined && { embedded: db.embedded }),
         // Shared in-process stores stand in for Redis, unless this instance is given one.

@@ -91,19 +91,31 @@ describe('core/time.ts in Europe/Madrid', () => {
   })
 })
 
-describe('core/time.ts year bounds', () => {
-  it('refuses instants outside the years 1-9999 in UTC (PostgreSQL cannot store them)', () => {
-    expect(parseDateTime('9999-12-31T23:59:59-23:59', 'Europe/Madrid')).toBeNull()
-    expect(parseDateTime('0001-01-01T00:00:00+23:59', 'Europe/Madrid')).toBeNull()
-    expect(parseDateTime('0001-01-01 00:30:00', 'Asia/Tokyo')).toBeNull() // east of UTC: still year 0 in UTC
-    expect(parseDateTime('9999-12-31 23:00:00', 'Europe/Madrid')?.toISOString()).toBe('9999-12-31T22:00:00.000Z')
+describe('core/time.ts year bounds (SPEC S15: years 1000-9999)', () => {
+  it('refuses instants outside the years 1000-9999 as written, in UTC or in the service zone', () => {
+    expect(parseDateTime('9999-12-31T23:59:59-23:59', 'Europe/Madrid')).toBeNull() // year 10000 in UTC
+    expect(parseDateTime('1000-01-01T00:00:00+23:59', 'Europe/Madrid')).toBeNull() // year 999 in UTC
+    expect(parseDateTime('1000-01-01T00:00:00Z', 'Europe/Madrid')).toBeNull() // 0999-12-31 23:45:16 in Madrid (local mean time)
+    expect(parseDateTime('1000-01-01 00:30:00', 'Asia/Tokyo')).toBeNull() // east of UTC: still year 999 in UTC
+    expect(parseDateTime('9999-12-31 23:30:00', 'America/New_York')).toBeNull() // year 10000 in UTC
+    for (const bad of ['0001-01-01T00:00:00Z', '0001-01-01 00:00:00', '0999-12-31 23:59:59', '0999-12-31T23:59:59Z', '0000-01-01T00:00:00Z', '0050-06-01 10:00:00']) {
+      expect(parseDateTime(bad, 'UTC'), bad).toBeNull()
+      expect(parseDateTime(bad, 'Europe/Madrid'), bad).toBeNull()
+    }
   })
 
-  it('reads years below 100 as written (Date.UTC would make 0050 into 1950)', () => {
-    expect(parseDateTime('0050-06-01T10:00:00Z', 'UTC')?.toISOString()).toBe('0050-06-01T10:00:00.000Z')
-    expect(parseDateTime('0050-06-01 10:00:00', 'UTC')?.toISOString()).toBe('0050-06-01T10:00:00.000Z')
-    expect(isValidDate('0004-02-29')).toBe(true) // a leap year
-    expect(isValidDate('0100-02-29')).toBe(false)
+  it('accepts the first and last second of the range, which read back as written', () => {
+    expect(parseDateTime('9999-12-31 23:00:00', 'Europe/Madrid')?.toISOString()).toBe('9999-12-31T22:00:00.000Z')
+    expect(parseDateTime('9999-12-31T23:59:59Z', 'UTC')?.toISOString()).toBe('9999-12-31T23:59:59.000Z')
+    expect(parseDateTime('1000-01-01T00:00:00Z', 'UTC')?.toISOString()).toBe('1000-01-01T00:00:00.000Z')
+    for (const local of ['1000-01-01 00:00:00', '1000-06-01 10:00:00', '9999-12-31 23:59:59']) {
+      expect(formatDateTime(parseDateTime(local, 'Europe/Madrid')!, 'Europe/Madrid'), local).toBe(local)
+    }
+  })
+
+  it('dates: only the years 1000-9999', () => {
+    for (const ok of ['1000-01-01', '9999-12-31', '1004-02-29']) expect(isValidDate(ok), ok).toBe(true)
+    for (const bad of ['0999-12-31', '0001-01-01', '0004-02-29', '0000-01-01', '1100-02-29']) expect(isValidDate(bad), bad).toBe(false)
   })
 })
 
