@@ -108,8 +108,8 @@ describe('an untampered database', () => {
     })
     const [done] = await Promise.all([Promise.all(writes), checkpoint(), checkpoint(), checkpoint()])
     const last = await checkpoint()
-    const [{ n: chain }] = await sql<{ n: number }>('select count(*)::int as n from sys_cadena')
-    const [{ n: history }] = await sql<{ n: number }>('select count(*)::int as n from sys_historial')
+    const chain = (await sql<{ n: number }>('select count(*)::int as n from sys_cadena'))[0]!.n
+    const history = (await sql<{ n: number }>('select count(*)::int as n from sys_historial'))[0]!.n
     expect(chain).toBe(history)
     expect(last.punto_control.seq).toBe(chain)
     for (const r of before) expect(await verificar(registry.modules.find((m) => r._id.startsWith(m.prefix))!, r._id)).toEqual({ valido: true })
