@@ -6,6 +6,9 @@
  * - the chain reaches the newest checkpoint known and its link there is the
  *   checkpoint's head (the newest versions of the whole history were not
  *   deleted, nor the chain rewritten);
+ * - no version of this record was left out of the chain although its
+ *   transaction ended before the last sealing run (written in SQL with a
+ *   back-dated transaction id, so that it would never be sealed);
  * - every entry of this record in the chain names a history row that still
  *   exists with the same columns (a record rolled back — newest history
  *   rows deleted, an older version copied into the live row — or a
@@ -21,7 +24,7 @@ import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from '../db/module-entity.js'
 import type { Checkpoints } from './checkpoints.js'
 import type { Verdict } from './chain.js'
-import { brokenLink, entriesOf, entryHash, GENESIS, historyColumnsOf } from './ledger.js'
+import { brokenLink, entriesOf, entryHash, GENESIS, historyColumnsOf, strayVersions } from './ledger.js'
 
 const broken = (motivo: keyof typeof MOTIVOS, version?: number): Verdict =>
   ({ valido: false, ...(version !== undefined && { version_rota: version }), motivo: MOTIVOS[motivo] })
@@ -35,6 +38,8 @@ export async function verifyInLedger (em: EntityManager, mod: ModuleDef, live: R
     if (row.enlace !== latest.cabeza) return broken('REESCRITA')
   }
   const id = live._id as string
+  const stray = await strayVersions(em, mod.name, id)
+  if (stray.length > 0) return broken('FUERA', stray[0])
   const entries = await entriesOf(em, mod.name, id)
   if (entries.length === 0) return undefined
   const columns = await historyColumnsOf(em, mod.name, id)

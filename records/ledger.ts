@@ -195,3 +195,17 @@ export async function brokenLink (em: EntityManager, from: ChainHead, to?: Chain
   if (to !== undefined && (seq !== to.seq || enlace !== to.enlace)) return seq === to.seq ? to.seq : seq + 1
   return undefined
 }
+
+/**
+ * Versions of one record that the chain should hold and does not: history
+ * rows whose transaction ended before the last sealing run (below the
+ * watermark) yet have no entry. The sealer never leaves such a row behind;
+ * one written in SQL with a back-dated transaction id would be.
+ */
+export async function strayVersions (em: EntityManager, modulo: string, registro: string): Promise<number[]> {
+  const rows = await executor(em)<{ version: number }>(
+    `select h.version from sys_historial h
+      where h.modulo = ? and h.registro = ? and h.xid < coalesce((select marca from sys_cadena_estado where id = 1), '0'::xid8)
+        and not exists (select 1 from sys_cadena c where c.historial = h.id) order by h.version`, [modulo, registro])
+  return rows.map((r) => r.version)
+}

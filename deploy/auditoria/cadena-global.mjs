@@ -161,7 +161,11 @@ export async function auditDatabase (opt) {
   const cols = await q(`select modulo, registro, version from sys_historial
     where usuario is distinct from datos->>'_modified_by' or fecha is distinct from (datos->>'_modified')::timestamptz order by modulo, registro, version`)
   for (const r of cols) problem(`${r.modulo} ${r.registro} v${r.version}: el autor o la fecha de la fila del historial no son los de su versión`)
-  const [pending] = await q('select count(*)::int as n from sys_historial h where not exists (select 1 from sys_cadena c where c.modulo = h.modulo and c.registro = h.registro and c.version = h.version)')
+  const stray = await q(`select h.modulo, h.registro, h.version from sys_historial h
+    where h.xid < coalesce((select marca from sys_cadena_estado where id = 1), '0'::xid8) and not exists (select 1 from sys_cadena c where c.historial = h.id)
+    order by h.modulo, h.registro, h.version`)
+  for (const r of stray) problem(`${r.modulo} ${r.registro} v${r.version}: fuera de la cadena aunque su transacción terminó antes del último sellado (escrita a mano con un xid antiguo)`)
+  const [pending] = await q('select count(*)::int as n from sys_historial h where not exists (select 1 from sys_cadena c where c.historial = h.id)')
   if (pending.n > 0) opt.say(`${pending.n} filas del historial aún sin sellar (posteriores al último sellado: solo las cubre la cadena de su registro).`)
 
   // 5. Blind indexes, recomputed from the decrypted values.

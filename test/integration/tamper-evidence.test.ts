@@ -232,6 +232,23 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     await expectAuditorOk()
   })
 
+  it('a version written in SQL with a back-dated transaction id, so that it is never sealed', async () => {
+    // stands for a version forged consistently (hash recomputed) and inserted with an old xid
+    const v = await create(veh)
+    await checkpoint()
+    await put(veh, v._id, { marca: 'Forjada' })
+    await sql(`update sys_historial set xid = '1'::xid8 where registro = $1 and version = 2`, [v._id])
+    await checkpoint()
+    expect(await sql('select 1 from sys_cadena where registro = $1 and version = 2', [v._id])).toHaveLength(0)
+    expect(await verificar(veh, v._id)).toEqual(broken('FUERA', 2))
+    await expectAuditorFinds(new RegExp(`${v._id} v2: fuera de la cadena`))
+    // sealed after all (as if its transaction id were genuine): both pass
+    await sql(`update sys_historial set xid = pg_current_xact_id() where registro = $1 and version = 2`, [v._id])
+    await checkpoint()
+    expect(await verificar(veh, v._id)).toEqual({ valido: true })
+    await expectAuditorOk()
+  })
+
   it('a record rolled back together with its entries in the chain (a gap)', async () => {
     const v = await create(veh)
     await put(veh, v._id, { marca: 'Gap' })
