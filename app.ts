@@ -19,6 +19,7 @@ import redisPlugin from './plugins/redis.js'
 import storesPlugin, { type StoresOptions } from './plugins/stores.js'
 import ormPlugin, { type OrmOptions } from './plugins/orm.js'
 import systemKeys from './plugins/system-keys.js'
+import checkpointsPlugin from './plugins/checkpoints.js'
 import authPlugin from './plugins/auth.js'
 import authRoutes from './routes/auth.js'
 import auditRoutes from './routes/audit.js'
@@ -81,6 +82,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       ...(options.embeddedPath !== undefined && { embeddedPath: options.embeddedPath }),
     })
     await app.register(systemKeys)
+    await app.register(checkpointsPlugin)
     await app.register(authPlugin)
     await app.register(recordsPlugin)
     await app.register(notFound)

@@ -16,7 +16,8 @@ async function main (): Promise<void> {
   const lines = [
     '',
     `  Registros de Policía Local escuchando en ${url}`,
-    `  Base de datos: ${app.databaseKind === 'embedded' ? `embebida (PGlite) en ${config.dataDir}/pgdata` : 'PostgreSQL'}; estado compartido: ${app.stores.kind === 'redis' ? 'Redis' : 'en proceso'}`,
+    `  Base de datos: ${app.databaseKind === 'embedded' ? `embebida (PGlite) en ${config.dataDir}/pgdata, socket en ${String(app.orm.config.get('host'))}` : 'PostgreSQL'}; estado compartido: ${app.stores.kind === 'redis' ? 'Redis' : 'en proceso'}`,
+    `  Puntos de control de la cadena: ${config.checkpointDir} (clave pública: ${app.signer.publicKey})`,
     `  Documentación OpenAPI: ${url}/docs`,
   ]
   if (app.firstLogin !== undefined) {

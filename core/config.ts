@@ -34,6 +34,10 @@ export interface Config {
   readonly logLevel: string
   /** Token lifetime in seconds (7 days). */
   readonly tokenTtlSeconds: number
+  /** Where signed checkpoints of the global chain are published, one new file each (README "Integrity"). */
+  readonly checkpointDir: string
+  /** How often the global chain is sealed and its head published. */
+  readonly checkpointIntervalMs: number
 }
 
 type Env = Record<string, string | undefined>
@@ -146,6 +150,8 @@ export function loadConfig (env: Env = process.env): Config {
     modulesFile: resolve(env.MODULES_FILE ?? 'modules.yaml'),
     logLevel: env.LOG_LEVEL ?? 'info',
     tokenTtlSeconds: 7 * 24 * 3600,
+    checkpointDir: resolve(env.CHECKPOINT_DIR || join(dataDir, 'puntos-control')),
+    checkpointIntervalMs: windowMs(env, 'CHECKPOINT_INTERVAL', 60_000),
   }
   return Object.freeze(config)
 }

@@ -79,3 +79,19 @@ export const MESSAGES = {
   SESION_CERRADA: 'Sesión cerrada exitosamente',
   REGISTRO_ELIMINADO: 'Registro eliminado exitosamente',
 } as const
+
+/**
+ * Why `/verificar` found a record not intact (`motivo` beside `valido:
+ * false`; README "Integrity"). Never an error: the request succeeded.
+ */
+export const MOTIVOS = {
+  VERSION: 'una versión no coincide con su _hash, con la anterior o con su entrada del historial',
+  INDICE_CIEGO: 'un índice ciego no corresponde al valor cifrado del registro',
+  RETROCESO: 'faltan en el historial versiones que la cadena global selló (registro revertido)',
+  ENTRADA: 'una entrada del historial (autor, fecha, acción, campos o hash) no coincide con su sello en la cadena global',
+  FUERA: 'una versión del historial quedó fuera de la cadena global aunque su transacción terminó antes del último sellado (escrita a mano)',
+  ENLACE: 'la cadena global no enlaza alrededor de una entrada de este registro',
+  TRUNCADA: 'la cadena global es más corta que el último punto de control firmado: se borraron entradas',
+  REESCRITA: 'la cadena global no coincide con el último punto de control firmado: se reescribieron entradas',
+  FIRMA: 'un punto de control no lleva una firma válida de este servicio',
+} as const

@@ -26,6 +26,12 @@ export interface HistoryRow {
    * its default 1 is what the rows written before it read as.
    */
   sello: number
+  /**
+   * Id of the transaction that wrote the row (xid8, as text): the global
+   * chain's sealer (records/ledger.ts) takes rows in transaction order once
+   * their transaction has ended. Set by the database's default.
+   */
+  xid?: string
 }
 
 export const HistoryEntity = new EntitySchema<HistoryRow>({
@@ -43,6 +49,7 @@ export const HistoryEntity = new EntitySchema<HistoryRow>({
     campos: { type: 'json', columnType: 'jsonb', fieldName: 'campos' },
     datos: { type: 'json', columnType: 'jsonb', fieldName: 'datos' },
     sello: { type: 'smallint', fieldName: 'sello', default: 1 },
+    xid: { type: 'bigint', columnType: 'xid8', fieldName: 'xid', defaultRaw: 'pg_current_xact_id()', index: 'sys_historial_xid_idx', lazy: true },
   },
   uniques: [{ name: 'sys_historial_version_unique', properties: ['modulo', 'registro', 'version'] }],
 })

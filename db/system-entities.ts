@@ -1,8 +1,9 @@
 /** The service's own tables, registered with the ORM beside the module entities. */
 import { HistoryEntity } from './history-entity.js'
+import { CheckpointEntity, LedgerEntity, LedgerStateEntity } from './ledger-entity.js'
 import { ReadLogEntity } from './read-log-entity.js'
 import { StateEntity } from './revocation-epoch.js'
 import { SessionEntity } from './session-entity.js'
 import { SystemKeyEntity } from './system-keys.js'
 
-export const SYSTEM_ENTITIES = [SessionEntity, SystemKeyEntity, HistoryEntity, ReadLogEntity, StateEntity] as const
+export const SYSTEM_ENTITIES = [SessionEntity, SystemKeyEntity, HistoryEntity, ReadLogEntity, StateEntity, LedgerEntity, LedgerStateEntity, CheckpointEntity] as const

@@ -1,5 +1,6 @@
 /**
- * The service's own keys: the blind-index key and the integrity key. Each
+ * The service's own keys: the blind-index key, the integrity key and the
+ * checkpoint signing key (the Ed25519 seed of records/checkpoints.ts). Each
  * is 32 random bytes generated on first start and stored in `sys_claves`
  * wrapped (AES-256-GCM) by ENCRYPTION_KEY, so operators manage one secret,
  * and rotating it (npm run rotate-keys) re-wraps these without changing
@@ -27,7 +28,7 @@ export const SystemKeyEntity = new EntitySchema<SystemKeyRow>({
   },
 })
 
-export const SYSTEM_KEY_NAMES = ['indice', 'integridad'] as const
+export const SYSTEM_KEY_NAMES = ['indice', 'integridad', 'firma'] as const
 type KeyName = typeof SYSTEM_KEY_NAMES[number]
 
 /** Wrapping uses the field cipher format, with `sys_claves/<name>` as associated data. */
@@ -35,8 +36,13 @@ function wrapper (keys: readonly Buffer[]): FieldCipher {
   return createFieldCipher(keys, { indexKey: Buffer.alloc(32), integrityKey: Buffer.alloc(32) })
 }
 
-/** Reads (creating on first start) the blind-index and integrity keys. */
-export async function loadSystemKeys (em: EntityManager, keys: readonly Buffer[]): Promise<MacKeys> {
+export interface SystemKeys extends MacKeys {
+  /** Seed of the Ed25519 key that signs checkpoints of the global chain. */
+  readonly signingSeed: Buffer
+}
+
+/** Reads (creating on first start) the blind-index, integrity and signing keys. */
+export async function loadSystemKeys (em: EntityManager, keys: readonly Buffer[]): Promise<SystemKeys> {
   const wrap = wrapper(keys)
   const out: Partial<Record<KeyName, Buffer>> = {}
   for (const nombre of SYSTEM_KEY_NAMES) {
@@ -54,7 +60,7 @@ export async function loadSystemKeys (em: EntityManager, keys: readonly Buffer[]
         'which is neither ENCRYPTION_KEY nor one of ENCRYPTION_KEYS; start with the key it was written with (see README, "Key rotation")')
     }
   }
-  return { indexKey: out.indice!, integrityKey: out.integridad! }
+  return { indexKey: out.indice!, integrityKey: out.integridad!, signingSeed: out.firma! }
 }
 
 /** Re-wraps the system keys with the current ENCRYPTION_KEY; returns how many changed. */

@@ -1,7 +1,8 @@
 /**
- * The lifecycle routes of a module (SPEC S5, S7): restore a soft-deleted
- * record, list its versions, verify its hash chain. They work on deleted
- * records too: an audit does not end with a deletion.
+ * The lifecycle routes of a module (SPEC S5, S7, S15): restore a
+ * soft-deleted record, list its versions, verify its hash chain. History and
+ * verification work on deleted records too, for callers who may see deleted
+ * records (`eliminar`): an audit does not end with a deletion.
  */
 import type { FastifyInstance } from 'fastify'
 import { Type, type TSchema } from '@sinclair/typebox'
@@ -56,7 +57,13 @@ export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, { tags, r
       tags,
       summary: `Verificar la cadena de integridad de un registro de ${mod.label}`,
       params: IdParams,
-      response: { 200: envelope(Type.Object({ valido: Type.Boolean(), version_rota: Type.Optional(Type.Integer()) })) },
+      response: {
+        200: envelope(Type.Object({
+          valido: Type.Boolean(),
+          version_rota: Type.Optional(Type.Integer({ description: 'Primera versión que no se sostiene, cuando se sabe' })),
+          motivo: Type.Optional(Type.String({ description: 'Qué no se sostiene (README, "History and verification")' })),
+        })),
+      },
     },
   }, async (request) => {
     return { success: true, data: await request.records.of(mod).verify(idOf(request)) }

@@ -27,6 +27,7 @@ async function recordsPlugin (app: FastifyInstance): Promise<void> {
     cipher: app.cipher,
     sequences: app.stores.sequences,
     timeZone: app.config.timeZone,
+    checkpoints: app.checkpoints,
   })
   subscribeUsersPolicy(records.hooks, app.registry.usersModule, app.access, app.stores.sessions)
   app.decorate('records', records)
@@ -40,4 +41,4 @@ async function recordsPlugin (app: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(recordsPlugin, { name: 'policia-records', fastify: '5.x', dependencies: ['policia-config', 'policia-stores', 'policia-system-keys', 'policia-orm'] })
+export default fp(recordsPlugin, { name: 'policia-records', fastify: '5.x', dependencies: ['policia-config', 'policia-stores', 'policia-system-keys', 'policia-orm', 'policia-checkpoints'] })

@@ -6,18 +6,24 @@
  * format it was written with (seal-format.ts), checks the versions
  * run 1..n without a gap, and that the live row is the last of them: an
  * edit, insertion or deletion made behind the service's back shows as the
- * first version where the chain breaks.
+ * first version where the chain breaks. Each searchable encrypted field's
+ * blind index must be the one its value gives (an index copied from another
+ * record would make a search find the wrong record). Then the record is
+ * checked against the global chain and its checkpoints (ledger-verify.ts).
  */
 import { createHash } from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { canonicalJson } from '../core/canonical.js'
 import { keyIdOf, type FieldCipher } from '../core/crypto.js'
+import { MOTIVOS } from '../core/errors.js'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from '../db/module-entity.js'
 import { versionsOf } from './history.js'
 import { hashPayload } from './record-view.js'
 import { CURRENT_SEAL, sealOf, type Seal } from './seal-format.js'
-import { valueColumn } from '../db/columns.js'
+import { blindIndexColumn, valueColumn } from '../db/columns.js'
+import type { Checkpoints } from './checkpoints.js'
+import { verifyInLedger } from './ledger-verify.js'
 
 export function sha256 (text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex')
@@ -27,6 +33,8 @@ export interface Verdict {
   valido: boolean
   /** First version at which the chain does not hold. */
   version_rota?: number
+  /** What does not hold (core/errors.ts MOTIVOS), when valido is false. */
+  motivo?: string
 }
 
 /**
@@ -73,31 +81,55 @@ function actionOf (version: number, before: Row | undefined, now: Row): string {
   return !was && is ? 'eliminar' : was && !is ? 'restaurar' : 'editar'
 }
 
-export async function verifyChain (em: EntityManager, mod: ModuleDef, live: Row, cipher: FieldCipher): Promise<Verdict> {
+/** Whether every blind index of a stored row (present in it) is the one its value gives. */
+function blindIndexesHold (mod: ModuleDef, row: Row, cipher: FieldCipher): boolean {
+  for (const f of mod.fields) {
+    if (!f.searchable || !Object.hasOwn(row, blindIndexColumn(f))) continue
+    const stored = row[valueColumn(f)]
+    let expected: string | null = null
+    try {
+      if (stored !== null && stored !== undefined) expected = cipher.blindIndex(cipher.decrypt(stored as string, row._id as string, f.name))
+    } catch {
+      return false
+    }
+    if ((row[blindIndexColumn(f)] ?? null) !== expected) return false
+  }
+  return true
+}
+
+export async function verifyChain (em: EntityManager, mod: ModuleDef, live: Row, cipher: FieldCipher, checkpoints?: Checkpoints): Promise<Verdict> {
+  const local = await verifyVersions(em, mod, live, cipher)
+  if (!local.valido || checkpoints === undefined) return local
+  return (await verifyInLedger(em, mod, live, checkpoints)) ?? local
+}
+
+async function verifyVersions (em: EntityManager, mod: ModuleDef, live: Row, cipher: FieldCipher): Promise<Verdict> {
   const versions = await versionsOf(em, mod, live._id as string)
+  const broken = (version: number, motivo: keyof typeof MOTIVOS = 'VERSION'): Verdict => ({ valido: false, version_rota: version, motivo: MOTIVOS[motivo] })
   let prev = ''
   let before: { row: Row, payload: Record<string, unknown> } | undefined
   for (const [i, v] of versions.entries()) {
     const expected = i + 1
-    if (v.version !== expected) return { valido: false, version_rota: expected }
+    if (v.version !== expected) return broken(expected)
     const snapshot = v.datos
-    const broken = { valido: false, version_rota: v.version }
-    if (snapshot._version !== v.version || snapshot._hash !== v.hash || snapshot._id !== live._id) return broken
+    if (snapshot._version !== v.version || snapshot._hash !== v.hash || snapshot._id !== live._id) return broken(v.version)
     const got = recompute(mod, snapshot, cipher, prev, sealOf(mod, v))
-    if (got === undefined || got.hash !== v.hash) return broken
+    if (got === undefined || got.hash !== v.hash) return broken(v.version)
     // The entry's own columns must say what its snapshot says.
-    if (v.usuario !== snapshot._modified_by || time(v.fecha) !== time(snapshot._modified)) return broken
-    if (v.accion !== actionOf(v.version, before?.row, snapshot)) return broken
-    if (canonicalJson(v.campos) !== canonicalJson(changedFields(mod, before?.payload, got.payload))) return broken
+    if (v.usuario !== snapshot._modified_by || time(v.fecha) !== time(snapshot._modified)) return broken(v.version)
+    if (v.accion !== actionOf(v.version, before?.row, snapshot)) return broken(v.version)
+    if (canonicalJson(v.campos) !== canonicalJson(changedFields(mod, before?.payload, got.payload))) return broken(v.version)
+    if (!blindIndexesHold(mod, snapshot, cipher)) return broken(v.version, 'INDICE_CIEGO')
     prev = v.hash
     before = { row: snapshot, payload: got.payload }
   }
   const last = versions.length
   const liveVersion = live._version as number
-  if (liveVersion !== last) return { valido: false, version_rota: Math.min(liveVersion, last + 1) }
+  if (liveVersion !== last) return broken(Math.min(liveVersion, last + 1))
   const previous = last >= 2 ? versions[last - 2]!.hash : ''
   // The live row is its last version, sealed as that version was.
   const seal = last >= 1 ? sealOf(mod, versions[last - 1]!) : CURRENT_SEAL
-  if (live._hash !== prev || recompute(mod, live, cipher, previous, seal)?.hash !== live._hash) return { valido: false, version_rota: liveVersion }
+  if (live._hash !== prev || recompute(mod, live, cipher, previous, seal)?.hash !== live._hash) return broken(liveVersion)
+  if (!blindIndexesHold(mod, live, cipher)) return broken(liveVersion, 'INDICE_CIEGO')
   return { valido: true }
 }

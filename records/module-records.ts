@@ -16,6 +16,7 @@ import type { Action, ModuleDef } from '../core/registry/types.js'
 import { formatDateTime, nowSeconds } from '../core/time.js'
 import type { Row } from '../db/module-entity.js'
 import { verifyChain, type Verdict } from './chain.js'
+import type { Checkpoints } from './checkpoints.js'
 import { sealInfo, versionsOf, type HistoryAction } from './history.js'
 import { parseListQuery } from './list-query.js'
 import { logReads } from './read-log.js'
@@ -56,6 +57,8 @@ export interface ModuleRecordsDeps {
   readonly access: AccessTable
   readonly cipher: FieldCipher
   readonly timeZone: string
+  /** The global chain's checkpoints /verificar checks against (records/checkpoints.ts). */
+  readonly checkpoints?: Checkpoints
 }
 
 /** What the module's declaration says once, for every request. */
@@ -168,28 +171,44 @@ export class ModuleRecords {
     return this.view(await this.plan.service.restore(this.ctx.em, this.ctx.caller, id, this.guard('eliminar')))
   }
 
-  /** Every version of a record the caller may see, masked as the record is now (SPEC S7, S11). */
-  async history (id: string): Promise<HistoryEntryView[]> {
+  /**
+   * A record for its history or verification: within the caller's `ver`
+   * scope, and when deleted only for holders of `eliminar` (who may see
+   * deleted records, SPEC S15); else 404 like GET.
+   */
+  private async audited (id: string): Promise<Row> {
     this.authorize('ver')
-    const { mod, service } = this.plan
-    const live = await service.findAny(this.ctx.em, id, this.visible())
+    const live = await this.plan.service.findAny(this.ctx.em, id, this.visible())
+    if (live._deleted !== null && live._deleted !== undefined && this.scope('eliminar') === 'none') throw new AppError('REGISTRO_NO_ENCONTRADO')
+    return live
+  }
+
+  /**
+   * Every version of a record the caller may see, masked as the record is
+   * now (SPEC S7, S11); changed encrypted fields are named only to callers
+   * who may decrypt them (SPEC S15).
+   */
+  async history (id: string): Promise<HistoryEntryView[]> {
+    const { mod, encrypted } = this.plan
+    const live = await this.audited(id)
     const versions = await versionsOf(this.ctx.em, mod, live._id as string)
     const records = await this.views(versions.map((v) => v.datos), live)
+    const descifrar = encrypted.length > 0 ? this.scope('descifrar') : 'none'
+    const hidden = encrypted.length > 0 && !(descifrar !== 'none' && reaches(descifrar, mod, this.ctx.caller, live)) ? new Set(encrypted) : undefined
     return versions.map((v, i) => ({
       _version: v.version,
       accion: v.accion,
       usuario: v.usuario,
       fecha: formatDateTime(new Date(v.fecha), this.deps.timeZone),
       _hash: v.hash,
-      campos: v.campos,
+      campos: hidden === undefined ? v.campos : v.campos.filter((c) => !hidden.has(c)),
       ...sealInfo(mod, v),
       registro: records[i]!,
     }))
   }
 
   async verify (id: string): Promise<Verdict> {
-    this.authorize('ver')
-    const live = await this.plan.service.findAny(this.ctx.em, id, this.visible())
-    return verifyChain(this.ctx.em, this.plan.mod, live, this.deps.cipher)
+    const live = await this.audited(id)
+    return verifyChain(this.ctx.em, this.plan.mod, live, this.deps.cipher, this.deps.checkpoints)
   }
 }

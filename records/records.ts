@@ -6,13 +6,14 @@
  */
 import type { AccessTable } from '../core/access.js'
 import type { FieldCipher } from '../core/crypto.js'
+import type { Checkpoint, Checkpoints } from './checkpoints.js'
 import type { ModuleDef, Registry } from '../core/registry/types.js'
 import type { SequenceStore } from '../stores/types.js'
 import { HookBus } from './hooks.js'
 import { ModuleRecords, modulePlan, type ModulePlan, type RequestContext } from './module-records.js'
 import { createRecordService, type RecordService } from './record-service.js'
 import { listReads } from './read-log.js'
-import { AppError } from '../core/errors.js'
+import { AppError, MOTIVOS } from '../core/errors.js'
 
 export interface RecordsDeps {
   readonly registry: Registry
@@ -20,6 +21,8 @@ export interface RecordsDeps {
   readonly cipher: FieldCipher
   readonly sequences: SequenceStore
   readonly timeZone: string
+  /** The global chain's checkpoints, for /verificar (records/checkpoints.ts). */
+  readonly checkpoints?: Checkpoints
 }
 
 /** Every module's records as one request's caller may see them. */
@@ -27,6 +30,18 @@ export interface CallerRecords {
   of (mod: ModuleDef): ModuleRecords
   /** A page of the read log (superadmins only, else 403). */
   reads (query: Record<string, unknown>): ReturnType<typeof listReads>
+  /** Seals the global chain and publishes a signed checkpoint of its head now (superadmins only, else 403). */
+  checkpoint (): Promise<CheckpointAnswer>
+}
+
+export interface CheckpointAnswer {
+  /** The checkpoint published; null when the chain no longer extends the newest one known (`motivo`). */
+  punto_control: Checkpoint | null
+  /** Entries sealed by this run. */
+  sellados: number
+  /** Ed25519 public key (raw, base64) that verifies it. */
+  clave_publica: string
+  motivo?: string
 }
 
 export interface Records {
@@ -70,5 +85,17 @@ class RequestRecords implements CallerRecords {
   async reads (query: Record<string, unknown>): ReturnType<typeof listReads> {
     if (!this.deps.access.isSuper(this.ctx.caller.rol)) throw new AppError('SIN_PERMISOS')
     return listReads(this.ctx.em, query, this.deps.timeZone)
+  }
+
+  async checkpoint (): Promise<CheckpointAnswer> {
+    if (!this.deps.access.isSuper(this.ctx.caller.rol)) throw new AppError('SIN_PERMISOS')
+    const checkpoints = this.deps.checkpoints!
+    const { checkpoint, sealed, refused } = await checkpoints.run(this.ctx.em, true)
+    return {
+      punto_control: checkpoint ?? null,
+      sellados: sealed?.sealed ?? 0,
+      clave_publica: checkpoints.signer.publicKey,
+      ...(refused !== undefined && { motivo: MOTIVOS[refused] }),
+    }
   }
 }

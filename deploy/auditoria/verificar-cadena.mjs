@@ -1,34 +1,104 @@
 #!/usr/bin/env node
 /**
- * Independent verifier of a record's hash chain, from the API's output.
- * Written apart from the service (it shares no code with it) so an auditor
- * can check the documented algorithm (README, "Integrity"):
+ * The auditor's independent verifier (README, "Integrity"). It shares no
+ * code with the service: everything it computes follows the README.
  *
- *   curl -H "Authorization: Bearer $T" $URL/denuncias/DEN-2026-00001/historial > h.json
- *   node deploy/auditoria/verificar-cadena.mjs h.json --modulo denuncias \
- *        [--modulos modules.yaml] [--tz Europe/Madrid] [--clave-integridad <base64>]
+ * Two checks:
  *
- * Records with encrypted fields need the integrity key (npm run integrity-key)
- * and a history read by a user who may decrypt them. Each version is checked
- * under its own seal format (`sello`): 2 leaves out declared fields without a
- * value; 1 holds the fields named in `campos_sellados`, null included. A
- * history exported before `sello` existed is all format 1 with every field
- * of --modulos. Exit code 0 when every version checks, 1 when one does not,
- * 2 on a usage error.
+ * 1. A whole database against the signed checkpoints of its global chain
+ *    (cadena-global.mjs): rollbacks, truncation, rewritten or edited history
+ *    entries, and, given the keys, blind indexes.
+ *
+ *      node deploy/auditoria/verificar-cadena.mjs --db postgres://… \
+ *           --puntos-control <dir> [--puntos-control <dir> …] --clave-publica <base64> \
+ *           [--modulos modules.yaml] [--clave-cifrado <base64>[,<base64>…]] [--clave-indice <base64>]
+ *
+ * 2. One record's hash chain, from the API's output:
+ *
+ *      curl -H "Authorization: Bearer $T" $URL/denuncias/DEN-2026-00001/historial > h.json
+ *      node deploy/auditoria/verificar-cadena.mjs h.json --modulo denuncias \
+ *           [--modulos modules.yaml] [--tz Europe/Madrid] [--clave-integridad <base64>]
+ *
+ *    Records with encrypted fields need the integrity key (npm run
+ *    integrity-key) and a history read by a user who may decrypt them. Each
+ *    version is checked under its own seal format (`sello`): 2 leaves out
+ *    declared fields without a value; 1 holds the fields named in
+ *    `campos_sellados`, null included. A history exported before `sello`
+ *    existed is all format 1 with every field of --modulos.
+ *
+ * Exit code 0 when everything checks, 1 when something does not, 2 on a
+ * usage error or an input it cannot read (never a stack trace).
  */
 import { createHash, createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { parse as parseYaml } from 'yaml'
 
-const { values: opt, positionals } = parseArgs({
-  allowPositionals: true,
-  options: { modulo: { type: 'string' }, modulos: { type: 'string', default: 'modules.yaml' }, tz: { type: 'string', default: 'Europe/Madrid' }, 'clave-integridad': { type: 'string' } },
-})
-if (positionals.length !== 1 || opt.modulo === undefined) {
-  console.error('uso: verificar-cadena.mjs <historial.json> --modulo <nombre> [--modulos modules.yaml] [--tz Europe/Madrid] [--clave-integridad <base64>]')
+const USAGE = `uso:
+  verificar-cadena.mjs --db <url> --puntos-control <dir> [--puntos-control <dir> …] --clave-publica <base64>
+                       [--modulos modules.yaml] [--clave-cifrado <base64>[,<base64>…]] [--clave-indice <base64>]
+      comprueba toda la base frente a los puntos de control firmados (clave pública: npm run integrity-key -- --publica;
+      índice ciego: --clave-cifrado ENCRYPTION_KEY[,ENCRYPTION_KEYS] y --clave-indice de npm run integrity-key -- --indice)
+  verificar-cadena.mjs <historial.json> --modulo <nombre> [--modulos modules.yaml] [--tz Europe/Madrid] [--clave-integridad <base64>]
+      comprueba la cadena de un registro a partir de GET /{modulo}/{id}/historial
+Salida: 0 íntegro, 1 no íntegro, 2 error de uso o de entrada.`
+
+/** A usage error or an input that cannot be read: a message and exit 2, never a stack trace. */
+function fail (message) {
+  console.error(message)
   process.exit(2)
 }
+
+let opt, positionals
+try {
+  ({ values: opt, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      modulo: { type: 'string' }, modulos: { type: 'string' }, tz: { type: 'string', default: 'Europe/Madrid' }, 'clave-integridad': { type: 'string' },
+      db: { type: 'string' }, 'puntos-control': { type: 'string', multiple: true }, 'clave-publica': { type: 'string' },
+      'clave-cifrado': { type: 'string' }, 'clave-indice': { type: 'string' },
+    },
+  }))
+} catch (err) { fail(`${err.message}\n${USAGE}`) }
+if (opt.help) { console.log(USAGE); process.exit(0) }
+
+const readYaml = (file) => {
+  let text
+  try { text = readFileSync(file, 'utf8') } catch (err) { fail(`no se puede leer ${file}: ${err.message}`) }
+  try { return parseYaml(text) } catch (err) { fail(`${file} no es YAML válido: ${err.message}`) }
+}
+
+if (opt.db !== undefined) {
+  if (positionals.length > 0 || opt['puntos-control'] === undefined || opt['clave-publica'] === undefined) fail(USAGE)
+  const { auditDatabase, UsageError } = await import('./cadena-global.mjs')
+  let pg
+  try { ({ default: pg } = await import('pg')) } catch { fail('hace falta el paquete pg (npm install pg) para leer la base de datos') }
+  let client
+  try { client = new pg.Client({ connectionString: opt.db }) } catch (err) { fail(`--db no es una URL de PostgreSQL válida: ${err.message}`) }
+  let problems
+  try {
+    await client.connect()
+    problems = await auditDatabase({
+      client,
+      dirs: opt['puntos-control'],
+      publicKey: opt['clave-publica'],
+      modules: opt.modulos === undefined ? undefined : readYaml(opt.modulos),
+      encryptionKeys: opt['clave-cifrado']?.split(',').filter((k) => k.trim() !== ''),
+      indexKey: opt['clave-indice'],
+      say: (line) => console.log(line),
+    })
+  } catch (err) {
+    await client.end().catch(() => {})
+    fail(err instanceof UsageError ? err.message : `no se pudo leer la base de datos (${opt.db.replace(/\/\/[^@/]*@/, '//…@')}): ${err.message}`)
+  }
+  await client.end().catch(() => {})
+  console.log(problems.length === 0 ? 'Base de datos íntegra frente a sus puntos de control.' : `La base de datos NO es íntegra: ${problems.length} problemas.`)
+  process.exit(problems.length === 0 ? 0 : 1)
+}
+
+if (positionals.length !== 1 || opt.modulo === undefined) fail(USAGE)
+opt.modulos ??= 'modules.yaml'
 
 // Canonical JSON: keys sorted (UTF-16 order) at every depth, no spaces.
 const canonical = (v) => v === null || typeof v !== 'object'
@@ -47,12 +117,16 @@ function instants (local) {
   return [...found]
 }
 
-const registry = parseYaml(readFileSync(opt.modulos, 'utf8'))
-const fields = registry.modules?.[opt.modulo]?.fields
-if (fields === undefined) { console.error(`módulo desconocido: ${opt.modulo}`); process.exit(2) }
+const registry = readYaml(opt.modulos)
+const fields = registry?.modules?.[opt.modulo]?.fields
+if (fields === undefined) fail(`módulo desconocido: ${opt.modulo}`)
 const key = opt['clave-integridad'] === undefined ? undefined : Buffer.from(opt['clave-integridad'], 'base64')
-const input = JSON.parse(readFileSync(positionals[0], 'utf8'))
-const versions = (input.data ?? input).versiones
+let input
+try { input = JSON.parse(readFileSync(positionals[0], 'utf8')) } catch (err) { fail(`${positionals[0]} no es JSON legible (${err.message}): guarde la respuesta de GET /{modulo}/{id}/historial`) }
+const versions = (input?.data ?? input)?.versiones
+if (!Array.isArray(versions) || versions.some((v) => typeof v !== 'object' || v === null || typeof v.registro !== 'object' || v.registro === null)) {
+  fail(`${positionals[0]} no es la respuesta de GET /{modulo}/{id}/historial (falta data.versiones con cada registro)`)
+}
 
 let prev = ''
 let ok = true

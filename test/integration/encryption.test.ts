@@ -282,7 +282,7 @@ describe('blind index', () => {
 describe('system keys', () => {
   it('sys_claves holds indice and integridad wrapped by ENCRYPTION_KEY, never the raw key; blind indexes use indice', async () => {
     const keys = await sysKeys()
-    expect(Object.keys(keys).sort()).toEqual(['indice', 'integridad'])
+    expect(Object.keys(keys).sort()).toEqual(['firma', 'indice', 'integridad'])
     for (const [nombre, valor] of Object.entries(keys)) {
       expect(kidOf(valor), nombre).toBe(kid(KEY_A))
       const raw = unwrap(KEY_A, nombre, valor)
@@ -341,13 +341,13 @@ describe('key rotation over a few thousand rows', () => {
     const [stale, sys, keys] = [await staleCounts(kid(KEY_B)), await systemColumns(), await sysKeys()]
     expect(stale.personal! + stale.denuncias!).toBeGreaterThan(2 * N)
     const report = await rotate(toolEnv(KEY_B, KEY_A), false)
-    expect([report.keyId, report.systemKeysRewrapped, rewritten(report)]).toEqual([kid(KEY_B), 2, stale])
+    expect([report.keyId, report.systemKeysRewrapped, rewritten(report)]).toEqual([kid(KEY_B), 3, stale])
     expect(report.modules.sys_historial!.rewritten).toBeGreaterThan(0) // the history's own copies moved too
     for (const m of encMods) expect(report.modules[m.name]!.scanned).toBe(sys[m.name]!.length)
     expect(await staleCounts(kid(KEY_B))).toEqual(zeros)
     expect(await systemColumns()).toEqual(sys)
     const after = await sysKeys()
-    for (const n of ['indice', 'integridad']) {
+    for (const n of ['firma', 'indice', 'integridad']) {
       expect(kidOf(after[n]!)).toBe(kid(KEY_B))
       expect(unwrap(KEY_B, n, after[n]!)).toEqual(unwrap(KEY_A, n, keys[n]!))
     }

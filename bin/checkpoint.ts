@@ -1,0 +1,60 @@
+/**
+ * `npm run checkpoint`: seals the global chain and publishes a signed
+ * checkpoint of its head now (README "Integrity"), as the running service
+ * does every CHECKPOINT_INTERVAL: one new file in CHECKPOINT_DIR, and the
+ * checkpoint on standard output. Needs the database and ENCRYPTION_KEY
+ * (the signing key is kept wrapped by it). Exit status 1 when the chain no
+ * longer extends the newest checkpoint known, or on any failure.
+ */
+import { parseArgs } from 'node:util'
+import pino from 'pino'
+import { loadConfig } from '../core/config.js'
+import { ConfigError, MOTIVOS } from '../core/errors.js'
+import { loadRegistry } from '../core/registry/load.js'
+import { openDatabase } from '../db/open.js'
+import { loadSystemKeys } from '../db/system-keys.js'
+import { Checkpoints, createSigner } from '../records/checkpoints.js'
+
+const HELP = `npm run checkpoint [-- --help]
+
+Seals every history entry that became stable into the global chain and
+publishes a signed checkpoint of its head: a new file in CHECKPOINT_DIR
+(default DATA_DIR/puntos-control) and a JSON line on standard output.
+Uses DATABASE_URL (or the embedded database under DATA_DIR, when the
+service is not running) and ENCRYPTION_KEY, like the service.
+Exit status: 0 published; 1 refused (the chain no longer extends the newest
+checkpoint: run deploy/auditoria/verificar-cadena.mjs --db) or failed.
+`
+
+async function main (): Promise<number> {
+  const { values } = parseArgs({ options: { help: { type: 'boolean', short: 'h' } } })
+  if (values.help === true) { process.stdout.write(HELP); return 0 }
+  const config = loadConfig()
+  const db = await openDatabase(config, loadRegistry(config.modulesFile), pino({ level: 'silent' }))
+  try {
+    const em = db.orm.em.fork()
+    const keys = await loadSystemKeys(em, config.encryptionKeys)
+    const checkpoints = new Checkpoints({
+      signer: createSigner(keys.signingSeed),
+      dir: config.checkpointDir,
+      onPublish: (cp, file) => { process.stderr.write(`Punto de control ${cp.seq} publicado${file === undefined ? '' : ` en ${file}`}.\n`) },
+      onProblem: (message) => { process.stderr.write(`${message}\n`) },
+    })
+    checkpoints.readDirectory()
+    const { checkpoint, sealed, refused } = await checkpoints.run(em, true)
+    process.stderr.write(`${sealed?.sealed ?? 0} entradas selladas.\n`)
+    if (refused !== undefined || checkpoint === undefined) {
+      process.stderr.write(`No se firmó ningún punto de control: ${refused === undefined ? 'la cadena no se pudo sellar' : MOTIVOS[refused]}.\n`)
+      return 1
+    }
+    process.stdout.write(`${JSON.stringify(checkpoint)}\n`)
+    return 0
+  } finally {
+    await db.close()
+  }
+}
+
+main().then((code) => process.exit(code), (err: unknown) => {
+  process.stderr.write(`${err instanceof ConfigError ? err.message : err instanceof Error ? err.message : String(err)}\n`)
+  process.exit(1)
+})

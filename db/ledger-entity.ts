@@ -1,0 +1,74 @@
+/**
+ * The tables of the global chain (SPEC S15, README "Integrity"):
+ * `sys_cadena`, every history entry in the order it was sealed, each linked
+ * to the one before; `sys_cadena_estado`, the sealer's watermark (the
+ * transaction id below which every history row is sealed); and
+ * `sys_puntos_control`, a copy of each signed checkpoint of the chain's head
+ * (the evidence that matters is published outside the database too).
+ * Written by records/ledger.ts and records/checkpoints.ts.
+ */
+import { EntitySchema } from '@mikro-orm/core'
+
+export interface LedgerRow {
+  seq: string
+  /** Id of the sys_historial row sealed here. */
+  historial: string
+  modulo: string
+  registro: string
+  version: number
+  /** SHA-256 of the history row's own columns (records/ledger.ts `entryHash`). */
+  entrada: string
+  /** SHA-256 of the previous link followed by `entrada`. */
+  enlace: string
+}
+
+export const LedgerEntity = new EntitySchema<LedgerRow>({
+  name: 'sys_cadena',
+  tableName: 'sys_cadena',
+  properties: {
+    seq: { type: 'bigint', primary: true, fieldName: 'seq' },
+    historial: { type: 'bigint', fieldName: 'historial', unique: 'sys_cadena_historial_unique' },
+    modulo: { type: 'string', length: 63, fieldName: 'modulo' },
+    registro: { type: 'string', length: 40, fieldName: 'registro' },
+    version: { type: 'integer', fieldName: 'version' },
+    entrada: { type: 'string', length: 64, fieldName: 'entrada' },
+    enlace: { type: 'string', length: 64, fieldName: 'enlace' },
+  },
+  indexes: [{ name: 'sys_cadena_modulo_registro_idx', properties: ['modulo', 'registro'] }],
+})
+
+export interface LedgerStateRow {
+  id: number
+  /** Every history row whose transaction id is below this is sealed (xid8 as text). */
+  marca: string
+}
+
+export const LedgerStateEntity = new EntitySchema<LedgerStateRow>({
+  name: 'sys_cadena_estado',
+  tableName: 'sys_cadena_estado',
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: false, fieldName: 'id' },
+    marca: { type: 'bigint', columnType: 'xid8', fieldName: 'marca' },
+  },
+})
+
+export interface CheckpointRow {
+  id?: string
+  seq: string
+  cabeza: string
+  /** The instant signed, exactly as signed (ISO 8601 UTC). */
+  fecha: string
+  firma: string
+}
+
+export const CheckpointEntity = new EntitySchema<CheckpointRow>({
+  name: 'sys_punto_control',
+  tableName: 'sys_puntos_control',
+  properties: {
+    id: { type: 'bigint', primary: true, autoincrement: true, fieldName: 'id' },
+    seq: { type: 'bigint', fieldName: 'seq', index: 'sys_puntos_control_seq_idx' },
+    cabeza: { type: 'string', length: 64, fieldName: 'cabeza' },
+    fecha: { type: 'string', length: 40, fieldName: 'fecha' },
+    firma: { type: 'string', length: 200, fieldName: 'firma' },
+  },
+})

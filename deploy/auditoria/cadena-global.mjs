@@ -1,0 +1,199 @@
+/**
+ * The auditor's check of a whole database against the signed checkpoints of
+ * its global chain (README, "Integrity"), for verificar-cadena.mjs --db.
+ * Shares no code with the service: everything here follows the README.
+ *
+ *   entry  = SHA-256 hex of the canonical JSON of {accion, campos, fecha,
+ *            hash, modulo, registro, sello, usuario, version} of a
+ *            sys_historial row, fecha as UTC YYYY-MM-DDTHH:MM:SS.ffffffZ
+ *   link 0 = 64 zeros; link n = SHA-256 hex of (link n-1 + entry n)
+ *   checkpoint = {formato: 1, seq, cabeza, fecha, firma}: firma is the
+ *            Ed25519 signature of the canonical JSON of the other four
+ *
+ * Returns the problems found (integrity failures); throws a UsageError for
+ * input it cannot work with.
+ */
+import { createDecipheriv, createHash, createHmac, createPublicKey, verify } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+export class UsageError extends Error {}
+
+export const canonical = (v) => v === null || typeof v !== 'object'
+  ? JSON.stringify(v ?? null)
+  : Array.isArray(v) ? `[${v.map(canonical).join(',')}]`
+    : `{${Object.keys(v).filter((k) => v[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`
+const sha = (s) => createHash('sha256').update(s, 'utf8').digest('hex')
+const GENESIS = '0'.repeat(64)
+const FECHA = `to_char(h.fecha at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+const fold = (name) => name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-zA-Z0-9_]/g, '_').toLowerCase()
+
+export const entryHash = (h) => sha(canonical({ accion: h.accion, campos: h.campos, fecha: h.fecha, hash: h.hash, modulo: h.modulo, registro: h.registro, sello: Number(h.sello), usuario: h.usuario, version: Number(h.version) }))
+
+function publicKeyOf (b64) {
+  const raw = Buffer.from(b64 ?? '', 'base64')
+  if (raw.length !== 32) throw new UsageError('--clave-publica debe ser la clave pública Ed25519 en base64 (32 bytes): npm run integrity-key -- --publica')
+  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' })
+}
+
+const wellFormed = (c) => c !== null && typeof c === 'object' && c.formato === 1 && Number.isSafeInteger(c.seq) && c.seq >= 0 &&
+  typeof c.cabeza === 'string' && /^[0-9a-f]{64}$/.test(c.cabeza) && typeof c.fecha === 'string' && typeof c.firma === 'string'
+const signatureHolds = (c, key) => {
+  try { return verify(null, Buffer.from(canonical({ cabeza: c.cabeza, fecha: c.fecha, formato: 1, seq: c.seq }), 'utf8'), key, Buffer.from(c.firma, 'base64')) } catch { return false }
+}
+
+/** Every checkpoint file of the directories: a file that is not one is a usage error. */
+function readCheckpointFiles (dirs) {
+  const out = []
+  for (const dir of dirs) {
+    let names
+    try { names = readdirSync(dir) } catch (err) { throw new UsageError(`no se puede leer el directorio de puntos de control ${dir}: ${err.message}`) }
+    for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+      const file = join(dir, name)
+      let c
+      try { c = JSON.parse(readFileSync(file, 'utf8')) } catch { throw new UsageError(`${file} no es JSON válido: ¿es un punto de control?`) }
+      if (!wellFormed(c)) throw new UsageError(`${file} no tiene la forma de un punto de control {formato: 1, seq, cabeza, fecha, firma}`)
+      out.push({ ...c, origen: file })
+    }
+  }
+  return out
+}
+
+/** Decrypts a stored value ("v1:kid:iv:ct+tag", AAD = id NUL field) with whichever key has its id. */
+function decryptor (keysB64) {
+  const keys = new Map(keysB64.map((k) => Buffer.from(k.trim(), 'base64')).map((k) => [sha256hex(k).slice(0, 8), k]))
+  for (const k of keys.values()) if (k.length !== 32) throw new UsageError('--clave-cifrado: cada clave son 32 bytes en base64 (ENCRYPTION_KEY y las de ENCRYPTION_KEYS, separadas por comas)')
+  return (stored, id, field) => {
+    const [v, kid, iv, ct] = String(stored).split(':')
+    const key = keys.get(kid)
+    if (v !== 'v1' || key === undefined || ct === undefined) return undefined
+    try {
+      const data = Buffer.from(ct, 'base64')
+      const d = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'))
+      d.setAAD(Buffer.from(`${id}\u0000${field}`, 'utf8'))
+      d.setAuthTag(data.subarray(data.length - 16))
+      return Buffer.concat([d.update(data.subarray(0, data.length - 16)), d.final()]).toString('utf8')
+    } catch { return undefined }
+  }
+}
+const sha256hex = (buf) => createHash('sha256').update(buf).digest('hex')
+
+/**
+ * opt: { client (a connected pg client), dirs, publicKey, modules (parsed modules.yaml or undefined),
+ *        encryptionKeys (array of base64) | undefined, indexKey (base64) | undefined, say (line printer) }
+ */
+export async function auditDatabase (opt) {
+  const problems = []
+  const problem = (text) => { problems.push(text); if (problems.length <= 50) opt.say(`  PROBLEMA: ${text}`) }
+  const key = publicKeyOf(opt.publicKey)
+  const q = async (sql, params = []) => (await opt.client.query(sql, params)).rows
+
+  // 1. Checkpoints: every file and every copy in the database must be signed by the service's key.
+  const files = readCheckpointFiles(opt.dirs)
+  if (files.length === 0) throw new UsageError(`no hay puntos de control (punto-*.json) en ${opt.dirs.join(', ')}: nada fuera de la base con que compararla`)
+  const stored = (await q('select seq::text as seq, cabeza, fecha, firma from sys_puntos_control order by seq')).map((r) => ({ formato: 1, ...r, seq: Number(r.seq), origen: `sys_puntos_control seq ${r.seq}` }))
+  const checkpoints = []
+  for (const c of [...files, ...stored]) {
+    if (signatureHolds(c, key)) checkpoints.push(c)
+    else problem(`${c.origen}: la firma no es de la clave pública dada (punto de control falsificado o de otra base)`)
+  }
+  opt.say(`Puntos de control: ${files.length} ficheros, ${stored.length} copias en la base.`)
+  const wanted = new Map()
+  for (const c of checkpoints) wanted.set(c.seq, [...(wanted.get(c.seq) ?? []), c])
+
+  // 2. The chain: consecutive, every link recomputed, every entry recomputed from its history row.
+  let seq = 0
+  let link = GENESIS
+  const linkAt = new Map([[0, GENESIS]])
+  const sealed = new Map() // modulo/registro → newest sealed version
+  for (;;) {
+    const rows = await q(`select c.seq::text as seq, c.modulo, c.registro, c.version, c.entrada, c.enlace, h.id is not null as existe,
+        h.accion, h.campos, ${FECHA} as fecha, h.hash, h.sello, h.usuario
+      from sys_cadena c left join sys_historial h on h.modulo = c.modulo and h.registro = c.registro and h.version = c.version
+      where c.seq > $1 order by c.seq limit 5000`, [seq])
+    for (const r of rows) {
+      const n = Number(r.seq)
+      if (n !== seq + 1) problem(`a la cadena le faltan las entradas ${seq + 1}…${n - 1} (borradas)`)
+      link = sha(link + r.entrada)
+      if (link !== r.enlace) problem(`la entrada ${n} (${r.registro} v${r.version}) no enlaza con la anterior (cadena reescrita)`)
+      if (!r.existe) problem(`${r.modulo} ${r.registro}: falta en el historial la versión ${r.version}, sellada en la entrada ${n} (registro revertido o historial truncado)`)
+      else if (entryHash({ ...r }) !== r.entrada) problem(`${r.modulo} ${r.registro} v${r.version}: la fila del historial (autor, fecha, acción, campos o hash) no es la que se selló en la entrada ${n}`)
+      const k = `${r.modulo}/${r.registro}`
+      sealed.set(k, Math.max(sealed.get(k) ?? 0, r.version))
+      seq = n
+      if (wanted.has(n)) linkAt.set(n, link)
+    }
+    if (rows.length < 5000) break
+  }
+  opt.say(`Cadena global: ${seq} entradas.`)
+  for (const [n, cs] of wanted) {
+    for (const c of cs) {
+      if (n > seq) problem(`cadena truncada: ${c.origen} (${c.fecha}) cubre ${n} entradas y la base solo tiene ${seq}`)
+      else if (linkAt.get(n) !== c.cabeza) problem(`cadena reescrita: el enlace ${n} no es la cabeza que firmó ${c.origen} (${c.fecha})`)
+    }
+  }
+
+  // 3. Each record: its history runs 1..n, its live row is version n, and n is not older than what the chain sealed.
+  const history = await q(`select distinct on (modulo, registro) modulo, registro, version, hash, count(*) over (partition by modulo, registro) as n
+    from sys_historial order by modulo, registro, version desc`)
+  const last = new Map(history.map((r) => [`${r.modulo}/${r.registro}`, r]))
+  for (const r of history) if (Number(r.n) !== r.version) problem(`${r.modulo} ${r.registro}: el historial tiene ${r.n} versiones pero llega a la ${r.version} (huecos)`)
+  const mods = [...new Set([...history.map((r) => r.modulo), ...[...sealed.keys()].map((k) => k.split('/')[0])])]
+  for (const m of mods) {
+    const table = opt.modules?.modules?.[m]?.table ?? fold(m)
+    let live
+    try { live = await q(`select "_id", "_version", "_hash" from "${table.replace(/"/g, '""')}"`) } catch { problem(`falta la tabla ${table} del módulo ${m}`); continue }
+    const byId = new Map(live.map((r) => [r._id, r]))
+    for (const [k, v] of sealed) {
+      const [mm, id] = k.split('/')
+      if (mm !== m) continue
+      const row = byId.get(id)
+      if (row === undefined) problem(`${m} ${id}: el registro ya no está en su tabla (la cadena selló hasta su versión ${v})`)
+      else if (row._version < v) problem(`${m} ${id}: revertido: la fila viva es la versión ${row._version} y la cadena selló hasta la ${v}`)
+    }
+    for (const row of live) {
+      const h = last.get(`${m}/${row._id}`)
+      if (h === undefined || h.version !== row._version || h.hash !== row._hash) problem(`${m} ${row._id}: la fila viva (versión ${row._version}) no es la última versión de su historial (${h?.version ?? 'ninguna'})`)
+    }
+  }
+
+  // 4. The history's own author and time columns say what its snapshot says (also for rows not sealed yet).
+  const cols = await q(`select modulo, registro, version from sys_historial
+    where usuario is distinct from datos->>'_modified_by' or fecha is distinct from (datos->>'_modified')::timestamptz order by modulo, registro, version`)
+  for (const r of cols) problem(`${r.modulo} ${r.registro} v${r.version}: el autor o la fecha de la fila del historial no son los de su versión`)
+  const stray = await q(`select h.modulo, h.registro, h.version from sys_historial h
+    where h.xid < coalesce((select marca from sys_cadena_estado where id = 1), '0'::xid8) and not exists (select 1 from sys_cadena c where c.historial = h.id)
+    order by h.modulo, h.registro, h.version`)
+  for (const r of stray) problem(`${r.modulo} ${r.registro} v${r.version}: fuera de la cadena aunque su transacción terminó antes del último sellado (escrita a mano con un xid antiguo)`)
+  const [pending] = await q('select count(*)::int as n from sys_historial h where not exists (select 1 from sys_cadena c where c.historial = h.id)')
+  if (pending.n > 0) opt.say(`${pending.n} filas del historial aún sin sellar (posteriores al último sellado: solo las cubre la cadena de su registro).`)
+
+  // 5. Blind indexes, recomputed from the decrypted values.
+  if (opt.encryptionKeys !== undefined && opt.indexKey !== undefined && opt.modules !== undefined) {
+    const decrypt = decryptor(opt.encryptionKeys)
+    const indexKey = Buffer.from(opt.indexKey, 'base64')
+    if (indexKey.length !== 32) throw new UsageError('--clave-indice debe ser 32 bytes en base64: npm run integrity-key -- --indice')
+    let checked = 0
+    for (const [m, def] of Object.entries(opt.modules.modules ?? {})) {
+      const fields = Object.entries(def.fields ?? {}).filter(([, f]) => f.encrypted && f.searchable)
+      if (fields.length === 0) continue
+      const table = def.table ?? fold(m)
+      for (const [name, f] of fields) {
+        const col = f.column ?? fold(name)
+        const rows = await q(`select "_id", "${col}" as v, "${col}_bidx" as b from "${table}"`)
+        for (const r of rows) {
+          checked++
+          const plain = r.v === null ? null : decrypt(r.v, r._id, name)
+          if (r.v !== null && plain === undefined) { problem(`${m} ${r._id}: ${name} no se descifra con las claves dadas`); continue }
+          const expected = plain === null ? null : createHmac('sha256', indexKey).update(plain.trim().toUpperCase(), 'utf8').digest('hex')
+          if ((r.b ?? null) !== expected) problem(`${m} ${r._id}: el índice ciego de ${name} no corresponde a su valor (copiado de otro registro o alterado)`)
+        }
+      }
+    }
+    opt.say(`Índices ciegos comprobados: ${checked}.`)
+  } else {
+    opt.say('Índices ciegos sin comprobar: hacen falta --clave-cifrado, --clave-indice y --modulos.')
+  }
+  if (problems.length > 50) opt.say(`  … y ${problems.length - 50} problemas más.`)
+  return problems
+}

@@ -1,0 +1,211 @@
+/**
+ * The global chain (SPEC S15, README "Integrity"): every history entry of
+ * every record, in the order its transaction committed, each linked to the
+ * one before, so that deleting or editing any sealed entry — a record rolled
+ * back, the newest versions of the whole history truncated — changes every
+ * later link, and the signed checkpoints of the head (checkpoints.ts) held
+ * outside the database no longer match.
+ *
+ *   entry(e)  = SHA-256 of the canonical JSON of the history row's own
+ *               columns {accion, campos, fecha, hash, modulo, registro,
+ *               sello, usuario, version}; fecha as UTC
+ *               `YYYY-MM-DDTHH:MM:SS.ffffffZ`
+ *   link(0)   = 64 zeros
+ *   link(n)   = SHA-256 of the text link(n-1) + entry(n)   (hex, lowercase)
+ *
+ * The write path does nothing new: a history row records the id of the
+ * transaction that wrote it (xid8 column default). The sealer, one instance
+ * at a time (an advisory lock), then reads the oldest transaction still
+ * running (`xmin` of a snapshot taken once it holds the lock); every history
+ * row whose transaction id lies below it has committed or is gone for good,
+ * and stays so in every later snapshot, so those not yet sealed are appended
+ * in (transaction id, row id) order and the watermark moves to `xmin`. No
+ * write waits for the sealer, nor the sealer for a write. (READ COMMITTED on
+ * purpose: a REPEATABLE READ snapshot would be taken by the statement that
+ * waits for the lock, before the previous holder's entries are visible.)
+ */
+import { createHash } from 'node:crypto'
+import { IsolationLevel } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { canonicalJson } from '../core/canonical.js'
+
+export const GENESIS = '0'.repeat(64)
+
+/** Advisory lock held by the instance that seals (any constant shared by all instances). */
+const SEAL_LOCK = 720_093
+
+/** Rows read per round trip while sealing. */
+const BATCH = 2000
+
+/** What of a history row enters its chain entry: its own columns, not its snapshot (covered by `hash`). */
+export interface EntryColumns {
+  modulo: string
+  registro: string
+  version: number
+  accion: string
+  usuario: string
+  /** UTC, `YYYY-MM-DDTHH:MM:SS.ffffffZ` (FECHA_SQL). */
+  fecha: string
+  hash: string
+  campos: unknown
+  sello: number
+}
+
+/** SQL for a history row's `fecha` as it enters its entry: exact to the microsecond. */
+export const FECHA_SQL = `to_char(fecha at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+
+/** The history columns an entry is computed from, as selected from `sys_historial`. */
+export const ENTRY_COLUMNS_SQL = `modulo, registro, version, accion, usuario, ${FECHA_SQL} as fecha, hash, campos, sello`
+
+export function entryHash (e: EntryColumns): string {
+  const { modulo, registro, version, accion, usuario, fecha, hash, campos, sello } = e
+  return sha256(canonicalJson({ accion, campos, fecha, hash, modulo, registro, sello: Number(sello), usuario, version: Number(version) }))
+}
+
+export function linkHash (previous: string, entry: string): string {
+  return sha256(previous + entry)
+}
+
+function sha256 (text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex')
+}
+
+export interface ChainHead {
+  seq: number
+  enlace: string
+}
+
+export interface SealResult extends ChainHead {
+  /** Entries appended by this run. */
+  sealed: number
+  /**
+   * The database's transaction ids went below the watermark (it was
+   * restored into another cluster): the whole history was looked at once.
+   */
+  rescanned: boolean
+  /** Heads passed every `span` entries, for checkpoints.ts to anchor. */
+  passed: ChainHead[]
+}
+
+type Exec = <T>(sql: string, params?: unknown[]) => Promise<T[]>
+
+function executor (em: EntityManager): Exec {
+  return async <T>(sql: string, params: unknown[] = []) => em.getConnection().execute<T[]>(sql, params, 'all', em.getTransactionContext())
+}
+
+export async function chainHead (em: EntityManager): Promise<ChainHead> {
+  const [row] = await executor(em)<{ seq: string, enlace: string }>('select seq, enlace from sys_cadena order by seq desc limit 1')
+  return row === undefined ? { seq: 0, enlace: GENESIS } : { seq: Number(row.seq), enlace: row.enlace }
+}
+
+interface PendingRow extends EntryColumns {
+  id: string
+  xid: string
+}
+
+/**
+ * Appends every history row that became stable since the last run.
+ * `wait`: wait for another instance's run to end instead of skipping
+ * (undefined is returned when skipped). `span`: report the head every
+ * that many entries (anchors for checkpoints); `inside` runs in the same
+ * transaction once the entries are in, before the watermark is committed.
+ */
+export async function seal (em: EntityManager, opts: { wait: boolean, span: number, inside?: (tem: EntityManager, result: SealResult) => Promise<void> }): Promise<SealResult | undefined> {
+  return em.fork().transactional(async (tem) => {
+    const sql = executor(tem as EntityManager)
+    const [lock] = await sql<{ ok: boolean }>(opts.wait ? `select true as ok from (select pg_advisory_xact_lock(${SEAL_LOCK})) l` : `select pg_try_advisory_xact_lock(${SEAL_LOCK}) as ok`)
+    if (lock?.ok !== true) return undefined
+    const [snap] = await sql<{ xmin: string }>('select pg_snapshot_xmin(pg_current_snapshot())::text as xmin')
+    await sql("insert into sys_cadena_estado (id, marca) values (1, '0') on conflict (id) do nothing")
+    const [state] = await sql<{ marca: string }>('select marca::text as marca from sys_cadena_estado where id = 1')
+    const xmin = BigInt(snap!.xmin)
+    let marca = BigInt(state!.marca)
+    const rescanned = xmin < marca
+    if (rescanned) marca = 0n
+    let { seq, enlace } = await chainHead(tem as EntityManager)
+    const result: SealResult = { seq, enlace, sealed: 0, rescanned, passed: [] }
+    let after: { xid: string, id: string } = { xid: marca.toString(), id: '0' }
+    for (;;) {
+      const rows = await sql<PendingRow>(
+        `select id::text as id, xid::text as xid, ${ENTRY_COLUMNS_SQL} from sys_historial h
+          where xid >= ?::xid8 and xid < ?::xid8 and (xid, id) > (?::xid8, ?::bigint)
+            and not exists (select 1 from sys_cadena c where c.historial = h.id)
+          order by xid, id limit ${BATCH}`,
+        [marca.toString(), xmin.toString(), after.xid, after.id])
+      if (rows.length === 0) break
+      const entries = rows.map((r) => {
+        const entrada = entryHash(r)
+        enlace = linkHash(enlace, entrada)
+        seq++
+        if (seq % opts.span === 0) result.passed.push({ seq, enlace })
+        return { seq: String(seq), historial: r.id, modulo: r.modulo, registro: r.registro, version: r.version, entrada, enlace }
+      })
+      await tem.getConnection().execute(
+        `insert into sys_cadena (seq, historial, modulo, registro, version, entrada, enlace) values ${entries.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        entries.flatMap((e) => [e.seq, e.historial, e.modulo, e.registro, e.version, e.entrada, e.enlace]), 'run', tem.getTransactionContext())
+      result.sealed += entries.length
+      after = { xid: rows.at(-1)!.xid, id: rows.at(-1)!.id }
+    }
+    if (xmin > BigInt(state!.marca) || rescanned) await sql('update sys_cadena_estado set marca = ?::xid8 where id = 1', [xmin.toString()])
+    Object.assign(result, { seq, enlace })
+    await opts.inside?.(tem as EntityManager, result)
+    return result
+  }, { isolationLevel: IsolationLevel.READ_COMMITTED })
+}
+
+export interface LedgerEntry {
+  seq: number
+  version: number
+  entrada: string
+  enlace: string
+}
+
+/** The chain entries of one record, in chain order. */
+export async function entriesOf (em: EntityManager, modulo: string, registro: string): Promise<LedgerEntry[]> {
+  const rows = await executor(em)<{ seq: string, version: number, entrada: string, enlace: string }>(
+    'select seq, version, entrada, enlace from sys_cadena where modulo = ? and registro = ? order by seq', [modulo, registro])
+  return rows.map((r) => ({ seq: Number(r.seq), version: r.version, entrada: r.entrada, enlace: r.enlace }))
+}
+
+/** The entry columns of every history row of one record, by version. */
+export async function historyColumnsOf (em: EntityManager, modulo: string, registro: string): Promise<Map<number, EntryColumns>> {
+  const rows = await executor(em)<EntryColumns>(`select ${ENTRY_COLUMNS_SQL} from sys_historial where modulo = ? and registro = ?`, [modulo, registro])
+  return new Map(rows.map((r) => [r.version, r]))
+}
+
+/**
+ * Where the links from `from` (exclusive, whose link is `start`) up to
+ * `to` (inclusive; the tip when undefined) first fail to hold, or
+ * undefined when they all hold. A missing seq fails too.
+ */
+export async function brokenLink (em: EntityManager, from: ChainHead, to?: ChainHead): Promise<number | undefined> {
+  const sql = executor(em)
+  let { seq, enlace } = from
+  for (;;) {
+    const upper = to === undefined ? '' : ` and seq <= ${to.seq}`
+    const rows = await sql<{ seq: string, entrada: string, enlace: string }>(`select seq, entrada, enlace from sys_cadena where seq > ?${upper} order by seq limit ${BATCH}`, [seq])
+    for (const r of rows) {
+      if (Number(r.seq) !== seq + 1) return seq + 1
+      enlace = linkHash(enlace, r.entrada)
+      if (enlace !== r.enlace) return seq + 1
+      seq++
+    }
+    if (rows.length < BATCH) break
+  }
+  if (to !== undefined && (seq !== to.seq || enlace !== to.enlace)) return seq === to.seq ? to.seq : seq + 1
+  return undefined
+}
+
+/**
+ * Versions of one record that the chain should hold and does not: history
+ * rows whose transaction ended before the last sealing run (below the
+ * watermark) yet have no entry. The sealer never leaves such a row behind;
+ * one written in SQL with a back-dated transaction id would be.
+ */
+export async function strayVersions (em: EntityManager, modulo: string, registro: string): Promise<number[]> {
+  const rows = await executor(em)<{ version: number }>(
+    `select h.version from sys_historial h
+      where h.modulo = ? and h.registro = ? and h.xid < coalesce((select marca from sys_cadena_estado where id = 1), '0'::xid8)
+        and not exists (select 1 from sys_cadena c where c.historial = h.id) order by h.version`, [modulo, registro])
+  return rows.map((r) => r.version)
+}
