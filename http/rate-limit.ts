@@ -67,8 +67,10 @@ export interface LoginLogs {
 }
 
 export function loginLogs (username: string, ip: string): LoginLogs {
-  // Encoded, so no username (known or not) can name another one's log.
-  const user = encodeURIComponent(username.toLowerCase())
+  // Encoded code unit by code unit (UTF-16, base64url): no username, known
+  // or not, can name another one's log, and any string encodes (a lone
+  // surrogate included, which encodeURIComponent refuses).
+  const user = Buffer.from(username.toLowerCase(), 'utf16le').toString('base64url')
   return {
     address: { key: `login:${user}:ip:${ip}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.perAddress },
     total: { key: `login:${user}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.total },

@@ -324,6 +324,14 @@ describe('login lock-out (SPEC S15)', () => {
     expect((await login(a, victim, PW, victimIp)).status).toBe(200)
   })
 
+  it('any string is a username to count: a lone surrogate fails as 401 and locks like any other', async () => {
+    const ip = newIp()
+    for (const res of await fail10('agente\ud800', ip)) expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: BAD_LOGIN })
+    expect429(await login(a, 'agente\ud800', PW, ip), LOCK_S)
+    // Not the same log as the replacement character it would become in UTF-8.
+    expect((await login(a, 'agente\ufffd', PW, ip)).status).toBe(401)
+  })
+
   it('100 failures from any addresses lock the username for everyone; successful logins are not failures', async () => {
     const user = await newUser()
     for (let i = 0; i < 5; i++) expect((await login(i % 2 === 0 ? a : b, user, PW, newIp())).status).toBe(200)
