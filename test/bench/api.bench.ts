@@ -6,32 +6,16 @@
  *
  *   BENCH_SECONDS=10 BENCH_CONNECTIONS=20 BENCH_WARMUP=3 [BENCH_ONLY=regex] npm run bench
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { loadConfig } from '../../core/config.js'
-import { buildApp } from '../../app.js'
+import { BENCH_ADMIN, startBenchServer } from './bench-app.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20)
 const warmup = Number(process.env.BENCH_WARMUP ?? 3)
 /** BENCH_ONLY=regex runs only the cases whose name matches. */
 const only = process.env.BENCH_ONLY === undefined ? undefined : new RegExp(process.env.BENCH_ONLY)
-const dataDir = mkdtempSync(join(tmpdir(), 'policia-bench-'))
-const config = loadConfig({
-  ...process.env,
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'warn',
-  ADMIN_USERNAME: 'bench',
-  ADMIN_PASSWORD: 'bench-password-123',
-  RATE_LIMIT_IP_MAX: '100000000',
-  RATE_LIMIT_TOKEN_MAX: '100000000',
-  REDIS_PREFIX: `bench:${Date.now()}:`,
-})
-const app = await buildApp({ config, logger: { level: 'warn' } })
-await app.listen({ port: 0, host: '127.0.0.1' })
-const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+const server = await startBenchServer()
+const { app, base } = server
 
 async function json (method: string, path: string, body?: unknown, token?: string): Promise<any> {
   const res = await fetch(base + path, {
@@ -42,7 +26,7 @@ async function json (method: string, path: string, body?: unknown, token?: strin
   return res.json()
 }
 
-const token = (await json('POST', '/auth/login', { username: 'bench', password: 'bench-password-123' })).data.token as string
+const token = (await json('POST', '/auth/login', BENCH_ADMIN)).data.token as string
 const plain = (await json('POST', '/sala092', { tipo_incidencia: 'normal', descripcion: 'Ruido en la vía pública' }, token)).data._id as string
 for (let i = 0; i < 200; i++) await json('POST', '/sala092', { tipo_incidencia: 'urgente', descripcion: `Llamada ${i}` }, token)
 const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
@@ -92,8 +76,7 @@ try {
   const unknownMs = await failedLoginMedian(known.map((u) => `${u}-nadie`))
   loginLine = `\nFailed login, median of 20: known username ${knownMs.toFixed(1)} ms, unknown username ${unknownMs.toFixed(1)} ms\n`
 } finally {
-  await app.close()
-  rmSync(dataDir, { recursive: true, force: true })
+  await server.stop()
 }
 process.stdout.write(`\n${app.databaseKind} database, ${app.stores.kind} stores, ${connections} connections, ${seconds} s each\n\n`)
 process.stdout.write('| case | req/s | p50 ms | p99 ms | non-2xx |\n|---|---|---|---|---|\n' + rows.join('\n') + '\n' + loginLine)

@@ -16,32 +16,16 @@
  *
  *   BENCH_RUNS=20 BENCH_SECONDS=10 npm run bench:hostile
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { loadConfig } from '../../core/config.js'
-import { buildApp } from '../../app.js'
+import { BENCH_ADMIN, startBenchServer } from './bench-app.js'
 import { HOSTILE_SHAPES } from '../helpers/hostile-shapes.js'
 
 const runs = Number(process.env.BENCH_RUNS ?? 20)
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
-const dataDir = mkdtempSync(join(tmpdir(), 'policia-bench-'))
-const config = loadConfig({
-  ...process.env,
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'warn',
-  ADMIN_USERNAME: 'bench',
-  ADMIN_PASSWORD: 'bench-password-123',
-  RATE_LIMIT_IP_MAX: '100000000',
-  RATE_LIMIT_TOKEN_MAX: '100000000',
-  REDIS_PREFIX: `bench:${Date.now()}:`,
-})
-const app = await buildApp({ config, logger: { level: 'warn' } })
-await app.listen({ port: 0, host: '127.0.0.1' })
-const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+const server = await startBenchServer()
+const { app, base } = server
 
-const token = (await app.inject({ method: 'POST', url: '/auth/login', payload: { username: 'bench', password: 'bench-password-123' } })).json().data.token as string
+const token = (await app.inject({ method: 'POST', url: '/auth/login', payload: BENCH_ADMIN })).json().data.token as string
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
 const valid = {
   denunciante_nombre: 'Bench', tipo: 'hurto', fecha_hechos: '2026-06-01 10:30:00', lugar_hechos: 'Plaza Mayor', descripcion: 'x'.repeat(20_000),
@@ -141,6 +125,5 @@ try {
     row('none', alone!), row('one body every 1.2 s', paced!), row('bodies back to back', flood!))
   process.stdout.write(`\n${app.databaseKind} database, ${app.stores.kind} stores, ${runs} runs per body\n\n${lines.join('\n')}\n`)
 } finally {
-  await app.close()
-  rmSync(dataDir, { recursive: true, force: true })
+  await server.stop()
 }

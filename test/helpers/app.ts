@@ -31,6 +31,30 @@ export interface Harness {
   close (): Promise<void>
 }
 
+/**
+ * The environment of a test instance: its database (none: embedded), the
+ * run's Redis when REDIS_URL is set, fixed secrets and the first admin.
+ */
+export function testEnv (base: { dataDir: string, redisPrefix: string, databaseUrl?: string }, extra: Record<string, string> = {}): Record<string, string | undefined> {
+  return {
+    ...(base.databaseUrl !== undefined && { DATABASE_URL: base.databaseUrl }),
+    ...(usingRedis && { REDIS_URL: process.env.REDIS_URL }),
+    REDIS_PREFIX: base.redisPrefix,
+    JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789',
+    ENCRYPTION_KEY: TEST_KEY,
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
+    TZ: 'Europe/Madrid',
+    DATA_DIR: base.dataDir,
+    LOG_LEVEL: 'silent',
+    // Tests send far more than 50 requests a minute from one address; the
+    // rate-limit tests set their own small limits.
+    RATE_LIMIT_IP_MAX: '1000000',
+    RATE_LIMIT_TOKEN_MAX: '1000000',
+    ...extra,
+  }
+}
+
 export async function createHarness (): Promise<Harness> {
   const db = await createTestDatabase()
   const redisPrefix = newRedisPrefix()
@@ -39,23 +63,8 @@ export async function createHarness (): Promise<Harness> {
   const memoryStores = (): { sequences: MemorySequenceStore, sessions: MemorySessionStore, rateLimits: MemoryRateLimitStore } =>
     ({ sequences: new MemorySequenceStore(), sessions: new MemorySessionStore(), rateLimits: new MemoryRateLimitStore() })
   let memory = memoryStores()
-  const env = (extra: Record<string, string> = {}): Record<string, string | undefined> => ({
-    ...(db.url !== undefined && { DATABASE_URL: db.url }),
-    ...(usingRedis && { REDIS_URL: process.env.REDIS_URL }),
-    REDIS_PREFIX: redisPrefix,
-    JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789',
-    ENCRYPTION_KEY: TEST_KEY,
-    ADMIN_USERNAME: ADMIN.username,
-    ADMIN_PASSWORD: ADMIN.password,
-    TZ: 'Europe/Madrid',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    // Tests send far more than 50 requests a minute from one address; the
-    // rate-limit tests set their own small limits.
-    RATE_LIMIT_IP_MAX: '1000000',
-    RATE_LIMIT_TOKEN_MAX: '1000000',
-    ...extra,
-  })
+  const env = (extra: Record<string, string> = {}): Record<string, string | undefined> =>
+    testEnv({ dataDir, redisPrefix, ...(db.url !== undefined && { databaseUrl: db.url }) }, extra)
   return {
     db,
     redisPrefix,

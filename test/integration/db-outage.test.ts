@@ -23,9 +23,9 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../app.js'
 import { loadConfig } from '../../core/config.js'
-import { ADMIN, TEST_KEY } from '../helpers/app.js'
+import { ADMIN, testEnv } from '../helpers/app.js'
 import { client, expectError, login } from '../helpers/http.js'
-import { flushPrefix, newRedisPrefix, usingPostgres, usingRedis } from '../helpers/services.js'
+import { flushPrefix, newRedisPrefix, usingPostgres } from '../helpers/services.js'
 import { canRunPgCluster, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js'
 
 /** A database the test can take away and give back. */
@@ -103,20 +103,7 @@ describe.runIf(runs)(`a database outage (${usingPostgres ? 'own PostgreSQL clust
 
   beforeAll(async () => {
     outage = usingPostgres ? await postgresOutage() : await embeddedOutage()
-    const config = loadConfig({
-      ...outage.env,
-      ...(usingRedis && { REDIS_URL: process.env.REDIS_URL }),
-      REDIS_PREFIX: redisPrefix,
-      JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789',
-      ENCRYPTION_KEY: TEST_KEY,
-      ADMIN_USERNAME: ADMIN.username,
-      ADMIN_PASSWORD: ADMIN.password,
-      TZ: 'Europe/Madrid',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_IP_MAX: '1000000',
-      RATE_LIMIT_TOKEN_MAX: '1000000',
-    })
+    const config = loadConfig(testEnv({ dataDir, redisPrefix }, outage.env))
     app = await buildApp({ config, logger: false, ...(outage.embedded !== undefined && { embedded: outage.embedded }) })
     for (const phase of ['before', 'inside'] as const) {
       app.records.hooks.on('sala092', phase, async () => {

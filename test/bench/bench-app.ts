@@ -1,0 +1,44 @@
+/**
+ * The server every benchmark measures: the real app on a loopback port,
+ * embedded by default, PostgreSQL and Redis when DATABASE_URL / REDIS_URL
+ * are set; limits raised so the load is not refused; a `bench` superadmin.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { loadConfig } from '../../core/config.js'
+import { buildApp } from '../../app.js'
+
+export const BENCH_ADMIN = { username: 'bench', password: 'bench-password-123' }
+
+export interface BenchServer {
+  readonly app: FastifyInstance
+  /** http://127.0.0.1:<port> */
+  readonly base: string
+  stop (): Promise<void>
+}
+
+export async function startBenchServer (): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'policia-bench-'))
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    ADMIN_USERNAME: BENCH_ADMIN.username,
+    ADMIN_PASSWORD: BENCH_ADMIN.password,
+    RATE_LIMIT_IP_MAX: '100000000',
+    RATE_LIMIT_TOKEN_MAX: '100000000',
+    REDIS_PREFIX: `bench:${Date.now()}:`,
+  })
+  const app = await buildApp({ config, logger: { level: 'warn' } })
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return {
+    app,
+    base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
+    async stop () {
+      await app.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
