@@ -8,6 +8,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm as pgTrgm } from '@electric-sql/pglite/contrib/pg_trgm'
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 
 export interface EmbeddedDatabase {
@@ -21,7 +23,8 @@ export interface EmbeddedDatabase {
 /** Starts PGlite on `dataDir` (a folder, or `memory://` for a throw-away database). */
 export async function startEmbeddedDatabase (dataDir: string): Promise<EmbeddedDatabase> {
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true })
-  const db = await PGlite.create(dataDir)
+  // The contrib extensions search needs (db/search-setup.ts creates them in the database).
+  const db = await PGlite.create(dataDir, { extensions: { unaccent, pg_trgm: pgTrgm } })
   // A short private directory: Unix socket paths are limited to ~100 bytes.
   const socketDir = mkdtempSync(join(tmpdir(), 'pgl-'))
   const server = new PGLiteSocketServer({ db, path: join(socketDir, '.s.PGSQL.5432'), maxConnections: 16 })

@@ -1,7 +1,8 @@
 /**
  * Builds the MikroORM EntitySchema of a module: one table named after the
  * module, one column per field (SPEC S1), the system columns, an index for
- * every filterable field and a unique constraint for every unique one.
+ * every filterable field, the search indexes (db/search-sql.ts) and a
+ * unique constraint for every unique one.
  * Every user column is nullable: required-ness and defaults are enforced by
  * the API, so changing them in modules.yaml never needs a migration.
  */
@@ -9,6 +10,7 @@ import { EntitySchema } from '@mikro-orm/core'
 import type { ModuleDef } from '../core/registry/types.js'
 import { SYSTEM_FIELDS } from '../core/system-fields.js'
 import { blindIndexColumn, columnSpec, isIndexed, valueColumn } from './columns.js'
+import { searchIndexes } from './search-sql.js'
 
 export type Row = Record<string, unknown>
 
@@ -33,7 +35,9 @@ export function buildEntity (mod: ModuleDef): EntitySchema<Row> {
       }
     }
   }
-  return new EntitySchema<Row>({ name: entityName(mod), tableName: mod.table, properties: properties as never })
+  // Expression indexes (search): MikroORM creates them when missing and compares them by name.
+  const indexes = searchIndexes(mod).map((i) => ({ name: i.name, expression: i.expression }))
+  return new EntitySchema<Row>({ name: entityName(mod), tableName: mod.table, properties: properties as never, indexes })
 }
 
 /** ORM entity name of a module (kept apart from system entity names). */

@@ -7,6 +7,7 @@
  */
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import { ConfigError } from '../core/errors.js'
+import { ensureSearchSupport } from './search-setup.js'
 
 const LOCK_KEY = 720_092 // any constant shared by all instances
 
@@ -34,6 +35,8 @@ function statements (sql: string): string[] {
  */
 export async function syncSchema (orm: MikroORM, modulesFile: string, lock: boolean): Promise<string[]> {
   const apply = async (em: EntityManager): Promise<string[]> => {
+    // The search indexes of the module tables need these first.
+    await ensureSearchSupport(em)
     const safe = statements(await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: true, dropTables: false }))
     const full = statements(await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: false, dropTables: false }))
     // MikroORM's safe mode only leaves out drops: a type change is in it too,

@@ -1,22 +1,24 @@
 /**
- * Parses a list request's query string (SPEC S5) into an ORM filter, an
- * order and a page. Pure: unit-tested alone. Anything it does not
+ * Parses a list request's query string (SPEC S5, S12) into an ORM filter,
+ * search conditions (records/search-query.ts), an order and a page. Pure: unit-tested alone. Anything it does not
  * understand is a 400 naming the parameter; it never passes client text
  * into SQL other than as a bound value.
  */
 import { AppError, invalid } from '../core/errors.js'
 import type { FieldCipher } from '../core/crypto.js'
-import type { ModuleDef } from '../core/registry/types.js'
+import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { hint } from '../core/registry/suggest.js'
 import { SYSTEM_FIELDS, systemField } from '../core/system-fields.js'
 import { isCleanText } from '../core/text.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
 import { and } from './scope.js'
-import { FIELD_TYPES_IMPL, FILTER_OPERATORS, Rejected, typeOf, type FilterOperator } from '../core/field-types/index.js'
+import { FIELD_TYPES_IMPL, FILTER_OPERATORS, operatorsOf, Rejected, typeOf, type FilterOperator } from '../core/field-types/index.js'
+import type { SqlCondition } from '../db/search-sql.js'
+import { containsSearch, emptyFlag, emptySearch, textSearch, type Condition } from './search-query.js'
 
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 1000
-const RESERVED = ['limit', 'offset', 'sort', 'incluir_eliminados']
+const RESERVED = ['limit', 'offset', 'sort', 'incluir_eliminados', 'q']
 
 /** What a filter or sort names: its column, the operators it takes and how its values are read. */
 interface Target {
@@ -25,23 +27,20 @@ interface Target {
   value: (text: string, timeZone: string, cipher: FieldCipher) => unknown
   /** An encrypted field, compared through its blind index. */
   blind: boolean
+  /** The declared field (none for a system field). */
+  field?: FieldDef
 }
 
 /** System fields that may be filtered and sorted on, in their order (also the order of hints). */
 const SYSTEM_TARGETS = SYSTEM_FIELDS.filter((s) => s.filterable).map((s) => s.name)
 
-/**
- * A searchable encrypted field is compared by the blind index of the text
- * sent, so only equality means anything.
- */
-const BLIND: Pick<Target, 'operators' | 'value' | 'blind'> = {
-  operators: ['eq', 'in'],
-  value: (text, _timeZone, cipher) => cipher.blindIndex(text),
-  blind: true,
-}
 
 export interface ListQuery {
   where: Record<string, unknown>
+  /** Conditions in SQL (search), ANDed with `where` by the record service. */
+  search: SqlCondition[]
+  /** With `q` and no `sort`: the relevance, ordered first (highest first). */
+  rank?: SqlCondition
   orderBy: Array<Record<string, 'asc' | 'desc'>>
   limit: number
   offset: number
@@ -65,13 +64,12 @@ function targetOf (mod: ModuleDef, name: string): Target | undefined {
   if (sys !== undefined) return sys
   const f = mod.fieldMap.get(name)
   if (f === undefined) return undefined
-  if (f.encrypted) {
-    if (!f.searchable) throw invalid(name, 'no se puede filtrar por un campo cifrado no buscable')
-    return { column: blindIndexColumn(f), ...BLIND }
-  }
-  if (!f.filterable) throw invalid(name, 'no se puede filtrar por este campo')
+  const operators = operatorsOf(f)
+  if (operators.length === 0) throw invalid(name, f.encrypted ? 'no se puede filtrar por un campo cifrado no buscable' : 'no se puede filtrar por este campo')
+  // A searchable encrypted field is compared by the blind index of the text sent.
+  if (f.encrypted) return { column: blindIndexColumn(f), operators, value: (text, _timeZone, cipher) => cipher.blindIndex(text), blind: true, field: f }
   const type = typeOf(f)
-  return { column: valueColumn(f), operators: type.operators, value: (text, timeZone) => type.filterValue(text, timeZone), blind: false }
+  return { column: valueColumn(f), operators, value: (text, timeZone) => type.filterValue(text, timeZone), blind: false, field: f }
 }
 
 function single (key: string, v: string | string[]): string {
@@ -89,11 +87,13 @@ function value (t: Target, key: string, text: string, timeZone: string, cipher: 
   return v
 }
 
-function escapeLike (s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`)
+function condition (t: Target, op: FilterOperator, key: string, raw: string | string[], timeZone: string, cipher: FieldCipher): Condition {
+  if (op === 'vacio') return emptySearch(t.column, t.field, emptyFlag(key, single(key, raw)), cipher)
+  if (op === 'contiene') return containsSearch(t.column, t.field, value(t, key, single(key, raw), timeZone, cipher) as string)
+  return { where: comparison(t, op, key, raw, timeZone, cipher) }
 }
 
-function condition (t: Target, op: FilterOperator, key: string, raw: string | string[], timeZone: string, cipher: FieldCipher): Record<string, unknown> {
+function comparison (t: Target, op: FilterOperator, key: string, raw: string | string[], timeZone: string, cipher: FieldCipher): Record<string, unknown> {
   const one = (text: string): unknown => value(t, key, text, timeZone, cipher)
   const many = (texts: string[]): unknown[] => {
     if (texts.length > 100) throw invalid(key, 'admite como máximo 100 valores')
@@ -104,7 +104,6 @@ function condition (t: Target, op: FilterOperator, key: string, raw: string | st
     // "Not equal" includes records where the field is empty (SQL's <> alone would drop them).
     case 'ne': return { $or: [Array.isArray(raw) ? { [t.column]: { $nin: many(raw) } } : { [t.column]: { $ne: one(raw) } }, { [t.column]: null }] }
     case 'in': return { [t.column]: { $in: many(single(key, raw).split(',')) } }
-    case 'contiene': return { [t.column]: { $ilike: `%${escapeLike(one(single(key, raw)) as string)}%` } }
     default: return { [t.column]: { [`$${op}`]: one(single(key, raw)) } }
   }
 }
@@ -146,6 +145,7 @@ function sortable (mod: ModuleDef): string[] {
 
 export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: string, cipher: FieldCipher): ListQuery {
   const conditions: Array<Record<string, unknown>> = []
+  const search: SqlCondition[] = []
   let filtersEncrypted = false
   for (const [key, raw] of Object.entries(query)) {
     if (raw === undefined || RESERVED.includes(key)) continue
@@ -159,8 +159,12 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
     if (!(FILTER_OPERATORS as readonly string[]).includes(op)) throw invalid(key, `operador desconocido "${op}"${hint(op, FILTER_OPERATORS)}; use ${FILTER_OPERATORS.join(', ')}`)
     if (!target.operators.includes(op)) throw invalid(key, `el operador "${op}" no se aplica a este campo`)
     if (target.blind) filtersEncrypted = true
-    conditions.push(condition(target, op, key, raw, timeZone, cipher))
+    const c = condition(target, op, key, raw, timeZone, cipher)
+    if ('sql' in c) search.push(c.sql)
+    else conditions.push(c.where)
   }
+  const text = query.q === undefined ? undefined : textSearch(mod, single('q', query.q))
+  if (text !== undefined) search.push(text.match)
   const incl = query.incluir_eliminados === undefined ? 'false' : single('incluir_eliminados', query.incluir_eliminados)
   if (incl !== 'true' && incl !== 'false') throw invalid('incluir_eliminados', 'debe ser true o false')
   const includeDeleted = incl === 'true'
@@ -168,6 +172,8 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
   const { limit, offset } = parsePage(query)
   return {
     where: and(...conditions),
+    search,
+    ...(text !== undefined && query.sort === undefined && { rank: text.rank }),
     orderBy: parseSort(mod, query.sort),
     limit,
     offset,

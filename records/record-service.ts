@@ -6,7 +6,7 @@
  * hands it the scope conditions (`visible`, a RowGuard) and it applies them
  * in every query. Knows nothing of HTTP; returns stored rows, throws AppErrors.
  */
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core'
+import { LockMode, raw, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { hash as argon2Hash } from '@node-rs/argon2'
 import { AppError } from '../core/errors.js'
@@ -261,8 +261,15 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     })
   }
 
-  async function list (em: EntityManager, where: Where, page: { orderBy: ListQuery['orderBy'], limit: number, offset: number }): Promise<{ rows: Row[], total: number }> {
-    const [rows, total] = await em.findAndCount(entity, where, { orderBy: page.orderBy, limit: page.limit, offset: page.offset })
+  /**
+   * A page and its exact total. The search conditions become MikroORM raw
+   * fragments only here, inside the call that runs them: a fragment made
+   * and never run would stay in MikroORM's fragment registry.
+   */
+  async function list (em: EntityManager, where: Where, page: Pick<ListQuery, 'orderBy' | 'limit' | 'offset' | 'search' | 'rank'>): Promise<{ rows: Row[], total: number }> {
+    const full = and(where, ...page.search.map((c) => ({ [raw(c.sql, c.params)]: [] })))
+    const orderBy = page.rank === undefined ? page.orderBy : [{ [raw(page.rank.sql, page.rank.params)]: 'desc' as const }, ...page.orderBy]
+    const [rows, total] = await em.findAndCount(entity, full, { orderBy, limit: page.limit, offset: page.offset })
     return { rows: rows.map(plain), total }
   }
 

@@ -1,6 +1,6 @@
 /**
  * `array`: a list of texts or small objects (witnesses, items), stored as
- * jsonb; never filtered. Nesting and every string inside are checked.
+ * jsonb; filtered only by `vacio` (empty or not). Nesting and every string inside are checked.
  */
 import { Type } from '@sinclair/typebox'
 import { jsonProblem } from '../text.js'
@@ -22,7 +22,10 @@ export const arrayType: FieldTypeImpl = {
   filterable: false,
   indexed: false,
   operators: [],
-  // Not filterable: list-query never asks.
+  // Only whether it holds anything (db/search-sql.ts indexes that); list-query reads no value.
+  searchOperators: ['vacio'],
+  textSearch: false,
+  empty: 'array',
   filterValue: (text) => text,
   normalize: (value) => {
     const problem = jsonProblem(value)

@@ -1,6 +1,6 @@
 /** `boolean`: true or false; filtered by equality only (it has no order worth asking for). */
 import { Type } from '@sinclair/typebox'
-import { asDeclared, asStored, described } from './common.js'
+import { asDeclared, asStored, described, NO_SEARCH } from './common.js'
 import { AS_JSON } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 
@@ -10,7 +10,8 @@ export const booleanType: FieldTypeImpl = {
   column: () => ({ type: 'boolean' }),
   filterable: true,
   indexed: true,
-  operators: ['eq', 'ne', 'in'],
+  operators: ['eq', 'ne', 'in', 'vacio'],
+  ...NO_SEARCH,
   filterValue: (text) => text === 'true' ? true : text === 'false' ? false : new Rejected('debe ser true o false'),
   normalize: (value) => value as boolean,
   initial: asDeclared,

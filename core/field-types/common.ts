@@ -5,10 +5,19 @@ import { nowSeconds } from '../time.js'
 import type { ColumnValue, DeclaredDefault, FilterOperator } from './types.js'
 
 /** Operators of a value with an order but no substring: everything except `contiene`. */
-export const ORDERED: readonly FilterOperator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in']
+export const ORDERED: readonly FilterOperator[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'vacio']
 
 /** Every operator: text that can also be searched by substring. */
 export const SEARCHABLE: readonly FilterOperator[] = [...ORDERED, 'contiene']
+
+/**
+ * A searchable encrypted field is compared through its blind index: only
+ * equality (one value or several) and whether it has a value mean anything.
+ */
+export const BLIND_INDEX_OPERATORS: readonly FilterOperator[] = ['eq', 'in', 'vacio']
+
+/** A type with no search of its own: `vacio` (when filterable) means null. */
+export const NO_SEARCH = { searchOperators: [], textSearch: false, empty: 'null' } as const
 
 /**
  * A declared default as the value to store. Only date and datetime read

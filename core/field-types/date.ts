@@ -1,7 +1,7 @@
 /** `date`: a calendar day `YYYY-MM-DD`, no time zone; `default: now` is today in the service zone. */
 import { Type } from '@sinclair/typebox'
 import { isValidDate, today } from '../time.js'
-import { asStored, described, ORDERED, stringOutput } from './common.js'
+import { asStored, described, NO_SEARCH, ORDERED, stringOutput } from './common.js'
 import { AS_TEXT } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 
@@ -13,6 +13,7 @@ export const dateType: FieldTypeImpl = {
   filterable: true,
   indexed: true,
   operators: ORDERED,
+  ...NO_SEARCH,
   filterValue: (text) => isValidDate(text) ? text : new Rejected('debe ser una fecha YYYY-MM-DD entre los años 1000 y 9999'),
   normalize: (value) => isValidDate(value as string) ? value as string : new Rejected('no es una fecha válida (YYYY-MM-DD, entre los años 1000 y 9999)'),
   initial: (declared, timeZone) => declared === 'now' ? today(new Date(), timeZone) : declared,

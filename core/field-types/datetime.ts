@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { parseDateTime } from '../time.js'
-import { described, nowOrDeclared, ORDERED, stringOutput } from './common.js'
+import { described, NO_SEARCH, nowOrDeclared, ORDERED, stringOutput } from './common.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 
 export const datetimeType: FieldTypeImpl = {
@@ -15,6 +15,7 @@ export const datetimeType: FieldTypeImpl = {
   filterable: true,
   indexed: true,
   operators: ORDERED,
+  ...NO_SEARCH,
   filterValue: (text, timeZone) => parseDateTime(text, timeZone) ?? new Rejected("debe ser una fecha y hora 'YYYY-MM-DD HH:MM:SS' entre los años 1000 y 9999"),
   normalize: (value, timeZone) => parseDateTime(value as string, timeZone) ??
     new Rejected("no es una fecha y hora válida ('YYYY-MM-DD HH:MM:SS' o ISO 8601 con desfase, entre los años 1000 y 9999)"),

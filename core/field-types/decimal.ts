@@ -1,6 +1,6 @@
 /** `decimal`: an amount with at most two decimals, stored exactly as `numeric(14,2)`. */
 import { Type } from '@sinclair/typebox'
-import { asDeclared, described, ORDERED } from './common.js'
+import { asDeclared, described, NO_SEARCH, ORDERED } from './common.js'
 import { AS_JSON } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 
@@ -22,6 +22,7 @@ export const decimalType: FieldTypeImpl = {
   filterable: true,
   indexed: true,
   operators: ORDERED,
+  ...NO_SEARCH,
   filterValue: (text) => /^-?\d{1,12}(\.\d{1,2})?$/.test(text) ? Number(text) : new Rejected('debe ser un número con dos decimales como máximo'),
   normalize: (value) => hasTwoDecimals(value as number) ? Math.round((value as number) * 100) / 100 : new Rejected('admite como máximo dos decimales'),
   initial: asDeclared,

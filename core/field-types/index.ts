@@ -15,7 +15,8 @@ import { refType } from './ref.js'
 import { stringType } from './string.js'
 import { textType } from './text.js'
 import { timeType } from './time.js'
-import type { FieldTypeImpl } from './types.js'
+import { BLIND_INDEX_OPERATORS } from './common.js'
+import type { FieldTypeImpl, FilterOperator } from './types.js'
 
 export const FIELD_TYPES_IMPL: Readonly<Record<FieldType, FieldTypeImpl>> = Object.freeze({
   string: stringType,
@@ -34,6 +35,18 @@ export const FIELD_TYPES_IMPL: Readonly<Record<FieldType, FieldTypeImpl>> = Obje
 /** The implementation of a declared field's type. */
 export function typeOf (f: Pick<FieldDef, 'type'>): FieldTypeImpl {
   return FIELD_TYPES_IMPL[f.type]
+}
+
+/**
+ * The filter operators of a declared field (SPEC S5, S12); the list code and
+ * the API documentation both ask here. All of its type's when it is
+ * filterable; its type's search operators otherwise (`contiene` and `vacio`
+ * on a text, `vacio` on an array); an encrypted field only through its
+ * blind index, when it is searchable.
+ */
+export function operatorsOf (f: Pick<FieldDef, 'type' | 'filterable' | 'encrypted' | 'searchable'>): readonly FilterOperator[] {
+  if (f.encrypted) return f.searchable ? BLIND_INDEX_OPERATORS : []
+  return f.filterable ? typeOf(f).operators : typeOf(f).searchOperators
 }
 
 export { Rejected, FILTER_OPERATORS, type ColumnValue, type FieldTypeImpl, type FilterOperator, type InstantFormat } from './types.js'

@@ -1,6 +1,6 @@
 /** `integer`: a whole number within PostgreSQL's 32-bit `integer`. */
 import { Type } from '@sinclair/typebox'
-import { asDeclared, asStored, described, ORDERED } from './common.js'
+import { asDeclared, asStored, described, NO_SEARCH, ORDERED } from './common.js'
 import { AS_JSON } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 
@@ -11,6 +11,7 @@ export const integerType: FieldTypeImpl = {
   filterable: true,
   indexed: true,
   operators: ORDERED,
+  ...NO_SEARCH,
   // At most ten digits: anything longer cannot be stored, so it is a mistake, not a miss.
   filterValue: (text) => /^-?\d{1,10}$/.test(text) ? Number(text) : new Rejected('debe ser un número entero'),
   // The schema already made it a whole number in range.

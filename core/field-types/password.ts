@@ -3,6 +3,7 @@
  * `<column>_hash`, hashed by the record service), never shown or filtered.
  */
 import { TEXT_LIKE, textInput } from './text-like.js'
+import { NO_SEARCH } from './common.js'
 import type { FieldTypeImpl } from './types.js'
 
 export const passwordType: FieldTypeImpl = {
@@ -14,6 +15,7 @@ export const passwordType: FieldTypeImpl = {
   filterable: false,
   indexed: false,
   operators: [],
+  ...NO_SEARCH,
   defaultProblem: () => 'a password has no default',
   defaultMaxLength: 256,
   writeOnly: true,

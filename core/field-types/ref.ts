@@ -3,7 +3,7 @@
  * is checked here; that the record exists, by the record service.
  */
 import { Type } from '@sinclair/typebox'
-import { asDeclared, asStored, described, SEARCHABLE, stringOutput, takesNoDefault } from './common.js'
+import { asDeclared, asStored, described, NO_SEARCH, SEARCHABLE, stringOutput, takesNoDefault } from './common.js'
 import { AS_TEXT } from './plaintext.js'
 import { textFilter } from './text-like.js'
 import type { FieldTypeImpl } from './types.js'
@@ -23,6 +23,7 @@ export const refType: FieldTypeImpl = {
   indexed: true,
   // Filtered as the text an id is, `contiene` included (a year, a prefix).
   operators: SEARCHABLE,
+  ...NO_SEARCH,
   filterValue: textFilter,
   normalize: (value) => value as string,
   initial: asDeclared,

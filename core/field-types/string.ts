@@ -11,6 +11,10 @@ export const stringType: FieldTypeImpl = {
   filterable: true,
   indexed: true,
   operators: SEARCHABLE,
+  // A string declared `filterable: false` takes no operator at all.
+  searchOperators: [],
+  textSearch: true,
+  empty: 'string',
   defaultMaxLength: 500,
   writeOnly: false,
 }

@@ -1,7 +1,7 @@
 /** `time`: a wall-clock time `HH:MM`, stored as `time(0)`. */
 import { Type } from '@sinclair/typebox'
 import { isValidTime } from '../time.js'
-import { asDeclared, described, ORDERED, stringOutput } from './common.js'
+import { asDeclared, described, NO_SEARCH, ORDERED, stringOutput } from './common.js'
 import { AS_TEXT } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 
@@ -12,6 +12,7 @@ export const timeType: FieldTypeImpl = {
   filterable: true,
   indexed: true,
   operators: ORDERED,
+  ...NO_SEARCH,
   filterValue: (text) => isValidTime(text) ? text : new Rejected('debe ser una hora HH:MM'),
   normalize: (value) => isValidTime(value as string) ? value as string : new Rejected('no es una hora válida (HH:MM)'),
   initial: asDeclared,

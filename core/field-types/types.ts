@@ -12,8 +12,8 @@ import type { FieldDef, Registry } from '../registry/types.js'
 /** A declared field's value ready for storage (before encryption/hashing). */
 export type ColumnValue = string | number | boolean | Date | unknown[] | null
 
-/** The operators of a list filter `?campo[op]=` (SPEC S5). */
-export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'contiene'] as const
+/** The operators of a list filter `?campo[op]=` (SPEC S5, S12). */
+export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'contiene', 'vacio'] as const
 export type FilterOperator = typeof FILTER_OPERATORS[number]
 
 /** How an instant is written: in the service time zone for the API, in UTC for the hash. */
@@ -47,8 +47,17 @@ export interface FieldTypeImpl {
   readonly filterable: boolean
   /** Whether a filterable field of this type gets a b-tree index. */
   readonly indexed: boolean
-  /** The filter operators it takes (none when it is not filterable). */
+  /** The filter operators a filterable field of this type takes. */
   readonly operators: readonly FilterOperator[]
+  /** The operators a field of this type takes even when it is not filterable (a text's `contiene`). */
+  readonly searchOperators: readonly FilterOperator[]
+  /**
+   * Text a person may search in (string, text): `contiene` ignores case and
+   * accents, and `q` searches it (core of SPEC S12; db/search-sql.ts).
+   */
+  readonly textSearch: boolean
+  /** What `vacio` counts as no value besides null: an empty string or an empty array. */
+  readonly empty: 'null' | 'string' | 'array'
   /** A filter value (already known to be clean text) as the column compares it, or Rejected. */
   filterValue (text: string, timeZone: string): unknown
   /**

@@ -47,6 +47,7 @@ describe('defaults', () => {
     const q = parse({})
     expect(q).toEqual({
       where: { _deleted: null },
+      search: [],
       orderBy: [{ _created: 'desc' }, { _id: 'desc' }],
       limit: 100,
       offset: 0,
@@ -162,9 +163,50 @@ describe('filters', () => {
     expect(range).toEqual([{ fecha_itv: { $gte: '2026-01-01' } }, { fecha_itv: { $lte: '2026-12-31' } }])
   })
 
-  it('[contiene] is an ILIKE substring with % and _ escaped', () => {
-    expect(only({ 'modelo[contiene]': 'ibi' })).toEqual({ modelo: { $ilike: '%ibi%' } })
-    expect(only({ 'modelo[contiene]': '50%_off\\' })).toEqual({ modelo: { $ilike: '%50\\%\\_off\\\\%' } })
+  it('[contiene] on a string is a folded LIKE (its trigram index) with %, _ and \\ escaped', () => {
+    expect(parse({ 'modelo[contiene]': 'ibi' }).search).toEqual([{ sql: 'search_fold("modelo") like search_fold(?)', params: ['%ibi%'] }])
+    expect(parse({ 'modelo[contiene]': '50%_off\\' }).search[0]!.params).toEqual(['%50\\%\\_off\\\\%'])
+    // on a text field too (not filterable otherwise), but not on an encrypted one
+    const denuncias = registry.byName.get('denuncias')!
+    expect(parse({ 'descripcion[contiene]': 'bici' }, denuncias).search).toEqual([{ sql: 'search_fold("descripcion") like search_fold(?)', params: ['%bici%'] }])
+    expectInvalid({ descripcion: 'bici' }, 'descripcion', /no se aplica/, denuncias)
+    expectInvalid({ sort: 'descripcion' }, 'sort', undefined, denuncias)
+  })
+
+  it('[contiene] on an enum field is the declared values that contain the text (its b-tree); on an id, ILIKE', () => {
+    expect(only({ 'estado[contiene]': 'TALL' })).toEqual({ estado: { $in: ['taller'] } })
+    expect(only({ 'estado[contiene]': 'zzz' })).toEqual({ estado: { $in: [] } })
+    expect(only({ 'asignado_a[contiene]': '2026' })).toEqual({ asignado_a: { $ilike: '%2026%' } })
+    const turnos = registry.byName.get('turnos')!
+    expect(only({ 'tipo_turno[contiene]': 'MANANA' }, turnos)).toEqual({ tipo_turno: { $in: ['mañana'] } })
+  })
+
+  it('[vacio]: true or false, as conditions an index serves', () => {
+    expect(only({ 'modelo[vacio]': 'true' })).toEqual({ $or: [{ modelo: null }, { modelo: '' }] })
+    expect(only({ 'modelo[vacio]': 'false' })).toEqual({ modelo: { $gt: '' } })
+    expect(only({ 'km_actuales[vacio]': 'true' })).toEqual({ km_actuales: null })
+    expect(only({ 'asignado_a[vacio]': 'false' })).toEqual({ asignado_a: { $ne: null } })
+    const blank = cipher.blindIndex('')
+    expect(only({ 'nif[vacio]': 'true' }, personal)).toEqual({ $or: [{ nif_bidx: null }, { nif_bidx: blank }] })
+    expect(parse({ 'nif[vacio]': 'false' }, personal).filtersEncrypted).toBe(true)
+    expect(parse({ 'formacion[vacio]': 'true' }, personal).search).toEqual([{ sql: 'coalesce(jsonb_array_length("formacion"), 0) = 0', params: [] }])
+    expect(parse({ 'observaciones[vacio]': 'false' }, registry.byName.get('denuncias')!).search).toEqual([{ sql: 'coalesce(octet_length("observaciones"), 0) > 0', params: [] }])
+    for (const v of ['', '1', 'TRUE', 'si']) expectInvalid({ 'modelo[vacio]': v }, 'modelo[vacio]', /true o false/)
+    expectInvalid({ 'modelo[vacio]': ['true', 'false'] } as Q, 'modelo[vacio]')
+    expectInvalid({ 'contacto_telefono[vacio]': 'true' }, 'contacto_telefono', /cifrado no buscable/, personal)
+  })
+
+  it('q: a full-text match, ranked first when there is no sort', () => {
+    const q = parse({ q: 'robo bici' }, registry.byName.get('denuncias')!)
+    expect(q.search).toHaveLength(1)
+    expect(q.search[0]!.sql).toMatch(/^to_tsvector\('spanish'::regconfig, search_fold\(coalesce\("denunciante_nombre"::text, ''\) \|\| ' ' \|\| /)
+    expect(q.search[0]!.sql).not.toMatch(/denunciante_dni/) // encrypted fields are not searched
+    expect(q.search[0]!.params).toEqual(['robo bici'])
+    expect(q.rank?.sql).toMatch(/^ts_rank\(/)
+    expect(q.orderBy).toEqual([{ _created: 'desc' }, { _id: 'desc' }])
+    expect(parse({ q: 'robo', sort: 'tipo' }, registry.byName.get('denuncias')!).rank).toBeUndefined()
+    for (const v of ['', '  ', '¿?', 'x'.repeat(501)]) expectInvalid({ q: v }, 'q')
+    expectInvalid({ q: ['a', 'b'] } as Q, 'q')
   })
 
   it('datetime values are read in the service time zone (or with their offset)', () => {

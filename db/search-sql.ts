@@ -1,0 +1,128 @@
+/**
+ * The SQL of search (SPEC S12), in one place so that a query and the index
+ * meant to serve it are written by the same function and cannot drift
+ * apart (PostgreSQL uses an expression index only for the very same
+ * expression):
+ *
+ * - `search_fold(text)`: lower case without accents (`Camión` → `camion`),
+ *   an immutable wrapper of the `unaccent` extension, so indexes may use it;
+ * - `contiene` on string and text fields: `search_fold(col) like …`, served
+ *   by a trigram GIN index (`pg_trgm`) per field;
+ * - `q`: one GIN full-text index per module over its non-encrypted string
+ *   and text fields, Spanish stemming after folding;
+ * - `vacio` on text and array fields: a b-tree over the value's size (the
+ *   other types use their own b-tree on the column).
+ */
+import { createHash } from 'node:crypto'
+import type { FieldDef, ModuleDef } from '../core/registry/types.js'
+import { operatorsOf, typeOf } from '../core/field-types/index.js'
+import { valueColumn } from './columns.js'
+
+/** A condition (or an order key) as SQL text with bound values; turned into a MikroORM raw fragment at query time. */
+export interface SqlCondition {
+  readonly sql: string
+  readonly params: readonly unknown[]
+}
+
+export const FOLD_FUNCTION = 'search_fold'
+const CONFIG = "'spanish'::regconfig"
+
+function ident (name: string): string {
+  return `"${name.replace(/"/g, '""')}"`
+}
+
+/** A column folded for comparison. */
+function folded (column: string): string {
+  return `${FOLD_FUNCTION}(${ident(column)})`
+}
+
+/** Whether `contiene` on this field is the folded, trigram-indexed search (string and text values; not enums, not encrypted). */
+export function foldsSubstring (f: FieldDef): boolean {
+  return typeOf(f).textSearch && f.enum === undefined && !f.encrypted
+}
+
+/** `search_fold(col) like search_fold(pattern)`; the pattern is already escaped for LIKE (`\` escapes). */
+export function containsCondition (column: string, pattern: string): SqlCondition {
+  return { sql: `${folded(column)} like ${FOLD_FUNCTION}(?)`, params: [pattern] }
+}
+
+/**
+ * The size of a text or array value (0 when null), the expression its
+ * `vacio` index holds: `= 0` and `> 0` are both ranges of a b-tree (a
+ * boolean "is empty" would not do: PostgreSQL rewrites its negation into
+ * `<>`, which no index serves).
+ */
+function sizeExpression (f: FieldDef): string {
+  const c = ident(valueColumn(f))
+  return typeOf(f).empty === 'array' ? `coalesce(jsonb_array_length(${c}), 0)` : `coalesce(octet_length(${c}), 0)`
+}
+
+/** Whether `vacio` on this field needs its own index (a text or array value, which has no b-tree). */
+function needsEmptyIndex (f: FieldDef): boolean {
+  return !f.encrypted && typeOf(f).empty !== 'null' && !typeOf(f).indexed && operatorsOf(f).includes('vacio')
+}
+
+/** `vacio` of a text or array field, served by its expression index. */
+export function emptyCondition (f: FieldDef, empty: boolean): SqlCondition {
+  return { sql: `${sizeExpression(f)} ${empty ? '=' : '>'} 0`, params: [] }
+}
+
+/** The fields `q` searches: every non-encrypted string and text field. */
+export function documentFields (mod: ModuleDef): FieldDef[] {
+  return mod.fields.filter((f) => typeOf(f).textSearch && !f.encrypted)
+}
+
+/** The text-search document of a row: its searchable fields, folded, as a Spanish tsvector. */
+function documentExpression (mod: ModuleDef): string | undefined {
+  const fields = documentFields(mod)
+  if (fields.length === 0) return undefined
+  const text = fields.map((f) => `coalesce(${ident(valueColumn(f))}::text, '')`).join(" || ' ' || ")
+  return `to_tsvector(${CONFIG}, ${FOLD_FUNCTION}(${text}))`
+}
+
+const tsquery = `plainto_tsquery(${CONFIG}, ${FOLD_FUNCTION}(?))`
+
+/** `q`: every word (stemmed, folded) in the document; undefined when the module has no text to search. */
+export function matchCondition (mod: ModuleDef, words: string): SqlCondition | undefined {
+  const doc = documentExpression(mod)
+  return doc === undefined ? undefined : { sql: `${doc} @@ ${tsquery}`, params: [words] }
+}
+
+/** The relevance of a row to `q` (higher first). */
+export function rankExpression (mod: ModuleDef, words: string): SqlCondition | undefined {
+  const doc = documentExpression(mod)
+  return doc === undefined ? undefined : { sql: `ts_rank(${doc}, ${tsquery})`, params: [words] }
+}
+
+export interface SearchIndex {
+  readonly name: string
+  readonly expression: string
+}
+
+/**
+ * The search indexes of a module, for its entity. MikroORM compares
+ * expression indexes by name only, so the full-text index is named after a
+ * hash of its expression: a field added to the module gives a new name, and
+ * the start-up sync builds the new index and drops the old one.
+ */
+export function searchIndexes (mod: ModuleDef): SearchIndex[] {
+  const table = ident(mod.table)
+  const out: SearchIndex[] = []
+  for (const f of mod.fields) {
+    const column = valueColumn(f)
+    if (foldsSubstring(f) && operatorsOf(f).includes('contiene')) {
+      const name = `${mod.table}_${column}_trgm_idx`
+      out.push({ name, expression: `create index ${ident(name)} on ${table} using gin (${folded(column)} gin_trgm_ops)` })
+    }
+    if (needsEmptyIndex(f)) {
+      const name = `${mod.table}_${column}_vacio_idx`
+      out.push({ name, expression: `create index ${ident(name)} on ${table} ((${sizeExpression(f)}))` })
+    }
+  }
+  const doc = documentExpression(mod)
+  if (doc !== undefined) {
+    const name = `${mod.table}_q_${createHash('sha256').update(doc).digest('hex').slice(0, 8)}_idx`
+    out.push({ name, expression: `create index ${ident(name)} on ${table} using gin (${doc})` })
+  }
+  return out
+}
