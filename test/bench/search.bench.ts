@@ -1,0 +1,105 @@
+/**
+ * `npm run bench:search`: search (SPEC S12) over a large `denuncias` table,
+ * through the full HTTP stack of a real listening server: the time of a
+ * selective search with its exact total, then what the search indexes cost
+ * a create. Embedded by default, PostgreSQL when DATABASE_URL is set (use a
+ * throw-away database: the bench inserts BENCH_ROWS rows and drops indexes
+ * at the end). Not part of `npm test`.
+ *
+ *   BENCH_ROWS=1000000 [BENCH_RUNS=30] DATABASE_URL=postgres://…/bench npm run bench:search
+ */
+import { BENCH_ADMIN, startBenchServer } from './bench-app.js'
+
+const rows = Number(process.env.BENCH_ROWS ?? 1_000_000)
+const runs = Number(process.env.BENCH_RUNS ?? 30)
+const server = await startBenchServer()
+const { app, base } = server
+const em = app.orm.em.fork()
+const sql = async <T = Record<string, unknown>>(text: string): Promise<T[]> => em.getConnection().execute<T[]>(text, [], 'all')
+
+async function json (method: string, path: string, body?: unknown, token?: string): Promise<any> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token !== undefined && { authorization: `Bearer ${token}` }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  })
+  return res.json()
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const p95 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!
+
+try {
+  const token = (await json('POST', '/auth/login', BENCH_ADMIN)).data.token as string
+  const t0 = performance.now()
+  // Text from a small vocabulary, as complaints read; "bicicleta" is 1 object in 200 (0.5 %).
+  for (let from = 1; from <= rows; from += 100_000) {
+    const to = Math.min(rows, from + 99_999)
+    await sql(`
+      insert into denuncias ("_id", "_created", "_created_by", "_modified", "_modified_by", "_version", "_hash",
+                             denunciante_nombre, denunciante_email, tipo, fecha_hechos, lugar_hechos, descripcion, observaciones, testigos, estado, prioridad)
+      select 'DEN-1990-' || lpad(i::text, 7, '0'), now() - i * interval '1 second', 'USR-1990-00001', now(), 'USR-1990-00001', 1, repeat('0', 64),
+             (array['Ana', 'Luis', 'María', 'José', 'Lucía', 'Íñigo', 'Carmen'])[1 + i % 7] || ' ' || (array['García', 'Pérez', 'López', 'Muñoz', 'Sánchez'])[1 + i % 5] || ' ' || i,
+             case when i % 1000 = 0 then 'v' || i || '@example.org' end,
+             (array['hurto', 'robo', 'daños', 'lesiones', 'estafa'])[1 + i % 5], now(),
+             'Calle ' || (array['Mayor', 'Real', 'Ancha', 'Nueva', 'del Sol'])[1 + i % 5] || ' ' || (i % 300),
+             (array['Sustracción', 'Robo', 'Pérdida', 'Rotura'])[1 + i % 4] || ' de ' ||
+               case when (i * 7) % 200 = 0 then 'una bicicleta' else 'un objeto del tipo ' || ((i * 7) % 200) end ||
+               ' en la vía pública; el denunciante declara que ocurrió por la mañana. Expediente ' || i,
+             case when i % 1000 = 0 then 'Pendiente de revisar' end,
+             case when i % 1000 = 0 then '["Testigo"]'::jsonb end,
+             'pendiente', 'media'
+      from generate_series(${from}, ${to}) as i`)
+  }
+  await sql('analyze denuncias')
+  const loadSeconds = (performance.now() - t0) / 1000
+  const cases = [
+    'descripcion[contiene]=bicicleta',
+    'denunciante_nombre[contiene]=munoz%20123',
+    'lugar_hechos[contiene]=nueva%20299',
+    'q=bicicletas',
+    'q=robo%20bicicleta',
+    'q=bicicleta&prioridad=media&sort=-_created',
+    'observaciones[vacio]=false',
+    'testigos[vacio]=false',
+    'denunciante_email[vacio]=false',
+  ]
+  const lines: string[] = []
+  for (const c of cases) {
+    const url = `${base}/denuncias?${c}&limit=20`
+    const headers = { authorization: `Bearer ${token}` }
+    let total = 0
+    for (let i = 0; i < 3; i++) total = ((await (await fetch(url, { headers })).json()) as any).data.total // warm-up
+    const times: number[] = []
+    for (let i = 0; i < runs; i++) {
+      const s = performance.now()
+      const res = await fetch(url, { headers })
+      await res.json()
+      times.push(performance.now() - s)
+    }
+    lines.push(`| \`${decodeURIComponent(c)}\` | ${total} | ${median(times).toFixed(1)} | ${p95(times).toFixed(1)} |`)
+  }
+  // What the search indexes cost a create: sequential POSTs with them, then without.
+  const createMs = async (): Promise<number> => {
+    const times: number[] = []
+    for (let i = 0; i < 200; i++) {
+      const s = performance.now()
+      await json('POST', '/denuncias', {
+        denunciante_nombre: `Bench ${i}`, tipo: 'hurto', fecha_hechos: '2026-03-15 10:30:00', lugar_hechos: 'Calle Mayor 3',
+        descripcion: 'Sustracción de una cartera en la vía pública; el denunciante declara que ocurrió por la mañana.', observaciones: 'Sin testigos',
+      }, token)
+      times.push(performance.now() - s)
+    }
+    return median(times)
+  }
+  const withIndexes = await createMs()
+  const searchIdx = await sql<{ indexname: string }>("select indexname from pg_indexes where tablename = 'denuncias' and (indexname like '%\\_trgm\\_idx' or indexname like '%\\_vacio\\_idx' or indexname like 'denuncias\\_q\\_%')")
+  for (const { indexname } of searchIdx) await sql(`drop index "${indexname}"`)
+  const withoutIndexes = await createMs()
+  console.log(`\n${app.databaseKind}, ${rows.toLocaleString('en')} denuncias rows (loaded and indexed in ${loadSeconds.toFixed(0)} s), ${runs} sequential requests each, limit=20:\n`)
+  console.log('| search | total | median ms | p95 ms |\n|---|---|---|---|')
+  console.log(lines.join('\n'))
+  console.log(`\nPOST /denuncias, median of 200 sequential: ${withIndexes.toFixed(1)} ms with the ${searchIdx.length} search indexes, ${withoutIndexes.toFixed(1)} ms without\n`)
+} finally {
+  await server.stop()
+}
