@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
+import { RawQueryFragment } from '@mikro-orm/core'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, expectError, login, userWithRole, type Res } from '../helpers/http.js'
 
@@ -167,7 +168,8 @@ describe('vacio', () => {
 })
 
 describe('400s', () => {
-  it('bad operators and q', async () => {
+  it('bad operators and q; no SQL fragment is left behind by a search, run or refused', async () => {
+    const before = RawQueryFragment.checkCacheSize()
     expectError(await admin.get('/sanciones?importe[contiene]=5'), 400, INVALID)
     expectError(await admin.get('/denuncias?denunciante_dni[contiene]=1234'), 400, INVALID)
     expectError(await admin.get('/denuncias?descripcion=robo'), 400, INVALID) // text: contiene and vacio only
@@ -177,6 +179,9 @@ describe('400s', () => {
     expectError(await admin.get('/denuncias?q=a&q=b'), 400, INVALID)
     expectError(await admin.get(`/denuncias${qs(['q', 'x'.repeat(501)])}`), 400, INVALID)
     expectError(await admin.get('/denuncias?descripcion[vacios]=true'), 400, INVALID)
+    expectError(await client(app, (await userWithRole(app, adminToken, 'consulta')).token).get('/denuncias?q=robo&denunciante_dni[vacio]=true'), 403, FORBIDDEN)
+    await found(admin, qs(['q', 'robo'], ['descripcion[contiene]', 'bici'], ['observaciones[vacio]', 'true']))
+    expect(RawQueryFragment.checkCacheSize()).toBe(before)
   })
 })
 
