@@ -9,16 +9,19 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import type { ModuleDef } from '../core/registry/types.js'
 import { IdParams, envelope } from '../http/schemas.js'
 import { etag, idOf } from './record-request.js'
+import type { OperationVerb } from './operation-names.js'
 
 export interface LifecycleDeps {
   tags: string[]
   recordRef: TSchema
+  /** The operationId of one of the module's operations (generate/operation-names.ts). */
+  operationId: (verb: OperationVerb) => string
 }
 
-export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, { tags, recordRef }: LifecycleDeps): void {
+export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, { tags, recordRef, operationId }: LifecycleDeps): void {
   app.post('/:id/restaurar', {
     config: { action: 'eliminar' },
-    schema: { tags, summary: `Restaurar un registro eliminado de ${mod.label}`, params: IdParams, response: { 200: envelope(recordRef) } },
+    schema: { tags, summary: `Restaurar un registro eliminado de ${mod.label}`, operationId: operationId('restore'), params: IdParams, response: { 200: envelope(recordRef) } },
   }, async (request, reply) => {
     const record = await request.records.of(mod).restore(idOf(request))
     void reply.header('etag', etag(record))
@@ -30,6 +33,7 @@ export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, { tags, r
     schema: {
       tags,
       summary: `Versiones de un registro de ${mod.label}`,
+      operationId: operationId('history'),
       params: IdParams,
       response: {
         200: envelope(Type.Object({
@@ -56,6 +60,7 @@ export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, { tags, r
     schema: {
       tags,
       summary: `Verificar la cadena de integridad de un registro de ${mod.label}`,
+      operationId: operationId('verify'),
       params: IdParams,
       response: {
         200: envelope(Type.Object({

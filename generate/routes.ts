@@ -12,6 +12,8 @@ import type { ModuleDef } from '../core/registry/types.js'
 import '../http/route-config.js'
 import { IdParams, Message, envelope } from '../http/schemas.js'
 import { buildSchemas } from './schemas.js'
+import { listQuerystring } from './list-parameters.js'
+import { operationName } from './operation-names.js'
 import { lifecycleRoutes } from './lifecycle-routes.js'
 import { etag, expectedVersion, idOf } from './record-request.js'
 
@@ -19,8 +21,10 @@ export function moduleRoutes (mod: ModuleDef) {
   return async function routes (app: FastifyInstance): Promise<void> {
     const schemas = buildSchemas(mod, app.registry)
     app.addSchema(schemas.record)
+    app.openapiSchemas.set(schemas.record.$id!, schemas.doc.record)
     const RecordRef = Type.Ref(schemas.record)
     const tags = [mod.label]
+    const op = operationName(mod)
 
     // The action at all, before the body is parsed and validated (SPEC S9 order: 403 before 400).
     app.addHook('onRequest', async (request) => {
@@ -34,15 +38,15 @@ export function moduleRoutes (mod: ModuleDef) {
     })
 
     app.get('/', {
-      config: { action: 'ver' },
-      schema: { tags, summary: `Listar ${mod.label}`, response: { 200: envelope(Type.Object({ records: Type.Array(RecordRef), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() })) } },
+      config: { action: 'ver', openapi: { querystring: listQuerystring(mod, app.registry) } },
+      schema: { tags, summary: `Listar ${mod.label}`, operationId: op('list'), response: { 200: envelope(Type.Object({ records: Type.Array(RecordRef), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() })) } },
     }, async (request) => {
       return { success: true, data: await request.records.of(mod).list(request.query as Record<string, string | string[]>) }
     })
 
     app.get('/:id', {
       config: { action: 'ver' },
-      schema: { tags, summary: `Obtener un registro de ${mod.label}`, params: IdParams, response: { 200: envelope(RecordRef) } },
+      schema: { tags, summary: `Obtener un registro de ${mod.label}`, operationId: op('get'), params: IdParams, response: { 200: envelope(RecordRef) } },
     }, async (request, reply) => {
       const record = await request.records.of(mod).get(idOf(request))
       void reply.header('etag', etag(record))
@@ -50,8 +54,8 @@ export function moduleRoutes (mod: ModuleDef) {
     })
 
     app.post('/', {
-      config: { action: 'crear' },
-      schema: { tags, summary: `Crear un registro de ${mod.label}`, body: schemas.create, response: { 201: envelope(RecordRef) } },
+      config: { action: 'crear', openapi: { body: schemas.doc.create, errors: [409] } },
+      schema: { tags, summary: `Crear un registro de ${mod.label}`, operationId: op('create'), body: schemas.create, response: { 201: envelope(RecordRef) } },
     }, async (request, reply) => {
       const record = await request.records.of(mod).create(request.body as Record<string, unknown>)
       void reply.code(201).header('etag', etag(record))
@@ -59,8 +63,8 @@ export function moduleRoutes (mod: ModuleDef) {
     })
 
     app.put('/:id', {
-      config: { action: 'editar' },
-      schema: { tags, summary: `Modificar un registro de ${mod.label}`, params: IdParams, body: schemas.update, response: { 200: envelope(RecordRef) } },
+      config: { action: 'editar', openapi: { body: schemas.doc.update, errors: [409] } },
+      schema: { tags, summary: `Modificar un registro de ${mod.label}`, operationId: op('update'), params: IdParams, body: schemas.update, response: { 200: envelope(RecordRef) } },
     }, async (request, reply) => {
       const body = request.body as Record<string, unknown>
       if (!Object.keys(body).some((k) => !k.startsWith('_'))) throw new AppError('DATOS_REQUERIDOS')
@@ -69,11 +73,11 @@ export function moduleRoutes (mod: ModuleDef) {
       return { success: true, data: record }
     })
 
-    lifecycleRoutes(app, mod, { tags, recordRef: RecordRef })
+    lifecycleRoutes(app, mod, { tags, recordRef: RecordRef, operationId: op })
 
     app.delete('/:id', {
-      config: { action: 'eliminar' },
-      schema: { tags, summary: `Eliminar (borrado lógico) un registro de ${mod.label}`, params: IdParams, response: { 200: Message } },
+      config: { action: 'eliminar', openapi: { errors: [409] } },
+      schema: { tags, summary: `Eliminar (borrado lógico) un registro de ${mod.label}`, operationId: op('delete'), params: IdParams, response: { 200: Message } },
     }, async (request) => {
       await request.records.of(mod).remove(idOf(request), expectedVersion(request))
       return { success: true, data: { message: MESSAGES.REGISTRO_ELIMINADO } }

@@ -1,7 +1,11 @@
 /**
  * TypeBox schemas of a module, used both to validate requests (Ajv, no
  * coercion, no stripping: an undeclared key or a wrong type is a 400) and to
- * document the API (OpenAPI through @fastify/swagger).
+ * document the API (OpenAPI through @fastify/swagger). Where the document
+ * says more than validation needs, a `doc` variant says it: bodies without
+ * the ignored `_` keys (so a generated client rejects a misspelt field),
+ * required fields not nullable (null on them is a 400 too), and every
+ * field a record always carries marked required.
  */
 import { Type, type TSchema, type TObject } from '@sinclair/typebox'
 import type { ModuleDef, Registry } from '../core/registry/types.js'
@@ -28,6 +32,8 @@ export interface ModuleSchemas {
   update: TObject
   record: TObject
   list: TObject
+  /** What the OpenAPI document shows instead (generate/routes.ts hands them to it). */
+  doc: { create: TObject, update: TObject, record: TObject }
 }
 
 /** Keys starting with `_` are system fields: accepted and ignored (`_version` is read on PUT). */
@@ -69,5 +75,35 @@ export function buildSchemas (mod: ModuleDef, registry: Registry): ModuleSchemas
     limit: Type.Integer(),
     offset: Type.Integer(),
   }, { $id: `${mod.name}List` })
-  return { create, update, record, list }
+  return { create, update, record, list, doc: docSchemas(mod, registry, record) }
+}
+
+/** The documented variants of the bodies and the record (see the file comment). */
+function docSchemas (mod: ModuleDef, registry: Registry, record: TObject): ModuleSchemas['doc'] {
+  const input: Record<string, TSchema> = {}
+  for (const f of mod.fields) {
+    const schema = openItems(typeOf(f).input(f, registry))
+    input[f.name] = f.required ? schema : nullable(schema)
+  }
+  const required = mod.fields.filter((f) => f.required && f.default === undefined).map((f) => f.name)
+  const create = Type.Object(input, { additionalProperties: false, description: `Campos de ${mod.label}. Las claves que empiezan por _ (campos del sistema) se ignoran.` })
+  ;(create as { required?: string[] }).required = required
+  const update = Type.Object({
+    ...Object.fromEntries(Object.entries(input).map(([k, v]) => [k, Type.Optional(v)])),
+    _version: Type.Optional(Type.Integer({ minimum: 1, description: 'Versión que se espera modificar (bloqueo optimista; también If-Match)' })),
+  }, { additionalProperties: false, minProperties: 1, description: `Solo los campos que cambian; null vacía un campo opcional.` })
+  const always = [
+    ...SYSTEM_FIELDS.map((s) => s.name),
+    ...mod.fields.filter((f) => !f.encrypted && !typeOf(f).writeOnly).map((f) => f.name),
+  ]
+  const { $id: _id, ...documented } = record as TObject & { $id?: string }
+  return { create, update, record: { ...documented, required: always } as TObject }
+}
+
+/** Object items of an array take any keys: said out loud, since a generated client reads a bare `object` as `{}`. */
+function openItems (schema: TSchema): TSchema {
+  const items = (schema as { items?: { type?: unknown } }).items
+  const types = Array.isArray(items?.type) ? items.type : [items?.type]
+  if (items === undefined || !types.includes('object')) return schema
+  return { ...schema, items: { ...items, additionalProperties: true } } as TSchema
 }

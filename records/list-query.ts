@@ -139,7 +139,8 @@ function parseSort (mod: ModuleDef, raw: string | string[] | undefined): Array<R
   return order
 }
 
-function sortable (mod: ModuleDef): string[] {
+/** The fields `sort` takes (the OpenAPI document names them too). */
+export function sortable (mod: ModuleDef): string[] {
   return [...SYSTEM_TARGETS, ...mod.fields.filter((f) => f.filterable && !f.encrypted).map((f) => f.name)]
 }
 
@@ -181,3 +182,23 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
     filtersEncrypted,
   }
 }
+
+/** A filter a list takes: its parameter name and the operators `parseListQuery` accepts on it. */
+export interface ListFilter {
+  name: string
+  operators: readonly FilterOperator[]
+  /** An encrypted field, compared through its blind index (needs `descifrar`). */
+  blind: boolean
+}
+
+/** Every filter of `mod`, as `parseListQuery` reads it, so the OpenAPI document lists exactly these. */
+export function listFilters (mod: ModuleDef): ListFilter[] {
+  const names = [...SYSTEM_TARGETS, ...mod.fields.filter((f) => f.encrypted ? f.searchable : f.filterable).map((f) => f.name)]
+  return names.map((name) => {
+    const t = targetOf(mod, name)!
+    return { name, operators: t.operators, blind: t.blind }
+  })
+}
+
+/** The parameters every list takes besides the filters. */
+export const LIST_PARAMETERS: readonly string[] = RESERVED

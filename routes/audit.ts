@@ -8,6 +8,18 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { envelope } from '../http/schemas.js'
+import '../http/openapi-docs.js'
+
+/** The read log's query parameters (records/read-log.ts), documented only: the records service checks them. */
+const ReadsQuery = Type.Object({
+  usuario: Type.Optional(Type.String({ description: 'Id del usuario que leyó (USR-…)' })),
+  modulo: Type.Optional(Type.String({ description: 'Módulo del registro leído' })),
+  registro: Type.Optional(Type.String({ description: 'Id del registro leído' })),
+  desde: Type.Optional(Type.String({ description: "Desde (incluido), 'YYYY-MM-DD HH:MM:SS'" })),
+  hasta: Type.Optional(Type.String({ description: "Hasta (incluido), 'YYYY-MM-DD HH:MM:SS'" })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: 100, description: 'Por página (máximo 1000)' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+}, { additionalProperties: false })
 
 const Entry = Type.Object({
   usuario: Type.String(), fecha: Type.String(), modulo: Type.String(), registro: Type.String(),
@@ -24,8 +36,10 @@ const Checkpoint = Type.Object({
 
 async function auditRoutes (app: FastifyInstance): Promise<void> {
   app.get('/auditoria/lecturas', {
+    config: { openapi: { querystring: ReadsQuery, errors: [403] } },
     schema: {
       tags: ['Auditoría'],
+      operationId: 'listLecturas',
       summary: 'Registro de lecturas de datos cifrados (solo superadmin)',
       response: { 200: envelope(Type.Object({ records: Type.Array(Entry), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() })) },
     },
@@ -34,8 +48,10 @@ async function auditRoutes (app: FastifyInstance): Promise<void> {
   })
 
   app.post('/auditoria/puntos-control', {
+    config: { openapi: { errors: [403] } },
     schema: {
       tags: ['Auditoría'],
+      operationId: 'createPuntoControl',
       summary: 'Sellar la cadena global y publicar ahora un punto de control firmado (solo superadmin)',
       response: {
         200: envelope(Type.Object({

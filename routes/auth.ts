@@ -36,7 +36,8 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   const tags = ['Autenticación']
 
   app.post('/auth/login', {
-    config: { public: true },
+    // 401 Credenciales inválidas; 429 for a locked-out username (SPEC S15).
+    config: { public: true, openapi: { errors: [401, 429] } },
     // Missing body or credentials: `Datos requeridos` (SPEC S9), before type checks.
     preValidation: async (request) => {
       const body = request.body as Record<string, unknown> | undefined | null
@@ -46,7 +47,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
         if (missing.length > 0) throw new AppError('DATOS_REQUERIDOS', missing.map((campo) => ({ campo, mensaje: 'es obligatorio' })))
       }
     },
-    schema: { tags, summary: 'Iniciar sesión', body: LoginBody, response: { 200: envelope(Type.Object({ token: Type.String(), user: LoginUser })) } },
+    schema: { tags, summary: 'Iniciar sesión', operationId: 'login', body: LoginBody, response: { 200: envelope(Type.Object({ token: Type.String(), user: LoginUser })) } },
   }, async (request) => {
     const { username, password } = request.body as { username: string, password: string }
     // Lock-out per username and client address, and per username from
@@ -82,7 +83,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   })
 
   app.post('/auth/logout', {
-    schema: { tags, summary: 'Cerrar sesión (revoca el token)', response: { 200: envelope(Type.Object({ message: Type.String() })) } },
+    schema: { tags, summary: 'Cerrar sesión (revoca el token)', operationId: 'logout', response: { 200: envelope(Type.Object({ message: Type.String() })) } },
   }, async (request) => {
     const { jti, exp, id } = request.caller
     // The database first (the authority), with the revocation epoch in the
@@ -96,7 +97,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   })
 
   app.get('/me', {
-    schema: { tags, summary: 'Usuario actual', response: { 200: envelope(Me) } },
+    schema: { tags, summary: 'Usuario actual', operationId: 'getMe', response: { 200: envelope(Me) } },
   }, async (request) => {
     const row = await users.findLive(request.em, { _id: request.caller.id })
     if (row === null) throw new AppError('TOKEN_INVALIDO')

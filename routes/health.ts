@@ -1,13 +1,22 @@
 /** GET /health (liveness) and GET /ready (database and Redis reachable); no token, no rate limit. */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
+import { Type } from '@sinclair/typebox'
 import { sendError } from '../http/errors.js'
+import { envelope } from '../http/schemas.js'
+
+const Alive = envelope(Type.Object({ status: Type.Literal('ok') }))
+const Ready = envelope(Type.Object({
+  status: Type.Literal('ready'),
+  database: Type.String({ description: 'ok' }),
+  redis: Type.String({ description: 'ok, o in-process sin REDIS_URL' }),
+}))
 
 async function healthPlugin (app: FastifyInstance): Promise<void> {
-  app.get('/health', { config: { public: true, rateLimit: false }, schema: { tags: ['Operación'], summary: 'Vivo' } }, async () => {
+  app.get('/health', { config: { public: true, rateLimit: false }, schema: { tags: ['Operación'], summary: 'Vivo', operationId: 'health', response: { 200: Alive } } }, async () => {
     return { success: true, data: { status: 'ok' } }
   })
-  app.get('/ready', { config: { public: true, rateLimit: false }, schema: { tags: ['Operación'], summary: 'Listo: base de datos y Redis accesibles' } }, async (request, reply) => {
+  app.get('/ready', { config: { public: true, rateLimit: false, openapi: { errors: [503] } }, schema: { tags: ['Operación'], summary: 'Listo: base de datos y Redis accesibles', operationId: 'ready', response: { 200: Ready } } }, async (request, reply) => {
     const checks: Record<string, string> = {}
     try {
       await app.orm.em.getConnection().execute('select 1')

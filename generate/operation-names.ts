@@ -1,0 +1,19 @@
+/**
+ * The `operationId`s of a module's generated routes (SPEC S14): a verb and
+ * the module name in PascalCase — `listDenuncias`, `getDenuncias`,
+ * `createSala092`, `verifyObjetosPerdidos` — stable while the module keeps
+ * its name, and what a generated client calls its methods.
+ */
+import type { ModuleDef } from '../core/registry/types.js'
+
+export type OperationVerb = 'list' | 'get' | 'create' | 'update' | 'delete' | 'restore' | 'history' | 'verify'
+
+/** `objetos_perdidos` → `ObjetosPerdidos`. */
+function pascal (name: string): string {
+  return name.split(/[^A-Za-z0-9]+/).filter((w) => w !== '').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')
+}
+
+export function operationName (mod: ModuleDef): (verb: OperationVerb) => string {
+  const noun = pascal(mod.name)
+  return (verb) => `${verb}${noun}`
+}

@@ -1,0 +1,151 @@
+/**
+ * What the OpenAPI document says beyond the route schemas (SPEC S14), so a
+ * generated client is complete: an `operationId` per route (a route that
+ * names none gets one from its method and path), `security: []` on the
+ * routes that need no token, the S9 error responses each route can give
+ * (read from its config: token, rate limit, permission, body, path id, plus
+ * what it declares), and documentation-only parts a route hands over in
+ * `config.openapi` (list query parameters the service parses itself, a body
+ * schema stricter than the one validation uses). Used by plugins/openapi.ts
+ * as @fastify/swagger's `transform` and `transformObject`; changes nothing
+ * at run time.
+ */
+import type { FastifySchema, RouteOptions } from 'fastify'
+import type { TSchema } from '@sinclair/typebox'
+import { ERRORS } from '../core/errors.js'
+import './route-config.js'
+
+/** Documentation-only parts of a route (`config.openapi`). */
+export interface RouteDocs {
+  /** Query parameters (a JSON object schema), documented only: the handler parses and checks them itself. */
+  querystring?: object
+  /** The body as documented (a JSON schema), when it says more than the validating schema. */
+  body?: object
+  /** Error statuses the route gives beyond those its config implies (409, a 401 of a public route …). */
+  errors?: readonly number[]
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Documentation-only parts of the route (http/openapi-docs.ts). */
+    openapi?: RouteDocs
+  }
+  interface FastifyInstance {
+    /** Components the document shows instead of the schema of the same name (a record with its `required` list). */
+    openapiSchemas: Map<string, TSchema>
+  }
+}
+
+type Schema = Record<string, unknown>
+
+/** `get /usuarios/:id/cerrar-sesiones` → `getUsuariosIdCerrarSesiones`. */
+export function operationIdOf (method: string, url: string): string {
+  const words = url.split(/[^A-Za-z0-9]+/).filter((w) => w !== '')
+  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')
+}
+
+/** The S9 texts of one status, in the order of core/errors.ts. */
+function textsOf (status: number): string[] {
+  return Object.values(ERRORS).filter((e) => e.status === status).map((e) => e.message)
+}
+
+const DETALLES = {
+  type: 'array',
+  description: 'Qué falló, campo a campo (a lo sumo 20)',
+  items: {
+    type: 'object',
+    required: ['campo', 'mensaje'],
+    additionalProperties: false,
+    properties: { campo: { type: 'string' }, mensaje: { type: 'string' } },
+  },
+}
+
+/** The S9 envelope of an error status, with its possible texts. */
+export function errorSchema (status: number): Schema {
+  return {
+    description: textsOf(status).join(' · '),
+    type: 'object',
+    required: ['success', 'error'],
+    additionalProperties: false,
+    properties: {
+      success: { type: 'boolean', enum: [false] },
+      error: { type: 'string', enum: textsOf(status) },
+      ...(status === 400 && { detalles: DETALLES }),
+    },
+  }
+}
+
+/** The error statuses a route can answer with. */
+function errorStatuses (route: RouteOptions, documented: FastifySchema): number[] {
+  const config = route.config ?? {}
+  const s = new Set<number>(config.openapi?.errors ?? [])
+  if (documented.body !== undefined) [400, 413, 415].forEach((n) => s.add(n))
+  if (documented.querystring !== undefined) s.add(400)
+  if (config.public !== true) s.add(401)
+  if (config.action !== undefined) s.add(403)
+  if (route.url.includes(':')) s.add(404)
+  // Counting a request needs the stores (Redis): down, it is a 503.
+  if (config.rateLimit !== false) [429, 503].forEach((n) => s.add(n))
+  return [...s].sort((a, b) => a - b)
+}
+
+/** @fastify/swagger `transform`: one route's schema as the document shows it. */
+export function documentRoute ({ schema, url, route }: { schema: FastifySchema | undefined, url: string, route: RouteOptions }): { schema: FastifySchema, url: string } {
+  const docs = route.config?.openapi ?? {}
+  const documented: FastifySchema = { ...schema }
+  if (documented.hide === true) return { schema: documented, url }
+  if (docs.querystring !== undefined) documented.querystring = docs.querystring
+  if (docs.body !== undefined) documented.body = docs.body
+  const method = Array.isArray(route.method) ? route.method[0]! : route.method
+  documented.operationId ??= operationIdOf(method, url)
+  if (route.config?.public === true) documented.security = []
+  const errors = Object.fromEntries(errorStatuses(route, documented).map((n) => [n, errorSchema(n)]))
+  documented.response = { ...(schema?.response as Schema | undefined), ...errors }
+  return { schema: documented, url }
+}
+
+/** The shared error responses, with the headers a 429 carries. */
+function errorResponse (status: number): Schema {
+  const { description, ...schema } = errorSchema(status)
+  return {
+    description,
+    ...(status === 429 && {
+      headers: {
+        'Retry-After': { description: 'Segundos hasta que se puede volver a intentar', schema: { type: 'integer' } },
+        'RateLimit-Reset': { description: 'Segundos hasta que se renueva la ventana', schema: { type: 'integer' } },
+      },
+    }),
+    content: { 'application/json': { schema } },
+  }
+}
+
+const REF = '#/components/responses/'
+
+/**
+ * @fastify/swagger `transformObject`: every error response becomes a
+ * reference to one shared response per status, and the components the
+ * routes documented (`app.openapiSchemas`) replace their namesakes.
+ */
+export function documentObject (doc: Schema, schemas: ReadonlyMap<string, TSchema>): Schema {
+  const used = new Set<number>()
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Schema>>)) {
+    for (const op of Object.values(item)) {
+      const responses = op.responses as Record<string, Schema> | undefined
+      for (const code of Object.keys(responses ?? {})) {
+        const status = Number(code)
+        if (status < 400) continue
+        used.add(status)
+        responses![code] = { $ref: `${REF}Error${status}` }
+      }
+    }
+  }
+  const components = (doc.components ?? {}) as Record<string, Record<string, unknown>>
+  components.responses = Object.fromEntries([...used].sort((a, b) => a - b).map((n) => [`Error${n}`, errorResponse(n)]))
+  components.schemas ??= {}
+  for (const [name, schema] of schemas) {
+    const { $id: _id, ...plain } = JSON.parse(JSON.stringify(schema)) as Schema
+    components.schemas[name] = plain
+  }
+  doc.components = components
+  return doc
+}

@@ -1,0 +1,180 @@
+/**
+ * The API explorer and the OpenAPI document are complete enough for a
+ * generated client (SPEC S14): servers, one unique operationId per route,
+ * every list query parameter with its operators (from the field types),
+ * every error response in the S9 envelope, bodies that reject unknown keys
+ * (and a service that does), required fields not nullable, system fields
+ * required in records. GET /docs is the explorer for a browser and the
+ * document for anything else; nothing under /docs needs a token or is rate
+ * limited, and no asset comes from another host. (The typed-client check,
+ * the linter and the browser test run apart: README "API explorer and
+ * OpenAPI document".)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { loadRegistry } from '../../core/registry/load.js'
+import { ERRORS } from '../../core/errors.js'
+import { SYSTEM_FIELDS } from '../../core/system-fields.js'
+import { typeOf } from '../../core/field-types/index.js'
+import { LIST_PARAMETERS, listFilters } from '../../records/list-query.js'
+import { createHarness, type Harness } from '../helpers/app.js'
+import { call, expectError, login } from '../helpers/http.js'
+
+const registry = loadRegistry('modules.yaml')
+type Schema = Record<string, any>
+
+let h: Harness
+let app: FastifyInstance
+let doc: Schema
+
+beforeAll(async () => {
+  h = await createHarness()
+  app = await h.app()
+  doc = (await call(app, 'GET', '/docs/json')).body
+})
+afterAll(async () => { await h.close() })
+
+function operations (): Array<{ method: string, path: string, op: Schema }> {
+  return Object.entries(doc.paths as Record<string, Schema>).flatMap(([path, item]) =>
+    Object.entries(item).filter(([m]) => ['get', 'post', 'put', 'delete', 'patch'].includes(m)).map(([method, op]) => ({ method, path, op })))
+}
+
+const bodyOf = (op: Schema): Schema => op.requestBody.content['application/json'].schema
+const queryOf = (op: Schema): Map<string, Schema> => new Map((op.parameters ?? []).filter((p: Schema) => p.in === 'query').map((p: Schema) => [p.name, p]))
+const responseRef = (op: Schema, status: number): string | undefined => op.responses[String(status)]?.$ref
+
+describe('GET /docs and /docs/json', () => {
+  it('/docs is the explorer for a browser and the document for anything else; neither needs a token', async () => {
+    const html = await call(app, 'GET', '/docs', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } })
+    expect(html.status).toBe(200)
+    expect(String(html.headers['content-type'])).toMatch(/^text\/html/)
+    expect(html.body).toContain('swagger-ui')
+    // Every script and style is the service's own: no CDN.
+    expect(html.body).not.toMatch(/(?:src|href)=["']https?:/)
+    expect(String(html.headers['content-security-policy'])).toContain("script-src 'self'")
+    const json = await call(app, 'GET', '/docs')
+    expect(String(json.headers['content-type'])).toMatch(/^application\/json/)
+    expect(json.body).toEqual(doc)
+    expect(doc.openapi).toMatch(/^3\.1\./)
+    const asset = await call(app, 'GET', '/docs/static/swagger-ui-bundle.js')
+    expect(asset.status).toBe(200)
+    expect(String(asset.headers['content-type'])).toMatch(/javascript/)
+    expectError(await call(app, 'GET', '/docs/static/no-such-file.js'), 404, 'Ruta no encontrada')
+  })
+
+  it('is not rate limited (an instance that allows 3 requests per address per hour)', async () => {
+    const limited = await h.app({ env: { RATE_LIMIT_IP_MAX: '3', RATE_LIMIT_IP_WINDOW: '1h' } })
+    for (let i = 0; i < 6; i++) {
+      for (const url of ['/docs', '/docs/json', '/docs/static/swagger-initializer.js']) {
+        const res = await call(limited, 'GET', url, { headers: { accept: 'text/html' } })
+        expect(res.status, url).toBe(200)
+        expect(res.headers['ratelimit-limit'], url).toBeUndefined()
+      }
+    }
+    // while a counted route is limited
+    const statuses = []
+    for (let i = 0; i < 4; i++) statuses.push((await call(limited, 'GET', '/me')).status)
+    expect(statuses).toContain(429)
+  })
+})
+
+describe('the document', () => {
+  it('names servers, and an operationId for every route, unique and readable', () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: expect.any(String) })])
+    const ids = operations().map(({ op }) => op.operationId as string)
+    expect(ids.every((id) => /^[a-z][A-Za-z0-9]*$/.test(id)), ids.join(' ')).toBe(true)
+    expect(new Set(ids).size).toBe(ids.length)
+    for (const m of registry.modules) {
+      const noun = m.name.split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')
+      expect(doc.paths[`/${m.path}`].get.operationId).toBe(`list${noun}`)
+      expect(doc.paths[`/${m.path}`].post.operationId).toBe(`create${noun}`)
+      expect(doc.paths[`/${m.path}/{id}`].put.operationId).toBe(`update${noun}`)
+    }
+    expect(doc.paths['/auth/login'].post.operationId).toBe('login')
+  })
+
+  it("documents every list parameter, and each filter with exactly its type's operators", () => {
+    for (const m of registry.modules) {
+      const query = queryOf(doc.paths[`/${m.path}`].get)
+      for (const p of LIST_PARAMETERS) expect(query.has(p), `${m.name} ${p}`).toBe(true)
+      expect(query.get('limit')!.schema.type).toBe('integer')
+      const expected = new Set(LIST_PARAMETERS)
+      for (const f of listFilters(m)) {
+        for (const op of f.operators) expected.add(op === 'eq' ? f.name : `${f.name}[${op}]`)
+        const field = m.fieldMap.get(f.name)
+        if (field !== undefined && !field.encrypted) expect(f.operators, f.name).toEqual(typeOf(field).operators)
+      }
+      expect(new Set(query.keys()), m.name).toEqual(expected)
+    }
+    const denuncias = queryOf(doc.paths['/denuncias'].get)
+    expect(denuncias.get('estado')!.schema.enum).toEqual(['pendiente', 'investigacion', 'archivada', 'judicializada'])
+    expect(denuncias.has('fecha_hechos[gte]')).toBe(true)
+    expect(denuncias.has('lugar_hechos[contiene]')).toBe(true)
+    expect(denuncias.has('denunciante_dni')).toBe(true) // searchable encrypted: blind index, exact
+    expect(denuncias.has('denunciante_dni[contiene]')).toBe(false)
+    expect(denuncias.has('descripcion')).toBe(false) // text: not filterable
+    expect(denuncias.has('_hash')).toBe(false)
+  })
+
+  it('gives every route its S9 error responses, in the envelope, from one shared response per status', () => {
+    for (const [name, response] of Object.entries(doc.components.responses as Record<string, Schema>)) {
+      const status = Number(name.replace('Error', ''))
+      const schema = response.content['application/json'].schema
+      expect(schema.properties.success).toEqual({ type: 'boolean', enum: [false] })
+      expect(schema.required).toEqual(['success', 'error'])
+      expect(schema.properties.error.enum).toEqual(Object.values(ERRORS).filter((e) => e.status === status).map((e) => e.message))
+      expect(schema.properties.detalles !== undefined, name).toBe(status === 400)
+    }
+    for (const { method, path, op } of operations()) {
+      const errors = Object.keys(op.responses).filter((s) => Number(s) >= 400)
+      for (const s of errors) expect(responseRef(op, Number(s)), `${method} ${path} ${s}`).toBe(`#/components/responses/Error${s}`)
+      if (path !== '/health' && path !== '/ready') expect(errors.some((s) => s.startsWith('4')), `${method} ${path}`).toBe(true)
+      if (op.requestBody !== undefined) expect(errors, `${method} ${path}`).toEqual(expect.arrayContaining(['400', '413', '415']))
+      if (op.security === undefined) expect(errors, `${method} ${path}`).toEqual(expect.arrayContaining(['401']))
+    }
+    const create = doc.paths['/denuncias'].post
+    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '409', '413', '415', '429', '503'])
+    expect(Object.keys(doc.paths['/denuncias/{id}'].get.responses)).toEqual(['200', '401', '403', '404', '429', '503'])
+    expect(doc.components.responses.Error429.headers['Retry-After']).toBeDefined()
+    const loginOp = doc.paths['/auth/login'].post
+    expect(loginOp.security).toEqual([])
+    expect(Object.keys(loginOp.responses)).toEqual(['200', '400', '401', '413', '415', '429', '503'])
+    expect(doc.paths['/ready'].get.responses['503']).toBeDefined()
+  })
+
+  it('documents bodies that reject unknown keys, with required fields not nullable', () => {
+    for (const m of registry.modules) {
+      const create = bodyOf(doc.paths[`/${m.path}`].post)
+      const update = bodyOf(doc.paths[`/${m.path}/{id}`].put)
+      for (const body of [create, update]) {
+        expect(body.additionalProperties, m.name).toBe(false)
+        expect(body.patternProperties, m.name).toBeUndefined()
+      }
+      expect(create.required).toEqual(m.fields.filter((f) => f.required && f.default === undefined).map((f) => f.name))
+      expect(update.required ?? []).toEqual([])
+      expect(update.properties._version.type).toBe('integer')
+      for (const f of m.fields) {
+        const nullable = (s: Schema): boolean => [s.type].flat().includes('null')
+        expect(nullable(create.properties[f.name]), `${m.name}.${f.name}`).toBe(!f.required)
+        expect(nullable(update.properties[f.name]), `${m.name}.${f.name}`).toBe(!f.required)
+      }
+    }
+  })
+
+  it('and the service refuses unknown keys as documented', async () => {
+    const token = await login(app)
+    const res = await call(app, 'POST', '/sala092', { token, body: { tipo_incidencia: 'urgente', descripcion: 'x', descripción: 'x' } })
+    expectError(res, 400, 'Datos inválidos')
+    expect(res.body.detalles).toEqual([expect.objectContaining({ campo: 'descripción' })])
+  })
+
+  it('requires _id, the system fields and every field a record always carries; withheld encrypted fields stay optional', () => {
+    for (const m of registry.modules) {
+      const record = doc.components.schemas[`${m.name}Record`]
+      const shown = m.fields.filter((f) => !typeOf(f).writeOnly)
+      expect(new Set(record.required), m.name).toEqual(new Set([...SYSTEM_FIELDS.map((s) => s.name), ...shown.filter((f) => !f.encrypted).map((f) => f.name)]))
+      expect(record.properties._id.type).toBe('string')
+      expect(record.properties._deleted.type).toEqual(['string', 'null'])
+    }
+  })
+})
