@@ -75,7 +75,12 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async dropUser (userId: string, epoch: number): Promise<void> {
+    await this.revokeUser(userId, [], epoch)
+  }
+
+  async revokeUser (userId: string, sessions: ReadonlyArray<{ jti: string, ttlMs: number }>, epoch: number): Promise<void> {
     this.noteEpoch(epoch)
+    for (const s of sessions) this.sessions.set(s.jti, { state: 'revoked', userId }, Math.max(s.ttlMs, 1))
     this.users.delete(userId)
   }
 
@@ -105,7 +110,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   private readonly logs = new Map<string, Array<{ at: number, id: string }>>()
 
-  async attempt (logs: readonly AttemptLog[], id: string): Promise<AttemptResult> {
+  /** Index → the log keys written under it. */
+  private readonly indexes = new Map<string, Set<string>>()
+
+  async attempt (logs: readonly AttemptLog[], id: string, index?: string): Promise<AttemptResult> {
     const now = Date.now()
     let retryMs = 0
     const current = logs.map(({ key, windowMs, max }) => {
@@ -117,6 +125,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     })
     if (retryMs > 0) return { allowed: false, retryMs }
     for (const log of current) log.push({ at: now, id })
+    if (index !== undefined) {
+      const keys = this.indexes.get(index) ?? new Set<string>()
+      for (const { key } of logs) keys.add(key)
+      this.indexes.set(index, keys)
+    }
     return { allowed: true, retryMs: 0 }
   }
 
@@ -128,5 +141,15 @@ export class MemoryRateLimitStore implements RateLimitStore {
   async reset (key: string): Promise<void> {
     this.windows.delete(key)
     this.logs.delete(key)
+  }
+
+  async clear (index: string, keys: readonly string[]): Promise<number> {
+    let cleared = 0
+    for (const key of new Set([...(this.indexes.get(index) ?? []), ...keys])) {
+      if ((this.logs.get(key)?.length ?? 0) > 0) cleared++
+      this.logs.delete(key)
+    }
+    this.indexes.delete(index)
+    return cleared
   }
 }
