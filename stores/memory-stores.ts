@@ -43,14 +43,18 @@ export class MemorySequenceStore implements SequenceStore {
 }
 
 /**
- * In one process nothing is lost between the database and the store, so the
- * cache is never stale; the epoch only keeps a fill read before a
+ * In one process nothing is lost between the database and the store, so
+ * the cache is stale only when something else revoked in the database: the
+ * command line (bin/users.ts) beside a single instance on PostgreSQL. The
+ * store keeps the highest revocation epoch its cache reflects; an epoch
+ * learnt beyond it (the periodic check, a fill, a revocation that skips
+ * one) drops everything cached. The epoch also keeps a fill read before a
  * revocation from landing after it.
  */
 export class MemorySessionStore implements SessionStore {
-  private readonly sessions = new ExpiringMap<CachedSession>()
-  private readonly users = new ExpiringMap<UserSnapshot>()
-  /** The highest revocation epoch applied or learnt. */
+  private sessions = new ExpiringMap<CachedSession>()
+  private users = new ExpiringMap<UserSnapshot>()
+  /** The highest revocation epoch the cache reflects. */
   private epoch = 0
 
   async lookup (jti: string, userId: string): Promise<SessionLookup> {
@@ -59,7 +63,7 @@ export class MemorySessionStore implements SessionStore {
 
   async fill (epoch: number, values: SessionFill): Promise<void> {
     if (epoch < this.epoch) return // a revocation after this read was applied already
-    this.epoch = epoch
+    this.noteEpoch(epoch)
     const { session, user } = values
     if (session !== undefined && this.sessions.get(session.jti) === undefined) this.sessions.set(session.jti, session.value, Math.max(session.ttlMs, 1))
     if (user !== undefined) this.users.set(user.snapshot.id, user.snapshot, user.ttlMs)
@@ -70,7 +74,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async revokeSession (jti: string, userId: string, ttlMs: number, epoch: number): Promise<void> {
-    this.noteEpoch(epoch)
+    this.applying(epoch)
     this.sessions.set(jti, { state: 'revoked', userId }, Math.max(ttlMs, 1))
   }
 
@@ -79,13 +83,26 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async revokeUser (userId: string, sessions: ReadonlyArray<{ jti: string, ttlMs: number }>, epoch: number): Promise<void> {
-    this.noteEpoch(epoch)
+    this.applying(epoch)
     for (const s of sessions) this.sessions.set(s.jti, { state: 'revoked', userId }, Math.max(s.ttlMs, 1))
     this.users.delete(userId)
   }
 
-  noteEpoch (epoch: number): void {
+  /** Revocation `epoch` is about to be applied: one skipped before it was made elsewhere. */
+  private applying (epoch: number): void {
+    if (epoch > this.epoch + 1) this.forgetAll()
     if (epoch > this.epoch) this.epoch = epoch
+  }
+
+  noteEpoch (epoch: number): void {
+    if (epoch <= this.epoch) return
+    this.forgetAll()
+    this.epoch = epoch
+  }
+
+  private forgetAll (): void {
+    this.sessions = new ExpiringMap<CachedSession>()
+    this.users = new ExpiringMap<UserSnapshot>()
   }
 }
 
