@@ -5,6 +5,7 @@
  * keeps only the session in use; cerrar-sesiones and desbloquear; the
  * documented placeholder passwords, everywhere a password is set.
  */
+import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
@@ -144,6 +145,19 @@ describe('PUT /me/password', () => {
     expectError(await tryLogin(appB, u.username, PW, '10.9.0.1'), 429, 'Demasiadas peticiones')
     expect((await tryLogin(appB, u.username, PW, '10.9.0.2')).status).toBe(200)
     await warm(u.token)
+  })
+
+  it('leaves neither password in the log, at trace level, right or wrong', async () => {
+    const lines: string[] = []
+    const traced = await h.app({ env: { LOG_LEVEL: 'trace' }, logStream: new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } }) })
+    const u = await newUser('agente')
+    const put = (actual: string, nueva: string): Promise<Res> => call(traced, 'PUT', '/me/password', { token: u.token, body: { password_actual: actual, password_nueva: nueva } })
+    expectError(await put('secreto-equivocado-1', 'secreto-nuevo-uno-2'), 401, BAD_LOGIN)
+    expect((await put(PW, 'secreto-nuevo-dos-3')).status).toBe(200)
+    expect((await call(traced, 'PUT', '/me/password', { token: u.token, raw: '{"password_actual":"secreto-roto-4", "password_nueva": ', headers: { 'content-type': 'application/json' } })).status).toBe(400)
+    const log = lines.join('')
+    expect(log).toContain('password changed')
+    for (const secret of ['secreto-equivocado-1', 'secreto-nuevo-uno-2', PW, 'secreto-nuevo-dos-3', 'secreto-roto-4']) expect(log).not.toContain(secret)
   })
 
   it('answers 400 for missing fields, a short, placeholder or username-equal new password, and unknown keys', async () => {
