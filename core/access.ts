@@ -17,6 +17,8 @@ export interface Caller {
   readonly rol: string
   /** Staff record linked to this login (`usuarios.personal_id`), or null. */
   readonly personalId: string | null
+  /** The session (token `jti`) the caller acts with; absent for the service itself and the command line. */
+  readonly jti?: string
 }
 
 export interface AccessTable {

@@ -78,6 +78,9 @@ export class ConfigError extends Error {
 export const MESSAGES = {
   SESION_CERRADA: 'Sesión cerrada exitosamente',
   REGISTRO_ELIMINADO: 'Registro eliminado exitosamente',
+  CONTRASENA_CAMBIADA: 'Contraseña cambiada; las demás sesiones se han cerrado',
+  SESIONES_CERRADAS: 'Sesiones del usuario cerradas',
+  USUARIO_DESBLOQUEADO: 'Bloqueo de inicio de sesión levantado',
 } as const
 
 /**

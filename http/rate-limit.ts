@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../core/errors.js'
 import type { Config } from '../core/config.js'
-import type { AttemptLog, AttemptResult, Counter, Window } from '../stores/types.js'
+import type { AttemptLog, AttemptResult, Counter, RateLimitStore, Window } from '../stores/types.js'
 
 export interface Limit extends Window {
   readonly max: number
@@ -64,17 +64,34 @@ export interface LoginLogs {
   readonly address: AttemptLog
   /** This username from anywhere. */
   readonly total: AttemptLog
+  /** The set of every log of this username (each address's and the total), for `desbloquear`. */
+  readonly index: string
+}
+
+/** Encoded code unit by code unit (UTF-16, base64url): no username, known
+ * or not, can name another one's log, and any string encodes (a lone
+ * surrogate included, which encodeURIComponent refuses). */
+function userKey (username: string): string {
+  return `login:${Buffer.from(username.toLowerCase(), 'utf16le').toString('base64url')}`
 }
 
 export function loginLogs (username: string, ip: string): LoginLogs {
-  // Encoded code unit by code unit (UTF-16, base64url): no username, known
-  // or not, can name another one's log, and any string encodes (a lone
-  // surrogate included, which encodeURIComponent refuses).
-  const user = Buffer.from(username.toLowerCase(), 'utf16le').toString('base64url')
+  const user = userKey(username)
   return {
-    address: { key: `login:${user}:ip:${ip}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.perAddress },
-    total: { key: `login:${user}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.total },
+    address: { key: `${user}:ip:${ip}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.perAddress },
+    total: { key: user, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.total },
+    index: `${user}:logs`,
   }
+}
+
+/**
+ * Lifts the lock-out of one username on every address (SPEC S13,
+ * `POST /usuarios/{id}/desbloquear`): forgets its total log and every
+ * per-address log, atomically. Returns how many logs held failures.
+ */
+export async function unlockLogin (store: RateLimitStore, username: string): Promise<number> {
+  const user = userKey(username)
+  return store.clear(`${user}:logs`, [user])
 }
 
 /** 429 `Demasiadas peticiones` with Retry-After when the attempt was refused. */

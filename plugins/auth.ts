@@ -149,11 +149,14 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
 
   // Each instance learns the database's revocation epoch at start and
   // every EPOCH_CHECK_MS, so a Redis that came back older without this
-  // instance reconnecting (a restore behind a proxy) is noticed by then.
+  // instance reconnecting (a restore behind a proxy) is noticed by then,
+  // and so is a revocation made by the command line (bin/users.ts) beside
+  // a single instance on PostgreSQL with in-process stores. (The embedded
+  // database serves one process: nothing else can revoke there.)
   const sessions = app.stores.sessions
   const syncEpoch = async (): Promise<void> => { sessions.noteEpoch(await readRevocationEpoch(app.orm.em.fork())) }
   app.decorate('syncRevocationEpoch', syncEpoch)
-  if (app.stores.kind === 'redis') {
+  if (app.stores.kind === 'redis' || app.databaseKind !== 'embedded') {
     await syncEpoch()
     let running = false
     const timer = setInterval(() => {

@@ -7,7 +7,8 @@ import fp from 'fastify-plugin'
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { UniqueConstraintViolationException } from '@mikro-orm/core'
-import { AppError } from '../core/errors.js'
+import { AppError, ConfigError } from '../core/errors.js'
+import { passwordProblem } from '../core/passwords.js'
 import type { Caller } from '../core/access.js'
 import { entityName } from '../db/module-entity.js'
 
@@ -42,6 +43,14 @@ async function bootstrapAdmin (app: FastifyInstance): Promise<void> {
     return
   }
   if (password === undefined) password = generated = randomBytes(12).toString('base64url')
+  else {
+    // The users policy would refuse it too; say here what to change (SPEC S13).
+    const problem = passwordProblem(password, username, users.fieldMap.get('password')!)
+    if (problem !== undefined) {
+      throw new ConfigError(`ADMIN_PASSWORD ${problem.operator}; refusing to create the first superadmin "${username}" with it. ` +
+        'Set ADMIN_PASSWORD to a secret of your own (for example: node -e "console.log(require(\'crypto\').randomBytes(18).toString(\'base64url\'))") and start again.')
+    }
+  }
   const superRole = users.fieldMap.get('rol')!.enum!.find((r) => app.access.isSuper(r))
   if (superRole === undefined) throw new Error('modules.yaml: no role in usuarios.rol holds "*.*"; cannot create the first administrator')
   try {

@@ -151,6 +151,19 @@ export class ModuleRecords {
     return this.view(await this.plan.service.findLive(this.ctx.em, id, this.visible()))
   }
 
+  /**
+   * The stored live row an action that is no write of the record acts on
+   * (a user's sessions, SPEC S13): 403 without the action at all, 404
+   * outside `ver` (or missing, deleted), 403 outside the action's scope.
+   */
+  async target (id: string, action: 'editar' | 'eliminar'): Promise<Row> {
+    this.authorize(action)
+    const guard = this.guard(action)
+    const row = await this.plan.service.findLive(this.ctx.em, id, guard.visible)
+    if (!guard.allows(row)) throw new AppError('SIN_PERMISOS')
+    return row
+  }
+
   async create (body: Record<string, unknown>): Promise<ApiRecord> {
     this.authorize('crear')
     return this.view(await this.plan.service.create(this.ctx.em, this.ctx.caller, body))

@@ -1,4 +1,4 @@
-/** POST /auth/login, POST /auth/logout and GET /me (interface "Endpoints"). */
+/** POST /auth/login, POST /auth/logout, GET /me (interface "Endpoints") and PUT /me/password (SPEC S13). */
 import fp from 'fastify-plugin'
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
@@ -8,9 +8,10 @@ import { verify as argon2Verify } from '@node-rs/argon2'
 import { AppError, MESSAGES } from '../core/errors.js'
 import { formatDateTime } from '../core/time.js'
 import { isCleanText } from '../core/text.js'
+import { passwordProblem } from '../core/passwords.js'
 import { envelope } from '../http/schemas.js'
 import { hashPassword } from '../records/record-service.js'
-import { SessionEntity } from '../db/session-entity.js'
+import { SessionEntity, insertSessionIfCurrent } from '../db/session-entity.js'
 import { usersTable } from '../records/users/users-table.js'
 import { lockedOut, loginLogs } from '../http/rate-limit.js'
 import { raiseRevocationEpoch } from '../db/revocation-epoch.js'
@@ -57,7 +58,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     // leaves the username's (it was no failure).
     const logs = loginLogs(username, request.ip)
     const attempt = randomUUID()
-    const locked = lockedOut(await app.stores.rateLimits.attempt([logs.address, logs.total], attempt))
+    const locked = lockedOut(await app.stores.rateLimits.attempt([logs.address, logs.total], attempt, logs.index))
     if (locked !== undefined) throw locked
     // A username no user can have (control characters) is answered like an unknown one.
     const row = !isCleanText(username) ? null : await users.findLive(request.em, { [col('username')]: username })
@@ -71,7 +72,10 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     const jti = randomUUID()
     const now = new Date()
     const ttl = app.config.tokenTtlSeconds
-    await request.em.insert(SessionEntity, { jti, usuario: row._id as string, emitido: now, expira: new Date(now.getTime() + ttl * 1000), revocado: null })
+    // Only while the user is still as verified: a deactivation or a new
+    // password committed meanwhile leaves no session behind (SPEC S13).
+    const session = { jti, usuario: row._id as string, emitido: now, expira: new Date(now.getTime() + ttl * 1000), revocado: null }
+    if (!await insertSessionIfCurrent(request.em, session, users.login, stored)) throw new AppError('CREDENCIALES_INVALIDAS')
     await app.stores.sessions.putSession(jti, row._id as string, ttl * 1000)
     const token = app.jwt.sign({ sub: row._id as string, jti })
     request.log.info({ user: row._id }, 'login')
@@ -96,6 +100,55 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     return { success: true, data: { message: MESSAGES.SESION_CERRADA } }
   })
 
+  // PUT /me/password (SPEC S13): the current password is checked like a
+  // login — each try is logged in the caller's login lock-out first, so a
+  // stolen token cannot be used to guess it — and the new one set through
+  // the records layer (history, hash chain; the users policy revokes every
+  // other session of the caller, keeping the one in use).
+  const passwordField = app.registry.usersModule.fieldMap.get('password')!
+  const PasswordBody = Type.Object({
+    password_actual: Type.String({ minLength: 1, maxLength: passwordField.maxLength ?? 256, writeOnly: true, description: 'Contraseña actual' }),
+    password_nueva: Type.String({
+      minLength: passwordField.minLength ?? 1,
+      maxLength: passwordField.maxLength ?? 256,
+      writeOnly: true,
+      description: 'Contraseña nueva: ni un ejemplo de la documentación ni el nombre de usuario',
+    }),
+  }, { additionalProperties: false })
+  app.put('/me/password', {
+    preValidation: async (request) => {
+      const body = request.body as Record<string, unknown> | undefined | null
+      const missing = ['password_actual', 'password_nueva'].filter((k) => body === undefined || body === null || (typeof body === 'object' && (body[k] === undefined || body[k] === null)))
+      if (missing.length > 0) throw new AppError('DATOS_REQUERIDOS', missing.map((campo) => ({ campo, mensaje: 'es obligatorio' })))
+    },
+    schema: {
+      tags,
+      summary: 'Cambiar la contraseña propia (cierra las demás sesiones)',
+      description: 'Comprueba la contraseña actual (401 `Credenciales inválidas` si no coincide; cuenta como intento fallido de inicio de sesión) y revoca todas las demás sesiones del usuario; la sesión en uso sigue válida.',
+      body: PasswordBody,
+      response: { 200: envelope(Type.Object({ message: Type.String() })) },
+    },
+  }, async (request) => {
+    const { password_actual: actual, password_nueva: nueva } = request.body as { password_actual: string, password_nueva: string }
+    const caller = request.caller
+    const problem = passwordProblem(nueva, caller.username, passwordField)
+    if (problem !== undefined) throw new AppError('DATOS_INVALIDOS', [{ campo: 'password_nueva', mensaje: problem.mensaje }])
+    const logs = loginLogs(caller.username, request.ip)
+    const attempt = randomUUID()
+    const locked = lockedOut(await app.stores.rateLimits.attempt([logs.address, logs.total], attempt, logs.index))
+    if (locked !== undefined) throw locked
+    const row = await users.findLive(request.em, { _id: caller.id })
+    if (row === null) throw new AppError('TOKEN_INVALIDO')
+    if (!await argon2Verify(row[col('password')] as string, actual).catch(() => false)) {
+      request.log.info({ user: caller.id }, 'password change: wrong current password')
+      throw new AppError('CREDENCIALES_INVALIDAS')
+    }
+    await Promise.all([app.stores.rateLimits.forget(logs.address.key, attempt), app.stores.rateLimits.forget(logs.total.key, attempt)])
+    await app.records.storage(app.registry.usersModule).update(request.em, caller, caller.id, { [passwordField.name]: nueva }, { allows: () => true })
+    request.log.info({ user: caller.id }, 'password changed')
+    return { success: true, data: { message: MESSAGES.CONTRASENA_CAMBIADA } }
+  })
+
   app.get('/me', {
     schema: { tags, summary: 'Usuario actual', operationId: 'getMe', response: { 200: envelope(Me) } },
   }, async (request) => {
@@ -117,4 +170,4 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(authRoutes, { name: 'policia-auth-routes', fastify: '5.x', dependencies: ['policia-auth'] })
+export default fp(authRoutes, { name: 'policia-auth-routes', fastify: '5.x', dependencies: ['policia-auth', 'policia-records'] })

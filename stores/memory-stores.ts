@@ -43,14 +43,18 @@ export class MemorySequenceStore implements SequenceStore {
 }
 
 /**
- * In one process nothing is lost between the database and the store, so the
- * cache is never stale; the epoch only keeps a fill read before a
+ * In one process nothing is lost between the database and the store, so
+ * the cache is stale only when something else revoked in the database: the
+ * command line (bin/users.ts) beside a single instance on PostgreSQL. The
+ * store keeps the highest revocation epoch its cache reflects; an epoch
+ * learnt beyond it (the periodic check, a fill, a revocation that skips
+ * one) drops everything cached. The epoch also keeps a fill read before a
  * revocation from landing after it.
  */
 export class MemorySessionStore implements SessionStore {
-  private readonly sessions = new ExpiringMap<CachedSession>()
-  private readonly users = new ExpiringMap<UserSnapshot>()
-  /** The highest revocation epoch applied or learnt. */
+  private sessions = new ExpiringMap<CachedSession>()
+  private users = new ExpiringMap<UserSnapshot>()
+  /** The highest revocation epoch the cache reflects. */
   private epoch = 0
 
   async lookup (jti: string, userId: string): Promise<SessionLookup> {
@@ -59,7 +63,7 @@ export class MemorySessionStore implements SessionStore {
 
   async fill (epoch: number, values: SessionFill): Promise<void> {
     if (epoch < this.epoch) return // a revocation after this read was applied already
-    this.epoch = epoch
+    this.noteEpoch(epoch)
     const { session, user } = values
     if (session !== undefined && this.sessions.get(session.jti) === undefined) this.sessions.set(session.jti, session.value, Math.max(session.ttlMs, 1))
     if (user !== undefined) this.users.set(user.snapshot.id, user.snapshot, user.ttlMs)
@@ -70,17 +74,35 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async revokeSession (jti: string, userId: string, ttlMs: number, epoch: number): Promise<void> {
-    this.noteEpoch(epoch)
+    this.applying(epoch)
     this.sessions.set(jti, { state: 'revoked', userId }, Math.max(ttlMs, 1))
   }
 
   async dropUser (userId: string, epoch: number): Promise<void> {
-    this.noteEpoch(epoch)
+    await this.revokeUser(userId, [], epoch)
+  }
+
+  async revokeUser (userId: string, sessions: ReadonlyArray<{ jti: string, ttlMs: number }>, epoch: number): Promise<void> {
+    this.applying(epoch)
+    for (const s of sessions) this.sessions.set(s.jti, { state: 'revoked', userId }, Math.max(s.ttlMs, 1))
     this.users.delete(userId)
   }
 
-  noteEpoch (epoch: number): void {
+  /** Revocation `epoch` is about to be applied: one skipped before it was made elsewhere. */
+  private applying (epoch: number): void {
+    if (epoch > this.epoch + 1) this.forgetAll()
     if (epoch > this.epoch) this.epoch = epoch
+  }
+
+  noteEpoch (epoch: number): void {
+    if (epoch <= this.epoch) return
+    this.forgetAll()
+    this.epoch = epoch
+  }
+
+  private forgetAll (): void {
+    this.sessions = new ExpiringMap<CachedSession>()
+    this.users = new ExpiringMap<UserSnapshot>()
   }
 }
 
@@ -105,7 +127,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   private readonly logs = new Map<string, Array<{ at: number, id: string }>>()
 
-  async attempt (logs: readonly AttemptLog[], id: string): Promise<AttemptResult> {
+  /** Index → the log keys written under it. */
+  private readonly indexes = new Map<string, Set<string>>()
+
+  async attempt (logs: readonly AttemptLog[], id: string, index?: string): Promise<AttemptResult> {
     const now = Date.now()
     let retryMs = 0
     const current = logs.map(({ key, windowMs, max }) => {
@@ -117,6 +142,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     })
     if (retryMs > 0) return { allowed: false, retryMs }
     for (const log of current) log.push({ at: now, id })
+    if (index !== undefined) {
+      const keys = this.indexes.get(index) ?? new Set<string>()
+      for (const { key } of logs) keys.add(key)
+      this.indexes.set(index, keys)
+    }
     return { allowed: true, retryMs: 0 }
   }
 
@@ -128,5 +158,15 @@ export class MemoryRateLimitStore implements RateLimitStore {
   async reset (key: string): Promise<void> {
     this.windows.delete(key)
     this.logs.delete(key)
+  }
+
+  async clear (index: string, keys: readonly string[]): Promise<number> {
+    let cleared = 0
+    for (const key of new Set([...(this.indexes.get(index) ?? []), ...keys])) {
+      if ((this.logs.get(key)?.length ?? 0) > 0) cleared++
+      this.logs.delete(key)
+    }
+    this.indexes.delete(index)
+    return cleared
   }
 }

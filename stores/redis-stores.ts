@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { AttemptLog, AttemptResult, CachedSession, Counter, RateLimitStore, SequenceStore, SessionFill, SessionLookup, SessionStore, UserSnapshot, Window } from './types.js'
+import type { CachedSession, SequenceStore, SessionFill, SessionLookup, SessionStore, UserSnapshot } from './types.js'
 
 const NEXT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
@@ -90,17 +90,22 @@ if g then redis.call('SET', KEYS[2], g .. '|' .. ARGV[1], 'PX', ARGV[2]) end
 return 0`
 
 /**
- * Applies revocation ARGV[1] (committed in the database): KEYS[4] becomes
- * ARGV[2] under the current generation (or is deleted when ARGV[2] is
- * empty); cache:epoch moves on when this is the next epoch.
+ * Applies revocation ARGV[1] (committed in the database) to KEYS[4..]:
+ * each becomes its value (ARGV[2], ARGV[4] …) under the current generation
+ * with its expiry (ARGV[3], ARGV[5] …), or is deleted when its value is
+ * empty; cache:epoch moves on when this is the next epoch. Epoch 0 moves
+ * nothing (the first chunks of a long list, the last one carries the epoch).
  */
 const REVOKE = `
 local n = tonumber(ARGV[1])
 local g = redis.call('GET', KEYS[2])
-if ARGV[2] == '' then redis.call('DEL', KEYS[4])
-elseif g then redis.call('SET', KEYS[4], g .. '|' .. ARGV[2], 'PX', ARGV[3]) end
+for i = 4, #KEYS do
+  local v = ARGV[2 * (i - 3)]
+  if v == '' then redis.call('DEL', KEYS[i])
+  elseif g then redis.call('SET', KEYS[i], g .. '|' .. v, 'PX', ARGV[2 * (i - 3) + 1]) end
+end
 local e = tonumber(redis.call('GET', KEYS[1]) or '-1')
-if not g or e < 0 then return e end
+if not g or e < 0 or n == 0 then return e end
 if n == e + 1 then
   e = n
   while redis.call('ZREM', KEYS[3], tostring(e + 1)) == 1 do e = e + 1 end
@@ -109,6 +114,9 @@ elseif n > e + 1 then
   redis.call('ZADD', KEYS[3], n, tostring(n))
 end
 return e`
+
+/** Keys per REVOKE call when a user's sessions are revoked together. */
+const REVOKE_CHUNK = 500
 
 interface SessionCommands {
   policiaFill (...args: Array<string | number>): Promise<number>
@@ -148,7 +156,7 @@ export class RedisSessionStore implements SessionStore {
     if (typeof (redis as Partial<SessionCommands>).policiaFill !== 'function') {
       redis.defineCommand('policiaFill', { numberOfKeys: 5, lua: FILL })
       redis.defineCommand('policiaPutSession', { numberOfKeys: 2, lua: PUT_SESSION })
-      redis.defineCommand('policiaRevoke', { numberOfKeys: 4, lua: REVOKE })
+      redis.defineCommand('policiaRevoke', { lua: REVOKE })
     }
     // A restart, a failover: whatever answers now may hold an older state.
     redis.on('ready', () => { this.connection++ })
@@ -189,12 +197,22 @@ export class RedisSessionStore implements SessionStore {
 
   async revokeSession (jti: string, userId: string, ttlMs: number, epoch: number): Promise<void> {
     this.noteEpoch(epoch)
-    await this.redis.policiaRevoke(...this.stateKeys, this.sessionKey(jti), epoch, `revoked|${userId}`, Math.max(Math.ceil(ttlMs), 1))
+    await this.redis.policiaRevoke(4, ...this.stateKeys, this.sessionKey(jti), epoch, `revoked|${userId}`, Math.max(Math.ceil(ttlMs), 1))
   }
 
   async dropUser (userId: string, epoch: number): Promise<void> {
+    await this.revokeUser(userId, [], epoch)
+  }
+
+  async revokeUser (userId: string, sessions: ReadonlyArray<{ jti: string, ttlMs: number }>, epoch: number): Promise<void> {
     this.noteEpoch(epoch)
-    await this.redis.policiaRevoke(...this.stateKeys, this.userKey(userId), epoch, '', 1)
+    const targets: Array<[string, string, number]> = sessions.map((s) => [this.sessionKey(s.jti), `revoked|${userId}`, Math.max(Math.ceil(s.ttlMs), 1)])
+    targets.push([this.userKey(userId), '', 1])
+    for (let i = 0; i < targets.length; i += REVOKE_CHUNK) {
+      const chunk = targets.slice(i, i + REVOKE_CHUNK)
+      const last = i + REVOKE_CHUNK >= targets.length
+      await this.redis.policiaRevoke(3 + chunk.length, ...this.stateKeys, ...chunk.map((t) => t[0]), last ? epoch : 0, ...chunk.flatMap((t) => [t[1], t[2]]))
+    }
   }
 
   noteEpoch (epoch: number): void {
@@ -202,80 +220,4 @@ export class RedisSessionStore implements SessionStore {
   }
 }
 
-/** One INCR per window, its expiry set on the first hit; returns count and PTTL pairs. */
-const HIT = `
-local out = {}
-for i, key in ipairs(KEYS) do
-  local c = redis.call('INCR', key)
-  if c == 1 then redis.call('PEXPIRE', key, ARGV[i]) end
-  local ttl = redis.call('PTTL', key)
-  if ttl < 0 then redis.call('PEXPIRE', key, ARGV[i]); ttl = tonumber(ARGV[i]) end
-  out[#out + 1] = c
-  out[#out + 1] = ttl
-end
-return out`
-
-/**
- * Sliding logs in sorted sets (member: the attempt's id, score: when), timed
- * by Redis's own clock (instances' clocks may differ). The attempt enters
- * every log, or none when one is full (ARGV: window and max per key, then
- * the id); returns {1, 0} or {0, ms until every full log has room}.
- */
-const ATTEMPT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local wait = 0
-for i, key in ipairs(KEYS) do
-  local win = tonumber(ARGV[2 * i - 1])
-  local max = tonumber(ARGV[2 * i])
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - win)
-  local n = redis.call('ZCARD', key)
-  if n >= max then
-    local entry = redis.call('ZRANGE', key, n - max, n - max, 'WITHSCORES')
-    wait = math.max(wait, tonumber(entry[2]) + win - now, 1)
-  end
-end
-if wait > 0 then return {0, wait} end
-local id = ARGV[2 * #KEYS + 1]
-for i, key in ipairs(KEYS) do
-  redis.call('ZADD', key, now, id)
-  redis.call('PEXPIRE', key, ARGV[2 * i - 1])
-end
-return {1, 0}`
-
-interface RateCommands {
-  policiaHit (...args: Array<string | number>): Promise<number[]>
-  policiaAttempt (...args: Array<string | number>): Promise<number[]>
-}
-
-export class RedisRateLimitStore implements RateLimitStore {
-  private readonly redis: Redis & RateCommands
-
-  constructor (redis: Redis, private readonly prefix: string) {
-    if (typeof (redis as Partial<RateCommands>).policiaHit !== 'function') {
-      redis.defineCommand('policiaHit', { lua: HIT })
-      redis.defineCommand('policiaAttempt', { lua: ATTEMPT })
-    }
-    this.redis = redis as Redis & RateCommands
-  }
-
-  private key (k: string): string { return `${this.prefix}rl:${k}` }
-
-  async hit (windows: readonly Window[]): Promise<Counter[]> {
-    const flat = await this.redis.policiaHit(windows.length, ...windows.map((w) => this.key(w.key)), ...windows.map((w) => w.windowMs))
-    return windows.map((_, i) => ({ count: Number(flat[2 * i]), resetMs: Math.max(0, Number(flat[2 * i + 1])) }))
-  }
-
-  async attempt (logs: readonly AttemptLog[], id: string): Promise<AttemptResult> {
-    const [allowed, wait] = await this.redis.policiaAttempt(logs.length, ...logs.map((l) => this.key(l.key)), ...logs.flatMap((l) => [l.windowMs, l.max]), id)
-    return { allowed: Number(allowed) === 1, retryMs: Math.max(0, Number(wait)) }
-  }
-
-  async forget (key: string, id: string): Promise<void> {
-    await this.redis.zrem(this.key(key), id)
-  }
-
-  async reset (key: string): Promise<void> {
-    await this.redis.del(this.key(key))
-  }
-}
+export { RedisRateLimitStore } from './redis-rate-limit-store.js'

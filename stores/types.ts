@@ -69,6 +69,12 @@ export interface SessionStore {
   revokeSession (jti: string, userId: string, ttlMs: number, epoch: number): Promise<void>
   /** After the database committed revocation `epoch`, a write to this user: forget its snapshot. */
   dropUser (userId: string, epoch: number): Promise<void>
+  /**
+   * After the database committed revocation `epoch`, which revoked these
+   * sessions of the user (SPEC S13): marks each revoked and forgets the
+   * user's snapshot; the cache's epoch moves once, after the last.
+   */
+  revokeUser (userId: string, sessions: ReadonlyArray<{ readonly jti: string, readonly ttlMs: number }>, epoch: number): Promise<void>
   /** The database's epoch as this instance learnt it (start-up, periodic check): a cache behind it is stale. */
   noteEpoch (epoch: number): void
 }
@@ -106,10 +112,18 @@ export interface RateLimitStore {
   /**
    * Logs attempt `id` in every log, atomically, unless one of them is
    * full (then in none): parallel attempts can never get past a limit.
+   * `index` names a set that remembers the keys of the logs written, so
+   * all of them can be cleared together (`clear`).
    */
-  attempt (logs: readonly AttemptLog[], id: string): Promise<AttemptResult>
+  attempt (logs: readonly AttemptLog[], id: string, index?: string): Promise<AttemptResult>
   /** Takes attempt `id` out of one log (a login that succeeded was no failure). */
   forget (key: string, id: string): Promise<void>
   /** Forgets a window or attempt log. */
   reset (key: string): Promise<void>
+  /**
+   * Forgets, atomically, every log `attempt` recorded in `index`, the
+   * logs `keys`, and the index itself (unlocking a username on every
+   * address, SPEC S13). Returns how many logs held attempts.
+   */
+  clear (index: string, keys: readonly string[]): Promise<number>
 }

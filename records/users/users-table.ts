@@ -8,9 +8,12 @@ import type { Registry } from '../../core/registry/types.js'
 import { entityName } from '../../db/module-entity.js'
 import { valueColumn } from '../../db/columns.js'
 import type { UserSnapshot } from '../../stores/types.js'
+import type { LoginColumns } from '../../db/session-entity.js'
 
 export interface UsersTable {
   readonly entity: string
+  /** Table and columns a login depends on (db/session-entity.ts: insertSessionIfCurrent). */
+  readonly login: LoginColumns
   /** Column of a field of the users module (`username`, `password`, `rol` …). */
   column (field: string): string
   snapshot (row: Record<string, unknown>): UserSnapshot
@@ -24,6 +27,7 @@ export function usersTable (registry: Registry): UsersTable {
   const personalId = users.fieldMap.has('personal_id') ? column('personal_id') : undefined
   return {
     entity: entityName(users),
+    login: { table: users.table, activo: column('activo'), password: column('password') },
     column,
     findLive: async (em, where) => await em.findOne(entityName(users), { ...where, _deleted: null }) as Record<string, unknown> | null,
     snapshot: (row) => ({

@@ -1,0 +1,119 @@
+/**
+ * User management without HTTP (bin/users.ts, SPEC S13): what an operator
+ * with access to the database alone may do to accounts. Every change is a
+ * write of the records layer as the service itself (`SISTEMA`, acting with
+ * the super role), so it gets its history entry, its place in the hash
+ * chain, and the users policy's effects: the revocation epoch raised in
+ * the same transaction (running instances drop their cache), sessions
+ * revoked on a password set or a deactivation, the password rules.
+ */
+import { randomBytes } from 'node:crypto'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Caller } from '../../core/access.js'
+import { AppError } from '../../core/errors.js'
+import type { ModuleDef, Registry } from '../../core/registry/types.js'
+import type { Row } from '../../db/module-entity.js'
+import type { Records } from '../records.js'
+import { usersTable, type UsersTable } from './users-table.js'
+
+export interface UserLine {
+  readonly id: string
+  readonly username: string
+  readonly nombre: string
+  readonly rol: string
+  readonly activo: boolean
+  /** Unexpired, unrevoked sessions. */
+  readonly sesiones: number
+}
+
+/** What went wrong, for the operator: the message says what to do. */
+export class UserAdminError extends Error {}
+
+/** A password for the operator to hand over: 24 characters, 144 random bits. */
+export function generatePassword (): string {
+  return randomBytes(18).toString('base64url')
+}
+
+export class UserAdmin {
+  private readonly users: ModuleDef
+  private readonly table: UsersTable
+  private readonly caller: Caller
+  /** The role that holds `*.*` (the first in usuarios.rol). */
+  readonly superRole: string
+
+  constructor (private readonly em: EntityManager, private readonly records: Records, registry: Registry) {
+    this.users = registry.usersModule
+    this.table = usersTable(registry)
+    const superRole = this.roles().find((r) => records.access.isSuper(r))
+    if (superRole === undefined) throw new UserAdminError('modules.yaml: no role in usuarios.rol holds "*.*"; declare one (e.g. superadmin) first')
+    this.superRole = superRole
+    this.caller = { id: 'SISTEMA', username: 'sistema', rol: superRole, personalId: null }
+  }
+
+  roles (): readonly string[] {
+    return this.users.fieldMap.get('rol')!.enum ?? []
+  }
+
+  async list (): Promise<UserLine[]> {
+    const col = this.table.column
+    const rows = await this.em.getConnection().execute<Array<Record<string, unknown>>>(
+      `select u."_id", u."${col('username')}" as username, u."${col('nombre')}" as nombre, u."${col('rol')}" as rol, u."${col('activo')}" as activo,
+         (select count(*) from "sys_sesiones" s where s."usuario" = u."_id" and s."revocado" is null and s."expira" > now()) as sesiones
+       from "${this.users.table}" u where u."_deleted" is null order by u."${col('username')}"`)
+    return rows.map((r) => ({ id: r._id as string, username: r.username as string, nombre: r.nombre as string, rol: r.rol as string, activo: r.activo !== false, sesiones: Number(r.sesiones) }))
+  }
+
+  async create (fields: { username: string, nombre: string, rol: string, email?: string, password: string }): Promise<Row> {
+    this.checkUsername(fields.username)
+    this.checkRole(fields.rol)
+    if (await this.find(fields.username) !== null) throw new UserAdminError(`a user named "${fields.username}" exists already; choose another username, or use reset-password or activate on it`)
+    return this.write(() => this.records.storage(this.users).create(this.em, this.caller, { ...fields }))
+  }
+
+  async setActive (username: string, activo: boolean): Promise<Row> {
+    return this.update(username, { activo })
+  }
+
+  async setRole (username: string, rol: string): Promise<Row> {
+    this.checkRole(rol)
+    return this.update(username, { rol })
+  }
+
+  async resetPassword (username: string, password: string): Promise<Row> {
+    return this.update(username, { password })
+  }
+
+  /** The live user named `username`, or null. */
+  async find (username: string): Promise<Row | null> {
+    return await this.table.findLive(this.em, { [this.table.column('username')]: username }) as Row | null
+  }
+
+  private async update (username: string, body: Record<string, unknown>): Promise<Row> {
+    const row = await this.find(username)
+    if (row === null) throw new UserAdminError(`no user named "${username}" (deleted users do not count); see: npm run users -- list`)
+    return this.write(() => this.records.storage(this.users).update(this.em, this.caller, row._id as string, body, { allows: () => true }))
+  }
+
+  private checkUsername (username: string): void {
+    const f = this.users.fieldMap.get('username')!
+    const ok = (f.minLength === undefined || username.length >= f.minLength) && (f.maxLength === undefined || username.length <= f.maxLength) &&
+      (f.pattern === undefined || new RegExp(f.pattern, 'u').test(username))
+    if (!ok) throw new UserAdminError(`username "${username}" is not valid: ${f.minLength ?? 1}–${f.maxLength ?? 500} characters${f.pattern === undefined ? '' : ` matching ${f.pattern}`}`)
+  }
+
+  private checkRole (rol: string): void {
+    if (!this.roles().includes(rol)) throw new UserAdminError(`role "${rol}" does not exist; use one of: ${this.roles().join(', ')}`)
+  }
+
+  /** The records layer's refusals, said for the operator. */
+  private async write (fn: () => Promise<Row>): Promise<Row> {
+    try {
+      return await fn()
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err
+      if (err.code === 'REGISTRO_DUPLICADO') throw new UserAdminError('that username is taken; choose another')
+      const details = (err.detalles ?? []).map((d) => `${d.campo}: ${d.mensaje}`).join('; ')
+      throw new UserAdminError(`refused (${err.message}${details === '' ? '' : `: ${details}`}); correct it and run the command again`)
+    }
+  }
+}

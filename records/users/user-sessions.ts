@@ -1,0 +1,28 @@
+/**
+ * Ending every session of a user without writing the user (SPEC S13,
+ * `POST /usuarios/{id}/cerrar-sesiones`): the database first, in one
+ * transaction with the revocation epoch, then the cache on every
+ * instance. The writes that end sessions as a side effect (a password set,
+ * a deactivation, a deletion) do the same inside their own transaction
+ * (users-policy.ts).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { raiseRevocationEpoch } from '../../db/revocation-epoch.js'
+import { revokeUserSessions, type RevokedSession } from '../../db/session-entity.js'
+import type { SessionStore } from '../../stores/types.js'
+
+/** The revoked sessions as the cache takes them (time left until each token expires). */
+export function forCache (revoked: readonly RevokedSession[]): Array<{ jti: string, ttlMs: number }> {
+  const now = Date.now()
+  return revoked.map((s) => ({ jti: s.jti, ttlMs: s.expira.getTime() - now }))
+}
+
+/** Revokes every unexpired session of `userId`; returns how many there were. */
+export async function endSessions (em: EntityManager, sessions: SessionStore, userId: string): Promise<number> {
+  const { epoch, revoked } = await em.transactional(async (tem) => {
+    const epoch = await raiseRevocationEpoch(tem as EntityManager)
+    return { epoch, revoked: await revokeUserSessions(tem as EntityManager, userId) }
+  })
+  await sessions.revokeUser(userId, forCache(revoked), epoch)
+  return revoked.length
+}

@@ -1,0 +1,126 @@
+/**
+ * The Redis rate-limit store (SPEC S10) and the login lock-out's sliding
+ * logs (S15), with the unlock of one username on every address (S13).
+ * Every update is one Lua script (atomic); every key lives under the
+ * configured namespace (`<prefix>rl:`).
+ */
+import type { Redis } from 'ioredis'
+import type { AttemptLog, AttemptResult, Counter, RateLimitStore, Window } from './types.js'
+
+/** One INCR per window, its expiry set on the first hit; returns count and PTTL pairs. */
+const HIT = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local c = redis.call('INCR', key)
+  if c == 1 then redis.call('PEXPIRE', key, ARGV[i]) end
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then redis.call('PEXPIRE', key, ARGV[i]); ttl = tonumber(ARGV[i]) end
+  out[#out + 1] = c
+  out[#out + 1] = ttl
+end
+return out`
+
+/**
+ * Sliding logs in sorted sets (member: the attempt's id, score: when), timed
+ * by Redis's own clock (instances' clocks may differ). The attempt enters
+ * every log, or none when one is full (ARGV: window and max per key, then
+ * the id, then '1' when the last key is an index set to remember the logs
+ * in); returns {1, 0} or {0, ms until every full log has room}.
+ */
+const ATTEMPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local wait = 0
+local indexed = ARGV[#ARGV] == '1'
+local n = #KEYS
+if indexed then n = n - 1 end
+for i = 1, n do
+  local key = KEYS[i]
+  local win = tonumber(ARGV[2 * i - 1])
+  local max = tonumber(ARGV[2 * i])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - win)
+  local n = redis.call('ZCARD', key)
+  if n >= max then
+    local entry = redis.call('ZRANGE', key, n - max, n - max, 'WITHSCORES')
+    wait = math.max(wait, tonumber(entry[2]) + win - now, 1)
+  end
+end
+if wait > 0 then return {0, wait} end
+local id = ARGV[2 * n + 1]
+local longest = 0
+for i = 1, n do
+  local key = KEYS[i]
+  redis.call('ZADD', key, now, id)
+  redis.call('PEXPIRE', key, ARGV[2 * i - 1])
+  if indexed then redis.call('SADD', KEYS[n + 1], key) end
+  longest = math.max(longest, tonumber(ARGV[2 * i - 1]))
+end
+if indexed then
+  local ttl = redis.call('PTTL', KEYS[n + 1])
+  if ttl < longest then redis.call('PEXPIRE', KEYS[n + 1], longest) end
+end
+return {1, 0}`
+
+/**
+ * Deletes every log remembered in the index KEYS[1], the logs KEYS[2..]
+ * and the index; returns how many logs existed. The index lives as long as
+ * the longest log it names, so it stays small (one member per address).
+ */
+const CLEAR = `
+local n = 0
+local keys = redis.call('SMEMBERS', KEYS[1])
+for i = 2, #KEYS do keys[#keys + 1] = KEYS[i] end
+local seen = {}
+for _, key in ipairs(keys) do
+  if not seen[key] then
+    seen[key] = true
+    n = n + redis.call('DEL', key)
+  end
+end
+redis.call('DEL', KEYS[1])
+return n`
+
+interface RateCommands {
+  policiaHit (...args: Array<string | number>): Promise<number[]>
+  policiaAttempt (...args: Array<string | number>): Promise<number[]>
+  policiaClear (...args: Array<string | number>): Promise<number>
+}
+
+export class RedisRateLimitStore implements RateLimitStore {
+  private readonly redis: Redis & RateCommands
+
+  constructor (redis: Redis, private readonly prefix: string) {
+    if (typeof (redis as Partial<RateCommands>).policiaHit !== 'function') {
+      redis.defineCommand('policiaHit', { lua: HIT })
+      redis.defineCommand('policiaAttempt', { lua: ATTEMPT })
+      redis.defineCommand('policiaClear', { lua: CLEAR })
+    }
+    this.redis = redis as Redis & RateCommands
+  }
+
+  private key (k: string): string { return `${this.prefix}rl:${k}` }
+
+  async hit (windows: readonly Window[]): Promise<Counter[]> {
+    const flat = await this.redis.policiaHit(windows.length, ...windows.map((w) => this.key(w.key)), ...windows.map((w) => w.windowMs))
+    return windows.map((_, i) => ({ count: Number(flat[2 * i]), resetMs: Math.max(0, Number(flat[2 * i + 1])) }))
+  }
+
+  async attempt (logs: readonly AttemptLog[], id: string, index?: string): Promise<AttemptResult> {
+    const keys = logs.map((l) => this.key(l.key))
+    if (index !== undefined) keys.push(this.key(index))
+    const [allowed, wait] = await this.redis.policiaAttempt(keys.length, ...keys, ...logs.flatMap((l) => [l.windowMs, l.max]), id, index === undefined ? '0' : '1')
+    return { allowed: Number(allowed) === 1, retryMs: Math.max(0, Number(wait)) }
+  }
+
+  async forget (key: string, id: string): Promise<void> {
+    await this.redis.zrem(this.key(key), id)
+  }
+
+  async reset (key: string): Promise<void> {
+    await this.redis.del(this.key(key))
+  }
+
+  async clear (index: string, keys: readonly string[]): Promise<number> {
+    return Number(await this.redis.policiaClear(1 + keys.length, this.key(index), ...keys.map((k) => this.key(k))))
+  }
+}
