@@ -124,6 +124,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     schema: {
       tags,
       summary: 'Cambiar la contraseña propia (cierra las demás sesiones)',
+      operationId: 'changeMyPassword',
       description: 'Comprueba la contraseña actual (401 `Credenciales inválidas` si no coincide; cuenta como intento fallido de inicio de sesión) y revoca todas las demás sesiones del usuario; la sesión en uso sigue válida.',
       body: PasswordBody,
       response: { 200: envelope(Type.Object({ message: Type.String() })) },

@@ -31,8 +31,10 @@ async function usersSessionsRoutes (app: FastifyInstance): Promise<void> {
   }
 
   app.post(`/${users.path}/:id/cerrar-sesiones`, {
+    config: { openapi: { errors: [403] } },
     schema: {
       tags,
+      operationId: 'cerrarSesionesUsuario',
       summary: 'Cerrar todas las sesiones de un usuario',
       description: 'Revoca todos los tokens emitidos al usuario, en todas las instancias. Requiere `usuarios.editar`; solo un superadmin actúa sobre un superadmin.',
       params: IdParams,
@@ -46,8 +48,10 @@ async function usersSessionsRoutes (app: FastifyInstance): Promise<void> {
   })
 
   app.post(`/${users.path}/:id/desbloquear`, {
+    config: { openapi: { errors: [403] } },
     schema: {
       tags,
+      operationId: 'desbloquearUsuario',
       summary: 'Levantar el bloqueo de inicio de sesión de un usuario',
       description: 'Olvida los intentos fallidos de inicio de sesión del usuario desde todas las direcciones. Requiere `usuarios.editar`; solo un superadmin actúa sobre un superadmin.',
       params: IdParams,
