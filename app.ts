@@ -12,6 +12,7 @@ import type { Registry } from './core/registry/types.js'
 import configPlugin from './plugins/config.js'
 import errorHandler from './plugins/error-handler.js'
 import corsPlugin from './plugins/cors.js'
+import metricsPlugin from './plugins/metrics.js'
 import { sendError } from './http/errors.js'
 import { trustProxyOption } from './http/trust-proxy.js'
 import { loggerOptions } from './http/log-options.js'
@@ -75,6 +76,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(configPlugin, { config, registry })
     await app.register(errorHandler)
     await app.register(corsPlugin)
+    await app.register(metricsPlugin)
     await app.register(jsonBody)
     await app.register(openapi)
     await app.register(redisPlugin)
