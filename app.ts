@@ -11,6 +11,8 @@ import { loadRegistry } from './core/registry/load.js'
 import type { Registry } from './core/registry/types.js'
 import configPlugin from './plugins/config.js'
 import errorHandler from './plugins/error-handler.js'
+import corsPlugin from './plugins/cors.js'
+import metricsPlugin from './plugins/metrics.js'
 import { sendError } from './http/errors.js'
 import { trustProxyOption } from './http/trust-proxy.js'
 import { loggerOptions } from './http/log-options.js'
@@ -39,6 +41,13 @@ export interface BuildOptions extends OrmOptions, StoresOptions {
   logger?: FastifyServerOptions['logger']
   /** Where the default logger writes (default stdout); tests read the log through it. */
   logStream?: DestinationStream
+  /**
+   * PostgreSQL or Redis not reachable yet: wait and retry with back-off for
+   * up to config.startupWaitMs (0: for ever) instead of failing (bin/server.ts).
+   */
+  waitForServices?: boolean
+  /** An HTTP server the caller already listens on (bin/server.ts answers on it while the app starts). */
+  serverFactory?: FastifyServerOptions['serverFactory']
 }
 
 
@@ -69,18 +78,23 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       void sendError(reply, err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'REGISTRO_NO_ENCONTRADO' : 'DATOS_INVALIDOS')
     },
   }
+  if (options.serverFactory !== undefined) serverOptions.serverFactory = options.serverFactory
+  const wait = options.waitForServices === true ? { waitMs: config.startupWaitMs } : {}
   const app: FastifyInstance = Fastify(serverOptions)
   app.addHook('onSend', async (request, reply) => { void reply.header('x-request-id', request.id) })
   try {
     await app.register(configPlugin, { config, registry })
     await app.register(errorHandler)
+    await app.register(corsPlugin)
+    await app.register(metricsPlugin)
     await app.register(jsonBody)
     await app.register(openapi)
-    await app.register(redisPlugin)
+    await app.register(redisPlugin, wait)
     await app.register(storesPlugin, { ...(options.stores !== undefined && { stores: options.stores }) })
     await app.register(ormPlugin, {
       ...(options.embedded !== undefined && { embedded: options.embedded }),
       ...(options.embeddedPath !== undefined && { embeddedPath: options.embeddedPath }),
+      ...wait,
     })
     await app.register(systemKeys)
     await app.register(checkpointsPlugin)

@@ -1,20 +1,112 @@
 /**
- * `npm run check [file]`: validates modules.yaml (or MODULES_FILE, or the
- * file given) without starting the server or touching a database.
+ * `npm run check [file]`: refuses what the start would refuse, without
+ * starting the service: modules.yaml (or MODULES_FILE, or the file given),
+ * the environment (loadConfig: secrets, production guards, CORS_ORIGINS,
+ * TRUST_PROXY …), a role able to be the first superadmin, ADMIN_PASSWORD
+ * against the users module's rules, CHECKPOINT_DIR, and, with
+ * DATABASE_URL, the database: reachable, the schema change the start would
+ * make (refused when it would lose or rewrite data), the stored system keys
+ * against ENCRYPTION_KEY(S). It writes nothing to the database.
  */
+import { accessSync, constants, mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import pino from 'pino'
+import { compileAccess } from '../core/access.js'
+import { loadConfig, type Config } from '../core/config.js'
 import { ConfigError } from '../core/errors.js'
+import { redactUrl } from '../core/redact-url.js'
 import { loadRegistry } from '../core/registry/load.js'
+import type { Registry } from '../core/registry/types.js'
+import { openDatabase } from '../db/open.js'
+import { destructiveChange, planSchema } from '../db/schema-sync.js'
+import { checkSystemKeys } from '../db/system-keys.js'
 
-const file = resolve(process.argv[2] ?? process.env.MODULES_FILE ?? 'modules.yaml')
-try {
+const HELP = `npm run check [-- [file] [--sin-entorno] [--help]]
+(in the image: node dist/bin/check.js …)
+
+Checks what the start would refuse, and says what it checked:
+  - modules.yaml (the file given, or MODULES_FILE, or ./modules.yaml);
+  - the environment, read as the start reads it (README "Configuration");
+  - a role in usuarios.rol holding "*.*" (the first superadmin's), and
+    ADMIN_PASSWORD against the users module's rules;
+  - CHECKPOINT_DIR can be created and written;
+  - with DATABASE_URL: PostgreSQL answers, the schema change the start would
+    make (additive changes are listed; one that would drop or rewrite data
+    is refused, as the start refuses it), and the stored system keys open
+    with ENCRYPTION_KEY / ENCRYPTION_KEYS. Nothing is written to it.
+  --sin-entorno   check modules.yaml only (no environment, no database)
+Exit status: 0 all checked; 1 something the start would refuse (the
+message says what to fix).
+`
+
+const say = (line: string): void => { process.stdout.write(`${line}\n`) }
+
+function checkRegistry (file: string): Registry {
   const registry = loadRegistry(file)
   const fields = registry.modules.reduce((n, m) => n + m.fields.length, 0)
-  process.stdout.write(`${file}: OK — ${registry.modules.length} modules, ${fields} fields, ${registry.roles.length} roles\n`)
+  say(`${file}: OK — ${registry.modules.length} modules, ${fields} fields, ${registry.roles.length} roles`)
   for (const m of registry.modules) {
-    process.stdout.write(`  /${m.path.padEnd(14)} ${m.prefix.padEnd(4)} ${String(m.fields.length).padStart(2)} fields${m.stateField === undefined ? '' : `, state ${m.stateField}`}\n`)
+    say(`  /${m.path.padEnd(14)} ${m.prefix.padEnd(4)} ${String(m.fields.length).padStart(2)} fields${m.stateField === undefined ? '' : `, state ${m.stateField}`}`)
   }
-} catch (err) {
-  process.stderr.write(`${err instanceof ConfigError ? err.message : String(err)}\n`)
-  process.exit(1)
+  const access = compileAccess(registry)
+  const superRole = registry.usersModule.fieldMap.get('rol')?.enum?.find((r) => access.isSuper(r))
+  if (superRole === undefined) throw new ConfigError(`${file}: no role in usuarios.rol holds "*.*"; the start could not create the first superadmin. Give one role "*.*" under roles`)
+  say(`first superadmin role: ${superRole}`)
+  return registry
 }
+
+function checkEnvironment (config: Config, registry: Registry): void {
+  say(`environment: OK — ${config.production ? 'production' : 'development'}; database ${config.databaseUrl === undefined ? 'embedded (DATA_DIR/pgdata)' : redactUrl(config.databaseUrl)}; ` +
+    `shared state ${config.redisUrl === undefined ? 'in-process' : redactUrl(config.redisUrl)}; CORS ${config.corsOrigins.length === 0 ? 'off' : config.corsOrigins.join(', ')}; ` +
+    `metrics ${config.metricsPort === 0 ? 'off' : `port ${config.metricsPort}`}; start-up wait ${config.startupWaitMs === 0 ? 'unlimited' : `${config.startupWaitMs / 1000} s`}`)
+  const min = registry.usersModule.fieldMap.get('password')?.minLength
+  if (config.adminPassword !== undefined && min !== undefined && config.adminPassword.length < min) {
+    throw new ConfigError(`ADMIN_PASSWORD is shorter than the ${min} characters modules.yaml asks of usuarios.password; the start would refuse to create the first superadmin with it`)
+  }
+  try {
+    mkdirSync(config.checkpointDir, { recursive: true })
+    accessSync(config.checkpointDir, constants.W_OK)
+  } catch (err) {
+    throw new ConfigError(`CHECKPOINT_DIR ${config.checkpointDir} cannot be created or written (${err instanceof Error ? err.message : String(err)}); point it at a writable directory`)
+  }
+  say(`checkpoint directory: ${config.checkpointDir} (writable)`)
+}
+
+async function checkDatabase (config: Config, registry: Registry, file: string): Promise<void> {
+  if (config.databaseUrl === undefined) { say('database: not checked (no DATABASE_URL; the embedded database is brought in line at start)'); return }
+  let db
+  try {
+    db = await openDatabase(config, registry, pino({ level: 'silent' }))
+  } catch (err) {
+    throw new ConfigError(`PostgreSQL at ${redactUrl(config.databaseUrl)} cannot be reached (${err instanceof Error ? err.message : String(err)}); check DATABASE_URL and that the database is up (the start would wait for it)`)
+  }
+  try {
+    const plan = await planSchema(db.orm)
+    if (plan.destructive.length > 0) throw destructiveChange(file, plan.destructive)
+    say(`database schema: OK — ${plan.safe.length === 0 ? 'matches modules.yaml' : `the start will apply ${plan.safe.length} additive statement(s):`}`)
+    for (const s of plan.safe) say(`  ${s};`)
+    const creates = plan.safe.some((s) => /create table "sys_claves"/i.test(s))
+    if (creates) say('system keys: none yet (the first start creates them)')
+    else say(`system keys: ${await checkSystemKeys(db.orm.em.fork(), config.encryptionKeys)} stored, all open with ENCRYPTION_KEY / ENCRYPTION_KEYS`)
+  } finally {
+    await db.close()
+  }
+}
+
+async function main (): Promise<void> {
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' }, 'sin-entorno': { type: 'boolean' } } })
+  if (values.help === true) { process.stdout.write(HELP); return }
+  const file = resolve(positionals[0] ?? process.env.MODULES_FILE ?? 'modules.yaml')
+  const registry = checkRegistry(file)
+  if (values['sin-entorno'] === true) { say('environment and database: not checked (--sin-entorno)'); return }
+  const config = { ...loadConfig(), modulesFile: file }
+  checkEnvironment(config, registry)
+  await checkDatabase(config, registry, file)
+  say('OK: the start would accept this.')
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`)
+  process.exit(1)
+})

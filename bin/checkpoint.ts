@@ -16,6 +16,7 @@ import { loadSystemKeys } from '../db/system-keys.js'
 import { Checkpoints, createSigner } from '../records/checkpoints.js'
 
 const HELP = `npm run checkpoint [-- --help]
+(in the image: node dist/bin/checkpoint.js)
 
 Seals every history entry that became stable into the global chain and
 publishes a signed checkpoint of its head: a new file in CHECKPOINT_DIR

@@ -19,12 +19,16 @@ import { loadSystemKeys } from '../db/system-keys.js'
 import { createSigner } from '../records/checkpoints.js'
 
 const HELP = `npm run integrity-key [-- --publica | --indice | --help]
+(in the image: node dist/bin/integrity-key.js …)
 
 Prints (base64) a key an auditor needs, read from the database (sys_claves)
 and unwrapped with ENCRYPTION_KEY:
   (none)      the integrity key: recompute _hash of records with encrypted fields (secret)
   --publica   the Ed25519 public key that verifies the global chain's checkpoints (public)
   --indice    the blind-index key: recompute blind indexes (secret)
+Uses DATABASE_URL (or the embedded database under DATA_DIR when the
+service is not running) and ENCRYPTION_KEY, like the service.
+Exit status: 0 printed; 1 failed (the message says why).
 `
 
 async function main (): Promise<void> {

@@ -87,8 +87,26 @@ export async function rotateKeys (opts: RotateOptions): Promise<RotateReport> {
   }
 }
 
+const HELP = `npm run rotate-keys [-- --lote N] [--nueva-clave-indice | --reindexar] [--help]
+(in the image: node dist/bin/rotate-keys.js …)
+
+After ENCRYPTION_KEY was replaced (the old key moved to ENCRYPTION_KEYS and
+every instance restarted with both), re-encrypts every stored value and
+re-wraps the system keys with the new key, showing a progress bar per
+module; then the old key can leave ENCRYPTION_KEYS. Runs beside the live
+service; safe to interrupt and run again. Uses DATABASE_URL (or the
+embedded database under DATA_DIR when the service is not running).
+  --lote N               rows per batch (1 to 10000, default 500)
+  --nueva-clave-indice   also replace the blind-index key and rebuild every
+                         blind index (restart the instances afterwards)
+  --reindexar            rebuild the blind indexes with the stored key (to
+                         finish an interrupted --nueva-clave-indice)
+Exit status: 0 done; 1 failed (the message says why; run it again).
+`
+
 async function main (): Promise<void> {
-  const { values } = parseArgs({ options: { lote: { type: 'string', default: '500' }, 'nueva-clave-indice': { type: 'boolean', default: false }, reindexar: { type: 'boolean', default: false } } })
+  const { values } = parseArgs({ options: { help: { type: 'boolean', short: 'h' }, lote: { type: 'string', default: '500' }, 'nueva-clave-indice': { type: 'boolean', default: false }, reindexar: { type: 'boolean', default: false } } })
+  if (values.help === true) { process.stdout.write(HELP); return }
   const batchSize = Number(values.lote)
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new ConfigError('--lote must be a whole number from 1 to 10000')
   const report = await rotateKeys({ batchSize, newIndexKey: values['nueva-clave-indice'] === true, reindex: values.reindexar === true })

@@ -1,24 +1,75 @@
 /**
- * `npm start`: loads configuration and modules.yaml, builds the app, listens,
- * prints where it is and how to log in, and shuts down gracefully on SIGTERM
- * or SIGINT (in-flight requests finish, then connections close).
+ * `npm start`: loads configuration and modules.yaml, listens at once (the
+ * starting answers of http/starting-server.ts: /health 200, the rest 503),
+ * builds the app, waiting with back-off for PostgreSQL and Redis when they
+ * are not reachable yet (STARTUP_WAIT), then serves it on the same port,
+ * prints where it is and how to log in, and shuts down gracefully on
+ * SIGTERM or SIGINT (in-flight requests finish, then connections close).
  */
+import { parseArgs } from 'node:util'
+import type { RequestListener } from 'node:http'
 import { loadConfig } from '../core/config.js'
 import { ConfigError } from '../core/errors.js'
+import { loadRegistry } from '../core/registry/load.js'
 import { buildApp } from '../app.js'
+import { listenStarting } from '../http/starting-server.js'
+
+const HELP = `npm start  (in the image: node dist/bin/server.js)
+
+Starts the records service: reads the environment (README "Configuration")
+and MODULES_FILE, listens on HOST:PORT at once (/health answers 200 and
+everything else 503 until the service is ready), waits for PostgreSQL and
+Redis with back-off when they are not reachable yet (for ever, or up to
+STARTUP_WAIT), brings the database schema in line with modules.yaml, and
+serves the API; Prometheus metrics on METRICS_PORT. SIGTERM or SIGINT stop
+it gracefully.
+Exit status: 0 after a graceful stop; 1 when the configuration,
+modules.yaml or the database schema refuse the start (the message says
+what to fix), or STARTUP_WAIT ran out.
+`
 
 async function main (): Promise<void> {
+  const { values } = parseArgs({ options: { help: { type: 'boolean', short: 'h' } } })
+  if (values.help === true) { process.stdout.write(HELP); return }
   const config = loadConfig()
-  const app = await buildApp({ config })
-  await app.listen({ port: config.port, host: config.host })
+  const registry = loadRegistry(config.modulesFile)
+  const starting = await listenStarting(config.port, config.host)
+  let closing = false
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined
+  const shutdown = (signal: string): void => {
+    if (closing) return
+    closing = true
+    const timer = setTimeout(() => { process.stderr.write('shutdown took over 10 s; exiting\n'); process.exit(1) }, 10_000)
+    timer.unref()
+    if (app === undefined) { process.stderr.write(`${signal} while starting: exiting\n`); process.exit(0) }
+    app.log.info({ signal }, 'shutting down')
+    const running = app
+    starting.drain(9_000)
+      .then(async () => { await running.close() })
+      .then(() => process.exit(0), (err: unknown) => { running.log.error(err); process.exit(1) })
+  }
+  process.on('SIGTERM', () => { shutdown('SIGTERM') })
+  process.on('SIGINT', () => { shutdown('SIGINT') })
+
+  // Fastify takes its handler at construction; it serves only once built.
+  let handler: RequestListener | undefined
+  app = await buildApp({
+    config,
+    registry,
+    waitForServices: true,
+    serverFactory: (h) => { handler = h as RequestListener; return starting.server },
+  })
+  starting.serve(handler!)
+  const { port } = starting.server.address() as { port: number }
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
-  const url = `http://${shown}:${(app.server.address() as { port: number }).port}`
+  const url = `http://${shown}:${port}`
   const lines = [
     '',
     `  Registros de Policía Local escuchando en ${url}`,
     `  Base de datos: ${app.databaseKind === 'embedded' ? `embebida (PGlite) en ${config.dataDir}/pgdata, socket en ${String(app.orm.config.get('host'))}` : 'PostgreSQL'}; estado compartido: ${app.stores.kind === 'redis' ? 'Redis' : 'en proceso'}`,
     `  Puntos de control de la cadena: ${config.checkpointDir} (clave pública: ${app.signer.publicKey})`,
     `  Documentación OpenAPI: ${url}/docs`,
+    `  Métricas (Prometheus): ${config.metricsPort === 0 ? 'desactivadas (METRICS_PORT=0)' : `http://${shown}:${config.metricsPort}/metrics`}`,
   ]
   if (app.firstLogin !== undefined) {
     lines.push(`  Primer superadmin creado: usuario "${app.firstLogin.username}"`)
@@ -28,18 +79,6 @@ async function main (): Promise<void> {
   }
   lines.push(`  Inicie sesión: curl -s -X POST ${url}/auth/login -H 'Content-Type: application/json' -d '{"username":"…","password":"…"}'`, '')
   process.stdout.write(lines.join('\n') + '\n')
-
-  let closing = false
-  const shutdown = (signal: string): void => {
-    if (closing) return
-    closing = true
-    app.log.info({ signal }, 'shutting down')
-    const timer = setTimeout(() => { app.log.error('shutdown took over 10 s; exiting'); process.exit(1) }, 10_000)
-    timer.unref()
-    app.close().then(() => process.exit(0), (err: unknown) => { app.log.error(err); process.exit(1) })
-  }
-  process.on('SIGTERM', () => { shutdown('SIGTERM') })
-  process.on('SIGINT', () => { shutdown('SIGINT') })
 }
 
 main().catch((err: unknown) => {

@@ -2,7 +2,8 @@
  * The environment contract (README, "Configuration"), read once, checked and
  * frozen. In development without secrets, JWT_SECRET and ENCRYPTION_KEY are
  * generated once and kept in DATA_DIR/secrets.json; with
- * NODE_ENV=production the service refuses to start without them.
+ * NODE_ENV=production, DATABASE_URL or REDIS_URL the service refuses to
+ * start without them, and NODE_ENV=production needs DATABASE_URL.
  */
 import { randomBytes, createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -38,17 +39,23 @@ export interface Config {
   readonly checkpointDir: string
   /** How often the global chain is sealed and its head published. */
   readonly checkpointIntervalMs: number
+  /** Origins allowed to call the API from a browser (CORS); empty: none. */
+  readonly corsOrigins: readonly string[]
+  /** Port of the Prometheus listener (GET /metrics); 0: no metrics listener. */
+  readonly metricsPort: number
+  /** How long the start waits for PostgreSQL and Redis before giving up; 0: for ever. */
+  readonly startupWaitMs: number
 }
 
 type Env = Record<string, string | undefined>
 
 export type TrustProxy = boolean | number | readonly string[]
 
-function int (env: Env, name: string, fallback: number, min = 1): number {
+function int (env: Env, name: string, fallback: number, min = 1, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const n = Number(raw)
-  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be a whole number ≥ ${min} (got "${raw}")`)
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be a whole number ≥ ${min}${max < Number.MAX_SAFE_INTEGER ? ` and ≤ ${max}` : ''} (got "${raw}")`)
   return n
 }
 
@@ -96,6 +103,34 @@ function trustProxy (raw: string | undefined): TrustProxy {
   return Object.freeze(entries)
 }
 
+/**
+ * CORS_ORIGINS: comma-separated origins, each exactly scheme://host[:port]
+ * as a browser sends it in `Origin` (no path, no trailing slash, no `*`).
+ */
+function corsOrigins (raw: string | undefined): readonly string[] {
+  const entries = (raw ?? '').split(',').map((e) => e.trim()).filter((e) => e !== '')
+  for (const entry of entries) {
+    let origin: string | undefined
+    try {
+      const u = new URL(entry)
+      if ((u.protocol === 'http:' || u.protocol === 'https:') && u.username === '' && u.password === '') origin = u.origin
+    } catch { /* not a URL */ }
+    if (origin !== entry) {
+      throw new ConfigError(`CORS_ORIGINS must be a comma-separated list of origins such as https://intranet.policia.example or http://localhost:5173 (scheme, host and port only: no path, no trailing slash, no *); "${entry}" is not one${origin !== undefined ? ` (did you mean ${origin}?)` : ''}`)
+    }
+  }
+  return Object.freeze([...new Set(entries)])
+}
+
+/** STARTUP_WAIT: a duration, or 0 / unset for "wait for ever". */
+function startupWaitMs (env: Env): number {
+  const raw = (env.STARTUP_WAIT ?? '').trim()
+  if (raw === '' || raw === '0') return 0
+  return windowMs(env, 'STARTUP_WAIT', 0)
+}
+
+const SECRET_RECIPE = 'make JWT_SECRET with: node -e "console.log(require(\'crypto\').randomBytes(48).toString(\'base64\'))" and ENCRYPTION_KEY with: node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'base64\'))"'
+
 function checkTimeZone (tz: string): string {
   try {
     new Intl.DateTimeFormat('en-GB', { timeZone: tz })
@@ -120,7 +155,17 @@ export function loadConfig (env: Env = process.env): Config {
   const dataDir = resolve(env.DATA_DIR ?? './data')
   const missing = ['JWT_SECRET', 'ENCRYPTION_KEY'].filter((n) => (env[n] ?? '') === '')
   if (production && missing.length > 0) {
-    throw new ConfigError(`NODE_ENV=production needs ${missing.join(' and ')}; refusing to start without ${missing.length > 1 ? 'them' : 'it'}`)
+    throw new ConfigError(`NODE_ENV=production needs ${missing.join(' and ')}; refusing to start without ${missing.length > 1 ? 'them' : 'it'} (${SECRET_RECIPE})`)
+  }
+  if (production && (env.DATABASE_URL ?? '') === '') {
+    throw new ConfigError('NODE_ENV=production needs DATABASE_URL (postgres://user:password@host:5432/policia); the embedded database is for development only, refusing to start without it')
+  }
+  // Shared services mean several instances, or data that outlives this
+  // machine: secrets generated into one instance's DATA_DIR would differ
+  // between instances and be lost with the directory.
+  const shared = ['DATABASE_URL', 'REDIS_URL'].filter((n) => (env[n] ?? '') !== '')
+  if (shared.length > 0 && missing.length > 0) {
+    throw new ConfigError(`${shared.join(' and ')} ${shared.length > 1 ? 'are' : 'is'} set, so ${missing.join(' and ')} must be set too: the secrets generated for development (DATA_DIR/secrets.json) are refused with shared services; ${SECRET_RECIPE} (to keep the development ones, copy them from ${join(dataDir, 'secrets.json')})`)
   }
   const dev = missing.length > 0 ? devSecrets(dataDir) : undefined
   const jwtSecret = env.JWT_SECRET || dev!.jwtSecret
@@ -129,7 +174,7 @@ export function loadConfig (env: Env = process.env): Config {
   const old = (env.ENCRYPTION_KEYS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => key(s, 'ENCRYPTION_KEYS'))
   const config: Config = {
     production,
-    port: int(env, 'PORT', 3000, 0),
+    port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST ?? (production ? '0.0.0.0' : '127.0.0.1'),
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
@@ -152,6 +197,9 @@ export function loadConfig (env: Env = process.env): Config {
     tokenTtlSeconds: 7 * 24 * 3600,
     checkpointDir: resolve(env.CHECKPOINT_DIR || join(dataDir, 'puntos-control')),
     checkpointIntervalMs: windowMs(env, 'CHECKPOINT_INTERVAL', 60_000),
+    corsOrigins: corsOrigins(env.CORS_ORIGINS),
+    metricsPort: int(env, 'METRICS_PORT', 9464, 0, 65535),
+    startupWaitMs: startupWaitMs(env),
   }
   return Object.freeze(config)
 }

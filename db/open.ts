@@ -12,6 +12,8 @@ import { buildEntity, type Row } from './module-entity.js'
 import { SYSTEM_ENTITIES } from './system-entities.js'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js'
 import { ServiceDriver } from './driver.js'
+import { waitFor } from '../core/backoff.js'
+import { redactUrl } from '../core/redact-url.js'
 
 /** Where ORM debug lines and the pool's warnings go (a pino logger fits). */
 export interface DbLogger {
@@ -33,7 +35,15 @@ export interface OrmOptions {
   embedded?: EmbeddedDatabase
   /** Where PGlite keeps its files when this plugin starts it; default DATA_DIR/pgdata. */
   embeddedPath?: string
+  /**
+   * PostgreSQL not reachable yet: wait and retry with back-off (logging each
+   * wait) for up to this long (ms; 0: for ever) instead of failing at once.
+   */
+  waitMs?: number
 }
+
+/** Errors that waiting cannot fix: a refused login (SQLSTATE class 28). */
+const fatalConnectError = (err: unknown): boolean => /^28/.test(String((err as { code?: unknown } | null)?.code ?? ''))
 
 export interface Database {
   readonly orm: MikroORM
@@ -60,7 +70,7 @@ export async function openDatabase (config: Config, registry: Registry, log: DbL
     Object.assign(connection, { host: embedded.host, port: embedded.port, dbName: embedded.dbName, user: 'postgres', password: 'postgres' })
   }
   try {
-    const orm = await MikroORM.init({
+    const init = async (): Promise<MikroORM> => MikroORM.init({
       ...connection,
       entities: [...entities.values(), ...SYSTEM_ENTITIES],
       driver: ServiceDriver,
@@ -86,6 +96,15 @@ export async function openDatabase (config: Config, registry: Registry, log: DbL
       discovery: { warnWhenNoEntities: false },
       logger: (message) => log.debug({ orm: message }, 'orm'),
     })
+    const orm = config.databaseUrl === undefined || opts.waitMs === undefined
+      ? await init()
+      : await waitFor(init, {
+        what: `PostgreSQL at ${redactUrl(config.databaseUrl)}`,
+        deadlineMs: opts.waitMs,
+        fatal: fatalConnectError,
+        hint: 'check DATABASE_URL (host, port, user, password, database) and that PostgreSQL is up and reachable from here',
+        onWait: (w) => { log.warn({ waitingFor: w.what, attempt: w.attempt, reason: w.reason, nextAttemptInMs: w.nextAttemptInMs }, `waiting for ${w.what} (${w.reason}); next attempt in ${w.nextAttemptInMs / 1000} s`) },
+      })
     return {
       orm,
       entities,

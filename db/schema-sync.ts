@@ -28,6 +28,37 @@ function statements (sql: string): string[] {
   return sql.split(/;\s*\n/).map((s) => s.trim().replace(/;$/, '')).filter((s) => s !== '')
 }
 
+export interface SchemaPlan {
+  /** Additive statements the start applies by itself. */
+  readonly safe: string[]
+  /** Statements that would drop or rewrite data: the start refuses them. */
+  readonly destructive: string[]
+}
+
+/** What the start would do to the database, without doing it (also `npm run check`). */
+export async function planSchema (orm: MikroORM, em: EntityManager = orm.em.fork()): Promise<SchemaPlan> {
+  const safe = statements(await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: true, dropTables: false }))
+  const full = statements(await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: false, dropTables: false }))
+  // MikroORM's safe mode only leaves out drops: a type change is in it too,
+  // and PostgreSQL would silently cast or truncate stored values. Only a
+  // varchar that grows is let through.
+  const destructive: string[] = []
+  for (const s of full) {
+    if (!safe.includes(s)) destructive.push(s)
+    else if (TYPE_CHANGE.test(s) && !(await widensVarchar(em, s))) destructive.push(s)
+  }
+  return { safe, destructive }
+}
+
+/** The refusal of a destructive change, with what an operator can do about it. */
+export function destructiveChange (modulesFile: string, destructive: readonly string[]): ConfigError {
+  return new ConfigError(
+    `${modulesFile} no longer matches the database in a way that would lose or rewrite data; refusing to start.\n` +
+    'These statements would be needed:\n' + destructive.map((s) => `  ${s};`).join('\n') + '\n' +
+    'Either restore the previous declaration in modules.yaml, or back up the database and run the ' +
+    'statements yourself (psql), then start again.')
+}
+
 /**
  * `lock`: take the advisory lock (PostgreSQL). Embedded PGlite serves one
  * instance and runs a transaction exclusively, so the introspection queries
@@ -37,23 +68,8 @@ export async function syncSchema (orm: MikroORM, modulesFile: string, lock: bool
   const apply = async (em: EntityManager): Promise<string[]> => {
     // The search indexes of the module tables need these first.
     await ensureSearchSupport(em)
-    const safe = statements(await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: true, dropTables: false }))
-    const full = statements(await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: false, dropTables: false }))
-    // MikroORM's safe mode only leaves out drops: a type change is in it too,
-    // and PostgreSQL would silently cast or truncate stored values. Only a
-    // varchar that grows is let through.
-    const destructive: string[] = []
-    for (const s of full) {
-      if (!safe.includes(s)) destructive.push(s)
-      else if (TYPE_CHANGE.test(s) && !(await widensVarchar(em, s))) destructive.push(s)
-    }
-    if (destructive.length > 0) {
-      throw new ConfigError(
-        `${modulesFile} no longer matches the database in a way that would lose or rewrite data; refusing to start.\n` +
-        'These statements would be needed:\n' + destructive.map((s) => `  ${s};`).join('\n') + '\n' +
-        'Either restore the previous declaration in modules.yaml, or back up the database and run the ' +
-        'statements yourself (psql), then start again.')
-    }
+    const { safe, destructive } = await planSchema(orm, em)
+    if (destructive.length > 0) throw destructiveChange(modulesFile, destructive)
     for (const s of safe) await em.getConnection().execute(s, [], 'run', em.getTransactionContext())
     return safe
   }

@@ -53,14 +53,26 @@ export async function loadSystemKeys (em: EntityManager, keys: readonly Buffer[]
       await em.getConnection().execute('insert into "sys_claves" ("nombre", "valor", "creada") values (?, ?, now()) on conflict ("nombre") do nothing', [nombre, valor])
       row = await em.fork().findOneOrFail(SystemKeyEntity, { nombre })
     }
-    try {
-      out[nombre] = Buffer.from(wrap.decrypt(row.valor, 'sys_claves', nombre), 'base64')
-    } catch {
-      throw new ConfigError(`the ${nombre} key in table sys_claves is wrapped with encryption key ${String(keyIdOf(row.valor))}, ` +
-        'which is neither ENCRYPTION_KEY nor one of ENCRYPTION_KEYS; start with the key it was written with (see README, "Key rotation")')
-    }
+    out[nombre] = unwrap(wrap, nombre, row.valor)
   }
   return { indexKey: out.indice!, integrityKey: out.integridad!, signingSeed: out.firma! }
+}
+
+function unwrap (wrap: FieldCipher, nombre: string, valor: string): Buffer {
+  try {
+    return Buffer.from(wrap.decrypt(valor, 'sys_claves', nombre), 'base64')
+  } catch {
+    throw new ConfigError(`the ${nombre} key in table sys_claves is wrapped with encryption key ${String(keyIdOf(valor))}, ` +
+      'which is neither ENCRYPTION_KEY nor one of ENCRYPTION_KEYS; start with the key it was written with (see README, "Key rotation")')
+  }
+}
+
+/** The start's key check without its writes (`npm run check`): how many stored keys the configured keys unwrap. */
+export async function checkSystemKeys (em: EntityManager, keys: readonly Buffer[]): Promise<number> {
+  const wrap = wrapper(keys)
+  const rows = await em.find(SystemKeyEntity, {})
+  for (const row of rows) unwrap(wrap, row.nombre, row.valor)
+  return rows.length
 }
 
 /** Re-wraps the system keys with the current ENCRYPTION_KEY; returns how many changed. */

@@ -8,10 +8,19 @@ import fp from 'fastify-plugin'
 import fastifyRedis from '@fastify/redis'
 import { Redis } from 'ioredis'
 import type { FastifyInstance } from 'fastify'
+import { waitFor } from '../core/backoff.js'
+import { redactUrl } from '../core/redact-url.js'
 
-async function redisPlugin (app: FastifyInstance): Promise<void> {
-  const url = app.config.redisUrl
-  if (url === undefined) return
+export interface RedisOptions {
+  /** Redis not reachable yet: wait and retry with back-off for up to this long (ms; 0: for ever). */
+  waitMs?: number
+}
+
+/** Errors that waiting cannot fix: a wrong password or user. */
+const fatalConnectError = (err: unknown): boolean => /\b(WRONGPASS|NOAUTH|NOPERM)\b/.test(String((err as Error | undefined)?.message))
+
+/** One attempt: a connected client, or an error (and nothing left open). */
+async function connect (app: FastifyInstance, url: string): Promise<Redis> {
   // Our own client, so that closing works whatever its state: @fastify/redis
   // would call quit(), which throws while Redis is unreachable (no offline
   // queue) and would turn a shutdown during an outage into a crash.
@@ -29,12 +38,27 @@ async function redisPlugin (app: FastifyInstance): Promise<void> {
   try {
     await Promise.race([
       client.connect(),
-      new Promise((_resolve, reject) => setTimeout(() => { reject(new Error(`Redis at ${redact(url)} did not answer within 10 s`)) }, 10_000).unref()),
+      new Promise((_resolve, reject) => setTimeout(() => { reject(new Error(`Redis at ${redactUrl(url)} did not answer within 10 s`)) }, 10_000).unref()),
     ])
   } catch (err) {
     client.disconnect()
     throw err
   }
+  return client
+}
+
+async function redisPlugin (app: FastifyInstance, opts: RedisOptions): Promise<void> {
+  const url = app.config.redisUrl
+  if (url === undefined) return
+  const client = opts.waitMs === undefined
+    ? await connect(app, url)
+    : await waitFor(async () => connect(app, url), {
+      what: `Redis at ${redactUrl(url)}`,
+      deadlineMs: opts.waitMs,
+      fatal: fatalConnectError,
+      hint: 'check REDIS_URL (host, port, password) and that Redis is up and reachable from here',
+      onWait: (w) => { app.log.warn({ waitingFor: w.what, attempt: w.attempt, reason: w.reason, nextAttemptInMs: w.nextAttemptInMs }, `waiting for ${w.what} (${w.reason}); next attempt in ${w.nextAttemptInMs / 1000} s`) },
+    })
   await app.register(fastifyRedis, { client, closeClient: false })
   app.addHook('onClose', async () => {
     if (client.status === 'ready') await client.quit().catch(() => { client.disconnect() })
@@ -42,15 +66,5 @@ async function redisPlugin (app: FastifyInstance): Promise<void> {
   })
 }
 
-/** A URL without its password, fit for a log line. */
-export function redact (url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password !== '') u.password = '***'
-    return u.toString()
-  } catch {
-    return '(unparseable URL)'
-  }
-}
 
 export default fp(redisPlugin, { name: 'policia-redis', fastify: '5.x', dependencies: ['policia-config'] })

@@ -47,6 +47,8 @@ export function testEnv (base: { dataDir: string, redisPrefix: string, databaseU
     TZ: 'Europe/Madrid',
     DATA_DIR: base.dataDir,
     LOG_LEVEL: 'silent',
+    // No metrics listener unless the test asks for one (test/integration/metrics.test.ts).
+    METRICS_PORT: '0',
     // Tests send far more than 50 requests a minute from one address; the
     // rate-limit tests set their own small limits.
     RATE_LIMIT_IP_MAX: '1000000',

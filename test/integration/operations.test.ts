@@ -58,6 +58,7 @@ describe('graceful shutdown', () => {
       ...process.env,
       DATA_DIR: dataDir,
       PORT: '0',
+      METRICS_PORT: '0',
       LOG_LEVEL: 'silent',
       ADMIN_USERNAME: ADMIN.username,
       ADMIN_PASSWORD: ADMIN.password,
@@ -122,6 +123,7 @@ describe('embedded default', () => {
     const env = {
       DATA_DIR: dataDir,
       LOG_LEVEL: 'silent',
+      METRICS_PORT: '0',
       JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789',
       ENCRYPTION_KEY: TEST_KEY,
     }

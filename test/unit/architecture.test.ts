@@ -22,7 +22,7 @@ const ALLOWED: Record<string, readonly Layer[]> = {
   generate: ['core', 'http', 'records', 'db'],
   routes: ['core', 'http', 'records', 'db', 'stores'],
   plugins: ['core', 'http', 'records', 'db', 'stores', 'generate', 'routes'],
-  bin: ['core', 'db', 'records', 'stores', 'app.ts'],
+  bin: ['core', 'db', 'records', 'stores', 'http', 'app.ts'],
 }
 /** Layers that must not know HTTP at all. */
 const NO_FASTIFY = ['core', 'stores', 'db', 'records']

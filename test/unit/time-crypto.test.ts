@@ -206,7 +206,7 @@ describe('core/config.ts', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR, ENCRYPTION_KEY: KEY })).toThrow(/JWT_SECRET/)
     expect(() => loadConfig({ NODE_ENV: 'production', DATA_DIR, JWT_SECRET: SECRET })).toThrow(/ENCRYPTION_KEY/)
     expect(existsSync(join(DATA_DIR, 'secrets.json'))).toBe(false)
-    const ok = loadConfig({ NODE_ENV: 'production', DATA_DIR, JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY })
+    const ok = loadConfig({ NODE_ENV: 'production', DATA_DIR, JWT_SECRET: SECRET, ENCRYPTION_KEY: KEY, DATABASE_URL: 'postgres://db/policia' })
     expect(ok.production).toBe(true)
     expect(ok.encryptionKeys[0]!.equals(Buffer.from(KEY, 'base64'))).toBe(true)
   })

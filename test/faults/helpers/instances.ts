@@ -56,6 +56,7 @@ export async function createInstance (name: string, dir: string, env: InstanceEn
           PORT: String(port),
           TZ: 'Europe/Madrid',
           LOG_LEVEL: 'warn',
+          METRICS_PORT: '0',
           RATE_LIMIT_IP_MAX: '10000000',
           RATE_LIMIT_TOKEN_MAX: '10000000',
           ...env,

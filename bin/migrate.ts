@@ -1,0 +1,48 @@
+/**
+ * `npm run migrate`: brings the database schema in line with modules.yaml,
+ * as the start does (additive changes applied under the advisory lock;
+ * destructive ones refused), then exits. For a deployment step that runs
+ * once before the instances (deploy/k8s/migrate-job.yaml); the instances
+ * then find nothing left to do.
+ */
+import { parseArgs } from 'node:util'
+import pino from 'pino'
+import { loadConfig } from '../core/config.js'
+import { ConfigError } from '../core/errors.js'
+import { loadRegistry } from '../core/registry/load.js'
+import { openDatabase } from '../db/open.js'
+import { syncSchema } from '../db/schema-sync.js'
+
+const HELP = `npm run migrate [-- --help]  (in the image: node dist/bin/migrate.js)
+
+Brings the database schema in line with modules.yaml exactly as the start
+does (additive changes only, under the same advisory lock as the
+instances), then exits. Needs DATABASE_URL; waits for PostgreSQL with
+back-off like the start (STARTUP_WAIT).
+Exit status: 0 schema in line (the statements applied are listed);
+1 refused (a change would drop or rewrite data: the message lists the
+statements) or failed.
+`
+
+async function main (): Promise<void> {
+  const { values } = parseArgs({ options: { help: { type: 'boolean', short: 'h' } } })
+  if (values.help === true) { process.stdout.write(HELP); return }
+  const config = loadConfig()
+  if (config.databaseUrl === undefined) throw new ConfigError('npm run migrate needs DATABASE_URL (the embedded database is brought in line by npm start itself)')
+  const registry = loadRegistry(config.modulesFile)
+  const log = pino({ level: 'warn' }, pino.destination(2))
+  const db = await openDatabase(config, registry, log, { waitMs: config.startupWaitMs })
+  try {
+    process.stdout.write(`Comparando el esquema con ${config.modulesFile}…\n`)
+    const applied = await syncSchema(db.orm, config.modulesFile, true)
+    for (const s of applied) process.stdout.write(`  ${s};\n`)
+    process.stdout.write(applied.length === 0 ? 'El esquema ya estaba al día.\n' : `${applied.length} sentencias aplicadas.\n`)
+  } finally {
+    await db.close()
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`)
+  process.exit(1)
+})

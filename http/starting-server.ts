@@ -1,0 +1,61 @@
+/**
+ * The public port while the service starts (SPEC S14): bin/server.ts
+ * listens before PostgreSQL and Redis are reachable, so that an
+ * orchestrator sees a live process that is not ready yet. Until the app is
+ * built, `GET /health` answers 200, `GET /ready` and every other request
+ * 503 `Servicio no disponible` (nothing can be served without the
+ * database). Then the app's own handler takes over on the same server, and
+ * on shutdown new requests get 503 with `Connection: close` while the ones
+ * in flight finish.
+ */
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
+import { ERRORS } from '../core/errors.js'
+
+export interface StartingServer {
+  readonly server: Server
+  /** Hands every later request to the app (its Fastify handler). */
+  serve (handler: RequestListener): void
+  /** Stops accepting, answers new requests 503, waits (up to timeoutMs) for those in flight. */
+  drain (timeoutMs: number): Promise<void>
+}
+
+function send (res: ServerResponse, status: number, body: unknown, close = false): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...(close && { connection: 'close' }) })
+  res.end(JSON.stringify(body))
+}
+
+const unavailable = { success: false, error: ERRORS.SERVICIO_NO_DISPONIBLE.message }
+
+function starting (req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '').split('?')[0]
+  if (req.method === 'GET' && path === '/health') send(res, 200, { success: true, data: { status: 'ok' } })
+  else send(res, 503, unavailable)
+}
+
+export async function listenStarting (port: number, host: string): Promise<StartingServer> {
+  let handler: RequestListener = starting
+  let closing = false
+  const server = createServer((req, res) => {
+    if (closing) { send(res, 503, unavailable, true); return }
+    handler(req, res)
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => { server.off('error', reject); resolve() })
+  })
+  return {
+    server,
+    serve (h) { handler = h },
+    async drain (timeoutMs) {
+      closing = true
+      const closed = new Promise<void>((resolve) => { server.close(() => { resolve() }) })
+      // A keep-alive connection turns idle when its last response is sent.
+      const sweep = setInterval(() => { server.closeIdleConnections() }, 100)
+      server.closeIdleConnections()
+      const timer = new Promise<void>((resolve) => { setTimeout(resolve, timeoutMs).unref() })
+      await Promise.race([closed, timer])
+      clearInterval(sweep)
+      server.closeAllConnections()
+    },
+  }
+}

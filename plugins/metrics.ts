@@ -1,0 +1,120 @@
+/**
+ * Prometheus metrics (SPEC S14) on a listener of their own, METRICS_PORT
+ * (default 9464; 0: none), never on the public port: the public port
+ * answers /metrics like any unknown route. One onResponse hook feeds one
+ * histogram (its `_count` is the request count) labelled by method, route
+ * pattern (never the raw URL: ids would make a series each) and status;
+ * 429s are counted apart. The database pool, Redis and the process
+ * (prom-client's default collectors) are read at scrape time, off the hot
+ * path. With METRICS_PORT=0 nothing is registered: no hook, no cost.
+ */
+import fp from 'fastify-plugin'
+import { createServer, type Server } from 'node:http'
+import type { FastifyInstance } from 'fastify'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { ConfigError } from '../core/errors.js'
+
+/** Few buckets: one observation per request must stay cheap (README "Metrics"). */
+const BUCKETS = [0.005, 0.025, 0.1, 0.5, 2.5]
+/** Route label of a request no route matched (404 of an unknown address). */
+const NO_ROUTE = '(ninguna)'
+
+interface PoolLike { numUsed (): number, numFree (): number, numPendingAcquires (): number }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The metrics listener, when METRICS_PORT is not 0. */
+    metricsServer?: Server
+  }
+}
+
+function metricsRegistry (app: FastifyInstance): { registry: Registry, observe: (method: string, route: string, status: number, seconds: number) => void } {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Requests by method, route pattern and status, and how long they took (seconds); _count is the request count',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: BUCKETS,
+    registers: [registry],
+  })
+  const refusals = new Counter({
+    name: 'http_rate_limit_refusals_total',
+    help: 'Requests refused with 429 (rate limits and login lock-outs), by route pattern',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  })
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'Database pool connections: used, free, and requests waiting for one (pending)',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect () {
+      const pool = app.hasDecorator('orm') ? (app.orm.em.getConnection().getKnex().client as { pool?: PoolLike }).pool : undefined
+      if (pool === undefined) return
+      this.set({ state: 'used' }, pool.numUsed())
+      this.set({ state: 'free' }, pool.numFree())
+      this.set({ state: 'pending' }, pool.numPendingAcquires())
+    },
+  })
+  if (app.config.redisUrl !== undefined) {
+    new Gauge({
+      name: 'redis_up',
+      help: 'Whether the Redis connection is ready (1) or not (0)',
+      registers: [registry],
+      collect () { this.set(app.hasDecorator('redis') && app.redis.status === 'ready' ? 1 : 0) },
+    })
+  }
+  // One labelled child per method, route and status, made once: the hot
+  // path then only adds to a bucket.
+  const children = new Map<string, Histogram.Internal<'method' | 'route' | 'status_code'>>()
+  const observe = (method: string, route: string, status: number, seconds: number): void => {
+    const key = `${method} ${route} ${status}`
+    let child = children.get(key)
+    if (child === undefined) {
+      child = duration.labels({ method, route, status_code: String(status) })
+      children.set(key, child)
+    }
+    child.observe(seconds)
+    if (status === 429) refusals.inc({ route })
+  }
+  return { registry, observe }
+}
+
+/** GET /metrics on its own listener; anything else there is 404. */
+async function listen (registry: Registry, port: number, host: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: the metrics are at GET /metrics\n')
+      return
+    }
+    registry.metrics().then((text) => {
+      res.writeHead(200, { 'content-type': registry.contentType }).end(text)
+    }, () => { res.writeHead(500).end() })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      reject(new ConfigError(`METRICS_PORT ${port} on ${host} cannot be used (${err.code ?? err.message}); set METRICS_PORT to a free port, or to 0 to turn the metrics listener off`))
+    })
+    server.listen(port, host, () => { resolve() })
+  })
+  return server
+}
+
+async function metricsPlugin (app: FastifyInstance): Promise<void> {
+  const port = app.config.metricsPort
+  if (port === 0) return
+  const { registry, observe } = metricsRegistry(app)
+  app.addHook('onResponse', async (request, reply) => {
+    observe(request.method, request.routeOptions.url ?? NO_ROUTE, reply.statusCode, reply.elapsedTime / 1000)
+  })
+  const server = await listen(registry, port, app.config.host)
+  server.unref()
+  app.decorate('metricsServer', server)
+  app.addHook('onClose', async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => { server.close(resolve) })
+  })
+}
+
+export default fp(metricsPlugin, { name: 'policia-metrics', fastify: '5.x', dependencies: ['policia-config'] })

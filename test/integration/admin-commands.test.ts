@@ -1,0 +1,152 @@
+/**
+ * The admin commands (SPEC S14), run as child processes the way an
+ * operator runs them: each answers --help (integrity-key's without
+ * printing or even reading a key), ends non-zero with the fix in the
+ * message on failure, and `check` refuses what the start refuses: the
+ * environment, and with DATABASE_URL a schema change that would lose data
+ * (the same refusal buildApp raises). `migrate` syncs and exits.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../app.js'
+import { loadConfig } from '../../core/config.js'
+import { TEST_KEY } from '../helpers/app.js'
+import { createTestDatabase, usingPostgres } from '../helpers/services.js'
+
+const dirs: string[] = []
+const tmp = (): string => { const d = mkdtempSync(join(tmpdir(), 'policia-admin-')); dirs.push(d); return d }
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }) })
+
+const SECRETS = { JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789', ENCRYPTION_KEY: TEST_KEY }
+
+interface Run { code: number | null, out: string, err: string }
+function run (command: string, args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `bin/${command}.ts`, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent', METRICS_PORT: '0', TZ: 'Europe/Madrid', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d: Buffer) => { out += String(d) })
+    child.stderr.on('data', (d: Buffer) => { err += String(d) })
+    child.once('error', reject)
+    child.once('close', (code) => { resolvePromise({ code, out, err }) })
+  })
+}
+
+describe('--help', () => {
+  it.each(['server', 'check', 'migrate', 'rotate-keys', 'integrity-key', 'checkpoint', 'diagrams'])('%s --help explains itself and its exit status, exit 0, touching nothing', async (command) => {
+    const dataDir = tmp()
+    // Even with a database URL that points nowhere and no secrets: --help reads neither.
+    const r = await run(command, ['--help'], { DATA_DIR: dataDir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' })
+    expect(r.err).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/^npm (start|run [a-z-]+)/)
+    expect(r.out).toMatch(/Exit status/)
+    expect(readdirSync(dataDir)).toEqual([]) // no secrets.json, no pgdata
+  })
+
+  it('integrity-key --help prints no key', async () => {
+    const r = await run('integrity-key', ['--help'], { DATA_DIR: tmp(), ...SECRETS })
+    expect(r.out).not.toMatch(/[A-Za-z0-9+/]{42,}={0,2}/)
+    expect(r.out).not.toContain(TEST_KEY)
+  })
+})
+
+describe('failures end non-zero with the fix', () => {
+  it('an unknown option is refused', async () => {
+    const r = await run('rotate-keys', ['--lot', '5'], { DATA_DIR: tmp(), ...SECRETS })
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(/--lot/)
+  })
+
+  it('integrity-key with an ENCRYPTION_KEY that is not 32 bytes says how to make one', async () => {
+    const r = await run('integrity-key', [], { DATA_DIR: tmp(), JWT_SECRET: SECRETS.JWT_SECRET, ENCRYPTION_KEY: 'c2hvcnQ=' })
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(/^ENCRYPTION_KEY must be 32 bytes encoded in base64 \(got 5 bytes\); make one with: node -e/)
+  })
+
+  it('migrate without DATABASE_URL says what it needs', async () => {
+    const r = await run('migrate', [], { DATA_DIR: tmp(), ...SECRETS })
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(/^npm run migrate needs DATABASE_URL/)
+  })
+})
+
+describe('npm run check refuses what the start refuses', () => {
+  it('says what it checked when all is well (modules.yaml, environment, superadmin role, checkpoint directory)', async () => {
+    const dataDir = tmp()
+    const r = await run('check', [], { DATA_DIR: dataDir, ...SECRETS, CORS_ORIGINS: 'https://intranet.policia.example' })
+    expect(r.err).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/modules\.yaml: OK — \d+ modules, \d+ fields, \d+ roles/)
+    expect(r.out).toMatch(/first superadmin role: superadmin/)
+    expect(r.out).toMatch(/environment: OK — development; database embedded .*CORS https:\/\/intranet\.policia\.example; metrics off/)
+    expect(r.out).toContain(`checkpoint directory: ${join(dataDir, 'puntos-control')} (writable)`)
+    expect(r.out).toMatch(/database: not checked \(no DATABASE_URL/)
+    expect(r.out).toMatch(/OK: the start would accept this\.\n$/)
+  })
+
+  it.each([
+    ['a bad CORS origin', { CORS_ORIGINS: 'https://intranet.example/' }, /^CORS_ORIGINS must be .*did you mean https:\/\/intranet\.example\?/],
+    ['production without DATABASE_URL', { NODE_ENV: 'production' }, /^NODE_ENV=production needs DATABASE_URL/],
+    ['REDIS_URL with generated secrets', { REDIS_URL: 'redis://127.0.0.1:1', JWT_SECRET: '', ENCRYPTION_KEY: '' }, /^REDIS_URL is set, so JWT_SECRET and ENCRYPTION_KEY must be set too/],
+    ['a bad TRUST_PROXY', { TRUST_PROXY: 'yes' }, /^TRUST_PROXY must be/],
+    ['an ADMIN_PASSWORD the users module refuses', { ADMIN_USERNAME: 'jefa', ADMIN_PASSWORD: 'corta' }, /^ADMIN_PASSWORD is shorter than the 10 characters/],
+  ])('%s: exit 1 with the message the start gives', async (_name, env, message) => {
+    const r = await run('check', [], { DATA_DIR: tmp(), ...SECRETS, ...env })
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(message)
+  })
+
+  it('a modules.yaml without a superadmin role is refused (the start could not create the first one)', async () => {
+    const file = join(tmp(), 'modules.yaml')
+    const original = readFileSync('modules.yaml', 'utf8')
+    writeFileSync(file, original.replace("permissions: ['*.*']", "permissions: ['denuncias.*']"))
+    expect(readFileSync(file, 'utf8')).not.toBe(original)
+    const r = await run('check', [file, '--sin-entorno'])
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(/no role in usuarios\.rol holds "\*\.\*"/)
+  })
+
+  describe.skipIf(!usingPostgres)('with DATABASE_URL', () => {
+    it('migrate syncs a fresh database and exits; check then finds it in line; a change that would lose data is refused by check exactly as by the start', { timeout: 180_000 }, async () => {
+      const db = await createTestDatabase()
+      try {
+        const env = { DATA_DIR: tmp(), ...SECRETS, DATABASE_URL: db.url }
+        const before = await run('check', [], env)
+        expect(before.code, before.err).toBe(0)
+        expect(before.out).toMatch(/database schema: OK — the start will apply \d+ additive statement\(s\):\n  create table/)
+        expect(before.out).toMatch(/system keys: none yet/)
+        expect(await db.query("select 1 from information_schema.tables where table_name = 'sys_claves'")).toEqual([]) // check wrote nothing
+
+        const first = await run('migrate', [], env)
+        expect(first.code, first.err).toBe(0)
+        expect(first.out).toMatch(/^Comparando el esquema con .*modules\.yaml…\n  create table/)
+        expect(first.out).toMatch(/\d+ sentencias aplicadas\.\n$/)
+        const second = await run('migrate', [], env)
+        expect(second.out).toMatch(/El esquema ya estaba al día\.\n$/)
+
+        const inLine = await run('check', [], env)
+        expect(inLine.code, inLine.err).toBe(0)
+        expect(inLine.out).toMatch(/database schema: OK — matches modules\.yaml/)
+
+        const changed = join(tmp(), 'modules.yaml')
+        const original = readFileSync('modules.yaml', 'utf8')
+        writeFileSync(changed, original.replace('      modelo: { type: string }', '      modelo: { type: boolean }'))
+        expect(readFileSync(changed, 'utf8')).not.toBe(original)
+        const refused = await run('check', [changed], env)
+        expect(refused.code).toBe(1)
+        expect(refused.err).toMatch(/no longer matches the database in a way that would lose or rewrite data; refusing to start\.\nThese statements would be needed:\n  alter table "[^"]+" alter column "modelo" type boolean/)
+        const start = buildApp({ config: loadConfig({ ...env, MODULES_FILE: changed, METRICS_PORT: '0' }), logger: false })
+        await expect(start).rejects.toThrow(refused.err.split('\n')[0]!.replace(changed, resolve(changed)))
+      } finally {
+        await db.drop()
+      }
+    })
+  })
+})
