@@ -68,6 +68,11 @@ function readPid (file: string): number | undefined {
   }
 }
 
+/** A PGlite with the contrib extensions search needs (db/search-setup.ts creates them in the database). */
+export async function openPGlite (dataDir: string): Promise<PGlite> {
+  return await PGlite.create(dataDir, { extensions: { unaccent, pg_trgm: pgTrgm } })
+}
+
 /** Starts PGlite on `dataDir` (a folder, or `memory://` for a throw-away database). */
 export async function startEmbeddedDatabase (dataDir: string): Promise<EmbeddedDatabase> {
   let unlock = (): void => undefined
@@ -77,8 +82,7 @@ export async function startEmbeddedDatabase (dataDir: string): Promise<EmbeddedD
   }
   let db: PGlite
   try {
-    // The contrib extensions search needs (db/search-setup.ts creates them in the database).
-    db = await PGlite.create(dataDir, { extensions: { unaccent, pg_trgm: pgTrgm } })
+    db = await openPGlite(dataDir)
   } catch (err) {
     unlock()
     throw err

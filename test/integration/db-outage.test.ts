@@ -18,10 +18,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../app.js'
+import { openPGlite } from '../../db/embedded.js'
 import { loadConfig } from '../../core/config.js'
 import { ADMIN, testEnv } from '../helpers/app.js'
 import { client, expectError, login } from '../helpers/http.js'
@@ -64,7 +64,7 @@ async function postgresOutage (): Promise<Outage & { cluster: PgCluster }> {
 }
 
 async function embeddedOutage (): Promise<Outage> {
-  const db = await PGlite.create('memory://')
+  const db = await openPGlite('memory://')
   const socketDir = mkdtempSync(join(tmpdir(), 'pgl-'))
   const path = join(socketDir, '.s.PGSQL.5432')
   let server: PGLiteSocketServer | undefined
