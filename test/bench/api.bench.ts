@@ -15,16 +15,7 @@ const warmup = Number(process.env.BENCH_WARMUP ?? 3)
 /** BENCH_ONLY=regex runs only the cases whose name matches. */
 const only = process.env.BENCH_ONLY === undefined ? undefined : new RegExp(process.env.BENCH_ONLY)
 const server = await startBenchServer()
-const { app, base } = server
-
-async function json (method: string, path: string, body?: unknown, token?: string): Promise<any> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token !== undefined && { authorization: `Bearer ${token}` }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  })
-  return res.json()
-}
+const { app, base, json } = server
 
 const token = (await json('POST', '/auth/login', BENCH_ADMIN)).data.token as string
 const plain = (await json('POST', '/sala092', { tipo_incidencia: 'normal', descripcion: 'Ruido en la vía pública' }, token)).data._id as string

@@ -16,6 +16,8 @@ export interface BenchServer {
   readonly app: FastifyInstance
   /** http://127.0.0.1:<port> */
   readonly base: string
+  /** One JSON request over HTTP; the parsed answer. */
+  json (method: string, path: string, body?: unknown, token?: string): Promise<any>
   stop (): Promise<void>
 }
 
@@ -33,9 +35,18 @@ export async function startBenchServer (): Promise<BenchServer> {
   })
   const app = await buildApp({ config, logger: { level: 'warn' } })
   await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
   return {
     app,
-    base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`,
+    base,
+    async json (method, path, body, token) {
+      const res = await fetch(base + path, {
+        method,
+        headers: { 'content-type': 'application/json', ...(token !== undefined && { authorization: `Bearer ${token}` }) },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      })
+      return await res.json()
+    },
     async stop () {
       await app.close()
       rmSync(dataDir, { recursive: true, force: true })

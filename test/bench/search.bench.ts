@@ -13,18 +13,9 @@ import { BENCH_ADMIN, startBenchServer } from './bench-app.js'
 const rows = Number(process.env.BENCH_ROWS ?? 1_000_000)
 const runs = Number(process.env.BENCH_RUNS ?? 30)
 const server = await startBenchServer()
-const { app, base } = server
+const { app, base, json } = server
 const em = app.orm.em.fork()
 const sql = async <T = Record<string, unknown>>(text: string): Promise<T[]> => em.getConnection().execute<T[]>(text, [], 'all')
-
-async function json (method: string, path: string, body?: unknown, token?: string): Promise<any> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token !== undefined && { authorization: `Bearer ${token}` }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  })
-  return res.json()
-}
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const p95 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { RawQueryFragment } from '@mikro-orm/core'
+import { planNodes } from '../helpers/explain.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, expectError, login, userWithRole, type Res } from '../helpers/http.js'
 
@@ -239,12 +240,7 @@ describe('over 100,000 rows', () => {
       const queries = seen.filter((q) => /from "denuncias"/.test(q.sql))
       expect(queries, query).toHaveLength(2) // the page and its total
       for (const q of queries) {
-        let n = 0
-        const sql = /\$1\b/.test(q.sql) ? q.sql : q.sql.replace(/\?/g, () => `$${++n}`)
-        const plan = (await h.db.query<{ 'QUERY PLAN': unknown }>(`explain (format json) ${sql}`, q.bindings))[0]!['QUERY PLAN']
-        const nodes: Array<Record<string, unknown>> = []
-        const walk = (node: Record<string, unknown>): void => { nodes.push(node); for (const c of (node.Plans as Array<Record<string, unknown>> | undefined) ?? []) walk(c) }
-        walk((plan as Array<{ Plan: Record<string, unknown> }>)[0]!.Plan)
+        const nodes = await planNodes(h.db, q)
         const onTable = nodes.filter((x) => x['Relation Name'] === 'denuncias')
         expect(onTable.map((x) => x['Node Type']), `${query}: ${q.sql}`).not.toContain('Seq Scan')
         expect(nodes.some((x) => /Index/.test(String(x['Node Type'])) && String(x['Index Name'] ?? '').startsWith('denuncias')), `${query}: ${q.sql}`).toBe(true)
