@@ -46,6 +46,8 @@ export interface BuildOptions extends OrmOptions, StoresOptions {
    * up to config.startupWaitMs (0: for ever) instead of failing (bin/server.ts).
    */
   waitForServices?: boolean
+  /** Called whenever the start waits for PostgreSQL or Redis (bin/server.ts opens its port then). */
+  onWaiting?: () => void
   /** An HTTP server the caller already listens on (bin/server.ts answers on it while the app starts). */
   serverFactory?: FastifyServerOptions['serverFactory']
 }
@@ -79,7 +81,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     },
   }
   if (options.serverFactory !== undefined) serverOptions.serverFactory = options.serverFactory
-  const wait = options.waitForServices === true ? { waitMs: config.startupWaitMs } : {}
+  const wait = options.waitForServices === true ? { waitMs: config.startupWaitMs, ...(options.onWaiting !== undefined && { onWaiting: options.onWaiting }) } : {}
   const app: FastifyInstance = Fastify(serverOptions)
   app.addHook('onSend', async (request, reply) => { void reply.header('x-request-id', request.id) })
   try {

@@ -1,8 +1,9 @@
 /**
- * `npm start`: loads configuration and modules.yaml, listens at once (the
- * starting answers of http/starting-server.ts: /health 200, the rest 503),
- * builds the app, waiting with back-off for PostgreSQL and Redis when they
- * are not reachable yet (STARTUP_WAIT), then serves it on the same port,
+ * `npm start`: loads configuration and modules.yaml, builds the app,
+ * waiting with back-off for PostgreSQL and Redis when they are not
+ * reachable yet (STARTUP_WAIT; the port is open meanwhile with the starting
+ * answers of http/starting-server.ts: /health 200, the rest 503), then
+ * serves it,
  * prints where it is and how to log in, and shuts down gracefully on
  * SIGTERM or SIGINT (in-flight requests finish, then connections close).
  */
@@ -12,15 +13,14 @@ import { loadConfig } from '../core/config.js'
 import { ConfigError } from '../core/errors.js'
 import { loadRegistry } from '../core/registry/load.js'
 import { buildApp } from '../app.js'
-import { listenStarting } from '../http/starting-server.js'
+import { startingServer } from '../http/starting-server.js'
 
 const HELP = `npm start  (in the image: node dist/bin/server.js)
 
 Starts the records service: reads the environment (README "Configuration")
-and MODULES_FILE, listens on HOST:PORT at once (/health answers 200 and
-everything else 503 until the service is ready), waits for PostgreSQL and
-Redis with back-off when they are not reachable yet (for ever, or up to
-STARTUP_WAIT), brings the database schema in line with modules.yaml, and
+and MODULES_FILE, waits for PostgreSQL and Redis with back-off when they
+are not reachable yet (for ever, or up to STARTUP_WAIT; meanwhile HOST:PORT
+answers /health 200 and everything else 503), brings the database schema in line with modules.yaml, and
 serves the API; Prometheus metrics on METRICS_PORT. SIGTERM or SIGINT stop
 it gracefully.
 Exit status: 0 after a graceful stop; 1 when the configuration,
@@ -33,7 +33,13 @@ async function main (): Promise<void> {
   if (values.help === true) { process.stdout.write(HELP); return }
   const config = loadConfig()
   const registry = loadRegistry(config.modulesFile)
-  const starting = await listenStarting(config.port, config.host)
+  const starting = startingServer(config.port, config.host)
+  const listen = (): void => {
+    starting.listen().catch((err: unknown) => {
+      process.stderr.write(`\nNo se pudo abrir el puerto ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}\n\n`)
+      process.exit(1)
+    })
+  }
   let closing = false
   let app: Awaited<ReturnType<typeof buildApp>> | undefined
   const shutdown = (signal: string): void => {
@@ -57,9 +63,12 @@ async function main (): Promise<void> {
     config,
     registry,
     waitForServices: true,
+    // Waiting for PostgreSQL or Redis: open the port now (/health 200, the rest 503).
+    onWaiting: listen,
     serverFactory: (h) => { handler = h as RequestListener; return starting.server },
   })
   starting.serve(handler!)
+  await starting.listen()
   const { port } = starting.server.address() as { port: number }
   const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
   const url = `http://${shown}:${port}`

@@ -40,6 +40,8 @@ export interface OrmOptions {
    * wait) for up to this long (ms; 0: for ever) instead of failing at once.
    */
   waitMs?: number
+  /** Called at each wait (bin/server.ts then opens the port: /health answers, /ready is 503). */
+  onWaiting?: () => void
 }
 
 /** Errors that waiting cannot fix: a refused login (SQLSTATE class 28). */
@@ -103,7 +105,7 @@ export async function openDatabase (config: Config, registry: Registry, log: DbL
         deadlineMs: opts.waitMs,
         fatal: fatalConnectError,
         hint: 'check DATABASE_URL (host, port, user, password, database) and that PostgreSQL is up and reachable from here',
-        onWait: (w) => { log.warn({ waitingFor: w.what, attempt: w.attempt, reason: w.reason, nextAttemptInMs: w.nextAttemptInMs }, `waiting for ${w.what} (${w.reason}); next attempt in ${w.nextAttemptInMs / 1000} s`) },
+        onWait: (w) => { opts.onWaiting?.(); log.warn({ waitingFor: w.what, attempt: w.attempt, reason: w.reason, nextAttemptInMs: w.nextAttemptInMs }, `waiting for ${w.what} (${w.reason}); next attempt in ${w.nextAttemptInMs / 1000} s`) },
       })
     return {
       orm,

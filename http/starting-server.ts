@@ -1,7 +1,9 @@
 /**
- * The public port while the service starts (SPEC S14): bin/server.ts
- * listens before PostgreSQL and Redis are reachable, so that an
- * orchestrator sees a live process that is not ready yet. Until the app is
+ * The public port while the service starts (SPEC S14): when PostgreSQL or
+ * Redis is not reachable yet, bin/server.ts listens while it waits, so that
+ * an orchestrator sees a live process that is not ready yet (a start that
+ * need not wait listens once the app is built, so a client that waits for
+ * /health finds the API ready). Until the app is
  * built, `GET /health` answers 200, `GET /ready` and every other request
  * 503 `Servicio no disponible` (nothing can be served without the
  * database). Then the app's own handler takes over on the same server, and
@@ -13,6 +15,8 @@ import { ERRORS } from '../core/errors.js'
 
 export interface StartingServer {
   readonly server: Server
+  /** Listens on HOST:PORT (once; later calls wait for the same listen). */
+  listen (): Promise<void>
   /** Hands every later request to the app (its Fastify handler). */
   serve (handler: RequestListener): void
   /** Stops accepting, answers new requests 503, waits (up to timeoutMs) for those in flight. */
@@ -32,19 +36,24 @@ function starting (req: IncomingMessage, res: ServerResponse): void {
   else send(res, 503, unavailable)
 }
 
-export async function listenStarting (port: number, host: string): Promise<StartingServer> {
+/** The server, not yet listening: bin/server.ts listens when the start has to wait, or once the app is built. */
+export function startingServer (port: number, host: string): StartingServer {
   let handler: RequestListener = starting
   let closing = false
   const server = createServer((req, res) => {
     if (closing) { send(res, 503, unavailable, true); return }
     handler(req, res)
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => { server.off('error', reject); resolve() })
-  })
+  let listening: Promise<void> | undefined
   return {
     server,
+    async listen () {
+      listening ??= new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(port, host, () => { server.off('error', reject); resolve() })
+      })
+      await listening
+    },
     serve (h) { handler = h },
     async drain (timeoutMs) {
       closing = true

@@ -14,6 +14,8 @@ import { redactUrl } from '../core/redact-url.js'
 export interface RedisOptions {
   /** Redis not reachable yet: wait and retry with back-off for up to this long (ms; 0: for ever). */
   waitMs?: number
+  /** Called at each wait (bin/server.ts then opens the port). */
+  onWaiting?: () => void
 }
 
 /** Errors that waiting cannot fix: a wrong password or user. */
@@ -57,7 +59,7 @@ async function redisPlugin (app: FastifyInstance, opts: RedisOptions): Promise<v
       deadlineMs: opts.waitMs,
       fatal: fatalConnectError,
       hint: 'check REDIS_URL (host, port, password) and that Redis is up and reachable from here',
-      onWait: (w) => { app.log.warn({ waitingFor: w.what, attempt: w.attempt, reason: w.reason, nextAttemptInMs: w.nextAttemptInMs }, `waiting for ${w.what} (${w.reason}); next attempt in ${w.nextAttemptInMs / 1000} s`) },
+      onWait: (w) => { opts.onWaiting?.(); app.log.warn({ waitingFor: w.what, attempt: w.attempt, reason: w.reason, nextAttemptInMs: w.nextAttemptInMs }, `waiting for ${w.what} (${w.reason}); next attempt in ${w.nextAttemptInMs / 1000} s`) },
     })
   await app.register(fastifyRedis, { client, closeClient: false })
   app.addHook('onClose', async () => {

@@ -77,7 +77,7 @@ describe.skipIf(!canRunPgCluster || !hasRedisServer)('start-up while PostgreSQL 
     await redis?.destroy()
   })
 
-  it('listens at once (/health 200, /ready and the API 503), logs each wait, and becomes ready when both come up', { timeout: 240_000 }, async () => {
+  it('while it waits the port is open (/health 200, /ready and the API 503), logs each wait, and becomes ready when both come up', { timeout: 240_000 }, async () => {
     const s = await startServer({ DATABASE_URL: pg.url(), REDIS_URL: redis.url })
     const health = await until('/health answering', async () => { const r = await status(`${s.url}/health`); return r.status === 200 ? r : undefined }, s.log)
     expect(health.body).toEqual({ success: true, data: { status: 'ok' } })
