@@ -11,9 +11,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from './free-port.js'
 
-/** True when this machine can run a cluster of its own (initdb, pg_ctl, runuser). */
-export const canRunPgCluster = ['initdb', 'pg_ctl', 'runuser'].every((b) => spawnSync('sh', ['-c', `command -v ${b}`]).status === 0) &&
-  spawnSync('id', ['-u', 'postgres']).status === 0 && process.getuid?.() === 0
 
 export type StopMode = 'smart' | 'fast' | 'immediate'
 

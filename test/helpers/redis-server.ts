@@ -3,14 +3,13 @@
  * Redis (never the shared one): its own free loopback port and its own
  * data directory, stopped by its pid. Needs the redis-server binary.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 
-export const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0
 
 export async function freePort (): Promise<number> {
   return new Promise((resolve) => {

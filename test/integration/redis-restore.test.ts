@@ -15,7 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
 import { client, expectError, login } from '../helpers/http.js'
-import { hasRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js'
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 import { Redis } from 'ioredis'
 import { RedisSessionStore } from '../../stores/redis-stores.js'
 import type { SessionFill, UserSnapshot } from '../../stores/types.js'
@@ -113,7 +113,7 @@ async function reconnected (...list: FastifyInstance[]): Promise<void> {
   }
 }
 
-describe.runIf(hasRedisServer)('a Redis that comes back older', () => {
+describe('a Redis that comes back older', () => {
   it('restarted from an RDB snapshot taken before the revocations: nothing revoked works on either instance', async () => {
     redis = await startRedisServer(['--save', '', '--appendonly', 'no'])
     const [a, b] = await instances(redis)
@@ -184,7 +184,7 @@ describe.runIf(hasRedisServer)('a Redis that comes back older', () => {
 })
 
 /** The Redis session store itself, on a private server: the cases an instance's own knowledge cannot cover. */
-describe.runIf(hasRedisServer)('the Redis session store', () => {
+describe('the Redis session store', () => {
   const prefix = 'unit:'
   const user = (rol: string): UserSnapshot => ({ id: 'USR-2026-00001', username: 'u', nombre: 'U', rol, activo: true, personalId: null })
   const active = (jti: string): SessionFill => ({ session: { jti, value: { state: 'active', userId: 'USR-2026-00001' }, ttlMs: 60_000 } })

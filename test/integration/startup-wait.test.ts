@@ -14,8 +14,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN, TEST_KEY } from '../helpers/app.js'
 import { freePort } from '../helpers/free-port.js'
-import { canRunPgCluster, startPgCluster, type PgCluster } from '../helpers/pg-cluster.js'
-import { hasRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js'
+import { startPgCluster, type PgCluster } from '../helpers/pg-cluster.js'
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 
 const dirs: string[] = []
 const children: ChildProcess[] = []
@@ -62,7 +62,7 @@ const status = async (url: string): Promise<{ status: number, body: unknown }> =
   return { status: res.status, body: await res.json() }
 }
 
-describe.skipIf(!canRunPgCluster || !hasRedisServer)('start-up while PostgreSQL and Redis are not reachable yet', () => {
+describe('start-up while PostgreSQL and Redis are not reachable yet', () => {
   let pg: PgCluster
   let redis: RedisServer
   beforeAll(async () => {
