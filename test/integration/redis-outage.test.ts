@@ -8,20 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, expectError, login } from '../helpers/http.js'
-
-
-async function freePort (): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => { resolve(port) })
-    })
-  })
-}
+import { freePort } from '../helpers/free-port.js'
 
 async function startRedis (port: number): Promise<ChildProcess> {
   const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] })
