@@ -10,7 +10,7 @@ import { EntitySchema } from '@mikro-orm/core'
 import type { ModuleDef } from '../core/registry/types.js'
 import { SYSTEM_FIELDS } from '../core/system-fields.js'
 import { blindIndexColumn, columnSpec, isIndexed, valueColumn } from './columns.js'
-import { searchIndexes } from './search-sql.js'
+import { documentColumn, searchIndexes } from './search-sql.js'
 
 export type Row = Record<string, unknown>
 
@@ -34,6 +34,11 @@ export function buildEntity (mod: ModuleDef): EntitySchema<Row> {
         ...(f.unique ? { unique: `${mod.table}_${bidx}_unique` } : { index: `${mod.table}_${bidx}_idx` }),
       }
     }
+  }
+  // The stored search document (a generated column): never selected, never written by the ORM.
+  const doc = documentColumn(mod)
+  if (doc !== undefined) {
+    properties[doc.name] = { type: 'unknown', columnType: 'tsvector', fieldName: doc.name, nullable: true, lazy: true, generated: `(${doc.expression}) stored` }
   }
   // Expression indexes (search): MikroORM creates them when missing and compares them by name.
   const indexes = searchIndexes(mod).map((i) => ({ name: i.name, expression: i.expression }))

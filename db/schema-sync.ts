@@ -8,6 +8,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import { ConfigError } from '../core/errors.js'
 import { ensureSearchSupport } from './search-setup.js'
+import { isDocumentDrop, withDocumentRebuilds } from './search-document-plan.js'
 
 const LOCK_KEY = 720_092 // any constant shared by all instances
 
@@ -43,11 +44,12 @@ export async function planSchema (orm: MikroORM, em: EntityManager = orm.em.fork
   // and PostgreSQL would silently cast or truncate stored values. Only a
   // varchar that grows is let through.
   const destructive: string[] = []
+  const derived: string[] = []
   for (const s of full) {
-    if (!safe.includes(s)) destructive.push(s)
+    if (!safe.includes(s)) (isDocumentDrop(s) ? derived : destructive).push(s)
     else if (TYPE_CHANGE.test(s) && !(await widensVarchar(em, s))) destructive.push(s)
   }
-  return { safe, destructive }
+  return { safe: await withDocumentRebuilds(orm, em, [...safe, ...derived]), destructive }
 }
 
 /** The refusal of a destructive change, with what an operator can do about it. */

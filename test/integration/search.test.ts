@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { RawQueryFragment } from '@mikro-orm/core'
+import { ensureSearchSupport } from '../../db/search-setup.js'
 import { planNodes } from '../helpers/explain.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, expectError, login, userWithRole, type Res } from '../helpers/http.js'
@@ -247,4 +248,32 @@ describe('over 100,000 rows', () => {
       }
     }
   }, 300_000)
+})
+
+describe('search_fold in the database', () => {
+  const fold = async (schema: string): Promise<string | undefined> => (await h.db.query<{ src: string }>(
+    "select p.prosrc as src from pg_proc p join pg_namespace n on n.oid = p.pronamespace where p.proname = 'search_fold' and n.nspname = $1", [schema]))[0]?.src
+
+  it('as a superuser: calls unaccent\'s C entry point, and PostgreSQL inlines it into the query', async () => {
+    const schema = (await h.db.query<{ s: string }>('select current_schema() as s'))[0]!.s
+    expect(await fold(schema)).toMatch(/^ select lower\(".+"\.search_unaccent\('".+"\.unaccent'::regdictionary, \$1\)\) $/)
+    const plan = (await h.db.query<{ 'QUERY PLAN': string }>("explain select 1 from denuncias where search_fold(descripcion) like '%bici%'")).map((r) => r['QUERY PLAN']).join('\n')
+    expect(plan).toMatch(/lower\(search_unaccent\('unaccent'::regdictionary, descripcion\)\)/)
+  })
+
+  it('as a role that may not create C functions: the plain wrapper, the same text', async () => {
+    const role = `fold_${process.pid}`
+    const em = app.orm.em.fork()
+    const run = async (sql: string): Promise<Array<Record<string, unknown>>> => em.getConnection().execute(sql, [], 'all', em.getTransactionContext())
+    // In a transaction that is rolled back: a schema of its own, used by a role that is no superuser.
+    const seen = await em.transactional(async (tem) => {
+      const exec = async (sql: string): Promise<Array<Record<string, unknown>>> => tem.getConnection().execute(sql, [], 'all', tem.getTransactionContext())
+      await exec(`create role ${role} nologin; create schema fold_test authorization ${role}; set local search_path = fold_test, public; set local role ${role}`)
+      await ensureSearchSupport(tem as never)
+      const [row] = await exec("select p.prosrc as src, fold_test.search_fold('Camión ÁÉÍÓÚ Ñandú') as folded from pg_proc p where p.proname = 'search_fold' and p.pronamespace = 'fold_test'::regnamespace")
+      throw Object.assign(new Error('rollback'), { row })
+    }).catch((err: { row?: Record<string, unknown> }) => err.row)
+    expect(seen).toEqual({ src: expect.stringMatching(/^ select lower\(".+"\.unaccent\('".+"\.unaccent'::regdictionary, \$1\)\) $/), folded: 'camion aeiou nandu' })
+    expect(await run(`select 1 from pg_roles where rolname = '${role}'`)).toEqual([]) // rolled back
+  })
 })

@@ -7,6 +7,7 @@ import { createFieldCipher } from '../../core/crypto.js'
 import { AppError } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import { parseListQuery, type ListQuery } from '../../records/list-query.js'
+import { documentColumn } from '../../db/search-sql.js'
 
 const registry = loadRegistry('modules.yaml')
 const cipher = createFieldCipher([Buffer.alloc(32, 7)], { indexKey: Buffer.alloc(32, 8), integrityKey: Buffer.alloc(32, 9) })
@@ -199,10 +200,14 @@ describe('filters', () => {
   it('q: a full-text match, ranked first when there is no sort', () => {
     const q = parse({ q: 'robo bici' }, registry.byName.get('denuncias')!)
     expect(q.search).toHaveLength(1)
-    expect(q.search[0]!.sql).toMatch(/^to_tsvector\('spanish'::regconfig, search_fold\(coalesce\("denunciante_nombre"::text, ''\) \|\| ' ' \|\| /)
-    expect(q.search[0]!.sql).not.toMatch(/denunciante_dni/) // encrypted fields are not searched
+    // Matched against the stored document, whose expression folds the module's text fields.
+    const doc = documentColumn(registry.byName.get('denuncias')!)!
+    expect(q.search[0]!.sql).toBe(`"${doc.name}" @@ plainto_tsquery('spanish'::regconfig, search_fold(?))`)
+    expect(doc.name).toMatch(/^_search_[0-9a-f]{8}$/)
+    expect(doc.expression).toMatch(/^to_tsvector\('spanish'::regconfig, search_fold\(coalesce\("denunciante_nombre"::text, ''\) \|\| ' ' \|\| /)
+    expect(doc.expression).not.toMatch(/denunciante_dni/) // encrypted fields are not searched
     expect(q.search[0]!.params).toEqual(['robo bici'])
-    expect(q.rank?.sql).toMatch(/^ts_rank\(/)
+    expect(q.rank?.sql).toBe(`ts_rank("${doc.name}", plainto_tsquery('spanish'::regconfig, search_fold(?)))`)
     expect(q.orderBy).toEqual([{ _created: 'desc' }, { _id: 'desc' }])
     expect(parse({ q: 'robo', sort: 'tipo' }, registry.byName.get('denuncias')!).rank).toBeUndefined()
     for (const v of ['', '  ', '¿?', 'x'.repeat(501)]) expectInvalid({ q: v }, 'q')
