@@ -45,27 +45,32 @@ function declaredDocument (orm: MikroORM, table: string): { name: string, add: s
 
 /**
  * `safe` with every table whose column type changes and that has a stored
- * document in the database reordered: its document columns dropped first,
- * the declared one added back (with its index) after everything else.
+ * document in the database reordered: its document columns dropped first
+ * (their indexes go with them), then its type changes, then the rest as
+ * planned; the declared document is added back (with its index) at the end
+ * when the plan does not add it under a new name already.
  */
 export async function withDocumentRebuilds (orm: MikroORM, em: EntityManager, safe: readonly string[]): Promise<string[]> {
-  const tables = [...new Set(safe.map((s) => TYPE_CHANGE_TABLE.exec(s)?.[1]).filter((t): t is string => t !== undefined))]
+  const tableOf = (s: string): string | undefined => TYPE_CHANGE_TABLE.exec(s)?.[1]
+  const tables = [...new Set(safe.map(tableOf).filter((t): t is string => t !== undefined))]
   if (tables.length === 0) return [...safe]
   const existing = await em.getConnection().execute<Array<{ table: string, column: string }>>(
     'select table_name as "table", column_name as "column" from information_schema.columns ' +
     `where table_schema = current_schema() and column_name like '${DOCUMENT_COLUMN_PREFIX.replace(/_/g, '\\_')}%'`,
     [], 'all', em.getTransactionContext())
-  let out = [...safe]
-  const before: string[] = []
-  const after: string[] = []
+  let rest = [...safe]
+  const first: string[] = []
+  const last: string[] = []
   for (const table of tables) {
     const columns = existing.filter((e) => e.table === table && DOCUMENT.test(e.column)).map((e) => e.column)
     if (columns.length === 0) continue
+    // Statements of this table that only touch an old document: its drop, or the drop of its index (`<table>_search_<hash>_idx`).
+    const old = (s: string): boolean => s.includes(`"${table}`) && /^(drop index|alter table "[^"]+" drop column) "[^"]+"$/.test(s) && columns.some((c) => s.includes(c))
+    const changes = rest.filter((s) => tableOf(s) === table)
+    rest = rest.filter((s) => tableOf(s) !== table && !old(s))
+    first.push(...columns.map((c) => `alter table ${quote(table)} drop column ${quote(c)}`), ...changes)
     const declared = declaredDocument(orm, table)
-    const mentions = (s: string): boolean => s.includes(`"${table}"`) && (columns.some((c) => s.includes(quote(c))) || (declared !== undefined && s.includes(quote(declared.name))))
-    out = out.filter((s) => !mentions(s))
-    before.push(...columns.map((c) => `alter table ${quote(table)} drop column ${quote(c)}`))
-    if (declared !== undefined) after.push(...declared.add)
+    if (declared !== undefined && columns.includes(declared.name)) last.push(...declared.add)
   }
-  return [...before, ...out, ...after]
+  return [...first, ...rest, ...last]
 }

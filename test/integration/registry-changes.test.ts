@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
 import { ConfigError } from '../../core/errors.js'
 import { valueColumn } from '../../db/columns.js'
+import { planSchema } from '../../db/schema-sync.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { call, client, expectError, login, sampleBody, userWithRole } from '../helpers/http.js'
 import { usingRedis } from '../helpers/services.js'
@@ -290,5 +291,22 @@ describe('a destructive change to modules.yaml', () => {
     // document reads: the sync dropped the document, widened, added it back.
     expect(await documentsOf('vehiculos')).toHaveLength(1)
     expect((await api.get('/vehiculos?q=azul')).body.data.records.map((r: { _id: string }) => r._id)).toEqual([oldId])
+  })
+})
+
+describe('the stored search document follows the text fields', () => {
+  it('a text field added and a max_length grown in one start: rebuilt once, q finds the new field, the next start plans nothing', async () => {
+    const text = vehiculos('      color: { type: string, max_length: 30 }\n', '      color: { type: string, max_length: 90 }\n      acabado: { type: string }\n')
+    const before = await documentsOf('vehiculos')
+    const app = await h.app({ registry: parseRegistry(text, 'temp.yaml') })
+    const after = await documentsOf('vehiculos')
+    expect(after).toHaveLength(1)
+    expect(after).not.toEqual(before)
+    expect((await columnsOf('vehiculos')).get('color')).toMatchObject({ character_maximum_length: 90 })
+    const api = client(app, await login(app))
+    expect((await api.put(`/vehiculos/${oldId}`, { acabado: 'Metalizado' })).status).toBe(200)
+    expect((await api.get('/vehiculos?q=metalizado')).body.data.records.map((r: { _id: string }) => r._id)).toEqual([oldId])
+    expect((await api.get('/vehiculos?q=azul')).body.data.records.map((r: { _id: string }) => r._id)).toEqual([oldId])
+    expect(await planSchema(app.orm)).toEqual({ safe: [], destructive: [] })
   })
 })

@@ -20,6 +20,7 @@ import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, login } from '../helpers/http.js'
+import { insertFromJson } from '../helpers/row-json.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -104,7 +105,7 @@ beforeAll(async () => {
   await sql('delete from sys_claves')
   for (const k of fixture.sys_claves) await sql('insert into sys_claves select * from jsonb_populate_record(null::sys_claves, $1::jsonb)', [JSON.stringify(k)])
   for (const [table, rows] of Object.entries(fixture.tables)) {
-    for (const r of rows) await sql(`insert into "${table}" select * from jsonb_populate_record(null::"${table}", $1::jsonb)`, [JSON.stringify(r)])
+    for (const r of rows) await insertFromJson(sql, table, '$1::jsonb', [JSON.stringify(r)])
   }
   // Ids come from this database's own sequence, as they would after a restore.
   const cols = 'modulo, registro, version, accion, usuario, fecha, hash, campos, datos'

@@ -24,6 +24,7 @@ import { loadSystemKeys } from '../../db/system-keys.js'
 import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
 import { client, expectError, login, sampleBody, userWithRole } from '../helpers/http.js'
 import { usingPostgres } from '../helpers/services.js'
+import { insertFromJson } from '../helpers/row-json.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -79,7 +80,7 @@ async function saveRows (table: string, where: string, params: unknown[]): Promi
   return sql(`select to_jsonb(t) as j from "${table}" t where ${where}`, params).then((rows) => rows.map((r) => r.j))
 }
 async function putBack (table: string, rows: Rec[]): Promise<void> {
-  for (const r of rows) await sql(`insert into "${table}" select * from jsonb_populate_record(null::"${table}", $1::jsonb)`, [JSON.stringify(r)])
+  for (const r of rows) await insertFromJson(sql, table, '$1::jsonb', [JSON.stringify(r)])
 }
 /** Rolls a record back in SQL: deletes its history from `version` on and copies version `version - 1` into the live row. */
 async function rollBack (m: ModuleDef, id: string, version: number): Promise<() => Promise<void>> {
@@ -87,7 +88,7 @@ async function rollBack (m: ModuleDef, id: string, version: number): Promise<() 
   const history = await saveRows('sys_historial', 'registro = $1 and version >= $2', [id, version])
   await sql('delete from sys_historial where registro = $1 and version >= $2', [id, version])
   await sql(`delete from "${m.table}" where "_id" = $1`, [id])
-  await sql(`insert into "${m.table}" select * from jsonb_populate_record(null::"${m.table}", (select datos from sys_historial where registro = $1 and version = $2))`, [id, version - 1])
+  await insertFromJson(sql, m.table, '(select datos from sys_historial where registro = $1 and version = $2)', [id, version - 1])
   return async () => {
     await sql(`delete from "${m.table}" where "_id" = $1`, [id])
     await putBack(m.table, live)
