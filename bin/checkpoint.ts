@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util'
 import pino from 'pino'
 import { loadConfig } from '../core/config.js'
-import { ConfigError, MOTIVOS } from '../core/errors.js'
+import { ConfigError, REASONS } from '../core/errors.js'
 import { loadRegistry } from '../core/registry/load.js'
 import { openDatabase } from '../db/open.js'
 import { loadSystemKeys } from '../db/system-keys.js'
@@ -38,14 +38,14 @@ async function main (): Promise<number> {
     const checkpoints = new Checkpoints({
       signer: createSigner(keys.signingSeed),
       dir: config.checkpointDir,
-      onPublish: (cp, file) => { process.stderr.write(`Punto de control ${cp.seq} publicado${file === undefined ? '' : ` en ${file}`}.\n`) },
+      onPublish: (cp, file) => { process.stderr.write(`Checkpoint ${cp.seq} published${file === undefined ? '' : ` in ${file}`}.\n`) },
       onProblem: (message) => { process.stderr.write(`${message}\n`) },
     })
     checkpoints.readDirectory()
     const { checkpoint, sealed, refused } = await checkpoints.run(em, true)
-    process.stderr.write(`${sealed?.sealed ?? 0} entradas selladas.\n`)
+    process.stderr.write(`${sealed?.sealed ?? 0} entries sealed.\n`)
     if (refused !== undefined || checkpoint === undefined) {
-      process.stderr.write(`No se firmó ningún punto de control: ${refused === undefined ? 'la cadena no se pudo sellar' : MOTIVOS[refused]}.\n`)
+      process.stderr.write(`No checkpoint signed: ${refused === undefined ? 'the chain could not be sealed; run the command again' : `${REASONS[refused]}; have an auditor run deploy/auditoria/verificar-cadena.mjs --db before anything is signed again`}.\n`)
       return 1
     }
     process.stdout.write(`${JSON.stringify(checkpoint)}\n`)

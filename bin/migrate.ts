@@ -33,10 +33,10 @@ async function main (): Promise<void> {
   const log = pino({ level: 'warn' }, pino.destination(2))
   const db = await openDatabase(config, registry, log, { waitMs: config.startupWaitMs })
   try {
-    process.stdout.write(`Comparando el esquema con ${config.modulesFile}…\n`)
+    process.stdout.write(`Comparing the database schema with ${config.modulesFile}…\n`)
     const applied = await syncSchema(db.orm, config.modulesFile, true)
     for (const s of applied) process.stdout.write(`  ${s};\n`)
-    process.stdout.write(applied.length === 0 ? 'El esquema ya estaba al día.\n' : `${applied.length} sentencias aplicadas.\n`)
+    process.stdout.write(applied.length === 0 ? 'The schema was already in line; nothing to apply.\n' : `${applied.length} statements applied.\n`)
   } finally {
     await db.close()
   }

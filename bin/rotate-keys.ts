@@ -59,7 +59,7 @@ export async function rotateKeys (opts: RotateOptions): Promise<RotateReport> {
     const reindex = opts.newIndexKey || opts.reindex === true
     const cipher = createFieldCipher(config.encryptionKeys, { ...macKeys, indexKey })
     const report: RotateReport = { keyId: cipher.currentKeyId, systemKeysRewrapped, modules: {} }
-    const bars = opts.quiet === true ? undefined : new cliProgress.MultiBar({ format: ' {bar} {percentage}% | {module} | {rows}/{totalRows} filas, {rewritten} reescritas', hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic)
+    const bars = opts.quiet === true ? undefined : new cliProgress.MultiBar({ format: ' {bar} {percentage}% | {module} | {rows}/{totalRows} rows, {rewritten} rewritten', hideCursor: true, clearOnComplete: false }, cliProgress.Presets.shades_classic)
     const tracker = (label: string): ((p: RotationProgress) => void) => {
       const show = { module: label.padEnd(14), rows: 0, totalRows: 0, rewritten: 0 }
       const bar = bars?.create(1, 0, show)
@@ -76,7 +76,7 @@ export async function rotateKeys (opts: RotateOptions): Promise<RotateReport> {
       update(done)
       report.modules[mod.name] = { scanned: done.scanned, rewritten: done.rewritten }
     }
-    const update = tracker('(historial)')
+    const update = tracker('(history)')
     const history = await rotateHistory(em, registry, cipher, { batchSize: opts.batchSize, reindex, onProgress: update })
     update(history)
     report.modules.sys_historial = { scanned: history.scanned, rewritten: history.rewritten }
@@ -111,9 +111,9 @@ async function main (): Promise<void> {
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) throw new ConfigError('--lote must be a whole number from 1 to 10000')
   const report = await rotateKeys({ batchSize, newIndexKey: values['nueva-clave-indice'] === true, reindex: values.reindexar === true })
   const rewritten = Object.values(report.modules).reduce((n, m) => n + m.rewritten, 0)
-  process.stdout.write(`\nClave actual ${report.keyId}: ${rewritten} filas reescritas, ${report.systemKeysRewrapped} claves del sistema reenvueltas.\n`)
-  if (values['nueva-clave-indice'] === true) process.stdout.write('Índices ciegos reconstruidos con una clave nueva: reinicie todas las instancias.\n')
-  else process.stdout.write('Todos los valores usan ya la clave actual: puede retirar las claves antiguas de ENCRYPTION_KEYS.\n')
+  process.stdout.write(`\nCurrent key ${report.keyId}: ${rewritten} rows rewritten, ${report.systemKeysRewrapped} system keys re-wrapped.\n`)
+  if (values['nueva-clave-indice'] === true) process.stdout.write('Blind indexes rebuilt with a new key: restart every instance now.\n')
+  else process.stdout.write('Every value now uses the current key: remove the old keys from ENCRYPTION_KEYS and restart the instances.\n')
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

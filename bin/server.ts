@@ -36,7 +36,7 @@ async function main (): Promise<void> {
   const starting = startingServer(config.port, config.host)
   const listen = (): void => {
     starting.listen().catch((err: unknown) => {
-      process.stderr.write(`\nNo se pudo abrir el puerto ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}\n\n`)
+      process.stderr.write(`\nCould not open ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}\nStop whatever holds that port, or choose another with PORT (and HOST).\n\n`)
       process.exit(1)
     })
   }
@@ -74,19 +74,19 @@ async function main (): Promise<void> {
   const url = `http://${shown}:${port}`
   const lines = [
     '',
-    `  Registros de Policía Local escuchando en ${url}`,
-    `  Base de datos: ${app.databaseKind === 'embedded' ? `embebida (PGlite) en ${config.dataDir}/pgdata, socket en ${String(app.orm.config.get('host'))}` : 'PostgreSQL'}; estado compartido: ${app.stores.kind === 'redis' ? 'Redis' : 'en proceso'}`,
-    `  Puntos de control de la cadena: ${config.checkpointDir} (clave pública: ${app.signer.publicKey})`,
-    `  Documentación OpenAPI: ${url}/docs`,
-    `  Métricas (Prometheus): ${config.metricsPort === 0 ? 'desactivadas (METRICS_PORT=0)' : `http://${shown}:${config.metricsPort}/metrics`}`,
+    `  Registros de Policía Local listening on ${url}`,
+    `  Database: ${app.databaseKind === 'embedded' ? `embedded (PGlite) in ${config.dataDir}/pgdata, socket in ${String(app.orm.config.get('host'))}` : 'PostgreSQL'}; shared state: ${app.stores.kind === 'redis' ? 'Redis' : 'in process'}`,
+    `  Chain checkpoints: ${config.checkpointDir} (public key: ${app.signer.publicKey})`,
+    `  OpenAPI documentation: ${url}/docs`,
+    `  Metrics (Prometheus): ${config.metricsPort === 0 ? 'off (METRICS_PORT=0)' : `http://${shown}:${config.metricsPort}/metrics`}`,
   ]
   if (app.firstLogin !== undefined) {
-    lines.push(`  Primer superadmin creado: usuario "${app.firstLogin.username}"`)
+    lines.push(`  First superadmin created: username "${app.firstLogin.username}"`)
     if (app.firstLogin.generatedPassword !== undefined) {
-      lines.push(`  Contraseña generada (se muestra solo esta vez): ${app.firstLogin.generatedPassword}`)
+      lines.push(`  Generated password (shown only this once): ${app.firstLogin.generatedPassword}`)
     }
   }
-  lines.push(`  Inicie sesión: curl -s -X POST ${url}/auth/login -H 'Content-Type: application/json' -d '{"username":"…","password":"…"}'`, '')
+  lines.push(`  Log in: curl -s -X POST ${url}/auth/login -H 'Content-Type: application/json' -d '{"username":"…","password":"…"}'`, '')
   process.stdout.write(lines.join('\n') + '\n')
 }
 
@@ -94,7 +94,7 @@ main().catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`\n${err.message}\n\n`)
   } else {
-    process.stderr.write(`\nNo se pudo arrancar el servicio: ${err instanceof Error ? err.message : String(err)}\n\n`)
+    process.stderr.write(`\nThe service could not start: ${err instanceof Error ? err.message : String(err)}\n\n`)
   }
   process.exit(1)
 })

@@ -129,13 +129,13 @@ export async function runUsers (argv: readonly string[], opts: UsersCliOptions =
       const password = (): { value: string, generated: boolean } =>
         values.password !== undefined ? { value: values.password, generated: false } : { value: generatePassword(), generated: true }
       const tellPassword = (p: { value: string, generated: boolean }): void => {
-        if (p.generated) out(`Contraseña generada (se muestra solo esta vez): ${p.value}\n`)
+        if (p.generated) out(`Generated password (shown only this once): ${p.value}\n`)
       }
       switch (command) {
         case 'list': {
           positional(0, 'no arguments')
           const lines = await admin.list()
-          const rows = [['usuario', 'rol', 'activo', 'sesiones', 'id'], ...lines.map((u) => [u.username, u.rol, u.activo ? 'sí' : 'no', String(u.sesiones), u.id])]
+          const rows = [['username', 'role', 'active', 'sessions', 'id'], ...lines.map((u) => [u.username, u.rol, u.activo ? 'yes' : 'no', String(u.sesiones), u.id])]
           const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
           out(rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n')
           return 0
@@ -149,7 +149,7 @@ export async function runUsers (argv: readonly string[], opts: UsersCliOptions =
           if (missing.length > 0) throw new Usage(`${command} needs ${missing.join(', ')}`)
           const p = password()
           const row = await admin.create({ username: values.username!, nombre: nombre!, rol: rol!, password: p.value, ...(values.email !== undefined && { email: values.email }) })
-          out(`Usuario "${values.username!}" creado con el rol ${rol!} (${String(row._id)}).\n`)
+          out(`User "${values.username!}" created with role ${rol!} (${String(row._id)}).\n`)
           tellPassword(p)
           return 0
         }
@@ -158,22 +158,22 @@ export async function runUsers (argv: readonly string[], opts: UsersCliOptions =
           const username = positional(1, 'one username')
           await admin.setActive(username, command === 'activate')
           out(command === 'activate'
-            ? `Usuario "${username}" activado (los tokens revocados siguen revocados).\n`
-            : `Usuario "${username}" desactivado; todas sus sesiones quedan revocadas.\n`)
+            ? `User "${username}" activated (tokens revoked earlier stay revoked).\n`
+            : `User "${username}" deactivated; every session of theirs is revoked.\n`)
           return 0
         }
         case 'set-role': {
           if (positionals.length !== 2) throw new Usage('set-role takes a username and a role')
           const [username, rol] = positionals as [string, string]
           await admin.setRole(username, rol)
-          out(`Usuario "${username}": rol ${rol}, desde la próxima petición en todas las instancias.\n`)
+          out(`User "${username}": role ${rol}, from the next request on every instance.\n`)
           return 0
         }
         case 'reset-password': {
           const username = positional(1, 'one username')
           const p = password()
           await admin.resetPassword(username, p.value)
-          out(`Contraseña de "${username}" cambiada; todas sus sesiones quedan revocadas.\n`)
+          out(`Password of "${username}" changed; every session of theirs is revoked.\n`)
           tellPassword(p)
           return 0
         }
@@ -222,7 +222,7 @@ async function connectRedis (url: string, err: (t: string) => void): Promise<Red
     return client
   } catch {
     client.disconnect()
-    err('Redis (REDIS_URL) no responde: el cambio se hace solo en la base de datos; las instancias lo notan en 2 s por la época de revocación.\n')
+    err('Redis (REDIS_URL) does not answer: the change is made in the database alone; the instances notice it within 2 s through the revocation epoch.\n')
     return undefined
   }
 }

@@ -98,3 +98,20 @@ export const MOTIVOS = {
   REESCRITA: 'la cadena global no coincide con el último punto de control firmado: se reescribieron entradas',
   FIRMA: 'un punto de control no lleva una firma válida de este servicio',
 } as const
+
+/**
+ * The same reasons in English, for operators (logs, `npm run checkpoint`):
+ * every text an operator or administrator reads is English, the API's are
+ * Spanish.
+ */
+export const REASONS: Record<keyof typeof MOTIVOS, string> = {
+  VERSION: 'a version does not match its _hash, the previous version or its history entry',
+  INDICE_CIEGO: "a blind index does not match the record's encrypted value",
+  RETROCESO: 'versions sealed by the global chain are missing from the history (record rolled back)',
+  ENTRADA: 'a history entry (author, time, action, fields or hash) does not match its seal in the global chain',
+  FUERA: 'a history version stayed out of the global chain although its transaction ended before the last sealing (written by hand)',
+  ENLACE: 'the global chain does not link around an entry of this record',
+  TRUNCADA: 'the global chain is shorter than the newest signed checkpoint: entries were deleted',
+  REESCRITA: 'the global chain does not match the newest signed checkpoint: entries were rewritten',
+  FIRMA: "a checkpoint does not carry a valid signature of this service",
+}

@@ -53,7 +53,7 @@ function errorLine (raw: unknown): ErrorLine {
   const stack = typeof err.stack === 'string' ? err.stack : ''
   const out: ErrorLine = {
     type,
-    message: quotesInput ? '(texto de entrada omitido)' : String(err.message ?? ''),
+    message: quotesInput ? '(input text omitted)' : String(err.message ?? ''),
     stack: quotesInput ? stack.split('\n').slice(1).join('\n') : stack,
   }
   if (typeof err.code === 'string' || typeof err.code === 'number') out.code = err.code

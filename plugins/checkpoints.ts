@@ -23,7 +23,7 @@ async function checkpointsPlugin (app: FastifyInstance): Promise<void> {
     checkpoints = new Checkpoints({
       signer: app.signer,
       dir,
-      onPublish: (cp, file) => { app.log.info({ punto_control: cp, ...(file !== undefined && { fichero: file }) }, 'punto de control de la cadena global') },
+      onPublish: (cp, file) => { app.log.info({ punto_control: cp, ...(file !== undefined && { fichero: file }) }, 'global chain checkpoint published') },
       onProblem: (message, err) => { app.log.error({ ...(err !== undefined && { err }) }, message) },
     })
   } catch (err) {

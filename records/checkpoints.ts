@@ -24,7 +24,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { canonicalJson } from '../core/canonical.js'
-import { MOTIVOS } from '../core/errors.js'
+import { MOTIVOS, REASONS } from '../core/errors.js'
 import { brokenLink, chainHead, seal, type ChainHead, type SealResult } from './ledger.js'
 
 export interface Checkpoint {
@@ -212,7 +212,7 @@ export class Checkpoints {
       inside: async (tem, result) => {
         refused = await this.unsignable(tem, result) as keyof typeof MOTIVOS | undefined
         if (refused !== undefined) {
-          this.opts.onProblem(`the global chain no longer extends the newest checkpoint (seq ${this.newest!.seq}): ${MOTIVOS[refused]}; nothing is signed until an auditor has looked (deploy/auditoria/verificar-cadena.mjs --db)`)
+          this.opts.onProblem(`the global chain no longer extends the newest checkpoint (seq ${this.newest!.seq}): ${REASONS[refused]}; nothing is signed until an auditor has looked (deploy/auditoria/verificar-cadena.mjs --db)`)
           return
         }
         const anchors = result.passed.filter((p) => p.seq !== result.seq).map((p) => this.opts.signer.sign(p, fecha()))

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Caller } from '../../core/access.js'
 import { AppError } from '../../core/errors.js'
+import { passwordProblem } from '../../core/passwords.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import type { Row } from '../../db/module-entity.js'
 import type { Records } from '../records.js'
@@ -66,6 +67,7 @@ export class UserAdmin {
   async create (fields: { username: string, nombre: string, rol: string, email?: string, password: string }): Promise<Row> {
     this.checkUsername(fields.username)
     this.checkRole(fields.rol)
+    this.checkPassword(fields.password, fields.username)
     if (await this.find(fields.username) !== null) throw new UserAdminError(`a user named "${fields.username}" exists already; choose another username, or use reset-password or activate on it`)
     return this.write(() => this.records.storage(this.users).create(this.em, this.caller, { ...fields }))
   }
@@ -80,6 +82,7 @@ export class UserAdmin {
   }
 
   async resetPassword (username: string, password: string): Promise<Row> {
+    this.checkPassword(password, username)
     return this.update(username, { password })
   }
 
@@ -105,6 +108,12 @@ export class UserAdmin {
     if (!this.roles().includes(rol)) throw new UserAdminError(`role "${rol}" does not exist; use one of: ${this.roles().join(', ')}`)
   }
 
+  /** The users policy would refuse it too (in the API's Spanish); said here for the operator. */
+  private checkPassword (password: string, username: string): void {
+    const problem = passwordProblem(password, username, this.users.fieldMap.get('password')!)
+    if (problem !== undefined) throw new UserAdminError(`the password ${problem.operator}; choose another, or leave --password out to have one generated`)
+  }
+
   /** The records layer's refusals, said for the operator. */
   private async write (fn: () => Promise<Row>): Promise<Row> {
     try {
@@ -113,7 +122,7 @@ export class UserAdmin {
       if (!(err instanceof AppError)) throw err
       if (err.code === 'REGISTRO_DUPLICADO') throw new UserAdminError('that username is taken; choose another')
       const details = (err.detalles ?? []).map((d) => `${d.campo}: ${d.mensaje}`).join('; ')
-      throw new UserAdminError(`refused (${err.message}${details === '' ? '' : `: ${details}`}); correct it and run the command again`)
+      throw new UserAdminError(`refused by the users module's rules (the API's answer: "${err.message}"${details === '' ? '' : `, ${details}`}); correct it and run the command again`)
     }
   }
 }

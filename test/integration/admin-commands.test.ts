@@ -4,7 +4,8 @@
  * printing or even reading a key), ends non-zero with the fix in the
  * message on failure, and `check` refuses what the start refuses: the
  * environment, and with DATABASE_URL a schema change that would lose data
- * (the same refusal buildApp raises). `migrate` syncs and exits.
+ * (the same refusal buildApp raises). `migrate` syncs and exits; `checkpoint`
+ * publishes one.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
@@ -128,10 +129,17 @@ describe('npm run check refuses what the start refuses', () => {
 
         const first = await run('migrate', [], env)
         expect(first.code, first.err).toBe(0)
-        expect(first.out).toMatch(/^Comparando el esquema con .*modules\.yaml…\n  create table/)
-        expect(first.out).toMatch(/\d+ sentencias aplicadas\.\n$/)
+        expect(first.out).toMatch(/^Comparing the database schema with .*modules\.yaml…\n  create table/)
+        expect(first.out).toMatch(/\d+ statements applied\.\n$/)
         const second = await run('migrate', [], env)
-        expect(second.out).toMatch(/El esquema ya estaba al día\.\n$/)
+        expect(second.out).toMatch(/The schema was already in line; nothing to apply\.\n$/)
+
+        const checkpointDir = tmp()
+        const checkpoint = await run('checkpoint', [], { ...env, CHECKPOINT_DIR: checkpointDir })
+        expect(checkpoint.code, checkpoint.err).toBe(0)
+        expect(checkpoint.err).toMatch(/^Checkpoint \d+ published in .*punto-[^/\n]+\.json\.\n\d+ entries sealed\.\n$/)
+        expect(checkpoint.err).toContain(checkpointDir)
+        expect(JSON.parse(checkpoint.out)).toMatchObject({ formato: 1, seq: expect.any(Number), firma: expect.any(String) })
 
         const inLine = await run('check', [], env)
         expect(inLine.code, inLine.err).toBe(0)

@@ -77,7 +77,7 @@ describe('graceful shutdown', () => {
         const timer = setTimeout(() => { reject(new Error(`server did not start: ${out}`)) }, 60_000)
         child.stdout.on('data', (d: Buffer) => {
           out += String(d)
-          const m = /escuchando en (http:\/\/\S+)/.exec(out)
+          const m = /listening on (http:\/\/\S+)/.exec(out)
           if (m !== null) { clearTimeout(timer); resolve(m[1]!) }
         })
         child.stderr.on('data', (d: Buffer) => { out += String(d) })

@@ -53,7 +53,7 @@ async function users (args: string[], env: Record<string, string | undefined> = 
   if (!usingRedis) await app.syncRevocationEpoch()
   return { code, out, err }
 }
-const printedPassword = (out: string): string => /se muestra solo esta vez\): (\S+)/.exec(out)![1]!
+const printedPassword = (out: string): string => /shown only this once\): (\S+)/.exec(out)![1]!
 let n = 0
 async function newUser (rol = 'agente'): Promise<{ id: string, username: string, token: string }> {
   const username = `cli${++n}.${rol}`
@@ -96,7 +96,7 @@ describe('--help and usage', () => {
     if (usingPostgres) {
       const env = { ...process.env, ...testEnv({ dataDir, redisPrefix: h.redisPrefix, databaseUrl: h.db.url! }) } as NodeJS.ProcessEnv
       const list = await exec('npx', ['tsx', 'bin/users.ts', 'list'], { cwd: join(import.meta.dirname, '../..'), env })
-      expect(list.stdout).toMatch(new RegExp(`^${ADMIN.username}\\s+superadmin\\s+sí`, 'm'))
+      expect(list.stdout).toMatch(new RegExp(`^${ADMIN.username}\\s+superadmin\\s+yes`, 'm'))
     }
   })
 })
@@ -107,7 +107,7 @@ describe('recovery when every superadmin password is lost', () => {
     expect((await call(app, 'GET', '/me', { token: oldToken })).status).toBe(200)
     const r = await users(['reset-password', ADMIN.username])
     expect(r.code, r.err).toBe(0)
-    expect(r.out).toContain(`Contraseña de "${ADMIN.username}" cambiada`)
+    expect(r.out).toContain(`Password of "${ADMIN.username}" changed; every session of theirs is revoked.`)
     const pw = printedPassword(r.out)
     expect(pw.length).toBeGreaterThanOrEqual(20)
     expectError(await call(app, 'GET', '/me', { token: oldToken }), 401, BAD_TOKEN)
@@ -126,7 +126,7 @@ describe('recovery when every superadmin password is lost', () => {
   it('create-superadmin makes a new superadmin who logs in and manages users', async () => {
     const r = await users(['create-superadmin', '--username', 'rescate.cli'])
     expect(r.code, r.err).toBe(0)
-    expect(r.out).toMatch(/Usuario "rescate.cli" creado con el rol superadmin \(USR-\d{4}-\d{5}\)/)
+    expect(r.out).toMatch(/User "rescate.cli" created with role superadmin \(USR-\d{4}-\d{5}\)/)
     const token = await login(app, 'rescate.cli', printedPassword(r.out))
     expect((await call(app, 'GET', '/me', { token })).body.data).toMatchObject({ username: 'rescate.cli', rol: 'superadmin', nombre: 'Superadministrador' })
     expect((await client(app, token).get('/usuarios')).status).toBe(200)
@@ -160,7 +160,8 @@ describe('the other commands', () => {
     expect((await call(app, 'GET', '/me', { token: u.token })).body.data.rol).toBe('consulta')
     const c = await users(['create', '--username', 'nuevo.cli', '--nombre', 'Nuevo', '--rol', 'jefe', '--email', 'nuevo@example.org', '--password', 'una-clave-larga-789'])
     expect(c.code, c.err).toBe(0)
-    expect(c.out).not.toContain('Contraseña generada')
+    expect(c.out).toMatch(/^User "nuevo.cli" created with role jefe/)
+    expect(c.out).not.toContain('Generated password')
     const token = await login(app, 'nuevo.cli', 'una-clave-larga-789')
     expect((await call(app, 'GET', '/me', { token })).body.data).toMatchObject({ rol: 'jefe', email: 'nuevo@example.org' })
   })
@@ -170,16 +171,16 @@ describe('the other commands', () => {
     await login(app, u.username, PW)
     const r = await users(['list'])
     expect(r.code, r.err).toBe(0)
-    expect(r.out.split('\n')[0]).toMatch(/^usuario\s+rol\s+activo\s+sesiones\s+id$/)
-    expect(r.out).toMatch(new RegExp(`^${u.username.replace('.', '\\.')}\\s+oficial\\s+sí\\s+2\\s+${u.id}$`, 'm'))
+    expect(r.out.split('\n')[0]).toMatch(/^username\s+role\s+active\s+sessions\s+id$/)
+    expect(r.out).toMatch(new RegExp(`^${u.username.replace('.', '\\.')}\\s+oficial\\s+yes\\s+2\\s+${u.id}$`, 'm'))
   })
 
   it('refusals exit 1 with the reason and what to do, and change nothing', async () => {
     const u = await newUser()
     const cases: Array<[string[], RegExp]> = [
-      [['reset-password', u.username, '--password', 'CHANGE_ME_AT_LEAST_10'], /password: es una contraseña de ejemplo/],
-      [['reset-password', u.username, '--password', u.username.toUpperCase()], /password: no puede ser igual al nombre de usuario/],
-      [['reset-password', u.username, '--password', 'corta'], /password: debe tener al menos 10 caracteres/],
+      [['reset-password', u.username, '--password', 'CHANGE_ME_AT_LEAST_10'], /the password is a placeholder from the documentation .*; choose another, or leave --password out/],
+      [['reset-password', u.username, '--password', u.username.toUpperCase()], /the password equals the username; choose another/],
+      [['reset-password', u.username, '--password', 'corta'], /the password is shorter than 10 characters; choose another/],
       [['set-role', u.username, 'jefazo'], /role "jefazo" does not exist; use one of: superadmin, administrador/],
       [['deactivate', 'nadie.cli'], /no user named "nadie.cli".*npm run users -- list/],
       [['create', '--username', u.username, '--nombre', 'X', '--rol', 'agente'], /exists already/],
