@@ -32,7 +32,7 @@ export const entryHash = (h) => sha(canonical({ accion: h.accion, campos: h.camp
 
 function publicKeyOf (b64) {
   const raw = Buffer.from(b64 ?? '', 'base64')
-  if (raw.length !== 32) throw new UsageError('--clave-publica debe ser la clave pública Ed25519 en base64 (32 bytes): npm run integrity-key -- --publica')
+  if (raw.length !== 32) throw new UsageError('--clave-publica must be the Ed25519 public key in base64 (32 bytes): npm run integrity-key -- --publica')
   return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' })
 }
 
@@ -47,12 +47,12 @@ function readCheckpointFiles (dirs) {
   const out = []
   for (const dir of dirs) {
     let names
-    try { names = readdirSync(dir) } catch (err) { throw new UsageError(`no se puede leer el directorio de puntos de control ${dir}: ${err.message}`) }
+    try { names = readdirSync(dir) } catch (err) { throw new UsageError(`cannot read the checkpoint directory ${dir}: ${err.message}`) }
     for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
       const file = join(dir, name)
       let c
-      try { c = JSON.parse(readFileSync(file, 'utf8')) } catch { throw new UsageError(`${file} no es JSON válido: ¿es un punto de control?`) }
-      if (!wellFormed(c)) throw new UsageError(`${file} no tiene la forma de un punto de control {formato: 1, seq, cabeza, fecha, firma}`)
+      try { c = JSON.parse(readFileSync(file, 'utf8')) } catch { throw new UsageError(`${file} is not valid JSON: is it a checkpoint?`) }
+      if (!wellFormed(c)) throw new UsageError(`${file} does not have the shape of a checkpoint {formato: 1, seq, cabeza, fecha, firma}`)
       out.push({ ...c, origen: file })
     }
   }
@@ -62,7 +62,7 @@ function readCheckpointFiles (dirs) {
 /** Decrypts a stored value ("v1:kid:iv:ct+tag", AAD = id NUL field) with whichever key has its id. */
 function decryptor (keysB64) {
   const keys = new Map(keysB64.map((k) => Buffer.from(k.trim(), 'base64')).map((k) => [sha256hex(k).slice(0, 8), k]))
-  for (const k of keys.values()) if (k.length !== 32) throw new UsageError('--clave-cifrado: cada clave son 32 bytes en base64 (ENCRYPTION_KEY y las de ENCRYPTION_KEYS, separadas por comas)')
+  for (const k of keys.values()) if (k.length !== 32) throw new UsageError('--clave-cifrado: each key is 32 bytes in base64 (ENCRYPTION_KEY and those of ENCRYPTION_KEYS, comma-separated)')
   return (stored, id, field) => {
     const [v, kid, iv, ct] = String(stored).split(':')
     const key = keys.get(kid)
@@ -84,20 +84,20 @@ const sha256hex = (buf) => createHash('sha256').update(buf).digest('hex')
  */
 export async function auditDatabase (opt) {
   const problems = []
-  const problem = (text) => { problems.push(text); if (problems.length <= 50) opt.say(`  PROBLEMA: ${text}`) }
+  const problem = (text) => { problems.push(text); if (problems.length <= 50) opt.say(`  PROBLEM: ${text}`) }
   const key = publicKeyOf(opt.publicKey)
   const q = async (sql, params = []) => (await opt.client.query(sql, params)).rows
 
   // 1. Checkpoints: every file and every copy in the database must be signed by the service's key.
   const files = readCheckpointFiles(opt.dirs)
-  if (files.length === 0) throw new UsageError(`no hay puntos de control (punto-*.json) en ${opt.dirs.join(', ')}: nada fuera de la base con que compararla`)
+  if (files.length === 0) throw new UsageError(`no checkpoints (punto-*.json) in ${opt.dirs.join(', ')}: nothing outside the database to compare it with; pass the directory copied from CHECKPOINT_DIR`)
   const stored = (await q('select seq::text as seq, cabeza, fecha, firma from sys_puntos_control order by seq')).map((r) => ({ formato: 1, ...r, seq: Number(r.seq), origen: `sys_puntos_control seq ${r.seq}` }))
   const checkpoints = []
   for (const c of [...files, ...stored]) {
     if (signatureHolds(c, key)) checkpoints.push(c)
-    else problem(`${c.origen}: la firma no es de la clave pública dada (punto de control falsificado o de otra base)`)
+    else problem(`${c.origen}: the signature is not by the given public key (a forged checkpoint, or one of another database)`)
   }
-  opt.say(`Puntos de control: ${files.length} ficheros, ${stored.length} copias en la base.`)
+  opt.say(`Checkpoints: ${files.length} files, ${stored.length} copies in the database.`)
   const wanted = new Map()
   for (const c of checkpoints) wanted.set(c.seq, [...(wanted.get(c.seq) ?? []), c])
 
@@ -113,11 +113,11 @@ export async function auditDatabase (opt) {
       where c.seq > $1 order by c.seq limit 5000`, [seq])
     for (const r of rows) {
       const n = Number(r.seq)
-      if (n !== seq + 1) problem(`a la cadena le faltan las entradas ${seq + 1}…${n - 1} (borradas)`)
+      if (n !== seq + 1) problem(`the chain lacks entries ${seq + 1}…${n - 1} (deleted)`)
       link = sha(link + r.entrada)
-      if (link !== r.enlace) problem(`la entrada ${n} (${r.registro} v${r.version}) no enlaza con la anterior (cadena reescrita)`)
-      if (!r.existe) problem(`${r.modulo} ${r.registro}: falta en el historial la versión ${r.version}, sellada en la entrada ${n} (registro revertido o historial truncado)`)
-      else if (entryHash({ ...r }) !== r.entrada) problem(`${r.modulo} ${r.registro} v${r.version}: la fila del historial (autor, fecha, acción, campos o hash) no es la que se selló en la entrada ${n}`)
+      if (link !== r.enlace) problem(`entry ${n} (${r.registro} v${r.version}) does not link to the previous one (chain rewritten)`)
+      if (!r.existe) problem(`${r.modulo} ${r.registro}: version ${r.version}, sealed in entry ${n}, is missing from the history (record rolled back or history truncated)`)
+      else if (entryHash({ ...r }) !== r.entrada) problem(`${r.modulo} ${r.registro} v${r.version}: the history row (author, time, action, fields or hash) is not the one sealed in entry ${n}`)
       const k = `${r.modulo}/${r.registro}`
       sealed.set(k, Math.max(sealed.get(k) ?? 0, r.version))
       seq = n
@@ -125,11 +125,11 @@ export async function auditDatabase (opt) {
     }
     if (rows.length < 5000) break
   }
-  opt.say(`Cadena global: ${seq} entradas.`)
+  opt.say(`Global chain: ${seq} entries.`)
   for (const [n, cs] of wanted) {
     for (const c of cs) {
-      if (n > seq) problem(`cadena truncada: ${c.origen} (${c.fecha}) cubre ${n} entradas y la base solo tiene ${seq}`)
-      else if (linkAt.get(n) !== c.cabeza) problem(`cadena reescrita: el enlace ${n} no es la cabeza que firmó ${c.origen} (${c.fecha})`)
+      if (n > seq) problem(`chain truncated: ${c.origen} (${c.fecha}) covers ${n} entries and the database holds only ${seq}`)
+      else if (linkAt.get(n) !== c.cabeza) problem(`chain rewritten: link ${n} is not the head ${c.origen} (${c.fecha}) signed`)
     }
   }
 
@@ -137,42 +137,42 @@ export async function auditDatabase (opt) {
   const history = await q(`select distinct on (modulo, registro) modulo, registro, version, hash, count(*) over (partition by modulo, registro) as n
     from sys_historial order by modulo, registro, version desc`)
   const last = new Map(history.map((r) => [`${r.modulo}/${r.registro}`, r]))
-  for (const r of history) if (Number(r.n) !== r.version) problem(`${r.modulo} ${r.registro}: el historial tiene ${r.n} versiones pero llega a la ${r.version} (huecos)`)
+  for (const r of history) if (Number(r.n) !== r.version) problem(`${r.modulo} ${r.registro}: the history holds ${r.n} versions but reaches version ${r.version} (gaps)`)
   const mods = [...new Set([...history.map((r) => r.modulo), ...[...sealed.keys()].map((k) => k.split('/')[0])])]
   for (const m of mods) {
     const table = opt.modules?.modules?.[m]?.table ?? fold(m)
     let live
-    try { live = await q(`select "_id", "_version", "_hash" from "${table.replace(/"/g, '""')}"`) } catch { problem(`falta la tabla ${table} del módulo ${m}`); continue }
+    try { live = await q(`select "_id", "_version", "_hash" from "${table.replace(/"/g, '""')}"`) } catch { problem(`table ${table} of module ${m} is missing`); continue }
     const byId = new Map(live.map((r) => [r._id, r]))
     for (const [k, v] of sealed) {
       const [mm, id] = k.split('/')
       if (mm !== m) continue
       const row = byId.get(id)
-      if (row === undefined) problem(`${m} ${id}: el registro ya no está en su tabla (la cadena selló hasta su versión ${v})`)
-      else if (row._version < v) problem(`${m} ${id}: revertido: la fila viva es la versión ${row._version} y la cadena selló hasta la ${v}`)
+      if (row === undefined) problem(`${m} ${id}: the record is no longer in its table (the chain sealed up to its version ${v})`)
+      else if (row._version < v) problem(`${m} ${id}: rolled back: the live row is version ${row._version} and the chain sealed up to version ${v}`)
     }
     for (const row of live) {
       const h = last.get(`${m}/${row._id}`)
-      if (h === undefined || h.version !== row._version || h.hash !== row._hash) problem(`${m} ${row._id}: la fila viva (versión ${row._version}) no es la última versión de su historial (${h?.version ?? 'ninguna'})`)
+      if (h === undefined || h.version !== row._version || h.hash !== row._hash) problem(`${m} ${row._id}: the live row (version ${row._version}) is not the newest version of its history (${h?.version ?? 'none'})`)
     }
   }
 
   // 4. The history's own author and time columns say what its snapshot says (also for rows not sealed yet).
   const cols = await q(`select modulo, registro, version from sys_historial
     where usuario is distinct from datos->>'_modified_by' or fecha is distinct from (datos->>'_modified')::timestamptz order by modulo, registro, version`)
-  for (const r of cols) problem(`${r.modulo} ${r.registro} v${r.version}: el autor o la fecha de la fila del historial no son los de su versión`)
+  for (const r of cols) problem(`${r.modulo} ${r.registro} v${r.version}: the author or time of the history row are not those of its version`)
   const stray = await q(`select h.modulo, h.registro, h.version from sys_historial h
     where h.xid < coalesce((select marca from sys_cadena_estado where id = 1), '0'::xid8) and not exists (select 1 from sys_cadena c where c.historial = h.id)
     order by h.modulo, h.registro, h.version`)
-  for (const r of stray) problem(`${r.modulo} ${r.registro} v${r.version}: fuera de la cadena aunque su transacción terminó antes del último sellado (escrita a mano con un xid antiguo)`)
+  for (const r of stray) problem(`${r.modulo} ${r.registro} v${r.version}: out of the chain although its transaction ended before the last sealing (written by hand with an old xid)`)
   const [pending] = await q('select count(*)::int as n from sys_historial h where not exists (select 1 from sys_cadena c where c.historial = h.id)')
-  if (pending.n > 0) opt.say(`${pending.n} filas del historial aún sin sellar (posteriores al último sellado: solo las cubre la cadena de su registro).`)
+  if (pending.n > 0) opt.say(`${pending.n} history rows not sealed yet (newer than the last sealing: only their record's own chain covers them).`)
 
   // 5. Blind indexes, recomputed from the decrypted values.
   if (opt.encryptionKeys !== undefined && opt.indexKey !== undefined && opt.modules !== undefined) {
     const decrypt = decryptor(opt.encryptionKeys)
     const indexKey = Buffer.from(opt.indexKey, 'base64')
-    if (indexKey.length !== 32) throw new UsageError('--clave-indice debe ser 32 bytes en base64: npm run integrity-key -- --indice')
+    if (indexKey.length !== 32) throw new UsageError('--clave-indice must be 32 bytes in base64: npm run integrity-key -- --indice')
     let checked = 0
     for (const [m, def] of Object.entries(opt.modules.modules ?? {})) {
       const fields = Object.entries(def.fields ?? {}).filter(([, f]) => f.encrypted && f.searchable)
@@ -184,16 +184,16 @@ export async function auditDatabase (opt) {
         for (const r of rows) {
           checked++
           const plain = r.v === null ? null : decrypt(r.v, r._id, name)
-          if (r.v !== null && plain === undefined) { problem(`${m} ${r._id}: ${name} no se descifra con las claves dadas`); continue }
+          if (r.v !== null && plain === undefined) { problem(`${m} ${r._id}: ${name} does not decrypt with the given keys (a key missing from --clave-cifrado, which takes ENCRYPTION_KEY and every key of ENCRYPTION_KEYS, or an altered value)`); continue }
           const expected = plain === null ? null : createHmac('sha256', indexKey).update(plain.trim().toUpperCase(), 'utf8').digest('hex')
-          if ((r.b ?? null) !== expected) problem(`${m} ${r._id}: el índice ciego de ${name} no corresponde a su valor (copiado de otro registro o alterado)`)
+          if ((r.b ?? null) !== expected) problem(`${m} ${r._id}: the blind index of ${name} does not match its value (copied from another record, or altered)`)
         }
       }
     }
-    opt.say(`Índices ciegos comprobados: ${checked}.`)
+    opt.say(`Blind indexes checked: ${checked}.`)
   } else {
-    opt.say('Índices ciegos sin comprobar: hacen falta --clave-cifrado, --clave-indice y --modulos.')
+    opt.say('Blind indexes not checked: that needs --clave-cifrado, --clave-indice and --modulos.')
   }
-  if (problems.length > 50) opt.say(`  … y ${problems.length - 50} problemas más.`)
+  if (problems.length > 50) opt.say(`  … and ${problems.length - 50} more problems.`)
   return problems
 }

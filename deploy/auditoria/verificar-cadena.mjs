@@ -34,14 +34,14 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { parse as parseYaml } from 'yaml'
 
-const USAGE = `uso:
+const USAGE = `usage:
   verificar-cadena.mjs --db <url> --puntos-control <dir> [--puntos-control <dir> …] --clave-publica <base64>
                        [--modulos modules.yaml] [--clave-cifrado <base64>[,<base64>…]] [--clave-indice <base64>]
-      comprueba toda la base frente a los puntos de control firmados (clave pública: npm run integrity-key -- --publica;
-      índice ciego: --clave-cifrado ENCRYPTION_KEY[,ENCRYPTION_KEYS] y --clave-indice de npm run integrity-key -- --indice)
-  verificar-cadena.mjs <historial.json> --modulo <nombre> [--modulos modules.yaml] [--tz Europe/Madrid] [--clave-integridad <base64>]
-      comprueba la cadena de un registro a partir de GET /{modulo}/{id}/historial
-Salida: 0 íntegro, 1 no íntegro, 2 error de uso o de entrada.`
+      checks a whole database against its signed checkpoints (public key: npm run integrity-key -- --publica;
+      blind indexes: --clave-cifrado ENCRYPTION_KEY[,ENCRYPTION_KEYS] and --clave-indice from npm run integrity-key -- --indice)
+  verificar-cadena.mjs <history.json> --modulo <name> [--modulos modules.yaml] [--tz Europe/Madrid] [--clave-integridad <base64>]
+      checks one record's chain from the answer of GET /{module}/{id}/historial
+Exit status: 0 intact, 1 not intact, 2 usage error or unreadable input.`
 
 /** A usage error or an input that cannot be read: a message and exit 2, never a stack trace. */
 function fail (message) {
@@ -65,17 +65,17 @@ if (opt.help) { console.log(USAGE); process.exit(0) }
 
 const readYaml = (file) => {
   let text
-  try { text = readFileSync(file, 'utf8') } catch (err) { fail(`no se puede leer ${file}: ${err.message}`) }
-  try { return parseYaml(text) } catch (err) { fail(`${file} no es YAML válido: ${err.message}`) }
+  try { text = readFileSync(file, 'utf8') } catch (err) { fail(`cannot read ${file}: ${err.message}`) }
+  try { return parseYaml(text) } catch (err) { fail(`${file} is not valid YAML: ${err.message}`) }
 }
 
 if (opt.db !== undefined) {
   if (positionals.length > 0 || opt['puntos-control'] === undefined || opt['clave-publica'] === undefined) fail(USAGE)
   const { auditDatabase, UsageError } = await import('./cadena-global.mjs')
   let pg
-  try { ({ default: pg } = await import('pg')) } catch { fail('hace falta el paquete pg (npm install pg) para leer la base de datos') }
+  try { ({ default: pg } = await import('pg')) } catch { fail('reading the database needs the pg package: npm install pg') }
   let client
-  try { client = new pg.Client({ connectionString: opt.db }) } catch (err) { fail(`--db no es una URL de PostgreSQL válida: ${err.message}`) }
+  try { client = new pg.Client({ connectionString: opt.db }) } catch (err) { fail(`--db is not a valid PostgreSQL URL: ${err.message}`) }
   let problems
   try {
     await client.connect()
@@ -90,10 +90,10 @@ if (opt.db !== undefined) {
     })
   } catch (err) {
     await client.end().catch(() => {})
-    fail(err instanceof UsageError ? err.message : `no se pudo leer la base de datos (${opt.db.replace(/\/\/[^@/]*@/, '//…@')}): ${err.message}`)
+    fail(err instanceof UsageError ? err.message : `could not read the database (${opt.db.replace(/\/\/[^@/]*@/, '//…@')}): ${err.message}; check --db and that the database answers`)
   }
   await client.end().catch(() => {})
-  console.log(problems.length === 0 ? 'Base de datos íntegra frente a sus puntos de control.' : `La base de datos NO es íntegra: ${problems.length} problemas.`)
+  console.log(problems.length === 0 ? 'Database intact against its checkpoints.' : `The database is NOT intact: ${problems.length} problems.`)
   process.exit(problems.length === 0 ? 0 : 1)
 }
 
@@ -119,13 +119,13 @@ function instants (local) {
 
 const registry = readYaml(opt.modulos)
 const fields = registry?.modules?.[opt.modulo]?.fields
-if (fields === undefined) fail(`módulo desconocido: ${opt.modulo}`)
+if (fields === undefined) fail(`unknown module: ${opt.modulo} (not in ${opt.modulos}; pass the modules.yaml in force with --modulos)`)
 const key = opt['clave-integridad'] === undefined ? undefined : Buffer.from(opt['clave-integridad'], 'base64')
 let input
-try { input = JSON.parse(readFileSync(positionals[0], 'utf8')) } catch (err) { fail(`${positionals[0]} no es JSON legible (${err.message}): guarde la respuesta de GET /{modulo}/{id}/historial`) }
+try { input = JSON.parse(readFileSync(positionals[0], 'utf8')) } catch (err) { fail(`${positionals[0]} is not readable JSON (${err.message}): save the answer of GET /{module}/{id}/historial`) }
 const versions = (input?.data ?? input)?.versiones
 if (!Array.isArray(versions) || versions.some((v) => typeof v !== 'object' || v === null || typeof v.registro !== 'object' || v.registro === null)) {
-  fail(`${positionals[0]} no es la respuesta de GET /{modulo}/{id}/historial (falta data.versiones con cada registro)`)
+  fail(`${positionals[0]} is not the answer of GET /{module}/{id}/historial (data.versiones with each registro is missing)`)
 }
 
 let prev = ''
@@ -133,7 +133,7 @@ let ok = true
 for (const v of versions) {
   const r = v.registro
   if (Array.isArray(r._restringidos) && r._restringidos.length > 0) {
-    console.error(`la versión ${v._version} oculta campos cifrados (${r._restringidos.join(', ')}): lea el historial con un usuario que pueda descifrarlos`)
+    console.error(`version ${v._version} withholds encrypted fields (${r._restringidos.join(', ')}): read the history as a user who may decrypt them`)
     process.exit(2)
   }
   // Every datetime may name two instants on the autumn fold: try each combination.
@@ -141,10 +141,10 @@ for (const v of versions) {
     .filter((k) => typeof r[k] === 'string')
   // Fields that enter even when null: format 1's sealed fields (all declared ones for an export without `sello`).
   const sello = v.sello ?? 1
-  if (sello !== 1 && sello !== 2) { console.error(`la versión ${v._version} tiene un formato de sello desconocido: ${sello}`); process.exit(2) }
+  if (sello !== 1 && sello !== 2) { console.error(`version ${v._version} has an unknown seal format: ${sello}; use a newer verificar-cadena.mjs`); process.exit(2) }
   const sealedNulls = new Set(sello === 2 ? [] : v.campos_sellados ?? Object.keys(fields))
   const unknown = [...sealedNulls].filter((k) => fields[k] === undefined)
-  if (unknown.length > 0) { console.error(`la versión ${v._version} se selló con campos que ${opt.modulos} no declara (${unknown.join(', ')}): use el modules.yaml actual`); process.exit(2) }
+  if (unknown.length > 0) { console.error(`version ${v._version} was sealed with fields ${opt.modulos} does not declare (${unknown.join(', ')}): use the modules.yaml in force`); process.exit(2) }
   let combos = [{}]
   for (const k of datetimeKeys) combos = combos.flatMap((c) => instants(r[k]).map((i) => ({ ...c, [k]: i })))
   const hashes = combos.map((dt) => {
@@ -154,7 +154,7 @@ for (const v of versions) {
       let value = r[name] ?? null
       if (value === null && !sealedNulls.has(name)) continue
       if (f.encrypted && value !== null) {
-        if (key === undefined) { console.error(`${name} está cifrado: hace falta --clave-integridad`); process.exit(2) }
+        if (key === undefined) { console.error(`${name} is encrypted: pass --clave-integridad (npm run integrity-key)`); process.exit(2) }
         // An encrypted instant is digested as its UTC form, like a plain datetime in the payload.
         const plain = f.type === 'datetime' ? dt[name] : typeof value === 'string' ? value : canonical(value)
         value = createHmac('sha256', key).update(plain, 'utf8').digest('hex')
@@ -167,8 +167,8 @@ for (const v of versions) {
   const hasPassword = Object.values(fields).some((f) => f.type === 'password')
   const good = hasPassword ? undefined : hashes.includes(v._hash) && r._hash === v._hash
   if (good === false) ok = false
-  console.log(`versión ${v._version} (${v.accion}, ${v.fecha}): ${good === undefined ? 'no verificable (contraseñas)' : good ? 'correcta' : 'NO COINCIDE'}`)
+  console.log(`version ${v._version} (${v.accion}, ${v.fecha}): ${good === undefined ? 'not verifiable (passwords)' : good ? 'correct' : 'DOES NOT MATCH'}`)
   prev = v._hash
 }
-console.log(ok ? 'Cadena íntegra.' : 'La cadena NO es íntegra.')
+console.log(ok ? 'Chain intact.' : 'The chain is NOT intact.')
 process.exit(ok ? 0 : 1)

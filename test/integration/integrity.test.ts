@@ -60,7 +60,7 @@ async function auditor (m: ModuleDef, id: string, reader = api): Promise<{ code:
 }
 async function expectAuditorOk (m: ModuleDef, id: string, versions: number): Promise<void> {
   const r = await auditor(m, id)
-  expect([r.code, r.out.match(/: correcta$/gm)?.length, r.out.includes('Cadena íntegra.')], r.out).toEqual([0, versions, true])
+  expect([r.code, r.out.match(/: correct$/gm)?.length, r.out.includes('Chain intact.')], r.out).toEqual([0, versions, true])
 }
 
 beforeAll(async () => {
@@ -350,8 +350,8 @@ describe('the documented algorithm', () => {
     await h.db.query(`update sys_historial set datos = jsonb_set(datos, '{${col}}', '"Otro"') where registro = $1 and version = 2`, [r._id])
     const bad = await auditor(m, r._id)
     expect(bad.code, bad.out).toBe(1)
-    expect(bad.out).toMatch(/versión 2 \(editar, [^)]*\): NO COINCIDE/)
-    expect(bad.out).toContain('La cadena NO es íntegra.')
+    expect(bad.out).toMatch(/version 2 \(editar, [^)]*\): DOES NOT MATCH/)
+    expect(bad.out).toContain('The chain is NOT intact.')
     expect(await verificar(m, r._id)).toMatchObject({ valido: false, version_rota: 2, motivo: expect.any(String) })
   })
 
@@ -362,7 +362,7 @@ describe('the documented algorithm', () => {
     await expectAuditorOk(den, r._id, 1)
     const masked = await auditor(den, r._id, client(app, (await userWithRole(app, token, 'consulta')).token))
     expect(masked.code, masked.out).toBe(2)
-    expect(masked.out).not.toMatch(/NO COINCIDE|NO es íntegra/)
+    expect(masked.out).not.toMatch(/DOES NOT MATCH|NOT intact/)
   })
 
   it('records with date-times in the autumn DST fold still verify', async () => {

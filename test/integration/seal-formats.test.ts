@@ -82,14 +82,14 @@ async function expectSound (m: string, id: string): Promise<void> {
   expect(await verificar(m, id), `${m} ${id}`).toEqual({ valido: true })
   const versions = (await historial(m, id)).length
   const r = await auditor(m, id)
-  expect([r.code, r.out.match(/: correcta$/gm)?.length, r.out.includes('Cadena íntegra.')], r.out).toEqual([0, versions, true])
+  expect([r.code, r.out.match(/: correct$/gm)?.length, r.out.includes('Chain intact.')], r.out).toEqual([0, versions, true])
 }
 async function expectBroken (m: string, id: string, version: number, auditorToo = true): Promise<void> {
   expect(await verificar(m, id), `${m} ${id}`).toMatchObject({ valido: false, version_rota: version, motivo: expect.any(String) })
   if (!auditorToo) return
   const r = await auditor(m, id)
   expect(r.code, r.out).toBe(1)
-  expect(r.out).toMatch(new RegExp(`versión ${version} \\([^)]*\\): NO COINCIDE`))
+  expect(r.out).toMatch(new RegExp(`version ${version} \\([^)]*\\): DOES NOT MATCH`))
 }
 
 const OLD = Object.entries(fixture.tables).flatMap(([m, rows]) => rows.map((r) => [m, r._id as string] as const))

@@ -65,13 +65,13 @@ function auditor (extra: string[] = [], args?: string[]): Promise<{ code: number
 async function expectAuditorOk (): Promise<void> {
   const r = await auditor()
   expect(r.code, r.out).toBe(0)
-  expect(r.out).toContain('Base de datos íntegra')
+  expect(r.out).toContain('Database intact against its checkpoints.')
 }
 async function expectAuditorFinds (pattern: RegExp): Promise<void> {
   const r = await auditor()
   expect(r.code, r.out).toBe(1)
   expect(r.out).toMatch(pattern)
-  expect(r.out).toContain('NO es íntegra')
+  expect(r.out).toContain('The database is NOT intact')
 }
 const broken = (motivo: keyof typeof MOTIVOS, version?: number): Rec => ({ valido: false, ...(version !== undefined && { version_rota: version }), motivo: MOTIVOS[motivo] })
 
@@ -185,7 +185,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     const undo = await rollBack(veh, v._id, 3)
     expect(ok(await api.get(`/${veh.path}/${v._id}`))._version).toBe(2)
     expect(await verificar(veh, v._id)).toEqual(broken('RETROCESO', 3))
-    await expectAuditorFinds(new RegExp(`${v._id}: falta en el historial la versión 3`))
+    await expectAuditorFinds(new RegExp(`${v._id}: version 3, sealed in entry \\d+, is missing from the history`))
     await undo()
     expect(await verificar(veh, v._id)).toEqual({ valido: true })
     await expectAuditorOk()
@@ -197,7 +197,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     await sealAll()
     const undo = await rollBack(den, d._id, 2)
     expect(await verificar(den, d._id)).toEqual(broken('RETROCESO', 2))
-    await expectAuditorFinds(new RegExp(`${d._id}: falta en el historial la versión 2`))
+    await expectAuditorFinds(new RegExp(`${d._id}: version 2, sealed in entry \\d+, is missing from the history`))
     await undo()
     expect(await verificar(den, d._id)).toEqual({ valido: true })
     await expectAuditorOk()
@@ -210,7 +210,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     const undo = await rollBack(per, p._id, 2)
     expect(ok(await api.get(`/${per.path}/${p._id}`))._deleted).toBeNull()
     expect(await verificar(per, p._id)).toEqual(broken('RETROCESO', 2))
-    await expectAuditorFinds(new RegExp(`${p._id}: falta en el historial la versión 2`))
+    await expectAuditorFinds(new RegExp(`${p._id}: version 2, sealed in entry \\d+, is missing from the history`))
     await undo()
     expect(await verificar(per, p._id)).toEqual({ valido: true })
     await expectAuditorOk()
@@ -225,16 +225,16 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     // the harm: a search for b's DNI now also finds a
     expect(ok(await api.get(`/${den.path}?denunciante_dni=44444444A`)).records.map((r: Rec) => r._id).sort()).toEqual([a._id, b._id].sort())
     expect(await verificar(den, a._id)).toEqual(broken('INDICE_CIEGO', 1))
-    await expectAuditorFinds(new RegExp(`${a._id}: el índice ciego de denunciante_dni no corresponde`))
+    await expectAuditorFinds(new RegExp(`${a._id}: the blind index of denunciante_dni does not match its value`))
     await sql(`update "${den.table}" set "${col}" = $2 where "_id" = $1`, [a._id, orig!.x])
     expect(await verificar(den, a._id)).toEqual({ valido: true })
     await expectAuditorOk()
   })
 
   it.each([
-    ['usuario', `'USR-2026-99999'`, /el autor o la fecha|no es la que se selló/],
-    ['fecha', `fecha - interval '1 hour'`, /el autor o la fecha|no es la que se selló/],
-    ['campos', `'["marca","modelo"]'::jsonb`, /v2: la fila del historial \(autor, fecha, acción, campos o hash\) no es la que se selló/],
+    ['usuario', `'USR-2026-99999'`, /the author or time|is not the one sealed/],
+    ['fecha', `fecha - interval '1 hour'`, /the author or time|is not the one sealed/],
+    ['campos', `'["marca","modelo"]'::jsonb`, /v2: the history row \(author, time, action, fields or hash\) is not the one sealed/],
   ])('a history row\'s %s edited', async (col, edit, found) => {
     const v = await create(veh)
     await put(veh, v._id, { marca: 'Otra' })
@@ -257,7 +257,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     await checkpoint()
     expect(await sql('select 1 from sys_cadena where registro = $1 and version = 2', [v._id])).toHaveLength(0)
     expect(await verificar(veh, v._id)).toEqual(broken('FUERA', 2))
-    await expectAuditorFinds(new RegExp(`${v._id} v2: fuera de la cadena`))
+    await expectAuditorFinds(new RegExp(`${v._id} v2: out of the chain`))
     // sealed after all (as if its transaction id were genuine): both pass
     await sql(`update sys_historial set xid = pg_current_xact_id() where registro = $1 and version = 2`, [v._id])
     await sealAll()
@@ -274,7 +274,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     const undo = await rollBack(veh, v._id, 2)
     await sql('delete from sys_cadena where registro = $1 and version = 2', [v._id])
     expect(await verificar(veh, v._id)).toEqual(broken('ENLACE', 1))
-    await expectAuditorFinds(/a la cadena le faltan las entradas/)
+    await expectAuditorFinds(/the chain lacks entries/)
     await undo()
     await putBack('sys_cadena', entries)
     expect(await verificar(veh, v._id)).toEqual({ valido: true })
@@ -300,7 +300,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     await sql(`delete from "${veh.table}" where "_id" = $1`, [fresh._id])
     expect(await verificar(veh, old._id)).toEqual(broken('TRUNCADA'))
     expect(await verificar(den, r._id)).toEqual(broken('TRUNCADA'))
-    await expectAuditorFinds(/cadena truncada/)
+    await expectAuditorFinds(/chain truncated/)
     // nothing is signed over the truncated chain
     const refused = await checkpoint()
     expect(refused).toMatchObject({ punto_control: null, motivo: MOTIVOS.TRUNCADA })
@@ -333,7 +333,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     }
     expect(await verificar(veh, v._id)).toEqual(broken('REESCRITA'))
     expect(await verificar(veh, refs.get('vehiculos')!)).toEqual(broken('REESCRITA'))
-    await expectAuditorFinds(/cadena reescrita: el enlace \d+ no es la cabeza/)
+    await expectAuditorFinds(/chain rewritten: link \d+ is not the head/)
     await sql('delete from sys_cadena where seq >= $1', [entry!.seq])
     await putBack('sys_cadena', rows)
     expect(await verificar(veh, v._id)).toEqual({ valido: true })
@@ -356,13 +356,13 @@ describe('the auditor\'s script on bad input: a message and exit 2, never a stac
     const bad = await auditor(['--clave-publica', 'AAAA'])
     expect([bad.code, bad.err]).toEqual([2, expect.stringContaining('--clave-publica')])
     const down = await auditor([], ['--db', 'postgres://postgres@127.0.0.1:1/x', '--puntos-control', h.config.checkpointDir, '--clave-publica', publicKey])
-    expect([down.code, down.err]).toEqual([2, expect.stringContaining('no se pudo leer la base de datos')])
+    expect([down.code, down.err]).toEqual([2, expect.stringContaining('could not read the database')])
     const file = join(h.config.checkpointDir, 'punto-zz-roto.json')
     writeFileSync(file, '{no es json')
     try {
       const r = await auditor()
       expect(r.code, r.out).toBe(2)
-      expect(r.err).toContain('no es JSON válido')
+      expect(r.err).toContain('is not valid JSON')
       expect(r.err).not.toMatch(/\n\s+at /)
     } finally { rmSync(file) }
   })
@@ -376,7 +376,7 @@ describe('a forged checkpoint', () => {
     try {
       await sql(`insert into sys_puntos_control (seq, cabeza, fecha, firma) select seq, cabeza, fecha, 'AAAA' from sys_puntos_control order by seq desc limit 1`)
       expect(await verificar(veh, v._id, client(other, token))).toEqual(broken('FIRMA'))
-      await expectAuditorFinds(/la firma no es de la clave pública dada/)
+      await expectAuditorFinds(/the signature is not by the given public key/)
     } finally {
       await sql(`delete from sys_puntos_control where firma = 'AAAA'`)
       await h.closeApp(other)
