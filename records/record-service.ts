@@ -6,7 +6,7 @@
  * hands it the scope conditions (`visible`, a RowGuard) and it applies them
  * in every query. Knows nothing of HTTP; returns stored rows, throws AppErrors.
  */
-import { LockMode, raw, UniqueConstraintViolationException } from '@mikro-orm/core'
+import { raw, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { hash as argon2Hash } from '@node-rs/argon2'
 import { AppError } from '../core/errors.js'
@@ -17,6 +17,7 @@ import { nowSeconds } from '../core/time.js'
 import type { SequenceStore } from '../stores/types.js'
 import { SYSTEM_COLUMNS } from '../core/system-fields.js'
 import { entityName, type Row } from '../db/module-entity.js'
+import { findRow, findRowsAndCount } from '../db/row-query.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
 import { typeOf } from '../core/field-types/index.js'
 import { drawId } from './ids.js'
@@ -69,7 +70,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   async function find (em: EntityManager, id: string, opts: { live: boolean, lock: boolean, visible: Where | undefined }): Promise<Row> {
     if (!ID_SHAPE.test(id)) throw new AppError('REGISTRO_NO_ENCONTRADO')
     const where = and(opts.live ? { _id: id, _deleted: null } : { _id: id }, opts.visible)
-    const row = await em.findOne(entity, where, opts.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
+    const row = await findRow(em, entity, where, opts.lock)
     if (row === null) throw new AppError('REGISTRO_NO_ENCONTRADO')
     return plain(row)
   }
@@ -267,9 +268,11 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
    * and never run would stay in MikroORM's fragment registry.
    */
   async function list (em: EntityManager, where: Where, page: Pick<ListQuery, 'orderBy' | 'limit' | 'offset' | 'search' | 'rank'>): Promise<{ rows: Row[], total: number }> {
-    const full = and(where, ...page.search.map((c) => ({ [raw(c.sql, c.params)]: [] })))
-    const orderBy = page.rank === undefined ? page.orderBy : [{ [raw(page.rank.sql, page.rank.params)]: 'desc' as const }, ...page.orderBy]
-    const [rows, total] = await em.findAndCount(entity, full, { orderBy, limit: page.limit, offset: page.offset })
+    const [rows, total] = await findRowsAndCount(em, entity, () => and(where, ...page.search.map((c) => ({ [raw(c.sql, c.params)]: [] }))), {
+      orderBy: () => page.rank === undefined ? page.orderBy : [{ [raw(page.rank.sql, page.rank.params)]: 'desc' as const }, ...page.orderBy],
+      limit: page.limit,
+      offset: page.offset,
+    })
     return { rows: rows.map(plain), total }
   }
 
