@@ -21,7 +21,11 @@ export interface SystemField {
   readonly filterable: boolean
   /** Enters the `_hash` payload (every one but `_hash` itself). */
   readonly sealed: boolean
-  /** The column, and whether it is the key, indexed or nullable. */
+  /**
+   * The column, and whether it is the key, indexed or nullable (`_created`
+   * and `_deleted` are indexed by db/record-indexes.ts, with `_id` and over
+   * the deleted rows).
+   */
   readonly column: ColumnSpec & { readonly primary?: true, readonly index?: true, readonly nullable?: true }
   /** What the API record says about it: JSON type, whether it may be null, its description for a module. */
   readonly output: { readonly type: 'string' | 'integer', readonly nullable: boolean, readonly describe?: (prefix: string) => string }
@@ -34,7 +38,7 @@ const ID: ColumnSpec = { type: 'string', length: 40 }
 /** In table order, which is also the order of the API record. */
 export const SYSTEM_FIELDS: readonly SystemField[] = Object.freeze([
   { name: '_id', type: 'string', leads: true, filterable: true, sealed: true, column: { ...ID, primary: true }, output: { type: 'string', nullable: false, describe: (prefix) => `${prefix}-AAAA-NNNNN` } },
-  { name: '_created', type: 'datetime', leads: false, filterable: true, sealed: true, column: { ...DATETIME, index: true }, output: { type: 'string', nullable: false } },
+  { name: '_created', type: 'datetime', leads: false, filterable: true, sealed: true, column: DATETIME, output: { type: 'string', nullable: false } },
   { name: '_created_by', type: 'string', leads: false, filterable: true, sealed: true, column: { ...ID, index: true }, output: { type: 'string', nullable: false } },
   { name: '_modified', type: 'datetime', leads: false, filterable: true, sealed: true, column: { ...DATETIME, index: true }, output: { type: 'string', nullable: false } },
   { name: '_modified_by', type: 'string', leads: false, filterable: true, sealed: true, column: { ...ID, index: true }, output: { type: 'string', nullable: false } },
@@ -42,7 +46,7 @@ export const SYSTEM_FIELDS: readonly SystemField[] = Object.freeze([
   // A SHA-256 in hex; filtering on it would only help someone probing the chain.
   { name: '_hash', type: 'string', leads: false, filterable: false, sealed: false, column: { type: 'string', length: 64 }, output: { type: 'string', nullable: false } },
   // Soft deletion (SPEC S5): lists leave these out unless asked, through `incluir_eliminados`.
-  { name: '_deleted', type: 'datetime', leads: false, filterable: false, sealed: true, column: { ...DATETIME, index: true, nullable: true }, output: { type: 'string', nullable: true } },
+  { name: '_deleted', type: 'datetime', leads: false, filterable: false, sealed: true, column: { ...DATETIME, nullable: true }, output: { type: 'string', nullable: true } },
 ] satisfies SystemField[])
 
 /** System column names, in table order. */

@@ -1,7 +1,8 @@
 /**
  * Builds the MikroORM EntitySchema of a module: one table named after the
- * module, one column per field (SPEC S1), the system columns, an index for
- * every filterable field, the search indexes (db/search-sql.ts) and a
+ * module, one column per field (SPEC S1), the system columns, the list
+ * indexes (db/record-indexes.ts: every filterable field over the live rows),
+ * the search indexes (db/search-sql.ts) and a
  * unique constraint for every unique one.
  * Every user column is nullable: required-ness and defaults are enforced by
  * the API, so changing them in modules.yaml never needs a migration.
@@ -9,7 +10,8 @@
 import { EntitySchema } from '@mikro-orm/core'
 import type { ModuleDef } from '../core/registry/types.js'
 import { SYSTEM_FIELDS } from '../core/system-fields.js'
-import { blindIndexColumn, columnSpec, isIndexed, valueColumn } from './columns.js'
+import { blindIndexColumn, columnSpec, valueColumn } from './columns.js'
+import { recordIndexes } from './record-indexes.js'
 import { documentColumn, searchIndexes } from './search-sql.js'
 
 export type Row = Record<string, unknown>
@@ -24,7 +26,6 @@ export function buildEntity (mod: ModuleDef): EntitySchema<Row> {
       ...columnSpec(f),
       fieldName: column,
       nullable: true,
-      ...(isIndexed(f) && !f.unique ? { index: `${mod.table}_${column}_idx` } : {}),
       ...(f.unique && !f.encrypted ? { unique: `${mod.table}_${column}_unique` } : {}),
     }
     if (f.searchable) {
@@ -40,8 +41,8 @@ export function buildEntity (mod: ModuleDef): EntitySchema<Row> {
   if (doc !== undefined) {
     properties[doc.name] = { type: 'unknown', columnType: 'tsvector', fieldName: doc.name, nullable: true, lazy: true, generated: `(${doc.expression}) stored` }
   }
-  // Expression indexes (search): MikroORM creates them when missing and compares them by name.
-  const indexes = searchIndexes(mod).map((i) => ({ name: i.name, expression: i.expression }))
+  // Expression indexes (lists, search): MikroORM creates them when missing and compares them by name.
+  const indexes = [...recordIndexes(mod), ...searchIndexes(mod)].map((i) => ({ name: i.name, expression: i.expression }))
   return new EntitySchema<Row>({ name: entityName(mod), tableName: mod.table, properties: properties as never, indexes })
 }
 

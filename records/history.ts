@@ -12,8 +12,9 @@ import { CURRENT_SEAL_FORMAT, sealOf } from './seal-format.js'
 
 export type { HistoryAction, HistoryRow } from '../db/history-entity.js'
 
-export async function appendVersion (em: EntityManager, mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[]): Promise<void> {
-  await em.insert(HistoryEntity, {
+/** The history entry of one version of a row. */
+export function versionEntry (mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[]): HistoryRow {
+  return {
     modulo: mod.name,
     registro: row._id as string,
     version: row._version as number,
@@ -24,7 +25,11 @@ export async function appendVersion (em: EntityManager, mod: ModuleDef, row: Row
     campos,
     datos: row,
     sello: CURRENT_SEAL_FORMAT,
-  })
+  }
+}
+
+export async function appendVersion (em: EntityManager, mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[]): Promise<void> {
+  await em.insert(HistoryEntity, versionEntry(mod, row, accion, campos))
 }
 
 /** Every stored version of a record, oldest first. */

@@ -53,6 +53,11 @@ export class HookBus {
     return this
   }
 
+  /** Whether anything subscribed to this phase of this module's writes (or of every module's). */
+  has (module: string, phase: Phase): boolean {
+    return (this.subscribers.get('*')?.[phase].length ?? 0) > 0 || (this.subscribers.get(module)?.[phase].length ?? 0) > 0
+  }
+
   async emit (phase: Phase, event: WriteEvent): Promise<void> {
     const all = this.subscribers.get('*')?.[phase]
     const own = this.subscribers.get(event.module.name)?.[phase]

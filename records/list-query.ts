@@ -169,7 +169,9 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
   const incl = query.incluir_eliminados === undefined ? 'false' : single('incluir_eliminados', query.incluir_eliminados)
   if (incl !== 'true' && incl !== 'false') throw invalid('incluir_eliminados', 'debe ser true o false')
   const includeDeleted = incl === 'true'
-  if (!includeDeleted) conditions.push({ _deleted: null })
+  // With deleted records too, said so that a filter is still served by an
+  // index: the live rows' one and the deleted rows' one (db/record-indexes.ts).
+  conditions.push(includeDeleted ? { $or: [{ _deleted: null }, { _deleted: { $ne: null } }] } : { _deleted: null })
   const { limit, offset } = parsePage(query)
   return {
     where: and(...conditions),

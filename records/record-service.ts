@@ -6,7 +6,7 @@
  * hands it the scope conditions (`visible`, a RowGuard) and it applies them
  * in every query. Knows nothing of HTTP; returns stored rows, throws AppErrors.
  */
-import { LockMode, raw, UniqueConstraintViolationException } from '@mikro-orm/core'
+import { raw, UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { hash as argon2Hash } from '@node-rs/argon2'
 import { AppError } from '../core/errors.js'
@@ -17,7 +17,9 @@ import { nowSeconds } from '../core/time.js'
 import type { SequenceStore } from '../stores/types.js'
 import { SYSTEM_COLUMNS } from '../core/system-fields.js'
 import { entityName, type Row } from '../db/module-entity.js'
-import { blindIndexColumn, valueColumn } from '../db/columns.js'
+import { findRow, findRowsAndCount } from '../db/row-query.js'
+import { blindIndexColumn, columnSpec, valueColumn } from '../db/columns.js'
+import { insertWithHistory, insertWithHistorySql } from '../db/insert-with-history.js'
 import { typeOf } from '../core/field-types/index.js'
 import { drawId } from './ids.js'
 import type { Caller } from '../core/access.js'
@@ -26,7 +28,7 @@ import { and, type Where } from './scope.js'
 import type { ListQuery } from './list-query.js'
 import { normalizeBody, type ColumnValue } from './normalize.js'
 import { hashPayload } from './record-view.js'
-import { appendVersion } from './history.js'
+import { appendVersion, versionEntry } from './history.js'
 import { checkMove } from './state-machine.js'
 import { changedFields, sha256 } from './chain.js'
 
@@ -57,6 +59,9 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   const entity = entityName(mod)
   const columns = [...SYSTEM_COLUMNS, ...mod.fields.flatMap((f) => f.searchable ? [valueColumn(f), blindIndexColumn(f)] : [valueColumn(f)])]
   const plain = (row: object): Row => Object.fromEntries(columns.map((c) => [c, (row as Row)[c] ?? null]))
+  const jsonColumns = new Set(mod.fields.filter((f) => !f.encrypted && columnSpec(f).type === 'json').map(valueColumn))
+  const insertColumns = columns.map((name) => ({ name, json: jsonColumns.has(name) }))
+  const insertSql = insertWithHistorySql(mod.table, insertColumns)
 
   /** Ids have one shape; anything else cannot exist and never reaches the database. */
   const ID_SHAPE = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)
@@ -69,7 +74,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   async function find (em: EntityManager, id: string, opts: { live: boolean, lock: boolean, visible: Where | undefined }): Promise<Row> {
     if (!ID_SHAPE.test(id)) throw new AppError('REGISTRO_NO_ENCONTRADO')
     const where = and(opts.live ? { _id: id, _deleted: null } : { _id: id }, opts.visible)
-    const row = await em.findOne(entity, where, opts.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
+    const row = await findRow(em, entity, where, opts.lock)
     if (row === null) throw new AppError('REGISTRO_NO_ENCONTRADO')
     return plain(row)
   }
@@ -140,24 +145,38 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     if (expected !== undefined && row._version !== expected) throw new AppError('CONFLICTO_VERSION')
   }
 
+  /** A new row with its system fields, sealed, and the fields its first history entry names. */
+  function newRow (id: string, stored: Map<FieldDef, ColumnValue>, caller: Caller): { row: Row, campos: string[] } {
+    const now = nowSeconds()
+    const base: Row = Object.fromEntries(columns.map((c) => [c, null]))
+    const row: Row = { ...base, ...toColumns(id, stored), _id: id, _created: now, _created_by: caller.id, _modified: now, _modified_by: caller.id, _version: 1, _deleted: null }
+    const payload = seal(row, '')
+    return { row, campos: changedFields(mod, undefined, payload) }
+  }
+
+  async function createAlone (em: EntityManager, caller: Caller, stored: Map<FieldDef, ColumnValue>, floor: number | undefined): Promise<Row> {
+    const { row, campos } = newRow(await drawId(em, mod, deps.sequences, deps.timeZone, floor), stored, caller)
+    await insertWithHistory(em, insertSql, insertColumns, row, versionEntry(mod, row, 'crear', campos))
+    return row
+  }
+
   async function create (em: EntityManager, caller: Caller, body: Record<string, unknown>): Promise<Row> {
     const { values } = normalizeBody(mod, body, 'create', deps.timeZone)
     const event: WriteEvent = { module: mod, action: 'crear', caller, values }
     await deps.hooks.emit('before', event)
     const stored = await hashPasswords(values)
     let floor: number | undefined
+    // Nothing to check or run inside the transaction: the record and its
+    // history entry are one statement (db/insert-with-history.ts).
+    const alone = !deps.hooks.has(mod.name, 'inside') && ![...values].some(([f, v]) => v !== null && (f.ref !== undefined || f.unique))
     for (let attempt = 0; ; attempt++) {
       try {
-        const row = await em.transactional(async (tem) => {
+        const row = alone ? await createAlone(em, caller, stored, floor) : await em.transactional(async (tem) => {
           await checkRefs(tem, values)
           await checkUnique(tem, values)
-          const id = await drawId(tem, mod, deps.sequences, deps.timeZone, floor)
-          const now = nowSeconds()
-          const base: Row = Object.fromEntries(columns.map((c) => [c, null]))
-          const row: Row = { ...base, ...toColumns(id, stored), _id: id, _created: now, _created_by: caller.id, _modified: now, _modified_by: caller.id, _version: 1, _deleted: null }
-          const payload = seal(row, '')
+          const { row, campos } = newRow(await drawId(tem, mod, deps.sequences, deps.timeZone, floor), stored, caller)
           await tem.insert(entity, row)
-          await appendVersion(tem, mod, row, 'crear', changedFields(mod, undefined, payload))
+          await appendVersion(tem, mod, row, 'crear', campos)
           await deps.hooks.emit('inside', { ...event, after: row, em: tem })
           return row
         })
@@ -267,9 +286,11 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
    * and never run would stay in MikroORM's fragment registry.
    */
   async function list (em: EntityManager, where: Where, page: Pick<ListQuery, 'orderBy' | 'limit' | 'offset' | 'search' | 'rank'>): Promise<{ rows: Row[], total: number }> {
-    const full = and(where, ...page.search.map((c) => ({ [raw(c.sql, c.params)]: [] })))
-    const orderBy = page.rank === undefined ? page.orderBy : [{ [raw(page.rank.sql, page.rank.params)]: 'desc' as const }, ...page.orderBy]
-    const [rows, total] = await em.findAndCount(entity, full, { orderBy, limit: page.limit, offset: page.offset })
+    const [rows, total] = await findRowsAndCount(em, entity, () => and(where, ...page.search.map((c) => ({ [raw(c.sql, c.params)]: [] }))), {
+      orderBy: () => page.rank === undefined ? page.orderBy : [{ [raw(page.rank.sql, page.rank.params)]: 'desc' as const }, ...page.orderBy],
+      limit: page.limit,
+      offset: page.offset,
+    })
     return { rows: rows.map(plain), total }
   }
 

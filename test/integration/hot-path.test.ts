@@ -84,3 +84,43 @@ describe('GET /{module}/{id}', () => {
     expect((await measure(api, `/sala092/${foreign}`)).status).toBe(404)
   })
 })
+
+describe('POST /{module}', () => {
+  /** The SQL statements one create sends, and its answer. */
+  async function createCost (api: ReturnType<typeof client>, path: string, body: Record<string, unknown>): Promise<{ status: number, id: string, queries: string[] }> {
+    const queries: string[] = []
+    const knex = app.orm.em.getConnection().getKnex()
+    const onQuery = (q: { sql: string }): void => { if (q.sql !== POLL_SQL) queries.push(q.sql) }
+    knex.on('query', onQuery)
+    try {
+      const res = await api.post(path, body)
+      return { status: res.status, id: res.body.data?._id as string, queries }
+    } finally {
+      knex.off('query', onQuery)
+    }
+  }
+
+  it('with nothing to check, the record and its history entry are one statement (no BEGIN/COMMIT), and the chain verifies', async () => {
+    const api = client(app, await login(app))
+    await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Primera' }) // the id counter is seeded
+    const cost = await createCost(api, '/sala092', { tipo_incidencia: 'urgente', descripcion: 'Ruido', ubicacion: 'Plaza Mayor' })
+    expect(cost.status).toBe(201)
+    expect(cost.queries, cost.queries.join('\n')).toHaveLength(1)
+    expect(cost.queries[0]).toMatch(/^with r as \(insert into "sala092" .*\) insert into "sys_historial"/)
+    const history = (await api.get(`/sala092/${cost.id}/historial`)).body.data.versiones
+    expect(history).toHaveLength(1)
+    expect(history[0]).toMatchObject({ _version: 1, accion: 'crear', campos: expect.arrayContaining(['tipo_incidencia', 'descripcion', 'ubicacion']) })
+    expect((await api.get(`/sala092/${cost.id}/verificar`)).body.data).toEqual({ valido: true })
+  })
+
+  it('a reference to check runs in one transaction with its check', async () => {
+    const api = client(app, await login(app))
+    const staff = (await api.post('/personal', { tip: 'TIP-HP', nif: '12345678Z', nombre: 'Ana', apellidos: 'Pérez', escala: 'oficial' })).body.data._id as string
+    const cost = await createCost(api, '/denuncias', { denunciante_nombre: 'Juan', tipo: 'hurto', fecha_hechos: '2026-06-01 10:30:00', lugar_hechos: 'Plaza', descripcion: 'Cartera', agente_asignado: staff })
+    expect(cost.status).toBe(201)
+    expect(cost.queries[0], cost.queries.join('\n')).toMatch(/^begin/i)
+    expect(cost.queries.at(-1)).toMatch(/^commit/i)
+    expect(cost.queries.some((q) => /count\(\*\).* from "personal"/.test(q))).toBe(true)
+    expect((await api.get(`/denuncias/${cost.id}/verificar`)).body.data).toEqual({ valido: true })
+  })
+})

@@ -19,10 +19,12 @@ const usuarios = registry.byName.get('usuarios')!
 type Q = Record<string, string | string[] | undefined>
 const parse = (query: Q, mod = vehiculos): ListQuery => parseListQuery(mod, query, TZ, cipher)
 
-/** The conditions besides the implicit `_deleted: null`. */
+/** Live or deleted rows alike, as `incluir_eliminados=true` states it (so that indexes serve it, db/record-indexes.ts). */
+const ANY_DELETED = { $or: [{ _deleted: null }, { _deleted: { $ne: null } }] }
+/** The conditions besides the implicit `_deleted: null` (or, with deleted records, ANY_DELETED). */
 function filters (q: ListQuery): Array<Record<string, unknown>> {
   const all = '$and' in q.where ? q.where.$and as Array<Record<string, unknown>> : Object.keys(q.where).length === 0 ? [] : [q.where]
-  return all.filter((c) => !('_deleted' in c))
+  return all.filter((c) => !('_deleted' in c) && JSON.stringify(c) !== JSON.stringify(ANY_DELETED))
 }
 const only = (query: Q, mod = vehiculos): Record<string, unknown> => {
   const f = filters(parse(query, mod))
@@ -249,12 +251,12 @@ describe('encrypted fields', () => {
 })
 
 describe('incluir_eliminados', () => {
-  it('true drops the _deleted filter', () => {
+  it('true drops the _deleted filter: live or deleted rows alike', () => {
     const q = parse({ incluir_eliminados: 'true' })
     expect(q.includeDeleted).toBe(true)
-    expect(JSON.stringify(q.where)).not.toContain('_deleted')
+    expect(q.where).toEqual(ANY_DELETED)
     expect(filters(q)).toEqual([])
-    expect(JSON.stringify(parse({ incluir_eliminados: 'true', marca: 'Seat' }).where)).not.toContain('_deleted')
+    expect(parse({ incluir_eliminados: 'true', marca: 'Seat' }).where).toEqual({ $and: [{ marca: 'Seat' }, ANY_DELETED] })
   })
 
   it('false is the default', () => {

@@ -1,0 +1,47 @@
+/**
+ * A new record and its first history entry as one SQL statement
+ * (`with r as (insert into <table> …) insert into sys_historial …`): one
+ * round trip instead of four (BEGIN, two INSERTs, COMMIT), and as atomic —
+ * a statement commits whole or not at all, both rows carry the same
+ * transaction id (`xid`, the global chain's order, records/ledger.ts).
+ * For creates that need nothing else inside their transaction (no
+ * reference or uniqueness check, no `inside` hook): records/record-service.ts.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Row } from './module-entity.js'
+
+/** A column of the insert; `json`: sent as JSON text (jsonb). */
+export interface InsertColumn {
+  readonly name: string
+  readonly json: boolean
+}
+
+function ident (name: string): string {
+  return `"${name.replace(/"/g, '""')}"`
+}
+
+const HISTORY_COLUMNS: readonly InsertColumn[] = [
+  { name: 'modulo', json: false }, { name: 'registro', json: false }, { name: 'version', json: false },
+  { name: 'accion', json: false }, { name: 'usuario', json: false }, { name: 'fecha', json: false },
+  { name: 'hash', json: false }, { name: 'campos', json: true }, { name: 'datos', json: true }, { name: 'sello', json: false },
+]
+
+/** The statement's text for a table and its columns: made once per module. */
+export function insertWithHistorySql (table: string, columns: readonly InsertColumn[]): string {
+  const list = (cs: readonly InsertColumn[]): string => cs.map((c) => ident(c.name)).join(', ')
+  const marks = (cs: readonly InsertColumn[]): string => cs.map((c) => c.json ? '?::jsonb' : '?').join(', ')
+  return `with r as (insert into ${ident(table)} (${list(columns)}) values (${marks(columns)})) ` +
+    `insert into "sys_historial" (${list(HISTORY_COLUMNS)}) values (${marks(HISTORY_COLUMNS)})`
+}
+
+const bound = (c: InsertColumn, v: unknown): unknown => v === undefined || v === null ? null : c.json ? JSON.stringify(v) : v
+
+/** Runs the statement (errors converted as the ORM's own writes are: unique violations, connection loss …). */
+export async function insertWithHistory (em: EntityManager, sql: string, columns: readonly InsertColumn[], row: Row, history: object): Promise<void> {
+  const params = [...columns.map((c) => bound(c, row[c.name])), ...HISTORY_COLUMNS.map((c) => bound(c, (history as Record<string, unknown>)[c.name]))]
+  try {
+    await em.getConnection().execute(sql, params, 'run', em.getTransactionContext())
+  } catch (err) {
+    throw em.getDriver().convertException(err as Error)
+  }
+}
