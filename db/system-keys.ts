@@ -46,7 +46,7 @@ export async function loadSystemKeys (em: EntityManager, keys: readonly Buffer[]
   const wrap = wrapper(keys)
   const out: Partial<Record<KeyName, Buffer>> = {}
   for (const nombre of SYSTEM_KEY_NAMES) {
-    let row = await em.findOne(SystemKeyEntity, { nombre })
+    let row = await em.findOne(SystemKeyEntity, { nombre }).catch((err: unknown) => { throw noSchema(err) })
     if (row === null) {
       const valor = wrap.encrypt(randomBytes(32).toString('base64'), 'sys_claves', nombre)
       // Instances starting together: the first insert wins, all read it back.
@@ -56,6 +56,14 @@ export async function loadSystemKeys (em: EntityManager, keys: readonly Buffer[]
     out[nombre] = unwrap(wrap, nombre, row.valor)
   }
   return { indexKey: out.indice!, integrityKey: out.integridad!, signingSeed: out.firma! }
+}
+
+/** A database without the service's tables (an admin command before the first start): what to do, not the SQL error. */
+function noSchema (err: unknown): unknown {
+  const e = err as { code?: string, name?: string }
+  if (e.code !== '42P01' && e.name !== 'TableNotFoundException') return err
+  return new ConfigError('the database has no "sys_claves" table yet: its schema was never created. ' +
+    'Run npm run migrate (or start the service once), then run the command again')
 }
 
 function unwrap (wrap: FieldCipher, nombre: string, valor: string): Buffer {

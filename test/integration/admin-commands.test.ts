@@ -127,6 +127,11 @@ describe('npm run check refuses what the start refuses', () => {
         expect(before.out).toMatch(/system keys: none yet/)
         expect(await db.query("select 1 from information_schema.tables where table_name = 'sys_claves'")).toEqual([]) // check wrote nothing
 
+        // An admin command on the database before its schema: what to do, not the SQL error.
+        const early = await run('checkpoint', [], { ...env, CHECKPOINT_DIR: tmp() })
+        expect(early.code).toBe(1)
+        expect(early.err).toBe('the database has no "sys_claves" table yet: its schema was never created. Run npm run migrate (or start the service once), then run the command again\n')
+
         const first = await run('migrate', [], env)
         expect(first.code, first.err).toBe(0)
         expect(first.out).toMatch(/^Comparing the database schema with .*modules\.yaml…\n  create table/)
