@@ -53,3 +53,25 @@ export async function startBenchServer (): Promise<BenchServer> {
     },
   }
 }
+
+/** SQL on the bench server's database (loading rows, dropping indexes). */
+export async function benchSql<T = Record<string, unknown>> (app: FastifyInstance, text: string): Promise<T[]> {
+  return app.orm.em.fork().getConnection().execute<T[]>(text, [], 'all')
+}
+
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+export const p95 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!
+
+/** A list URL timed over HTTP: 3 warm-up requests, then `runs` sequential ones; its `total`, median and p95 in ms. */
+export async function timeList (url: string, token: string, runs: number): Promise<{ total: number, median: number, p95: number }> {
+  const headers = { authorization: `Bearer ${token}` }
+  let total = 0
+  for (let i = 0; i < 3; i++) total = ((await (await fetch(url, { headers })).json()) as any).data.total
+  const times: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const s = performance.now()
+    await (await fetch(url, { headers })).json()
+    times.push(performance.now() - s)
+  }
+  return { total, median: median(times), p95: p95(times) }
+}

@@ -9,17 +9,13 @@
  *
  *   BENCH_ROWS=1000000 [BENCH_RUNS=30] DATABASE_URL=postgres://…/bench npm run bench:list
  */
-import { BENCH_ADMIN, startBenchServer } from './bench-app.js'
+import { BENCH_ADMIN, benchSql, startBenchServer, timeList } from './bench-app.js'
 
 const rows = Number(process.env.BENCH_ROWS ?? 1_000_000)
 const runs = Number(process.env.BENCH_RUNS ?? 30)
 const server = await startBenchServer()
 const { app, base, json } = server
-const em = app.orm.em.fork()
-const sql = async <T = Record<string, unknown>>(text: string): Promise<T[]> => em.getConnection().execute<T[]>(text, [], 'all')
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const p95 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!
+const sql = async <T = Record<string, unknown>>(text: string): Promise<T[]> => benchSql<T>(app, text)
 
 try {
   const token = (await json('POST', '/auth/login', BENCH_ADMIN)).data.token as string
@@ -46,19 +42,9 @@ try {
     '',
   ]
   const lines: string[] = []
-  const headers = { authorization: `Bearer ${token}` }
   for (const c of cases) {
-    const url = `${base}/sala092?${c}${c === '' ? '' : '&'}limit=20`
-    let total = 0
-    for (let i = 0; i < 3; i++) total = ((await (await fetch(url, { headers })).json()) as any).data.total // warm-up
-    const times: number[] = []
-    for (let i = 0; i < runs; i++) {
-      const s = performance.now()
-      const res = await fetch(url, { headers })
-      await res.json()
-      times.push(performance.now() - s)
-    }
-    lines.push(`| \`${decodeURIComponent(c) || '(none)'}\` | ${total.toLocaleString('en')} (${(100 * total / rows).toFixed(1)} %) | ${median(times).toFixed(1)} | ${p95(times).toFixed(1)} |`)
+    const t = await timeList(`${base}/sala092?${c}${c === '' ? '' : '&'}limit=20`, token, runs)
+    lines.push(`| \`${decodeURIComponent(c) || '(none)'}\` | ${t.total.toLocaleString('en')} (${(100 * t.total / rows).toFixed(1)} %) | ${t.median.toFixed(1)} | ${t.p95.toFixed(1)} |`)
   }
   console.log(`\n${app.databaseKind}, ${rows.toLocaleString('en')} sala092 rows, 1 in 7 deleted (loaded and indexed in ${loadSeconds.toFixed(0)} s), ${runs} sequential requests each, a page of 20 and its exact total:\n`)
   console.log('| filter | total (live) | median ms | p95 ms |\n|---|---|---|---|')

@@ -10,18 +10,14 @@
  *
  *   BENCH_ROWS=1000000 [BENCH_RUNS=30] [BENCH_CREATES=200, 0: none] DATABASE_URL=postgres://…/bench npm run bench:search
  */
-import { BENCH_ADMIN, startBenchServer } from './bench-app.js'
+import { BENCH_ADMIN, benchSql, median, startBenchServer, timeList } from './bench-app.js'
 
 const rows = Number(process.env.BENCH_ROWS ?? 1_000_000)
 const runs = Number(process.env.BENCH_RUNS ?? 30)
 const creates = Number(process.env.BENCH_CREATES ?? 200)
 const server = await startBenchServer()
 const { app, base, json } = server
-const em = app.orm.em.fork()
-const sql = async <T = Record<string, unknown>>(text: string): Promise<T[]> => em.getConnection().execute<T[]>(text, [], 'all')
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const p95 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!
+const sql = async <T = Record<string, unknown>>(text: string): Promise<T[]> => benchSql<T>(app, text)
 
 try {
   const token = (await json('POST', '/auth/login', BENCH_ADMIN)).data.token as string
@@ -61,18 +57,8 @@ try {
   ]
   const lines: string[] = []
   for (const c of cases) {
-    const url = `${base}/denuncias?${c}&limit=20`
-    const headers = { authorization: `Bearer ${token}` }
-    let total = 0
-    for (let i = 0; i < 3; i++) total = ((await (await fetch(url, { headers })).json()) as any).data.total // warm-up
-    const times: number[] = []
-    for (let i = 0; i < runs; i++) {
-      const s = performance.now()
-      const res = await fetch(url, { headers })
-      await res.json()
-      times.push(performance.now() - s)
-    }
-    lines.push(`| \`${decodeURIComponent(c)}\` | ${total} | ${median(times).toFixed(1)} | ${p95(times).toFixed(1)} |`)
+    const t = await timeList(`${base}/denuncias?${c}&limit=20`, token, runs)
+    lines.push(`| \`${decodeURIComponent(c)}\` | ${t.total} | ${t.median.toFixed(1)} | ${t.p95.toFixed(1)} |`)
   }
   // What search costs a create: sequential POSTs with its indexes and stored document, then without.
   const createMs = async (): Promise<number> => {
