@@ -12,12 +12,113 @@
  * …), which the error mapping (http/database-unavailable.ts) answers with
  * 503; knex has by then marked the connection, and the pool replaces it.
  */
-import type { Configuration } from '@mikro-orm/core'
-import { PostgreSqlConnection, PostgreSqlDriver, type Knex } from '@mikro-orm/postgresql'
+import { Utils, type AnyEntity, type Configuration, type EntityData, type LoggingOptions } from '@mikro-orm/core'
+import { PostgreSqlConnection, PostgreSqlDriver, type Knex, type QueryResult } from '@mikro-orm/postgresql'
+import { isStalePlan, isUntypedParameter, PreparedStatements } from './prepared-statements.js'
 
 type BeginOptions = Parameters<PostgreSqlConnection['begin']>[0]
+type Method = 'all' | 'get' | 'run'
 
-class ServiceConnection extends PostgreSqlConnection {
+interface PooledClient {
+  emit (event: 'query', query: { sql: string, bindings: unknown[], name?: string }): void
+  acquireConnection (): Promise<PgConnection>
+  releaseConnection (conn: PgConnection): Promise<unknown>
+}
+interface PgConnection {
+  query (config: { name?: string, text: string, values: unknown[] }): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null }>
+}
+
+/** `?` placeholders (MikroORM's) as PostgreSQL's `$1`, `$2`… */
+function numbered (sql: string): string {
+  let n = 0
+  return sql.replace(/\?/g, () => `$${++n}`)
+}
+
+export class ServiceConnection extends PostgreSqlConnection {
+  private readonly statements = new PreparedStatements()
+  /**
+   * Whether values are sent as parameters of named statements (prepared
+   * once per connection). db/open.ts turns it off for PGlite: its socket
+   * server serves every connection from one session, message by message,
+   * so a statement named on one connection already exists for the next,
+   * and the unnamed statement of one could be bound by another. There,
+   * values stay inlined (one simple-protocol message per query).
+   */
+  namedStatements = true
+
+  /**
+   * As MikroORM's, but a query whose values are plain scalars runs as a
+   * named prepared statement (db/prepared-statements.ts) instead of with
+   * its values inlined into the text.
+   */
+  override async execute<T extends QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[] = EntityData<AnyEntity>[]> (queryOrKnex: string | Knex.QueryBuilder | Knex.Raw, params: unknown[] = [], method: Method = 'all', ctx?: Knex.Transaction | null, loggerContext?: LoggingOptions): Promise<T> {
+    if (Utils.isObject(queryOrKnex)) {
+      const knexQuery = queryOrKnex as Knex.QueryBuilder
+      ctx ??= (knexQuery.client as { transacting?: boolean }).transacting === true ? knexQuery as unknown as Knex.Transaction : null
+      const q = knexQuery.toSQL()
+      queryOrKnex = q.sql
+      params = [...(q.bindings ?? [])]
+    }
+    const sql = this.config.get('onQuery')(queryOrKnex, params)
+    // No values: nothing to gain, and a text of several statements can only run unprepared.
+    const values = params.length === 0 || sql.includes('??') || sql.includes('\\?') ? undefined : this.statements.values(params)
+    const text = values === undefined ? undefined : numbered(sql)
+    const name = text === undefined || !this.namedStatements ? undefined : this.statements.name(text)
+    if (name === undefined) return super.execute<T>(sql, params, method, ctx ?? undefined, loggerContext)
+    const res = await this.run(text!, values!, name, ctx, loggerContext)
+    return res === undefined ? super.execute<T>(sql, params, method, ctx ?? undefined, loggerContext) : this.transformRawResult<T>(res, method)
+  }
+
+  /**
+   * Rows of SQL with numbered parameters (`$1`…) whose values are plain
+   * scalars, as the driver returns them (column names, no type mapping):
+   * a named prepared statement when it qualifies, else a parameterized one;
+   * with named statements off (PGlite), the values are inlined as MikroORM
+   * does, so that the query is one message of the simple protocol.
+   */
+  async rows (text: string, params: unknown[], ctx?: Knex.Transaction | null): Promise<Array<Record<string, unknown>>> {
+    if (!this.namedStatements) {
+      const inlined = text.replace(/\$(\d+)/g, (_, i: string) => this.platform.quoteValue(params[Number(i) - 1]))
+      return super.execute(inlined, [], 'all', ctx ?? undefined)
+    }
+    const values = this.statements.values(params)
+    if (values === undefined) throw new TypeError('rows() takes scalar values only')
+    const res = await this.run(text, values, this.statements.name(text), ctx)
+    return res === undefined ? (await this.run(text, values, undefined, ctx))!.rows : res.rows
+  }
+
+  /**
+   * One statement on the transaction's connection or a pooled one.
+   * Undefined: PostgreSQL could not use the named statement (a parameter
+   * it cannot type, a plan its table outgrew) and no transaction was
+   * aborted by it; the caller runs the query another way. Neither can
+   * happen to a statement the suite runs; should one reach production, the
+   * text is never named again.
+   */
+  private async run (text: string, values: unknown[], name: string | undefined, ctx?: Knex.Transaction | null, loggerContext?: LoggingOptions): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null } | undefined> {
+    await this.ensureConnection()
+    const client = (ctx ?? this.getKnex()).client as unknown as PooledClient
+    try {
+      return await this.executeQuery(text, async () => {
+        const conn = await client.acquireConnection()
+        // As knex does for its own queries: whoever watches the queries (tests, debugging) sees these too.
+        client.emit('query', { sql: text, bindings: values, ...(name !== undefined && { name }) })
+        try {
+          return await conn.query(name === undefined ? { text, values } : { name, text, values })
+        } finally {
+          await client.releaseConnection(conn)
+        }
+      }, { query: text, params: values, ...loggerContext })
+    } catch (err) {
+      if (name === undefined) throw err
+      if (isUntypedParameter(err)) this.statements.refuse(text)
+      else if (isStalePlan(err)) this.statements.forget()
+      else throw err
+      if (ctx) throw err
+      return undefined
+    }
+  }
+
   override async begin (options: BeginOptions = {}): Promise<Knex.Transaction> {
     const trx = await super.begin(options)
     if (options.ctx === undefined && trx.isCompleted()) {

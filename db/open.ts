@@ -11,7 +11,7 @@ import type { Registry } from '../core/registry/types.js'
 import { buildEntity, type Row } from './module-entity.js'
 import { SYSTEM_ENTITIES } from './system-entities.js'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js'
-import { ServiceDriver } from './driver.js'
+import { ServiceConnection, ServiceDriver } from './driver.js'
 import { waitFor } from '../core/backoff.js'
 import { redactUrl } from '../core/redact-url.js'
 
@@ -107,6 +107,11 @@ export async function openDatabase (config: Config, registry: Registry, log: DbL
         hint: 'check DATABASE_URL (host, port, user, password, database) and that PostgreSQL is up and reachable from here',
         onWait: (w) => { opts.onWaiting?.(); log.warn({ waitingFor: w.what, attempt: w.attempt, reason: w.reason, nextAttemptInMs: w.nextAttemptInMs }, `waiting for ${w.what} (${w.reason}); next attempt in ${w.nextAttemptInMs / 1000} s`) },
       })
+    // PGlite serves every pooled connection from one session, where a
+    // statement named on one connection already exists for the next:
+    // embedded mode sends its parameters unnamed.
+    // PGlite: values stay inlined (db/driver.ts says why).
+    if (embedded !== undefined) (orm.em.getConnection() as ServiceConnection).namedStatements = false
     return {
       orm,
       entities,

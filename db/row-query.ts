@@ -8,9 +8,11 @@
  * explicit statements, so that bookkeeping was pure cost on every read
  * (issue 10: about a fifth of a GET's CPU in the server).
  */
-import { LockMode, RawQueryFragment } from '@mikro-orm/core'
+import { LockMode, RawQueryFragment, type EntityMetadata } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Row } from './module-entity.js'
+import { ServiceConnection } from './driver.js'
+import { orderSql, whereSql } from './where-sql.js'
 
 export interface RowQuery {
   orderBy?: Array<Record<string, 'asc' | 'desc'>>
@@ -20,21 +22,66 @@ export interface RowQuery {
   lock?: boolean
 }
 
-/** The columns a read selects, per entity: every one but the lazy ones (the stored search document, db/search-sql.ts). */
-const selected = new WeakMap<object, string[]>()
+/** What a read of one entity selects: every column but the lazy ones (the stored search document, db/search-sql.ts). */
+interface ReadPlan {
+  readonly meta: EntityMetadata<Row>
+  readonly columns: string[]
+  /** `select <columns> from <table>` */
+  readonly select: string
+  readonly from: string
+}
 
-function columnsOf (em: EntityManager, entity: string): string[] {
-  const meta = em.getMetadata().find(entity)!
-  let cols = selected.get(meta)
-  if (cols === undefined) {
-    cols = meta.props.filter((p) => p.lazy !== true && p.persist !== false).map((p) => p.name)
-    selected.set(meta, cols)
+const plans = new WeakMap<object, ReadPlan>()
+
+function planOf (em: EntityManager, entity: string): ReadPlan {
+  const meta = em.getMetadata().find<Row>(entity)!
+  let plan = plans.get(meta)
+  if (plan === undefined) {
+    const props = meta.props.filter((p) => p.lazy !== true && p.persist !== false)
+    const from = ` from "${meta.tableName}"`
+    plan = { meta, columns: props.map((p) => p.name), select: `select ${props.map((p) => `"${p.fieldNames[0]}"`).join(', ')}${from}`, from }
+    plans.set(meta, plan)
   }
-  return cols
+  return plan
+}
+
+/**
+ * Rows of a filter the records layer's vocabulary covers (db/where-sql.ts),
+ * run as a prepared statement and mapped by the driver like the query
+ * builder's; undefined when the filter needs the query builder.
+ */
+async function direct (em: EntityManager, entity: string, where: object, q: RowQuery): Promise<Row[] | undefined> {
+  const connection = em.getConnection()
+  if (!(connection instanceof ServiceConnection)) return undefined
+  const params: unknown[] = []
+  const cond = whereSql(where, params)
+  const order = q.orderBy === undefined ? '' : orderSql(q.orderBy)
+  if (cond === undefined || order === undefined) return undefined
+  const plan = planOf(em, entity)
+  let sql = `${plan.select} where ${cond}`
+  if (order !== '') sql += ` order by ${order}`
+  if (q.limit !== undefined) sql += ` limit ${q.limit}`
+  // The limit is one of few values; an offset could be any, so it is a parameter (one statement for every page).
+  if (q.offset !== undefined && q.offset > 0) sql += ` offset $${params.push(q.offset)}`
+  if (q.lock === true) sql += ' for update'
+  const rows = await connection.rows(sql, params, em.getTransactionContext())
+  const driver = em.getDriver()
+  return rows.map((r) => driver.mapResult(r, plan.meta) as Row)
+}
+
+/** The exact number of rows of a filter the vocabulary covers; undefined when it needs the query builder. */
+async function directCount (em: EntityManager, entity: string, where: object): Promise<number | undefined> {
+  const connection = em.getConnection()
+  if (!(connection instanceof ServiceConnection)) return undefined
+  const params: unknown[] = []
+  const cond = whereSql(where, params)
+  if (cond === undefined) return undefined
+  const rows = await connection.rows(`select count(*)::int as n${planOf(em, entity).from} where ${cond}`, params, em.getTransactionContext())
+  return rows[0]!.n as number
 }
 
 function builder (em: EntityManager, entity: string, where: object, q: RowQuery) {
-  const qb = em.createQueryBuilder<Row>(entity).select(columnsOf(em, entity) as never).where(where as never)
+  const qb = em.createQueryBuilder<Row>(entity).select(planOf(em, entity).columns as never).where(where as never)
   if (q.orderBy !== undefined) qb.orderBy(q.orderBy as never)
   if (q.limit !== undefined) qb.limit(q.limit, q.offset ?? 0)
   if (q.lock === true) qb.setLockMode(LockMode.PESSIMISTIC_WRITE)
@@ -43,19 +90,27 @@ function builder (em: EntityManager, entity: string, where: object, q: RowQuery)
 
 /** The first row matching `where`, or null. */
 export async function findRow (em: EntityManager, entity: string, where: object, lock = false): Promise<Row | null> {
-  const rows = await builder(em, entity, where, { limit: 1, lock }).execute('all', true) as Row[]
+  const rows = await direct(em, entity, where, { limit: 1, lock }) ?? await builder(em, entity, where, { limit: 1, lock }).execute('all', true) as Row[]
   return rows[0] ?? null
 }
 
 /**
  * A page of rows and the exact count of all the matching rows, the two
- * queries sent together. Raw fragments in `where` or `orderBy` are made
- * and used inside this call (MikroORM keeps a registry of live fragments).
+ * queries sent together. A filter or order with raw fragments (search) is
+ * given as functions that make them, called inside this call (MikroORM
+ * keeps a registry of live fragments); one without goes straight to
+ * PostgreSQL when db/where-sql.ts covers it.
  */
-export async function findRowsAndCount (em: EntityManager, entity: string, where: () => object, q: Omit<RowQuery, 'orderBy' | 'lock'> & { orderBy: () => RowQuery['orderBy'] }): Promise<[Row[], number]> {
+export async function findRowsAndCount (em: EntityManager, entity: string, where: object | (() => object), q: Omit<RowQuery, 'orderBy' | 'lock'> & { orderBy: RowQuery['orderBy'] | (() => RowQuery['orderBy']) }): Promise<[Row[], number]> {
+  if (typeof where !== 'function' && typeof q.orderBy !== 'function') {
+    // The vocabulary is the same for the page and its total: both or neither.
+    const [rows, total] = await Promise.all([direct(em, entity, where, { ...q, orderBy: q.orderBy }), directCount(em, entity, where)])
+    if (rows !== undefined && total !== undefined) return [rows, total]
+  }
   return RawQueryFragment.run(async () => {
-    const w = where()
-    const page = builder(em, entity, w, { ...q, orderBy: q.orderBy() }).execute('all', true) as Promise<Row[]>
+    const w = typeof where === 'function' ? where() : where
+    const orderBy = typeof q.orderBy === 'function' ? q.orderBy() : q.orderBy
+    const page = builder(em, entity, w, { ...q, orderBy }).execute('all', true) as Promise<Row[]>
     const count = em.createQueryBuilder<Row>(entity).where(w as never).getCount()
     return Promise.all([page, count])
   })

@@ -286,8 +286,9 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
    * and never run would stay in MikroORM's fragment registry.
    */
   async function list (em: EntityManager, where: Where, page: Pick<ListQuery, 'orderBy' | 'limit' | 'offset' | 'search' | 'rank'>): Promise<{ rows: Row[], total: number }> {
-    const [rows, total] = await findRowsAndCount(em, entity, () => and(where, ...page.search.map((c) => ({ [raw(c.sql, c.params)]: [] }))), {
-      orderBy: () => page.rank === undefined ? page.orderBy : [{ [raw(page.rank.sql, page.rank.params)]: 'desc' as const }, ...page.orderBy],
+    const plainQuery = page.search.length === 0 && page.rank === undefined
+    const [rows, total] = await findRowsAndCount(em, entity, plainQuery ? where : () => and(where, ...page.search.map((c) => ({ [raw(c.sql, c.params)]: [] }))), {
+      orderBy: plainQuery ? page.orderBy : () => page.rank === undefined ? page.orderBy : [{ [raw(page.rank.sql, page.rank.params)]: 'desc' as const }, ...page.orderBy],
       limit: page.limit,
       offset: page.offset,
     })

@@ -1,0 +1,62 @@
+/**
+ * db/prepared-statements.ts alone: which texts get a statement name, what
+ * values are sent, and what a refused or outdated statement turns into.
+ * That the service's reads and writes run as named statements is checked
+ * through the database in test/integration/direct-reads.test.ts.
+ */
+import { describe, expect, it } from 'vitest'
+import { isStalePlan, isUntypedParameter, PreparedStatements } from '../../db/prepared-statements.js'
+
+describe('PreparedStatements', () => {
+  it('names a text by its hash, the same name every time, within PostgreSQL\'s 63 characters', () => {
+    const s = new PreparedStatements()
+    const a = s.name('select 1 from t where "_id" = $1')!
+    expect(a).toMatch(/^s0_[0-9a-f]{24}$/)
+    expect(s.name('select 1 from t where "_id" = $1')).toBe(a)
+    expect(s.name('select 2 from t where "_id" = $1')).not.toBe(a)
+  })
+
+  it('leaves pattern-dependent searches unnamed: their best plan depends on the pattern', () => {
+    const s = new PreparedStatements()
+    for (const sql of ['select 1 from t where doc @@ websearch_to_tsquery($1)', 'select 1 from t where search_fold(a) like $1', 'select 1 from t where a ILIKE $1', 'select 1 from t where a % $1']) {
+      expect(s.name(sql), sql).toBeUndefined()
+    }
+  })
+
+  it('names at most `limit` texts, so texts without end cannot grow the server\'s memory', () => {
+    const s = new PreparedStatements(2)
+    expect(s.name('select $1')).toBeDefined()
+    expect(s.name('select $1, $2')).toBeDefined()
+    expect(s.name('select $1, $2, $3')).toBeUndefined()
+    expect(s.name('select $1')).toBeDefined() // still known
+  })
+
+  it('sends scalars as they are and dates as ISO text; anything else is inlined by MikroORM', () => {
+    const s = new PreparedStatements()
+    expect(s.values(['a', 1, true, null, new Date('2026-01-02T03:04:05.678Z')])).toEqual(['a', 1, true, null, '2026-01-02T03:04:05.678Z'])
+    expect(s.values([['a']])).toBeUndefined()
+    expect(s.values([{ a: 1 }])).toBeUndefined()
+    expect(s.values([Buffer.from('x')])).toBeUndefined()
+  })
+
+  it('a refused text is never named again; forget() renames every text', () => {
+    const s = new PreparedStatements()
+    const text = 'select $1'
+    const first = s.name(text)!
+    s.refuse(text)
+    expect(s.name(text)).toBeUndefined()
+    const other = s.name('select $1 + 1')!
+    s.forget()
+    const renamed = s.name('select $1 + 1')!
+    expect(renamed).not.toBe(other)
+    expect(renamed.startsWith('s1_')).toBe(true)
+    expect(first.startsWith('s0_')).toBe(true)
+  })
+
+  it('tells PostgreSQL\'s two answers apart from any other error', () => {
+    expect(isUntypedParameter({ code: '42P18' })).toBe(true)
+    expect(isUntypedParameter({ code: '23505' })).toBe(false)
+    expect(isStalePlan(Object.assign(new Error('cached plan must not change result type'), { code: '0A000' }))).toBe(true)
+    expect(isStalePlan(Object.assign(new Error('feature not supported'), { code: '0A000' }))).toBe(false)
+  })
+})

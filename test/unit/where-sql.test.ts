@@ -1,0 +1,60 @@
+/**
+ * db/where-sql.ts alone: the records layer's filter objects in, SQL with
+ * numbered parameters and their values out; undefined for anything outside
+ * the vocabulary (the caller then uses MikroORM's query builder). That the
+ * SQL selects the same rows as the query builder is proven against the
+ * database in test/integration/direct-reads.test.ts.
+ */
+import { describe, expect, it } from 'vitest'
+import { orderSql, whereSql } from '../../db/where-sql.js'
+
+function compile (where: unknown): { sql: string | undefined, params: unknown[] } {
+  const params: unknown[] = []
+  return { sql: whereSql(where, params), params }
+}
+
+describe('whereSql', () => {
+  const when = new Date('2026-01-02T03:04:05Z')
+  it.each<[string, unknown, string, unknown[]]>([
+    ['an empty filter', {}, 'true', []],
+    ['equality', { _id: 'REC-2026-00001' }, '"_id" = $1', ['REC-2026-00001']],
+    ['null', { _deleted: null }, '"_deleted" is null', []],
+    ['two columns', { _id: 'x', _deleted: null }, '"_id" = $1 and "_deleted" is null', ['x']],
+    ['not null', { _deleted: { $ne: null } }, '"_deleted" is not null', []],
+    ['not equal', { estado: { $ne: 'abierta' } }, '"estado" <> $1', ['abierta']],
+    ['a list', { estado: { $in: ['a', 'b'] } }, '"estado" in ($1, $2)', ['a', 'b']],
+    ['not in a list', { estado: { $nin: ['a'] } }, '"estado" not in ($1)', ['a']],
+    ['a range', { _created: { $gte: when, $lt: when } }, '"_created" >= $1 and "_created" < $2', [when, when]],
+    ['numbers and booleans', { n: { $gt: 3 }, activo: true }, '"n" > $1 and "activo" = $2', [3, true]],
+    ['and/or, in order', { $and: [{ _id: 'x' }, { $or: [{ _created_by: 'u' }, { agente: 'p' }] }] },
+      '("_id" = $1) and (("_created_by" = $2) or ("agente" = $3))', ['x', 'u', 'p']],
+  ])('%s', (_what, where, sql, params) => {
+    expect(compile(where)).toEqual({ sql, params })
+  })
+
+  it.each<[string, unknown]>([
+    ['a raw fragment key', { '[raw]: search_fold(x) like ?': [] }],
+    ['an object value', { tags: { a: 1 } }],
+    ['an array value', { tags: ['a'] }],
+    ['an unknown operator', { n: { $like: 'a%' } }],
+    ['an empty list', { n: { $in: [] } }],
+    ['a list with an object', { n: { $in: [{}] } }],
+    ['a quoted name', { 'a"b': 1 }],
+    ['an empty $or', { $or: [] }],
+    ['a raw fragment inside $or', { $or: [{ _id: 'x' }, { '[raw]': [] }] }],
+    ['no object', 'x'],
+  ])('%s leaves the vocabulary', (_what, where) => {
+    expect(compile(where).sql).toBeUndefined()
+  })
+})
+
+describe('orderSql', () => {
+  it('orders by columns in turn', () => {
+    expect(orderSql([{ _created: 'desc' }, { _id: 'desc' }])).toBe('"_created" desc, "_id" desc')
+    expect(orderSql([])).toBe('')
+  })
+  it('leaves raw fragments and unknown directions to the query builder', () => {
+    expect(orderSql([{ '[raw]: ts_rank(?)': 'desc' }])).toBeUndefined()
+    expect(orderSql([{ _id: 'sideways' }])).toBeUndefined()
+  })
+})
