@@ -83,7 +83,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   if (options.serverFactory !== undefined) serverOptions.serverFactory = options.serverFactory
   const wait = options.waitForServices === true ? { waitMs: config.startupWaitMs, ...(options.onWaiting !== undefined && { onWaiting: options.onWaiting }) } : {}
   const app: FastifyInstance = Fastify(serverOptions)
-  app.addHook('onSend', async (request, reply) => { void reply.header('x-request-id', request.id) })
+  // Synchronous hooks (here and in the plugins) take `done`: no promise per request.
+  app.addHook('onSend', (request, reply, payload, done) => { void reply.header('x-request-id', request.id); done(null, payload) })
   try {
     await app.register(configPlugin, { config, registry })
     await app.register(errorHandler)

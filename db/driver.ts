@@ -24,9 +24,15 @@ interface PooledClient {
   acquireConnection (): Promise<PgConnection>
   releaseConnection (conn: PgConnection): Promise<unknown>
 }
-interface PgConnection {
-  query (config: { name?: string, text: string, values: unknown[] }): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null }>
+interface TypeParsers {
+  getTypeParser (oid: number, format?: string): (text: string) => unknown
 }
+interface PgConnection {
+  query (config: { name?: string, text: string, values: unknown[], types?: TypeParsers }): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null }>
+}
+
+/** PostgreSQL's type oid of `timestamptz`. */
+const TIMESTAMPTZ = 1184
 
 /** `?` placeholders (MikroORM's) as PostgreSQL's `$1`, `$2`… */
 function numbered (sql: string): string {
@@ -45,6 +51,8 @@ export class ServiceConnection extends PostgreSqlConnection {
    * values stay inlined (one simple-protocol message per query).
    */
   namedStatements = true
+  /** How rows() reads values: as MikroORM's connection does, but instants as Dates already (what its mapping would make of them). */
+  private rowTypes?: TypeParsers
 
   /**
    * As MikroORM's, but a query whose values are plain scalars runs as a
@@ -71,20 +79,25 @@ export class ServiceConnection extends PostgreSqlConnection {
 
   /**
    * Rows of SQL with numbered parameters (`$1`…) whose values are plain
-   * scalars, as the driver returns them (column names, no type mapping):
-   * a named prepared statement when it qualifies, else a parameterized one;
-   * with named statements off (PGlite), the values are inlined as MikroORM
-   * does, so that the query is one message of the simple protocol.
+   * scalars, keyed by column name, values as MikroORM maps them (instants
+   * as Dates, dates and times as text, json parsed): a named prepared
+   * statement when it qualifies, else a parameterized one. With named
+   * statements off (PGlite) the values are inlined as MikroORM does, so
+   * that the query is one message of the simple protocol.
    */
   async rows (text: string, params: unknown[], ctx?: Knex.Transaction | null): Promise<Array<Record<string, unknown>>> {
+    if (this.rowTypes === undefined) {
+      const base = this.getConnectionOptions().types as TypeParsers
+      this.rowTypes = { getTypeParser: (oid, format) => oid === TIMESTAMPTZ ? (text: string) => new Date(text) : base.getTypeParser(oid, format) }
+    }
     if (!this.namedStatements) {
       const inlined = text.replace(/\$(\d+)/g, (_, i: string) => this.platform.quoteValue(params[Number(i) - 1]))
-      return super.execute(inlined, [], 'all', ctx ?? undefined)
+      return (await this.run(inlined, [], undefined, ctx, undefined, this.rowTypes))!.rows
     }
     const values = this.statements.values(params)
     if (values === undefined) throw new TypeError('rows() takes scalar values only')
-    const res = await this.run(text, values, this.statements.name(text), ctx)
-    return res === undefined ? (await this.run(text, values, undefined, ctx))!.rows : res.rows
+    const res = await this.run(text, values, this.statements.name(text), ctx, undefined, this.rowTypes)
+    return res === undefined ? (await this.run(text, values, undefined, ctx, undefined, this.rowTypes))!.rows : res.rows
   }
 
   /**
@@ -95,7 +108,7 @@ export class ServiceConnection extends PostgreSqlConnection {
    * happen to a statement the suite runs; should one reach production, the
    * text is never named again.
    */
-  private async run (text: string, values: unknown[], name: string | undefined, ctx?: Knex.Transaction | null, loggerContext?: LoggingOptions): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null } | undefined> {
+  private async run (text: string, values: unknown[], name: string | undefined, ctx?: Knex.Transaction | null, loggerContext?: LoggingOptions, types?: TypeParsers): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null } | undefined> {
     await this.ensureConnection()
     const client = (ctx ?? this.getKnex()).client as unknown as PooledClient
     try {
@@ -104,7 +117,7 @@ export class ServiceConnection extends PostgreSqlConnection {
         // As knex does for its own queries: whoever watches the queries (tests, debugging) sees these too.
         client.emit('query', { sql: text, bindings: values, ...(name !== undefined && { name }) })
         try {
-          return await conn.query(name === undefined ? { text, values } : { name, text, values })
+          return await conn.query({ ...(name !== undefined && { name }), text, values, ...(types !== undefined && { types }) })
         } finally {
           await client.releaseConnection(conn)
         }

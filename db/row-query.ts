@@ -8,7 +8,7 @@
  * explicit statements, so that bookkeeping was pure cost on every read
  * (issue 10: about a fifth of a GET's CPU in the server).
  */
-import { LockMode, RawQueryFragment, type EntityMetadata } from '@mikro-orm/core'
+import { LockMode, RawQueryFragment } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Row } from './module-entity.js'
 import { ServiceConnection } from './driver.js'
@@ -24,7 +24,6 @@ export interface RowQuery {
 
 /** What a read of one entity selects: every column but the lazy ones (the stored search document, db/search-sql.ts). */
 interface ReadPlan {
-  readonly meta: EntityMetadata<Row>
   readonly columns: string[]
   /** `select <columns> from <table>` */
   readonly select: string
@@ -39,7 +38,8 @@ function planOf (em: EntityManager, entity: string): ReadPlan {
   if (plan === undefined) {
     const props = meta.props.filter((p) => p.lazy !== true && p.persist !== false)
     const from = ` from "${meta.tableName}"`
-    plan = { meta, columns: props.map((p) => p.name), select: `select ${props.map((p) => `"${p.fieldNames[0]}"`).join(', ')}${from}`, from }
+    const selected = props.map((p) => p.fieldNames[0] === p.name ? `"${p.name}"` : `"${p.fieldNames[0]}" as "${p.name}"`)
+    plan = { columns: props.map((p) => p.name), select: `select ${selected.join(', ')}${from}`, from }
     plans.set(meta, plan)
   }
   return plan
@@ -47,8 +47,8 @@ function planOf (em: EntityManager, entity: string): ReadPlan {
 
 /**
  * Rows of a filter the records layer's vocabulary covers (db/where-sql.ts),
- * run as a prepared statement and mapped by the driver like the query
- * builder's; undefined when the filter needs the query builder.
+ * run as a prepared statement, the same rows as the query builder's;
+ * undefined when the filter needs the query builder.
  */
 async function direct (em: EntityManager, entity: string, where: object, q: RowQuery): Promise<Row[] | undefined> {
   const connection = em.getConnection()
@@ -64,9 +64,7 @@ async function direct (em: EntityManager, entity: string, where: object, q: RowQ
   // The limit is one of few values; an offset could be any, so it is a parameter (one statement for every page).
   if (q.offset !== undefined && q.offset > 0) sql += ` offset $${params.push(q.offset)}`
   if (q.lock === true) sql += ' for update'
-  const rows = await connection.rows(sql, params, em.getTransactionContext())
-  const driver = em.getDriver()
-  return rows.map((r) => driver.mapResult(r, plan.meta) as Row)
+  return connection.rows(sql, params, em.getTransactionContext())
 }
 
 /** The exact number of rows of a filter the vocabulary covers; undefined when it needs the query builder. */

@@ -27,14 +27,18 @@ export function moduleRoutes (mod: ModuleDef) {
     const op = operationName(mod)
 
     // The action at all, before the body is parsed and validated (SPEC S9 order: 403 before 400).
-    app.addHook('onRequest', async (request) => {
+    // Synchronous hooks take `done` (no promise per request); Fastify answers what they throw.
+    app.addHook('onRequest', (request, _reply, done) => {
       const action = request.routeOptions.config.action
       if (action !== undefined) request.records.of(mod).authorize(action)
+      done()
     })
-    app.addHook('preValidation', async (request) => {
+    app.addHook('preValidation', (request, _reply, done) => {
       if (request.routeOptions.schema?.body !== undefined && (request.body === undefined || request.body === null)) {
-        throw new AppError('DATOS_REQUERIDOS')
+        done(new AppError('DATOS_REQUERIDOS'))
+        return
       }
+      done()
     })
 
     app.get('/', {

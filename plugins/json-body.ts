@@ -64,11 +64,10 @@ async function jsonBodyPlugin (app: FastifyInstance): Promise<void> {
     }
     done(null, value)
   })
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const schema = request.routeOptions.schema?.body
-    if (schema === undefined || request.body === undefined) return
-    const problems = bodyShapeProblems(schema, request.body)
-    if (problems.length > 0) throw validationError(problems, 'body')
+    const problems = schema === undefined || request.body === undefined ? [] : bodyShapeProblems(schema, request.body)
+    done(problems.length > 0 ? validationError(problems, 'body') : undefined)
   })
 }
 

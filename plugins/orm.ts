@@ -36,8 +36,9 @@ async function ormPlugin (app: FastifyInstance, opts: OrmOptions): Promise<void>
   app.decorate('entities', entities)
   app.decorate('databaseKind', db.kind)
   app.decorateRequest('em', null as unknown as EntityManager)
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     request.em = orm.em.fork()
+    done()
   })
 }
 

@@ -58,7 +58,6 @@ export function hashPassword (plain: string): Promise<string> {
 export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   const entity = entityName(mod)
   const columns = [...SYSTEM_COLUMNS, ...mod.fields.flatMap((f) => f.searchable ? [valueColumn(f), blindIndexColumn(f)] : [valueColumn(f)])]
-  const plain = (row: object): Row => Object.fromEntries(columns.map((c) => [c, (row as Row)[c] ?? null]))
   const jsonColumns = new Set(mod.fields.filter((f) => !f.encrypted && columnSpec(f).type === 'json').map(valueColumn))
   const insertColumns = columns.map((name) => ({ name, json: jsonColumns.has(name) }))
   const insertSql = insertWithHistorySql(mod.table, insertColumns)
@@ -76,7 +75,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     const where = and(opts.live ? { _id: id, _deleted: null } : { _id: id }, opts.visible)
     const row = await findRow(em, entity, where, opts.lock)
     if (row === null) throw new AppError('REGISTRO_NO_ENCONTRADO')
-    return plain(row)
+    return row
   }
   const findLive = (em: EntityManager, id: string, visible?: Where, lock = false): Promise<Row> => find(em, id, { live: true, lock, visible })
   /** A record whether deleted or not (history, verification, restore). */
@@ -292,7 +291,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
       limit: page.limit,
       offset: page.offset,
     })
-    return { rows: rows.map(plain), total }
+    return { rows, total }
   }
 
   return { create, update, remove, restore, findLive, findAny, list }

@@ -4,16 +4,24 @@ import { asDeclared, asStored, described, NO_SEARCH, ORDERED } from './common.js
 import { AS_JSON } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 
+const INT_MIN = -2_147_483_648
+const INT_MAX = 2_147_483_647
+
 export const integerType: FieldTypeImpl = {
-  input: (f) => Type.Integer({ ...described(f), minimum: f.min ?? -2_147_483_648, maximum: f.max ?? 2_147_483_647 }),
+  input: (f) => Type.Integer({ ...described(f), minimum: f.min ?? INT_MIN, maximum: f.max ?? INT_MAX }),
   output: () => Type.Integer(),
   column: () => ({ type: 'integer' }),
   filterable: true,
   indexed: true,
   operators: ORDERED,
   ...NO_SEARCH,
-  // At most ten digits: anything longer cannot be stored, so it is a mistake, not a miss.
-  filterValue: (text) => /^-?\d{1,10}$/.test(text) ? Number(text) : new Rejected('debe ser un número entero'),
+  // Outside the 32-bit range nothing can be stored, so such a value is a
+  // mistake, not a miss (and PostgreSQL refuses it as an integer parameter).
+  filterValue: (text) => {
+    if (!/^-?\d{1,10}$/.test(text)) return new Rejected('debe ser un número entero')
+    const n = Number(text)
+    return n >= INT_MIN && n <= INT_MAX ? n : new Rejected(`debe ser un número entero entre ${INT_MIN} y ${INT_MAX}`)
+  },
   // The schema already made it a whole number in range.
   normalize: (value) => value as number,
   initial: asDeclared,

@@ -125,6 +125,10 @@ describe('filters', () => {
   it('values must fit the field type', () => {
     expectInvalid({ km_actuales: 'x' }, 'km_actuales', /entero/)
     expectInvalid({ 'km_actuales[gte]': '1.5' }, 'km_actuales[gte]')
+    // Outside PostgreSQL's integer nothing can be stored: a mistake, not a miss.
+    expectInvalid({ 'km_actuales[lt]': '2147483648' }, 'km_actuales[lt]', /entre -2147483648 y 2147483647/)
+    expectInvalid({ _version: '9999999999' }, '_version', /entre/)
+    expect(only({ 'km_actuales[gte]': '-2147483648' })).toEqual({ km_actuales: { $gte: -2147483648 } })
     expectInvalid({ fecha_itv: '2026-02-30' }, 'fecha_itv', /fecha/)
     expectInvalid({ fecha_itv: '15/03/2026' }, 'fecha_itv')
     expectInvalid({ activo: 'yes' }, 'activo', /true o false/, usuarios)
