@@ -55,7 +55,7 @@ describe('Redis restored from a stale snapshot, three instances behind nginx', (
       for (const name of refused) expect((await call(base, 'GET', '/me', { token: tokens[name] })).status, `${name} at ${base} before the restore`).toBe(401)
     }
 
-    await stack.redis.crash()
+    await stack.redis.shutdown()
     await stack.redis.start()
     expect(await stack.redis.size(), 'Redis did not load the old snapshot').toBeGreaterThan(0)
     // The instances reconnect by themselves.

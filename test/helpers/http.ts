@@ -51,6 +51,12 @@ export async function userWithRole (app: FastifyInstance, adminToken: string, ro
   return { id: res.body.data._id, token: await login(app, username, password), username }
 }
 
+/** The `data` of a successful answer, after checking its status (the body is shown when it differs). */
+export function ok (res: { status: number, body: any }, status = 200): any {
+  expect(res.status, JSON.stringify(res.body)).toBe(status)
+  return res.body.data
+}
+
 export function expectError (res: Res, status: number, error: string): void {
   expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { success: false, error } })
 }

@@ -1,7 +1,9 @@
 /**
  * A private redis-server for tests that must stop, restart or restore
  * Redis (never the shared one): its own free loopback port and its own
- * data directory, stopped by its pid. Needs the redis-server binary.
+ * data directory (where SAVE writes dump.rdb and a restart reads it back,
+ * and where it logs to redis.log), stopped by its pid. Needs the
+ * redis-server binary. Used by the integration tests and the fault stack.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -12,46 +14,66 @@ import { freePort } from './free-port.js'
 
 export interface RedisServer {
   readonly url: string
-  /** Its data directory (dump.rdb, appendonlydir/). */
+  /** Its data directory (dump.rdb, appendonlydir/, redis.log). */
   readonly dir: string
   /** A new client of its own (the caller disconnects it). */
   client (): Redis
-  /** SHUTDOWN NOSAVE: the process ends without writing a snapshot. */
+  /** SAVE: a snapshot of this moment in dir/dump.rdb. */
+  save (): Promise<void>
+  /** Number of keys (DBSIZE). */
+  size (): Promise<number>
+  /** SHUTDOWN NOSAVE: the process ends without writing what changed since the last snapshot. */
   shutdown (): Promise<void>
   /** Starts it again on the same port and directory (it loads what the directory holds). */
   start (): Promise<void>
-  /** Kills it (if running) and removes its directory. */
+  /** Kills it (if running) and removes its directory, unless the caller gave the directory. */
   destroy (): Promise<void>
 }
 
-/** `args`: persistence options, e.g. `['--save', '', '--appendonly', 'no']`. */
-export async function startRedisServer (args: string[]): Promise<RedisServer> {
+/**
+ * `args`: persistence options, e.g. `['--save', '', '--appendonly', 'no']`;
+ * `dir`: a directory the caller owns (kept by destroy), else a new one.
+ */
+export async function startRedisServer (args: string[], opts: { dir?: string } = {}): Promise<RedisServer> {
   const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'redis-test-'))
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'redis-test-'))
   let proc: ChildProcess | undefined
   const exited = (p: ChildProcess): Promise<void> => p.exitCode !== null || p.signalCode !== null
     ? Promise.resolve()
     : new Promise((resolve) => p.once('exit', () => { resolve() }))
+  /** One command on a connection of its own, which fails at once when the server is not there. */
+  const command = async <T>(fn: (r: Redis) => Promise<T>): Promise<T> => {
+    const r = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null })
+    r.on('error', () => undefined)
+    try {
+      await r.connect()
+      return await fn(r)
+    } finally {
+      r.disconnect()
+    }
+  }
   const server: RedisServer = {
     url: `redis://127.0.0.1:${port}`,
     dir,
     client: () => new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 }),
+    async save () { await command((r) => r.save()) },
+    async size () { return command((r) => r.dbsize()) },
     async start () {
-      const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, ...args], { stdio: ['ignore', 'pipe', 'ignore'] })
+      const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--dbfilename', 'dump.rdb', '--logfile', join(dir, 'redis.log'), ...args], { stdio: 'ignore' })
       proc = p
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => { reject(new Error('redis-server did not start')) }, 10_000)
-        p.stdout!.on('data', (d: Buffer) => { if (/Ready to accept connections/.test(String(d))) { clearTimeout(timer); resolve() } })
-        p.once('exit', (code) => { clearTimeout(timer); reject(new Error(`redis-server exited with ${String(code)}`)) })
-      })
+      let exitCode: number | null | undefined
+      p.once('exit', (code) => { exitCode = code })
+      const deadline = Date.now() + 30_000
+      for (;;) {
+        if (exitCode !== undefined) throw new Error(`redis-server exited with ${String(exitCode)} (see ${join(dir, 'redis.log')})`)
+        if (await command((r) => r.ping()).catch(() => undefined) === 'PONG') return
+        if (Date.now() > deadline) throw new Error('redis-server did not start within 30 s')
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
     },
     async shutdown () {
-      const p = proc!
-      const gone = exited(p)
-      const c = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 0, retryStrategy: () => null })
-      c.on('error', () => undefined)
-      await c.shutdown('NOSAVE').catch(() => undefined) // the connection closes under the reply
-      c.disconnect()
+      const gone = exited(proc!)
+      await command((r) => r.shutdown('NOSAVE')).catch(() => undefined) // the connection closes under the reply
       await gone
     },
     async destroy () {
@@ -60,7 +82,7 @@ export async function startRedisServer (args: string[]): Promise<RedisServer> {
         proc.kill('SIGKILL')
         await gone
       }
-      rmSync(dir, { recursive: true, force: true })
+      if (opts.dir === undefined) rmSync(dir, { recursive: true, force: true })
     },
   }
   await server.start()

@@ -21,7 +21,7 @@ import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, sampleBody, userWithRole } from '../helpers/http.js'
+import { client, expectError, login, ok, sampleBody, userWithRole } from '../helpers/http.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -45,7 +45,6 @@ const local = (ms: number): string => { const p = Object.fromEntries(fmt.formatT
 const instants = (l: string): string[] => [...new Set(Array.from({ length: 29 }, (_, i) => Date.parse(`${l.replace(' ', 'T')}Z`) - (i - 14) * 3_600_000)
   .filter((ms) => local(ms) === l).map((ms) => new Date(ms).toISOString().replace('.000Z', 'Z')))]
 
-const ok = (res: { status: number, body: any }, status = 200): Rec => { expect(res.status, JSON.stringify(res.body)).toBe(status); return res.body.data }
 const historial = async (m: ModuleDef, id: string): Promise<Rec[]> => ok(await api.get(`/${m.path}/${id}/historial`)).versiones
 const verificar = async (m: ModuleDef, id: string): Promise<Rec> => ok(await api.get(`/${m.path}/${id}/verificar`))
 const create = async (m: ModuleDef, extra: Rec = {}, requiredOnly = false): Promise<Rec> => ok(await api.post(`/${m.path}`, { ...sampleBody(m, refs, requiredOnly), ...extra }), 201)

@@ -13,7 +13,7 @@ import { loadRegistry } from '../../core/registry/load.js'
 import type { Action, ModuleDef, TransitionDef } from '../../core/registry/types.js'
 import { BEGIN, END, stateSection } from '../../core/state-diagram.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, refOrder, sampleBody, sampleValue, userWithRole, type Res } from '../helpers/http.js'
+import { client, expectError, login, ok, refOrder, sampleBody, sampleValue, userWithRole, type Res } from '../helpers/http.js'
 
 type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
@@ -29,7 +29,6 @@ const users = new Map<string, { id: string, api: Api }>()
 const as = (rol: string): Api => users.get(rol)!.api
 const refs = new Map<string, string>()
 
-const ok = (res: Res, status = 200): Rec => { expect(res.status, JSON.stringify(res.body)).toBe(status); return res.body.data }
 const create = async (m: ModuleDef, extra: Rec = {}, requiredOnly = false): Promise<Rec> => ok(await admin.post(`/${m.path}`, { ...sampleBody(m, refs, requiredOnly), ...extra }), 201)
 const versions = async (m: ModuleDef, id: string, api = admin): Promise<Rec[]> => ok(await api.get(`/${m.path}/${id}/historial`)).versiones
 

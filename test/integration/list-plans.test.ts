@@ -11,16 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { planNodes, type PlanNode } from '../helpers/explain.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, type Res } from '../helpers/http.js'
+import { client, login, ok } from '../helpers/http.js'
 
 let h: Harness
 let app: FastifyInstance
 let admin: ReturnType<typeof client>
-
-function ok (res: Res): any {
-  expect(res.status, JSON.stringify(res.body)).toBe(200)
-  return res.body.data
-}
 
 beforeAll(async () => {
   h = await createHarness()

@@ -16,7 +16,7 @@ import { parseRegistry } from '../../core/registry/load.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { planNodes } from '../helpers/explain.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, refOrder, sampleBody, type Res } from '../helpers/http.js'
+import { client, expectError, login, ok, refOrder, sampleBody } from '../helpers/http.js'
 
 const ROLE_ENUM = 'enum: [superadmin, administrador, jefe, oficial, agente, consulta]'
 const text = readFileSync('modules.yaml', 'utf8')
@@ -44,11 +44,6 @@ let admin: Api
 let adminId: string
 const refs = new Map<string, string>()
 let userCounter = 0
-
-function ok (res: Res, status = 200): any {
-  expect(res.status, JSON.stringify(res.body)).toBe(status)
-  return res.body.data
-}
 
 async function staff (): Promise<string> {
   return ok(await admin.post('/personal', sampleBody(registry.byName.get('personal')!, refs)), 201)._id as string

@@ -19,7 +19,7 @@ import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login } from '../helpers/http.js'
+import { client, login, ok } from '../helpers/http.js'
 import { insertFromJson } from '../helpers/row-json.js'
 
 type Rec = Record<string, any>
@@ -65,7 +65,6 @@ async function restart (reg: Registry, file: string): Promise<void> {
   api = client(app, await login(app))
 }
 
-const ok = (res: { status: number, body: any }, status = 200): Rec => { expect(res.status, JSON.stringify(res.body)).toBe(status); return res.body.data }
 const historial = async (m: string, id: string): Promise<Rec[]> => ok(await api.get(`/${mod(m).path}/${id}/historial`)).versiones
 const verificar = async (m: string, id: string): Promise<Rec> => ok(await api.get(`/${mod(m).path}/${id}/verificar`))
 const sql = (text: string, params: unknown[] = []): Promise<Rec[]> => h.db.query(text, params)

@@ -12,7 +12,7 @@ import { RawQueryFragment } from '@mikro-orm/core'
 import { ensureSearchSupport } from '../../db/search-setup.js'
 import { planNodes } from '../helpers/explain.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, userWithRole, type Res } from '../helpers/http.js'
+import { client, expectError, login, ok, userWithRole } from '../helpers/http.js'
 
 type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
@@ -26,11 +26,6 @@ const den = {} as Record<'bici' | 'movil' | 'pct' | 'robos', string>
 
 const INVALID = 'Datos inválidos'
 const FORBIDDEN = 'Sin permisos para esta operación'
-
-function ok (res: Res, status = 200): any {
-  expect(res.status, JSON.stringify(res.body)).toBe(status)
-  return res.body.data
-}
 
 const qs = (...pairs: Array<[string, string]>): string => `?${pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`
 

@@ -22,7 +22,7 @@ import { loadRegistry } from '../../core/registry/load.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
-import { client, expectError, login, sampleBody, userWithRole } from '../helpers/http.js'
+import { client, expectError, login, ok, sampleBody, userWithRole } from '../helpers/http.js'
 import { usingPostgres } from '../helpers/services.js'
 import { insertFromJson } from '../helpers/row-json.js'
 
@@ -35,7 +35,6 @@ const veh = mod('vehiculos'), per = mod('personal'), den = mod('denuncias')
 let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, token: string, publicKey: string, indexKey: string
 const refs = new Map<string, string>()
 
-const ok = (res: { status: number, body: any }, status = 200): Rec => { expect(res.status, JSON.stringify(res.body)).toBe(status); return res.body.data }
 const create = async (m: ModuleDef, extra: Rec = {}): Promise<Rec> => ok(await api.post(`/${m.path}`, { ...sampleBody(m, refs), ...extra }), 201)
 const put = async (m: ModuleDef, id: string, body: Rec): Promise<Rec> => ok(await api.put(`/${m.path}/${id}`, body))
 const verificar = async (m: ModuleDef, id: string, a = api): Promise<Rec> => ok(await a.get(`/${m.path}/${id}/verificar`))

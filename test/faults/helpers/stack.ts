@@ -13,7 +13,7 @@ import pg from 'pg'
 import { startPgCluster, type PgCluster } from '../../helpers/pg-cluster.js'
 import { createInstance, type Instance } from './instances.js'
 import { startNginx, type Nginx } from './nginx.js'
-import { startRedisServer, type RedisServer } from './redis-server.js'
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js'
 
 export const ADMIN = { username: 'admin', password: 'admin-password-123' }
 
@@ -37,7 +37,7 @@ export async function startStack (opts: { instances?: number } = {}): Promise<St
   const close = async (): Promise<void> => {
     await parts.nginx?.stop().catch(() => undefined)
     for (const i of parts.instances) await i.stop().catch(() => undefined)
-    await parts.redis?.stop().catch(() => undefined)
+    await parts.redis?.destroy().catch(() => undefined)
     await parts.pg?.destroy().catch(() => undefined)
     if (process.env.KEEP_FAULT_DIRS === undefined) rmSync(dir, { recursive: true, force: true })
     else console.log(`fault test files kept in ${dir}`)
@@ -48,7 +48,7 @@ export async function startStack (opts: { instances?: number } = {}): Promise<St
     await admin.connect()
     await admin.query('create database policia')
     await admin.end()
-    parts.redis = await startRedisServer(dir)
+    parts.redis = await startRedisServer(['--save', '', '--appendonly', 'no'], { dir })
     const env = {
       DATABASE_URL: parts.pg.url('policia'),
       REDIS_URL: parts.redis.url,
