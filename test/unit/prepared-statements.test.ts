@@ -23,6 +23,13 @@ describe('PreparedStatements', () => {
     }
   })
 
+  it('leaves ordered pages unnamed: which index serves them depends on the values', () => {
+    const s = new PreparedStatements()
+    expect(s.name('select "_id" from t where "c" = $1 order by "_created" desc, "_id" desc limit 20')).toBeUndefined()
+    expect(s.name('select "_id" from t where "_id" = $1 limit 1')).toBeDefined()
+    expect(s.name('select count(*)::int as n from t where "c" = $1')).toBeDefined()
+  })
+
   it('names at most `limit` texts, so texts without end cannot grow the server\'s memory', () => {
     const s = new PreparedStatements(2)
     expect(s.name('select $1')).toBeDefined()
