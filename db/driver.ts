@@ -1,8 +1,12 @@
 /**
- * MikroORM's PostgreSQL driver with one change: a BEGIN that fails throws
- * its own error.
+ * MikroORM's PostgreSQL driver with two changes.
  *
- * A pooled connection can be dead before the pool knows it: PostgreSQL
+ * Queries run as named prepared statements where that is safe
+ * (db/prepared-statements.ts), and `rows()` runs the records layer's own
+ * SQL (db/row-query.ts) the same way: PostgreSQL then parses a query once
+ * per connection instead of planning every text with its values inlined.
+ *
+ * A BEGIN that fails throws its own error. A pooled connection can be dead before the pool knows it: PostgreSQL
  * shut down or restarted, and the socket's end has not been read yet. knex
  * then sends BEGIN on it, swallows the failure and hands back a
  * transaction that is already closed, whose first query fails with

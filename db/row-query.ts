@@ -1,12 +1,12 @@
 /**
- * Reads a module's rows as plain objects without making ORM entities: the
- * query is built by MikroORM's query builder from the same filter objects
- * (`where`, raw search fragments, order), and its result mapped by the
- * driver (column names, dates) — but no entity is created, registered in
- * the identity map or tracked for changes. The records layer only ever
- * reads rows to turn them into API records or to write them back by
- * explicit statements, so that bookkeeping was pure cost on every read
- * (issue 10: about a fifth of a GET's CPU in the server).
+ * Reads a module's rows as plain objects without making ORM entities (no
+ * identity map, no change tracking: the records layer only turns rows into
+ * API records or writes them back by explicit statements; that bookkeeping
+ * was about a fifth of a GET's server CPU, issue 10). A filter and order
+ * of the records layer's vocabulary (db/where-sql.ts) are written as SQL
+ * here and run through the connection (db/driver.ts: a named prepared
+ * statement where that is safe); anything else (raw search fragments) is
+ * built by MikroORM's query builder, its result mapped by the driver alike.
  */
 import { LockMode, RawQueryFragment } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -45,36 +45,40 @@ function planOf (em: EntityManager, entity: string): ReadPlan {
   return plan
 }
 
-/**
- * Rows of a filter the records layer's vocabulary covers (db/where-sql.ts),
- * run as a prepared statement, the same rows as the query builder's;
- * undefined when the filter needs the query builder.
- */
-async function direct (em: EntityManager, entity: string, where: object, q: RowQuery): Promise<Row[] | undefined> {
-  const connection = em.getConnection()
-  if (!(connection instanceof ServiceConnection)) return undefined
+/** A filter (and order) of the vocabulary as SQL with its values; undefined when it needs the query builder. */
+interface Compiled {
+  readonly cond: string
+  readonly order: string
+  readonly params: unknown[]
+}
+
+function compile (where: object, orderBy: RowQuery['orderBy']): Compiled | undefined {
   const params: unknown[] = []
   const cond = whereSql(where, params)
-  const order = q.orderBy === undefined ? '' : orderSql(q.orderBy)
-  if (cond === undefined || order === undefined) return undefined
-  const plan = planOf(em, entity)
-  let sql = `${plan.select} where ${cond}`
-  if (order !== '') sql += ` order by ${order}`
+  const order = orderBy === undefined ? '' : orderSql(orderBy)
+  return cond === undefined || order === undefined ? undefined : { cond, order, params }
+}
+
+function serviceConnection (em: EntityManager): ServiceConnection | undefined {
+  const connection = em.getConnection()
+  return connection instanceof ServiceConnection ? connection : undefined
+}
+
+/** Rows of a compiled filter, the same rows and values as the query builder's. */
+async function direct (connection: ServiceConnection, em: EntityManager, entity: string, c: Compiled, q: RowQuery): Promise<Row[]> {
+  const params = [...c.params]
+  let sql = `${planOf(em, entity).select} where ${c.cond}`
+  if (c.order !== '') sql += ` order by ${c.order}`
   if (q.limit !== undefined) sql += ` limit ${q.limit}`
-  // The limit is one of few values; an offset could be any, so it is a parameter (one statement for every page).
+  // An offset can be any number: as a parameter, every page of a list has the same text.
   if (q.offset !== undefined && q.offset > 0) sql += ` offset $${params.push(q.offset)}`
   if (q.lock === true) sql += ' for update'
   return connection.rows(sql, params, em.getTransactionContext())
 }
 
-/** The exact number of rows of a filter the vocabulary covers; undefined when it needs the query builder. */
-async function directCount (em: EntityManager, entity: string, where: object): Promise<number | undefined> {
-  const connection = em.getConnection()
-  if (!(connection instanceof ServiceConnection)) return undefined
-  const params: unknown[] = []
-  const cond = whereSql(where, params)
-  if (cond === undefined) return undefined
-  const rows = await connection.rows(`select count(*)::int as n${planOf(em, entity).from} where ${cond}`, params, em.getTransactionContext())
+/** The exact number of rows of a compiled filter. */
+async function directCount (connection: ServiceConnection, em: EntityManager, entity: string, c: Compiled): Promise<number> {
+  const rows = await connection.rows(`select count(*)::int as n${planOf(em, entity).from} where ${c.cond}`, c.params, em.getTransactionContext())
   return rows[0]!.n as number
 }
 
@@ -88,7 +92,11 @@ function builder (em: EntityManager, entity: string, where: object, q: RowQuery)
 
 /** The first row matching `where`, or null. */
 export async function findRow (em: EntityManager, entity: string, where: object, lock = false): Promise<Row | null> {
-  const rows = await direct(em, entity, where, { limit: 1, lock }) ?? await builder(em, entity, where, { limit: 1, lock }).execute('all', true) as Row[]
+  const connection = serviceConnection(em)
+  const compiled = connection === undefined ? undefined : compile(where, undefined)
+  const rows = compiled === undefined
+    ? await builder(em, entity, where, { limit: 1, lock }).execute('all', true) as Row[]
+    : await direct(connection!, em, entity, compiled, { limit: 1, lock })
   return rows[0] ?? null
 }
 
@@ -100,10 +108,10 @@ export async function findRow (em: EntityManager, entity: string, where: object,
  * PostgreSQL when db/where-sql.ts covers it.
  */
 export async function findRowsAndCount (em: EntityManager, entity: string, where: object | (() => object), q: Omit<RowQuery, 'orderBy' | 'lock'> & { orderBy: RowQuery['orderBy'] | (() => RowQuery['orderBy']) }): Promise<[Row[], number]> {
-  if (typeof where !== 'function' && typeof q.orderBy !== 'function') {
-    // The vocabulary is the same for the page and its total: both or neither.
-    const [rows, total] = await Promise.all([direct(em, entity, where, { ...q, orderBy: q.orderBy }), directCount(em, entity, where)])
-    if (rows !== undefined && total !== undefined) return [rows, total]
+  const connection = serviceConnection(em)
+  const compiled = connection === undefined || typeof where === 'function' || typeof q.orderBy === 'function' ? undefined : compile(where, q.orderBy)
+  if (compiled !== undefined) {
+    return Promise.all([direct(connection!, em, entity, compiled, { limit: q.limit, offset: q.offset }), directCount(connection!, em, entity, compiled)])
   }
   return RawQueryFragment.run(async () => {
     const w = typeof where === 'function' ? where() : where
