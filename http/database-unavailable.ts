@@ -56,6 +56,9 @@ function reasonItself (e: ErrorLike): string | undefined {
   if (e.syscall === 'connect') return code === '' ? 'connect' : code
   // knex's pool gave up waiting for a connection.
   if (e.name === 'KnexTimeoutError') return 'KnexTimeoutError'
+  // A prepared statement whose columns another instance just changed
+  // (db/prepared-statements.ts): that transaction is lost, the next works.
+  if (code === '0A000' && typeof e.message === 'string' && /cached plan must not change result type/.test(e.message)) return 'stale prepared statement'
   return typeof e.message === 'string' ? PG_CONNECTION_TEXTS.exec(e.message)?.[1] : undefined
 }
 

@@ -35,6 +35,12 @@ describe('http/database-unavailable.ts', () => {
     }
   })
 
+  it('recognises a prepared statement whose columns changed under it (a rolling schema change), and no other 0A000', () => {
+    const stale = Object.assign(pgError('0A000'), { message: 'cached plan must not change result type' })
+    expect(databaseUnavailableReason(stale)).toBe('stale prepared statement')
+    expect(isDatabaseUnavailable(Object.assign(pgError('0A000'), { message: 'unsupported feature' }))).toBe(false)
+  })
+
   it('recognises node socket errors, knex\'s pool timeout and node-postgres\'s own texts', async () => {
     const err = await refused()
     expect(databaseUnavailableReason(err)).toBe('ECONNREFUSED')
