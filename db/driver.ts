@@ -18,7 +18,8 @@
  */
 import { Utils, type AnyEntity, type Configuration, type EntityData, type LoggingOptions } from '@mikro-orm/core'
 import { PostgreSqlConnection, PostgreSqlDriver, type Knex, type QueryResult } from '@mikro-orm/postgresql'
-import { isStalePlan, isUntypedParameter, PreparedStatements } from './prepared-statements.js'
+import { isStalePlan, isUntypedParameter } from '../core/postgres-errors.js'
+import { PreparedStatements } from './prepared-statements.js'
 
 type BeginOptions = Parameters<PostgreSqlConnection['begin']>[0]
 type Method = 'all' | 'get' | 'run'

@@ -76,13 +76,3 @@ export class PreparedStatements {
     this.generation++
   }
 }
-
-/** PostgreSQL's answer when it cannot type a parameter (`could not determine data type of parameter $1`). */
-export function isUntypedParameter (err: unknown): boolean {
-  return (err as { code?: string }).code === '42P18' || (err as { code?: string }).code === '42P08'
-}
-
-/** PostgreSQL's answer when a prepared statement's result columns changed type (`cached plan must not change result type`). */
-export function isStalePlan (err: unknown): boolean {
-  return (err as { code?: string }).code === '0A000' && /cached plan/i.test((err as Error).message ?? '')
-}

@@ -10,6 +10,7 @@
  * Decided by SQLSTATE and node error codes; only node-postgres's own
  * errors, which carry no code, are recognised by their fixed text.
  */
+import { isStalePlan } from '../core/postgres-errors.js'
 
 /** SQLSTATE classes that mean the server or the connection is gone. */
 const UNAVAILABLE_CLASSES = new Set([
@@ -58,7 +59,7 @@ function reasonItself (e: ErrorLike): string | undefined {
   if (e.name === 'KnexTimeoutError') return 'KnexTimeoutError'
   // A prepared statement whose columns another instance just changed
   // (db/prepared-statements.ts): that transaction is lost, the next works.
-  if (code === '0A000' && typeof e.message === 'string' && /cached plan must not change result type/.test(e.message)) return 'stale prepared statement'
+  if (isStalePlan(e)) return 'stale prepared statement'
   return typeof e.message === 'string' ? PG_CONNECTION_TEXTS.exec(e.message)?.[1] : undefined
 }
 

@@ -59,6 +59,32 @@ export async function benchSql<T = Record<string, unknown>> (app: FastifyInstanc
   return app.orm.em.fork().getConnection().execute<T[]>(text, [], 'all')
 }
 
+/** What the table benches (list, search) share: BENCH_ROWS, BENCH_RUNS, the server, SQL on its database and a superadmin token. */
+export interface TableBench {
+  readonly rows: number
+  readonly runs: number
+  readonly server: BenchServer
+  sql <T = Record<string, unknown>>(text: string): Promise<T[]>
+  readonly token: string
+}
+
+export async function startTableBench (): Promise<TableBench> {
+  const server = await startBenchServer()
+  try {
+    const token = (await server.json('POST', '/auth/login', BENCH_ADMIN)).data.token as string
+    return {
+      rows: Number(process.env.BENCH_ROWS ?? 1_000_000),
+      runs: Number(process.env.BENCH_RUNS ?? 30),
+      server,
+      sql: async <T = Record<string, unknown>>(text: string) => benchSql<T>(server.app, text),
+      token,
+    }
+  } catch (err) {
+    await server.stop()
+    throw err
+  }
+}
+
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 export const p95 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!
 

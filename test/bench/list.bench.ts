@@ -9,16 +9,12 @@
  *
  *   BENCH_ROWS=1000000 [BENCH_RUNS=30] DATABASE_URL=postgres://…/bench npm run bench:list
  */
-import { BENCH_ADMIN, benchSql, startBenchServer, timeList } from './bench-app.js'
+import { startTableBench, timeList } from './bench-app.js'
 
-const rows = Number(process.env.BENCH_ROWS ?? 1_000_000)
-const runs = Number(process.env.BENCH_RUNS ?? 30)
-const server = await startBenchServer()
-const { app, base, json } = server
-const sql = async <T = Record<string, unknown>>(text: string): Promise<T[]> => benchSql<T>(app, text)
+const { rows, runs, server, sql, token } = await startTableBench()
+const { app, base } = server
 
 try {
-  const token = (await json('POST', '/auth/login', BENCH_ADMIN)).data.token as string
   const t0 = performance.now()
   for (let from = 1; from <= rows; from += 100_000) {
     const to = Math.min(rows, from + 99_999)

@@ -10,17 +10,13 @@
  *
  *   BENCH_ROWS=1000000 [BENCH_RUNS=30] [BENCH_CREATES=200, 0: none] DATABASE_URL=postgres://…/bench npm run bench:search
  */
-import { BENCH_ADMIN, benchSql, median, startBenchServer, timeList } from './bench-app.js'
+import { median, startTableBench, timeList } from './bench-app.js'
 
-const rows = Number(process.env.BENCH_ROWS ?? 1_000_000)
-const runs = Number(process.env.BENCH_RUNS ?? 30)
 const creates = Number(process.env.BENCH_CREATES ?? 200)
-const server = await startBenchServer()
+const { rows, runs, server, sql, token } = await startTableBench()
 const { app, base, json } = server
-const sql = async <T = Record<string, unknown>>(text: string): Promise<T[]> => benchSql<T>(app, text)
 
 try {
-  const token = (await json('POST', '/auth/login', BENCH_ADMIN)).data.token as string
   const t0 = performance.now()
   const n = (await sql<{ n: string }>('select count(*) as n from denuncias'))[0]!.n
   // Text from a small vocabulary, as complaints read; "bicicleta" is 1 object in 200 (0.5 %).

@@ -5,7 +5,8 @@
  * through the database in test/integration/direct-reads.test.ts.
  */
 import { describe, expect, it } from 'vitest'
-import { isStalePlan, isUntypedParameter, PreparedStatements } from '../../db/prepared-statements.js'
+import { isStalePlan, isUntypedParameter } from '../../core/postgres-errors.js'
+import { PreparedStatements } from '../../db/prepared-statements.js'
 
 describe('PreparedStatements', () => {
   it('names a text by its hash, the same name every time, within PostgreSQL\'s 63 characters', () => {
