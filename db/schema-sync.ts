@@ -9,6 +9,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import { ConfigError } from '../core/errors.js'
 import { ensureSearchSupport } from './search-setup.js'
 import { isDocumentDrop, withDocumentRebuilds } from './search-document-plan.js'
+import { inTransaction } from './transaction.js'
 
 const LOCK_KEY = 720_092 // any constant shared by all instances
 
@@ -76,7 +77,7 @@ export async function syncSchema (orm: MikroORM, modulesFile: string, lock: bool
     return safe
   }
   if (!lock) return apply(orm.em.fork())
-  return orm.em.fork().transactional(async (em) => {
+  return inTransaction(orm.em.fork(), async (em) => {
     await em.getConnection().execute(`select pg_advisory_xact_lock(${LOCK_KEY})`, [], 'all', em.getTransactionContext())
     return apply(em as EntityManager)
   })

@@ -17,6 +17,7 @@ import type { FieldDef, ModuleDef, Registry } from '../core/registry/types.js'
 import { entityName, type Row } from '../db/module-entity.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
 import { HistoryEntity } from '../db/history-entity.js'
+import { inTransaction } from '../db/transaction.js'
 
 export interface RotationProgress {
   /** Rows looked at so far in this module. */
@@ -64,7 +65,7 @@ export async function rotateModule (em: EntityManager, mod: ModuleDef, cipher: F
   for (;;) {
     // Read the batch under the same row lock the service takes to write, so
     // an update cannot land between this read and this write.
-    const done = await em.fork().transactional(async (tem) => {
+    const done = await inTransaction(em.fork(), async (tem) => {
       const rows = await tem.find(entity, { _id: { $gt: last } }, { orderBy: { _id: 'asc' }, limit: opts.batchSize, fields: columns as never, lockMode: LockMode.PESSIMISTIC_WRITE }) as Row[]
       for (const row of rows) {
         const changes = refreshed(fields, row, row._id as string, cipher, opts.reindex === true)
@@ -91,7 +92,7 @@ export async function rotateHistory (em: EntityManager, registry: Registry, ciph
   for (;;) {
     const rows = await em.fork().find(HistoryEntity, { id: { $gt: last } }, { orderBy: { id: 'asc' }, limit: opts.batchSize })
     if (rows.length === 0) break
-    await em.fork().transactional(async (tem) => {
+    await inTransaction(em.fork(), async (tem) => {
       for (const row of rows) {
         const mod = registry.byName.get(row.modulo)
         if (mod === undefined) continue

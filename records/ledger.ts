@@ -28,6 +28,7 @@ import { createHash } from 'node:crypto'
 import { IsolationLevel } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { canonicalJson } from '../core/canonical.js'
+import { inTransaction } from '../db/transaction.js'
 
 export const GENESIS = '0'.repeat(64)
 
@@ -111,7 +112,7 @@ interface PendingRow extends EntryColumns {
  * transaction once the entries are in, before the watermark is committed.
  */
 export async function seal (em: EntityManager, opts: { wait: boolean, span: number, inside?: (tem: EntityManager, result: SealResult) => Promise<void> }): Promise<SealResult | undefined> {
-  return em.fork().transactional(async (tem) => {
+  return inTransaction(em.fork(), async (tem) => {
     const sql = executor(tem as EntityManager)
     const [lock] = await sql<{ ok: boolean }>(opts.wait ? `select true as ok from (select pg_advisory_xact_lock(${SEAL_LOCK})) l` : `select pg_try_advisory_xact_lock(${SEAL_LOCK}) as ok`)
     if (lock?.ok !== true) return undefined

@@ -31,6 +31,7 @@ import { hashPayload } from './record-view.js'
 import { appendVersion, versionEntry } from './history.js'
 import { checkMove } from './state-machine.js'
 import { changedFields, sha256 } from './chain.js'
+import { inTransaction } from '../db/transaction.js'
 
 export interface ServiceDeps {
   readonly registry: Registry
@@ -170,7 +171,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     const alone = !deps.hooks.has(mod.name, 'inside') && ![...values].some(([f, v]) => v !== null && (f.ref !== undefined || f.unique))
     for (let attempt = 0; ; attempt++) {
       try {
-        const row = alone ? await createAlone(em, caller, stored, floor) : await em.transactional(async (tem) => {
+        const row = alone ? await createAlone(em, caller, stored, floor) : await inTransaction(em, async (tem) => {
           await checkRefs(tem, values)
           await checkUnique(tem, values)
           const { row, campos } = newRow(await drawId(tem, mod, deps.sequences, deps.timeZone, floor), stored, caller)
@@ -206,7 +207,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     values?: Map<FieldDef, ColumnValue>
     write: (tem: EntityManager, before: Row) => Promise<Row | undefined>
   }): Promise<Row> {
-    const result = await em.transactional(async (tem) => {
+    const result = await inTransaction(em, async (tem) => {
       const before = await guarded(tem, id, guard, opts.live)
       checkVersion(before, opts.expectedVersion)
       const event: WriteEvent = { module: mod, action: opts.action, caller, before, values: opts.values ?? new Map(), em: tem }

@@ -15,6 +15,7 @@ import { SessionEntity, insertSessionIfCurrent } from '../db/session-entity.js'
 import { usersTable } from '../records/users/users-table.js'
 import { lockedOut, loginLogs } from '../http/rate-limit.js'
 import { raiseRevocationEpoch } from '../db/revocation-epoch.js'
+import { inTransaction } from '../db/transaction.js'
 
 const LoginBody = Type.Object({
   username: Type.String({ minLength: 1, maxLength: 64 }),
@@ -92,7 +93,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     const { jti, exp, id } = request.caller
     // The database first (the authority), with the revocation epoch in the
     // same transaction; then the cache, which learns the epoch with it.
-    const epoch = await request.em.transactional(async (tem) => {
+    const epoch = await inTransaction(request.em, async (tem) => {
       await tem.nativeUpdate(SessionEntity, { jti }, { revocado: new Date() })
       return raiseRevocationEpoch(tem as EntityManager)
     })

@@ -10,6 +10,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import { raiseRevocationEpoch } from '../../db/revocation-epoch.js'
 import { revokeUserSessions, type RevokedSession } from '../../db/session-entity.js'
 import type { SessionStore } from '../../stores/types.js'
+import { inTransaction } from '../../db/transaction.js'
 
 /** The revoked sessions as the cache takes them (time left until each token expires). */
 export function forCache (revoked: readonly RevokedSession[]): Array<{ jti: string, ttlMs: number }> {
@@ -19,7 +20,7 @@ export function forCache (revoked: readonly RevokedSession[]): Array<{ jti: stri
 
 /** Revokes every unexpired session of `userId`; returns how many there were. */
 export async function endSessions (em: EntityManager, sessions: SessionStore, userId: string): Promise<number> {
-  const { epoch, revoked } = await em.transactional(async (tem) => {
+  const { epoch, revoked } = await inTransaction(em, async (tem) => {
     const epoch = await raiseRevocationEpoch(tem as EntityManager)
     return { epoch, revoked: await revokeUserSessions(tem as EntityManager, userId) }
   })

@@ -418,19 +418,20 @@ describe('key rotation over a few thousand rows', () => {
     // Interleaving: the PUT starts while rotateModule holds the target's batch
     // (read under row locks); it must wait for the batch, then land intact.
     let pending: Promise<Res> | undefined
-    const em = { fork: () => {
-      const f = appBC.orm.em.fork()
-      const transactional = f.transactional.bind(f)
-      return Object.assign(f, { transactional: (cb: (tem: EntityManager) => Promise<unknown>) => transactional(async (tem) => {
-        const find = tem.find.bind(tem) as (...a: unknown[]) => Promise<Rec[]>
-        Object.assign(tem, { find: async (...args: unknown[]) => {
+    // Every EntityManager forked from this one (the transaction's included) reports its finds.
+    const watched = (em: EntityManager): EntityManager => {
+      const fork = em.fork.bind(em)
+      const find = em.find.bind(em) as (...a: unknown[]) => Promise<Rec[]>
+      return Object.assign(em, {
+        fork: (...a: Parameters<EntityManager['fork']>) => watched(fork(...a)),
+        find: async (...args: unknown[]) => {
           const rows = await find(...args)
           if (pending === undefined && rows.some((r) => r._id === target._id)) pending = bc.put(`/personal/${target._id}`, { contacto_telefono: '611223344' })
           return rows
-        } })
-        return cb(tem as EntityManager)
-      }) })
-    } } as unknown as EntityManager
+        },
+      })
+    }
+    const em = watched(appBC.orm.em.fork())
     const done = await rotateModule(em, mod('personal'), cipher, { batchSize: 200 })
     const put = await pending
     expect([put?.status, done.scanned]).toEqual([200, sys.personal!.length])
