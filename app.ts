@@ -16,6 +16,7 @@ import metricsPlugin from './plugins/metrics.js'
 import { sendError } from './http/errors.js'
 import { trustProxyOption } from './http/trust-proxy.js'
 import { loggerOptions } from './http/log-options.js'
+import { lazyChildLogger } from './http/lazy-child-logger.js'
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.js'
 import redisPlugin from './plugins/redis.js'
 import storesPlugin, { type StoresOptions } from './plugins/stores.js'
@@ -58,6 +59,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   const registry = options.registry ?? loadRegistry(config.modulesFile)
   const serverOptions: FastifyServerOptions = {
     logger: options.logger ?? loggerOptions(config.logLevel, registry, options.logStream),
+    // request.log is made on its first line (most requests write none at LOG_LEVEL=warn).
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     trustProxy: trustProxyOption(config.trustProxy),
     genReqId: (req) => {
