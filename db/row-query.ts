@@ -5,14 +5,16 @@
  * was about a fifth of a GET's server CPU, issue 10). A filter and order
  * of the records layer's vocabulary (db/where-sql.ts) are written as SQL
  * here and run through the connection (db/driver.ts: a named prepared
- * statement where that is safe); anything else (raw search fragments) is
- * built by MikroORM's query builder, its result mapped by the driver alike.
+ * statement where that is safe), search conditions (db/search-sql.ts)
+ * included; a filter outside the vocabulary is built by MikroORM's query
+ * builder, its result mapped by the driver alike.
  */
-import { LockMode, RawQueryFragment } from '@mikro-orm/core'
+import { LockMode, raw, RawQueryFragment } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Row } from './module-entity.js'
 import { ServiceConnection } from './driver.js'
 import { orderSql, whereSql } from './where-sql.js'
+import type { SqlCondition } from './search-sql.js'
 
 export interface RowQuery {
   orderBy?: Array<Record<string, 'asc' | 'desc'>>
@@ -48,15 +50,33 @@ function planOf (em: EntityManager, entity: string): ReadPlan {
 /** A filter (and order) of the vocabulary as SQL with its values; undefined when it needs the query builder. */
 interface Compiled {
   readonly cond: string
-  readonly order: string
+  /** Values of `cond`, which the count takes alone. */
   readonly params: unknown[]
+  readonly order: string
+  /** Values of `order` (a relevance), numbered after those of `cond`. */
+  readonly orderParams: unknown[]
 }
 
-function compile (where: object, orderBy: RowQuery['orderBy']): Compiled | undefined {
+/** A condition's `?` placeholders numbered on from `params`, which receives its values. */
+function numbered (c: SqlCondition, params: unknown[]): string {
+  let i = 0
+  const sql = c.sql.replace(/\?/g, () => `$${params.push(c.params[i++])}`)
+  if (i !== c.params.length) throw new TypeError(`${c.params.length} values for ${i} placeholders: ${c.sql}`)
+  return sql
+}
+
+function compile (where: object, orderBy: RowQuery['orderBy'], search: readonly SqlCondition[] = [], rank?: SqlCondition): Compiled | undefined {
   const params: unknown[] = []
-  const cond = whereSql(where, params)
+  let cond = whereSql(where, params)
   const order = orderBy === undefined ? '' : orderSql(orderBy)
-  return cond === undefined || order === undefined ? undefined : { cond, order, params }
+  if (cond === undefined || order === undefined) return undefined
+  // The filter may be an `or` at its top: it is bracketed before anything is ANDed to it.
+  if (search.length > 0) cond = [`(${cond})`, ...search.map((c) => `(${numbered(c, params)})`)].join(' and ')
+  const orderParams: unknown[] = []
+  if (rank === undefined) return { cond, params, order, orderParams }
+  const all = [...params]
+  const relevance = `${numbered(rank, all)} desc`
+  return { cond, params, order: order === '' ? relevance : `${relevance}, ${order}`, orderParams: all.slice(params.length) }
 }
 
 function serviceConnection (em: EntityManager): ServiceConnection | undefined {
@@ -66,7 +86,7 @@ function serviceConnection (em: EntityManager): ServiceConnection | undefined {
 
 /** Rows of a compiled filter, the same rows and values as the query builder's. */
 async function direct (connection: ServiceConnection, em: EntityManager, entity: string, c: Compiled, q: RowQuery): Promise<Row[]> {
-  const params = [...c.params]
+  const params = [...c.params, ...c.orderParams]
   let sql = `${planOf(em, entity).select} where ${c.cond}`
   if (c.order !== '') sql += ` order by ${c.order}`
   if (q.limit !== undefined) sql += ` limit ${q.limit}`
@@ -100,23 +120,37 @@ export async function findRow (em: EntityManager, entity: string, where: object,
   return rows[0] ?? null
 }
 
+/** A page: its order, size and position, and the search conditions ANDed with the filter. */
+export interface PageQuery extends Pick<RowQuery, 'limit' | 'offset'> {
+  orderBy: RowQuery['orderBy'] | (() => RowQuery['orderBy'])
+  /** Conditions as SQL with `?` placeholders (db/search-sql.ts). */
+  search?: readonly SqlCondition[]
+  /** A relevance: the page is ordered by it, highest first, then by `orderBy`. */
+  rank?: SqlCondition
+}
+
 /**
  * A page of rows and the exact count of all the matching rows, the two
- * queries sent together. A filter or order with raw fragments (search) is
- * given as functions that make them, called inside this call (MikroORM
- * keeps a registry of live fragments); one without goes straight to
- * PostgreSQL when db/where-sql.ts covers it.
+ * queries sent together, straight to PostgreSQL when db/where-sql.ts
+ * covers the filter and order. Else (or when `where` and `orderBy` are
+ * given as functions, as a test does to compare) the query builder makes
+ * them, with the search conditions as MikroORM raw fragments made inside
+ * this call: MikroORM keeps a registry of live fragments, which
+ * `RawQueryFragment.run` empties after.
  */
-export async function findRowsAndCount (em: EntityManager, entity: string, where: object | (() => object), q: Omit<RowQuery, 'orderBy' | 'lock'> & { orderBy: RowQuery['orderBy'] | (() => RowQuery['orderBy']) }): Promise<[Row[], number]> {
+export async function findRowsAndCount (em: EntityManager, entity: string, where: object | (() => object), q: PageQuery): Promise<[Row[], number]> {
   const connection = serviceConnection(em)
-  const compiled = connection === undefined || typeof where === 'function' || typeof q.orderBy === 'function' ? undefined : compile(where, q.orderBy)
+  const compiled = connection === undefined || typeof where === 'function' || typeof q.orderBy === 'function' ? undefined : compile(where, q.orderBy, q.search, q.rank)
   if (compiled !== undefined) {
     return Promise.all([direct(connection!, em, entity, compiled, { limit: q.limit, offset: q.offset }), directCount(connection!, em, entity, compiled)])
   }
   return RawQueryFragment.run(async () => {
-    const w = typeof where === 'function' ? where() : where
-    const orderBy = typeof q.orderBy === 'function' ? q.orderBy() : q.orderBy
-    const page = builder(em, entity, w, { ...q, orderBy }).execute('all', true) as Promise<Row[]>
+    const base = typeof where === 'function' ? where() : where
+    const search = (q.search ?? []).map((c) => ({ [raw(c.sql, c.params)]: [] }))
+    const w = search.length === 0 ? base : { $and: [base, ...search] }
+    const order = typeof q.orderBy === 'function' ? q.orderBy() : q.orderBy
+    const orderBy = q.rank === undefined ? order : [{ [raw(q.rank.sql, q.rank.params)]: 'desc' as const }, ...(order ?? [])]
+    const page = builder(em, entity, w, { limit: q.limit, offset: q.offset, orderBy }).execute('all', true) as Promise<Row[]>
     const count = em.createQueryBuilder<Row>(entity).where(w as never).getCount()
     return Promise.all([page, count])
   })

@@ -1,20 +1,21 @@
 /**
- * A transaction on a fork of the EntityManager, opened and closed with
- * `begin` / `commit` / `rollback` instead of `em.transactional`.
+ * A transaction on a fork of the EntityManager, opened and closed through
+ * its connection instead of `em.transactional` / `em.commit`.
  *
- * Why not `em.transactional`: it binds the fork to the transaction through
- * an AsyncLocalStorage (MikroORM's TransactionContext). On Node 20 the
- * first `AsyncLocalStorage.run` turns on V8's promise hooks for the rest
- * of the process, so from then on every promise of every request (reads
- * included) pays a call into JavaScript: about 3% of a GET's CPU
- * (README › Performance). Nothing here resolves the EntityManager from
- * a context: each query is given `tem` (or its transaction context)
- * explicitly, so the binding buys nothing.
+ * Why: both bind work to an AsyncLocalStorage (`transactional` the fork,
+ * as MikroORM's TransactionContext; `commit` its flush, as the unit of
+ * work's "inside flush" flag). On Node 20 the first
+ * `AsyncLocalStorage.run` turns on V8's promise hooks for the rest of the
+ * process, so from then on every promise of every request, reads
+ * included, pays a call into JavaScript: about 4% of a GET's CPU
+ * (README › Performance). Here nothing needs either: every query is given
+ * `tem` (or its transaction context) explicitly, and every write is a
+ * native statement, never an entity persisted for a flush. Should one ever
+ * be persisted, it is flushed before the commit, as MikroORM would.
  *
  * The same semantics otherwise: a transaction nested in another becomes
- * a savepoint of it; anything persisted on `tem` is flushed before the
- * commit; an error rolls back and is rethrown as it was (a failed
- * rollback, say on a lost connection, does not hide it).
+ * a savepoint of it; an error rolls back and is rethrown as it was (a
+ * failed rollback, say on a lost connection, does not hide it).
  */
 import type { IsolationLevel } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -23,12 +24,16 @@ export async function inTransaction<T> (em: EntityManager, work: (tem: EntityMan
   const tem = em.fork({ clear: false })
   const outer = em.getTransactionContext()
   await tem.begin({ ...opts, ...(outer !== undefined && { ctx: outer }) })
+  const trx = tem.getTransactionContext()!
+  const connection = tem.getConnection('write')
   try {
     const result = await work(tem)
-    await tem.commit()
+    const uow = tem.getUnitOfWork()
+    if (uow.getPersistStack().size > 0 || uow.getRemoveStack().size > 0) await tem.flush()
+    await connection.commit(trx)
     return result
   } catch (err) {
-    if (tem.isInTransaction()) await tem.rollback().catch(() => undefined)
+    if (!trx.isCompleted()) await connection.rollback(trx).catch(() => undefined)
     throw err
   }
 }

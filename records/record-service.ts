@@ -6,7 +6,7 @@
  * hands it the scope conditions (`visible`, a RowGuard) and it applies them
  * in every query. Knows nothing of HTTP; returns stored rows, throws AppErrors.
  */
-import { raw, UniqueConstraintViolationException } from '@mikro-orm/core'
+import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { hash as argon2Hash } from '@node-rs/argon2'
 import { AppError } from '../core/errors.js'
@@ -280,17 +280,14 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     })
   }
 
-  /**
-   * A page and its exact total. The search conditions become MikroORM raw
-   * fragments only here, inside the call that runs them: a fragment made
-   * and never run would stay in MikroORM's fragment registry.
-   */
+  /** A page and its exact total, with the search conditions and relevance order of the query. */
   async function list (em: EntityManager, where: Where, page: Pick<ListQuery, 'orderBy' | 'limit' | 'offset' | 'search' | 'rank'>): Promise<{ rows: Row[], total: number }> {
-    const plainQuery = page.search.length === 0 && page.rank === undefined
-    const [rows, total] = await findRowsAndCount(em, entity, plainQuery ? where : () => and(where, ...page.search.map((c) => ({ [raw(c.sql, c.params)]: [] }))), {
-      orderBy: plainQuery ? page.orderBy : () => page.rank === undefined ? page.orderBy : [{ [raw(page.rank.sql, page.rank.params)]: 'desc' as const }, ...page.orderBy],
+    const [rows, total] = await findRowsAndCount(em, entity, where, {
+      orderBy: page.orderBy,
       limit: page.limit,
       offset: page.offset,
+      search: page.search,
+      ...(page.rank !== undefined && { rank: page.rank }),
     })
     return { rows, total }
   }

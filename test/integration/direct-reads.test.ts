@@ -4,7 +4,8 @@
  * own queries run as (db/driver.ts, db/prepared-statements.ts), both
  * storage modes:
  * - for any filter of the vocabulary, order, limit and offset, the direct
- *   read returns the same rows and total as MikroORM's query builder
+ *   read returns the same rows and total as MikroORM's query builder,
+ *   with or without search conditions and their relevance order
  *   (property test over a seeded table);
  * - a GET by id and a list run as named statements, a search does not;
  * - a column whose type changed under the prepared statements (another
@@ -18,7 +19,7 @@ import { client, login } from '../helpers/http.js'
 import { usingPostgres } from '../helpers/services.js'
 import { findRowsAndCount } from '../../db/row-query.js'
 import type { Row } from '../../db/module-entity.js'
-import { documentColumn } from '../../db/search-sql.js'
+import { containsCondition, documentColumn, matchCondition, rankExpression, type SqlCondition } from '../../db/search-sql.js'
 
 let h: Harness
 let app: FastifyInstance
@@ -66,6 +67,21 @@ const filter = fc.tuple(fc.array(condition, { maxLength: 3 }), fc.constantFrom<u
 const order = fc.tuple(fc.constantFrom('_created', 'km_actuales', 'tipo', 'fecha_itv'), fc.constantFrom<'asc' | 'desc'>('asc', 'desc'))
   .map(([column, dir]) => [{ [column]: dir }, { _id: dir }])
 
+/** Search conditions as records/search-query.ts makes them: `contiene`, and `q` with or without its relevance order. */
+const searchOf = (): fc.Arbitrary<{ search: SqlCondition[], rank?: SqlCondition }> => {
+  const mod = app.registry.byName.get('vehiculos')!
+  const contains = fc.constantFrom('%1%', '%2_%', '%m-3%', '%\\%%').map((p) => containsCondition('matricula', p))
+  const words = fc.constantFrom('patrulla', 'moto taller', 'm-12', 'nada')
+  return fc.oneof(
+    fc.constant({ search: [] }),
+    fc.array(contains, { minLength: 1, maxLength: 2 }).map((search) => ({ search })),
+    fc.tuple(words, fc.boolean(), fc.option(contains, { nil: undefined })).map(([w, ranked, c]) => ({
+      search: [matchCondition(mod, w)!, ...(c === undefined ? [] : [c])],
+      ...(ranked && { rank: rankExpression(mod, w)! }),
+    })),
+  )
+}
+
 describe('direct reads', () => {
   it('return the rows and the total the query builder returns, for any filter of the vocabulary', async () => {
     const em = app.orm.em.fork()
@@ -74,10 +90,10 @@ describe('direct reads', () => {
     const onQuery = (q: { sql: string }): void => { if (q.sql.startsWith('select count(*)::int as n from "vehiculos"')) direct++ }
     knex.on('query', onQuery)
     try {
-      await fc.assert(fc.asyncProperty(filter, order, fc.integer({ min: 1, max: 30 }), fc.integer({ min: 0, max: 40 }), async (where, orderBy, limit, offset) => {
-        const viaSql = await findRowsAndCount(em, ENTITY, where, { orderBy, limit, offset })
-        // Functions make findRowsAndCount use the query builder (as it does for a search).
-        const viaBuilder = await findRowsAndCount(em, ENTITY, () => where, { orderBy: () => orderBy, limit, offset })
+      await fc.assert(fc.asyncProperty(filter, order, fc.integer({ min: 1, max: 30 }), fc.integer({ min: 0, max: 40 }), searchOf(), async (where, orderBy, limit, offset, search) => {
+        const viaSql = await findRowsAndCount(em, ENTITY, where, { orderBy, limit, offset, ...search })
+        // Functions make findRowsAndCount use the query builder (as it does for a filter outside the vocabulary).
+        const viaBuilder = await findRowsAndCount(em, ENTITY, () => where, { orderBy: () => orderBy, limit, offset, ...search })
         const ids = (rows: Row[]): unknown[] => rows.map((r) => r._id)
         expect(ids(viaSql[0])).toEqual(ids(viaBuilder[0]))
         expect(viaSql[0]).toEqual(viaBuilder[0]) // every column, mapped alike (dates, numbers)
