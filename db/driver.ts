@@ -36,6 +36,9 @@ interface PgConnection {
   query (config: { name?: string, text: string, values: unknown[], types?: TypeParsers }): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null }>
 }
 
+/** How many texts get a statement name (db/prepared-statements.ts) and a cached numbering. */
+const STATEMENT_LIMIT = 2_000
+
 /** PostgreSQL's type oid of `timestamptz`. */
 const TIMESTAMPTZ = 1184
 
@@ -46,7 +49,9 @@ function numbered (sql: string): string {
 }
 
 export class ServiceConnection extends PostgreSqlConnection {
-  private readonly statements = new PreparedStatements()
+  private readonly statements = new PreparedStatements(STATEMENT_LIMIT)
+  /** MikroORM's texts with numbered placeholders, for the texts that recur (as many as there may be statement names). */
+  private readonly numberedTexts = new Map<string, string>()
   /**
    * Whether values are sent as parameters of named statements (prepared
    * once per connection). db/open.ts turns it off for PGlite: its socket
@@ -75,11 +80,20 @@ export class ServiceConnection extends PostgreSqlConnection {
     const sql = this.config.get('onQuery')(queryOrKnex, params)
     // No values: nothing to gain, and a text of several statements can only run unprepared.
     const values = params.length === 0 || sql.includes('??') || sql.includes('\\?') ? undefined : this.statements.values(params)
-    const text = values === undefined ? undefined : numbered(sql)
+    const text = values === undefined ? undefined : this.numbered(sql)
     const name = text === undefined || !this.namedStatements ? undefined : this.statements.name(text)
     if (name === undefined) return super.execute<T>(sql, params, method, ctx ?? undefined, loggerContext)
     const res = await this.run(text!, values!, name, ctx, loggerContext)
     return res === undefined ? super.execute<T>(sql, params, method, ctx ?? undefined, loggerContext) : this.transformRawResult<T>(res, method)
+  }
+
+  private numbered (sql: string): string {
+    let text = this.numberedTexts.get(sql)
+    if (text === undefined) {
+      text = numbered(sql)
+      if (this.numberedTexts.size < STATEMENT_LIMIT) this.numberedTexts.set(sql, text)
+    }
+    return text
   }
 
   /**
@@ -114,19 +128,22 @@ export class ServiceConnection extends PostgreSqlConnection {
    * text is never named again.
    */
   private async run (text: string, values: unknown[], name: string | undefined, ctx?: Knex.Transaction | null, loggerContext?: LoggingOptions, types?: TypeParsers): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null } | undefined> {
-    await this.ensureConnection()
+    if (!this.connected) await this.ensureConnection()
     const client = (ctx ?? this.getKnex()).client as unknown as PooledClient
+    const query = async (): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null }> => {
+      const conn = await client.acquireConnection()
+      // As knex does for its own queries: whoever watches the queries (tests, debugging) sees these too.
+      client.emit('query', { sql: text, bindings: values, ...(name !== undefined && { name }) })
+      try {
+        return await conn.query({ ...(name !== undefined && { name }), text, values, ...(types !== undefined && { types }) })
+      } finally {
+        await client.releaseConnection(conn)
+      }
+    }
+    const context = { query: text, params: values, ...loggerContext }
     try {
-      return await this.executeQuery(text, async () => {
-        const conn = await client.acquireConnection()
-        // As knex does for its own queries: whoever watches the queries (tests, debugging) sees these too.
-        client.emit('query', { sql: text, bindings: values, ...(name !== undefined && { name }) })
-        try {
-          return await conn.query({ ...(name !== undefined && { name }), text, values, ...(types !== undefined && { types }) })
-        } finally {
-          await client.releaseConnection(conn)
-        }
-      }, { query: text, params: values, ...loggerContext })
+      // MikroORM's wrapper only times the query for its query log: not worth a closure and two objects a query when that is off.
+      return await (this.logger.isEnabled('query', context) ? this.executeQuery(text, query, context) : query())
     } catch (err) {
       if (name === undefined) throw err
       if (isUntypedParameter(err)) this.statements.refuse(text)

@@ -68,7 +68,7 @@ const order = fc.tuple(fc.constantFrom('_created', 'km_actuales', 'tipo', 'fecha
   .map(([column, dir]) => [{ [column]: dir }, { _id: dir }])
 
 /** Search conditions as records/search-query.ts makes them: `contiene`, and `q` with or without its relevance order. */
-const searchOf = (): fc.Arbitrary<{ search: SqlCondition[], rank?: SqlCondition }> => {
+const searchOf = (): fc.Arbitrary<{ search: readonly SqlCondition[], rank?: SqlCondition }> => {
   const mod = app.registry.byName.get('vehiculos')!
   const contains = fc.constantFrom('%1%', '%2_%', '%m-3%', '%\\%%').map((p) => containsCondition('matricula', p))
   const words = fc.constantFrom('patrulla', 'moto taller', 'm-12', 'nada')
