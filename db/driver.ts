@@ -42,6 +42,9 @@ const STATEMENT_LIMIT = 2_000
 /** PostgreSQL's type oid of `timestamptz`. */
 const TIMESTAMPTZ = 1184
 
+/** node-postgres asks for a column's parser on every execution: one function for every instant column. */
+const toDate = (text: string): Date => new Date(text)
+
 /** `?` placeholders (MikroORM's) as PostgreSQL's `$1`, `$2`… */
 function numbered (sql: string): string {
   let n = 0
@@ -107,7 +110,7 @@ export class ServiceConnection extends PostgreSqlConnection {
   async rows (text: string, params: unknown[], ctx?: Knex.Transaction | null): Promise<Array<Record<string, unknown>>> {
     if (this.rowTypes === undefined) {
       const base = this.getConnectionOptions().types as TypeParsers
-      this.rowTypes = { getTypeParser: (oid, format) => oid === TIMESTAMPTZ ? (text: string) => new Date(text) : base.getTypeParser(oid, format) }
+      this.rowTypes = { getTypeParser: (oid, format) => oid === TIMESTAMPTZ ? toDate : base.getTypeParser(oid, format) }
     }
     if (!this.namedStatements) {
       const inlined = text.replace(/\$(\d+)/g, (_, i: string) => this.platform.quoteValue(params[Number(i) - 1]))
