@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { loadConfig } from '../../core/config.js'
 import { buildApp } from '../../app.js'
+import { flushPrefix } from '../helpers/services.js'
 
 export const BENCH_ADMIN = { username: 'bench', password: 'bench-password-123' }
 
@@ -23,6 +24,7 @@ export interface BenchServer {
 
 export async function startBenchServer (): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'policia-bench-'))
+  const redisPrefix = `bench:${Date.now()}:`
   const config = loadConfig({
     ...process.env,
     DATA_DIR: dataDir,
@@ -31,7 +33,7 @@ export async function startBenchServer (): Promise<BenchServer> {
     ADMIN_PASSWORD: BENCH_ADMIN.password,
     RATE_LIMIT_IP_MAX: '100000000',
     RATE_LIMIT_TOKEN_MAX: '100000000',
-    REDIS_PREFIX: `bench:${Date.now()}:`,
+    REDIS_PREFIX: redisPrefix,
   })
   const app = await buildApp({ config, logger: { level: 'warn' } })
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -49,6 +51,8 @@ export async function startBenchServer (): Promise<BenchServer> {
     },
     async stop () {
       await app.close()
+      // Its counters, sessions and sequences leave with it, as a test run's do.
+      await flushPrefix(redisPrefix)
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
