@@ -36,7 +36,7 @@ interface PgConnection {
   query (config: { name?: string, text: string, values: unknown[], types?: TypeParsers }): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null }>
 }
 
-/** How many texts get a statement name (db/prepared-statements.ts) and a cached numbering. */
+/** How many texts get a statement name and a cached numbering (db/prepared-statements.ts). */
 const STATEMENT_LIMIT = 2_000
 
 /** PostgreSQL's type oid of `timestamptz`. */
@@ -45,16 +45,8 @@ const TIMESTAMPTZ = 1184
 /** node-postgres asks for a column's parser on every execution: one function for every instant column. */
 const toDate = (text: string): Date => new Date(text)
 
-/** `?` placeholders (MikroORM's) as PostgreSQL's `$1`, `$2`… */
-function numbered (sql: string): string {
-  let n = 0
-  return sql.replace(/\?/g, () => `$${++n}`)
-}
-
 export class ServiceConnection extends PostgreSqlConnection {
   private readonly statements = new PreparedStatements(STATEMENT_LIMIT)
-  /** MikroORM's texts with numbered placeholders, for the texts that recur (as many as there may be statement names). */
-  private readonly numberedTexts = new Map<string, string>()
   /**
    * Whether values are sent as parameters of named statements (prepared
    * once per connection). db/open.ts turns it off for PGlite: its socket
@@ -82,21 +74,11 @@ export class ServiceConnection extends PostgreSqlConnection {
     }
     const sql = this.config.get('onQuery')(queryOrKnex, params)
     // No values: nothing to gain, and a text of several statements can only run unprepared.
-    const values = params.length === 0 || sql.includes('??') || sql.includes('\\?') ? undefined : this.statements.values(params)
-    const text = values === undefined ? undefined : this.numbered(sql)
-    const name = text === undefined || !this.namedStatements ? undefined : this.statements.name(text)
-    if (name === undefined) return super.execute<T>(sql, params, method, ctx ?? undefined, loggerContext)
-    const res = await this.run(text!, values!, name, ctx, loggerContext)
+    const values = !this.namedStatements || params.length === 0 || sql.includes('??') || sql.includes('\\?') ? undefined : this.statements.values(params)
+    const statement = values === undefined ? undefined : this.statements.statement(sql)
+    if (statement?.name === undefined) return super.execute<T>(sql, params, method, ctx ?? undefined, loggerContext)
+    const res = await this.run(statement.text, values!, statement.name, ctx, loggerContext)
     return res === undefined ? super.execute<T>(sql, params, method, ctx ?? undefined, loggerContext) : this.transformRawResult<T>(res, method)
-  }
-
-  private numbered (sql: string): string {
-    let text = this.numberedTexts.get(sql)
-    if (text === undefined) {
-      text = numbered(sql)
-      if (this.numberedTexts.size < STATEMENT_LIMIT) this.numberedTexts.set(sql, text)
-    }
-    return text
   }
 
   /**

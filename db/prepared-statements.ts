@@ -16,19 +16,31 @@
  * match (SPEC S12's 50 ms), and `order by … limit`, where a generic plan
  * walked the default order's index through 20,000 fresh rows of one
  * category to find 20 of another (12 ms instead of 1). Counts, reads by
- * key and writes keep one plan. The name is a hash of the text; `limit`
- * names at most, so texts that vary without end (an `in` list of every
- * length) cannot grow the server's memory.
+ * key and writes keep one plan. The name is a hash of the text.
+ *
+ * One map from a query's text as given (MikroORM's, with `?`
+ * placeholders, or the records layer's, already numbered) to the text
+ * sent and its name, so a recurring query is numbered and named once. It
+ * holds `limit` texts at most, so texts that vary without end (an `in`
+ * list of every length) cannot grow the server's memory: past it, a text
+ * is numbered anew on each run and left unnamed.
  */
 import { createHash } from 'node:crypto'
+import { numberPlaceholders } from './placeholders.js'
 
 /** Search operators whose plan depends on the pattern: `@@` (full text), `%`/`ilike`/`like` (trigram, substring). */
 const PATTERN_DEPENDENT = /@@|\bi?like\b|%|search_fold\(/i
 /** A page in an order (`order by … limit`): which index serves it depends on how many rows the values match and where they lie. */
 const ORDERED_PAGE = /\border by\b[\s\S]*\blimit\b/i
 
+/** A query as sent: its text with numbered placeholders, and its statement name (undefined: unnamed). */
+export interface Statement {
+  readonly text: string
+  readonly name: string | undefined
+}
+
 export class PreparedStatements {
-  private readonly names = new Map<string, string>()
+  private readonly statements = new Map<string, Statement>()
   /** Texts PostgreSQL refused to prepare (a parameter whose type it cannot infer): inlined from then on. */
   private readonly refused = new Set<string>()
   /** Bumped when the server dropped our statements' plans (see `forget`). */
@@ -48,21 +60,28 @@ export class PreparedStatements {
     return values
   }
 
-  /** The statement name of this text (numbered parameters), or undefined to leave it unnamed. */
-  name (text: string): string | undefined {
-    let name = this.names.get(text)
-    if (name === undefined) {
-      if (this.names.size >= this.limit || this.refused.has(text) || PATTERN_DEPENDENT.test(text) || ORDERED_PAGE.test(text)) return undefined
-      name = `s${this.generation}_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`
-      this.names.set(text, name)
+  /** The query `sql` as sent: `?` placeholders numbered, and its name when it qualifies. */
+  statement (sql: string): Statement {
+    let statement = this.statements.get(sql)
+    if (statement === undefined) {
+      const { text } = numberPlaceholders(sql)
+      if (this.statements.size >= this.limit) return { text, name: undefined }
+      const named = !this.refused.has(text) && !PATTERN_DEPENDENT.test(text) && !ORDERED_PAGE.test(text)
+      statement = { text, name: named ? `s${this.generation}_${createHash('sha1').update(text).digest('hex').slice(0, 24)}` : undefined }
+      this.statements.set(sql, statement)
     }
-    return name
+    return statement
   }
 
-  /** PostgreSQL could not prepare this text: run it inlined from now on. */
-  refuse (sql: string): void {
-    this.names.delete(sql)
-    this.refused.add(sql)
+  /** The statement name of `sql`, or undefined to leave it unnamed. */
+  name (sql: string): string | undefined {
+    return this.statement(sql).name
+  }
+
+  /** PostgreSQL could not prepare this text (numbered): run it unnamed from now on. */
+  refuse (text: string): void {
+    this.refused.add(text)
+    this.statements.clear() // rare (no query of the suite is refused): every other text is numbered and named again, the same way
   }
 
   /**
@@ -72,7 +91,7 @@ export class PreparedStatements {
    * their connections, unused, until those close.
    */
   forget (): void {
-    this.names.clear()
+    this.statements.clear()
     this.generation++
   }
 }

@@ -14,6 +14,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Row } from './module-entity.js'
 import { ServiceConnection } from './driver.js'
 import { orderSql, whereSql } from './where-sql.js'
+import { numberPlaceholders } from './placeholders.js'
 import type { SqlCondition } from './search-sql.js'
 
 export interface RowQuery {
@@ -59,10 +60,10 @@ interface Compiled {
 
 /** A condition's `?` placeholders numbered on from `params`, which receives its values. */
 function numbered (c: SqlCondition, params: unknown[]): string {
-  let i = 0
-  const sql = c.sql.replace(/\?/g, () => `$${params.push(c.params[i++])}`)
-  if (i !== c.params.length) throw new TypeError(`${c.params.length} values for ${i} placeholders: ${c.sql}`)
-  return sql
+  const { text, count } = numberPlaceholders(c.sql, params.length)
+  if (count !== c.params.length) throw new TypeError(`${c.params.length} values for ${count} placeholders: ${c.sql}`)
+  params.push(...c.params)
+  return text
 }
 
 function compile (where: object, orderBy: RowQuery['orderBy'], search: readonly SqlCondition[] = [], rank?: SqlCondition): Compiled | undefined {

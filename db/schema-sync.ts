@@ -79,6 +79,6 @@ export async function syncSchema (orm: MikroORM, modulesFile: string, lock: bool
   if (!lock) return apply(orm.em.fork())
   return inTransaction(orm.em.fork(), async (em) => {
     await em.getConnection().execute(`select pg_advisory_xact_lock(${LOCK_KEY})`, [], 'all', em.getTransactionContext())
-    return apply(em as EntityManager)
+    return apply(em)
   })
 }

@@ -113,7 +113,7 @@ interface PendingRow extends EntryColumns {
  */
 export async function seal (em: EntityManager, opts: { wait: boolean, span: number, inside?: (tem: EntityManager, result: SealResult) => Promise<void> }): Promise<SealResult | undefined> {
   return inTransaction(em.fork(), async (tem) => {
-    const sql = executor(tem as EntityManager)
+    const sql = executor(tem)
     const [lock] = await sql<{ ok: boolean }>(opts.wait ? `select true as ok from (select pg_advisory_xact_lock(${SEAL_LOCK})) l` : `select pg_try_advisory_xact_lock(${SEAL_LOCK}) as ok`)
     if (lock?.ok !== true) return undefined
     const [snap] = await sql<{ xmin: string }>('select pg_snapshot_xmin(pg_current_snapshot())::text as xmin')
@@ -123,7 +123,7 @@ export async function seal (em: EntityManager, opts: { wait: boolean, span: numb
     let marca = BigInt(state!.marca)
     const rescanned = xmin < marca
     if (rescanned) marca = 0n
-    let { seq, enlace } = await chainHead(tem as EntityManager)
+    let { seq, enlace } = await chainHead(tem)
     const result: SealResult = { seq, enlace, sealed: 0, rescanned, passed: [] }
     let after: { xid: string, id: string } = { xid: marca.toString(), id: '0' }
     for (;;) {
@@ -149,7 +149,7 @@ export async function seal (em: EntityManager, opts: { wait: boolean, span: numb
     }
     if (xmin > BigInt(state!.marca) || rescanned) await sql('update sys_cadena_estado set marca = ?::xid8 where id = 1', [xmin.toString()])
     Object.assign(result, { seq, enlace })
-    await opts.inside?.(tem as EntityManager, result)
+    await opts.inside?.(tem, result)
     return result
   }, { isolationLevel: IsolationLevel.READ_COMMITTED })
 }

@@ -2,7 +2,6 @@
 import fp from 'fastify-plugin'
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import type { EntityManager } from '@mikro-orm/postgresql'
 import { Type } from '@sinclair/typebox'
 import { verify as argon2Verify } from '@node-rs/argon2'
 import { AppError, MESSAGES } from '../core/errors.js'
@@ -95,7 +94,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     // same transaction; then the cache, which learns the epoch with it.
     const epoch = await inTransaction(request.em, async (tem) => {
       await tem.nativeUpdate(SessionEntity, { jti }, { revocado: new Date() })
-      return raiseRevocationEpoch(tem as EntityManager)
+      return raiseRevocationEpoch(tem)
     })
     await app.stores.sessions.revokeSession(jti, id, exp * 1000 - Date.now(), epoch)
     return { success: true, data: { message: MESSAGES.SESION_CERRADA } }

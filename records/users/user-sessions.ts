@@ -21,8 +21,8 @@ export function forCache (revoked: readonly RevokedSession[]): Array<{ jti: stri
 /** Revokes every unexpired session of `userId`; returns how many there were. */
 export async function endSessions (em: EntityManager, sessions: SessionStore, userId: string): Promise<number> {
   const { epoch, revoked } = await inTransaction(em, async (tem) => {
-    const epoch = await raiseRevocationEpoch(tem as EntityManager)
-    return { epoch, revoked: await revokeUserSessions(tem as EntityManager, userId) }
+    const epoch = await raiseRevocationEpoch(tem)
+    return { epoch, revoked: await revokeUserSessions(tem, userId) }
   })
   await sessions.revokeUser(userId, forCache(revoked), epoch)
   return revoked.length

@@ -41,7 +41,6 @@ let h: Harness
 let app: FastifyInstance
 let app2: FastifyInstance
 let admin: Api
-let adminId: string
 const refs = new Map<string, string>()
 let userCounter = 0
 
@@ -94,7 +93,6 @@ beforeAll(async () => {
   app2 = await h.app({ registry })
   const token = await login(app)
   admin = client(app, token)
-  adminId = ok(await admin.get('/me'))._id as string
   refs.set('personal', ok(await admin.post('/personal', sampleBody(registry.byName.get('personal')!, new Map())), 201)._id as string)
   for (const m of modules) {
     if (m.name === 'personal' || refs.has(m.name)) continue

@@ -39,6 +39,21 @@ describe('PreparedStatements', () => {
     expect(s.name('select $1')).toBeDefined() // still known
   })
 
+  it('numbers MikroORM\'s `?` placeholders once per text, and names the numbered text', () => {
+    const s = new PreparedStatements()
+    const a = s.statement('select 1 from t where "_id" = ? and "c" = ?')
+    expect(a.text).toBe('select 1 from t where "_id" = $1 and "c" = $2')
+    expect(a.name).toBe(s.name('select 1 from t where "_id" = $1 and "c" = $2'))
+    expect(s.statement('select 1 from t where "_id" = ? and "c" = ?')).toBe(a)
+    expect(s.statement('select 1 from t where a ilike ?')).toEqual({ text: 'select 1 from t where a ilike $1', name: undefined })
+  })
+
+  it('past `limit` texts, still numbers a new text but leaves it unnamed', () => {
+    const s = new PreparedStatements(1)
+    expect(s.statement('select ?').name).toBeDefined()
+    expect(s.statement('select ?, ?')).toEqual({ text: 'select $1, $2', name: undefined })
+  })
+
   it('sends scalars as they are and dates as ISO text; anything else is inlined by MikroORM', () => {
     const s = new PreparedStatements()
     expect(s.values(['a', 1, true, null, new Date('2026-01-02T03:04:05.678Z')])).toEqual(['a', 1, true, null, '2026-01-02T03:04:05.678Z'])
@@ -53,6 +68,7 @@ describe('PreparedStatements', () => {
     const first = s.name(text)!
     s.refuse(text)
     expect(s.name(text)).toBeUndefined()
+    expect(s.statement('select ?').name).toBeUndefined() // the same text once numbered
     const other = s.name('select $1 + 1')!
     s.forget()
     const renamed = s.name('select $1 + 1')!
