@@ -4,8 +4,8 @@
  * request against the IP (and token) limits and, except on the public
  * routes (login, docs), verifies the JWT (HS256 only), checks its session is
  * not revoked and loads the caller's current role and `activo` flag. The
- * counters and both answers come from the stores in one round trip; the
- * database answers only a miss.
+ * counters and both answers come from the stores in one operation (one
+ * Redis command, stores/admission.ts); the database answers only a miss.
  */
 import fp from 'fastify-plugin'
 import fastifyJwt from '@fastify/jwt'
@@ -80,7 +80,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
   app.decorateRequest('caller', null as unknown as AuthenticatedCaller)
 
   // One pass per request: verify the token (CPU only), then count the rate
-  // limits and look up session and user together — one Redis round trip —
+  // limits and look up session and user together — one Redis command —
   // then decide: 429, 401, or go on with the caller known.
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config
@@ -96,10 +96,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
       }
     }
     const limits = [ipLimit(request, app.config), ...(claims === undefined ? [] : [tokenLimit(claims.jti, app.config)])]
-    const [counters, found] = await Promise.all([
-      app.stores.rateLimits.hit(limits),
-      claims === undefined ? undefined : app.stores.sessions.lookup(claims.jti, claims.sub),
-    ])
+    const { counters, found } = await app.stores.admit(limits, claims === undefined ? undefined : { jti: claims.jti, userId: claims.sub })
     enforce(reply, limits, counters)
     if (!needsToken) return
     if (refused !== undefined || claims === undefined || found === undefined) throw refused ?? new AppError('TOKEN_INVALIDO')

@@ -6,6 +6,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createStores, type Stores } from '../stores/factory.js'
+import { admitFor } from '../stores/admission.js'
 
 export type { Stores } from '../stores/factory.js'
 
@@ -16,13 +17,13 @@ declare module 'fastify' {
 }
 
 export interface StoresOptions {
-  stores?: Omit<Stores, 'kind'>
+  stores?: Omit<Stores, 'kind' | 'admit'>
 }
 
 async function storesPlugin (app: FastifyInstance, opts: StoresOptions): Promise<void> {
   const redis = app.hasDecorator('redis') ? app.redis : undefined
   const stores: Stores = opts.stores !== undefined
-    ? { ...opts.stores, kind: redis !== undefined ? 'redis' : 'memory' }
+    ? { ...opts.stores, admit: admitFor(opts.stores.rateLimits, opts.stores.sessions), kind: redis !== undefined ? 'redis' : 'memory' }
     : createStores(redis, app.config.redisPrefix)
   app.decorate('stores', Object.freeze(stores))
 }

@@ -7,17 +7,25 @@
 import type { Redis } from 'ioredis'
 import type { AttemptLog, AttemptResult, Counter, RateLimitStore, Window } from './types.js'
 
-/** One INCR per window, its expiry set on the first hit; returns count and PTTL pairs. */
+/**
+ * One INCR per window (the first ARGV[1] keys), its expiry set on the
+ * first hit; returns count and PTTL pairs, then the value of every further
+ * key (false: none), so that a request's counters and its session lookup
+ * are one command (`hitAndRead`).
+ */
 const HIT = `
+local n = tonumber(ARGV[1])
 local out = {}
-for i, key in ipairs(KEYS) do
+for i = 1, n do
+  local key = KEYS[i]
   local c = redis.call('INCR', key)
-  if c == 1 then redis.call('PEXPIRE', key, ARGV[i]) end
+  if c == 1 then redis.call('PEXPIRE', key, ARGV[i + 1]) end
   local ttl = redis.call('PTTL', key)
-  if ttl < 0 then redis.call('PEXPIRE', key, ARGV[i]); ttl = tonumber(ARGV[i]) end
+  if ttl < 0 then redis.call('PEXPIRE', key, ARGV[i + 1]); ttl = tonumber(ARGV[i + 1]) end
   out[#out + 1] = c
   out[#out + 1] = ttl
 end
+for i = n + 1, #KEYS do out[#out + 1] = redis.call('GET', KEYS[i]) end
 return out`
 
 /**
@@ -81,13 +89,15 @@ redis.call('DEL', KEYS[1])
 return n`
 
 interface RateCommands {
-  policiaHit (...args: Array<string | number>): Promise<number[]>
+  policiaHit (...args: Array<string | number>): Promise<Array<number | string | null>>
   policiaAttempt (...args: Array<string | number>): Promise<number[]>
   policiaClear (...args: Array<string | number>): Promise<number>
 }
 
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly redis: Redis & RateCommands
+  /** The client its commands go to. */
+  get client (): Redis { return this.redis }
 
   constructor (redis: Redis, private readonly prefix: string) {
     if (typeof (redis as Partial<RateCommands>).policiaHit !== 'function') {
@@ -101,8 +111,14 @@ export class RedisRateLimitStore implements RateLimitStore {
   private key (k: string): string { return `${this.prefix}rl:${k}` }
 
   async hit (windows: readonly Window[]): Promise<Counter[]> {
-    const flat = await this.redis.policiaHit(windows.length, ...windows.map((w) => this.key(w.key)), ...windows.map((w) => w.windowMs))
-    return windows.map((_, i) => ({ count: Number(flat[2 * i]), resetMs: Math.max(0, Number(flat[2 * i + 1])) }))
+    return (await this.hitAndRead(windows, [])).counters
+  }
+
+  /** `hit`, and the values of `keys` (full names, outside this namespace) read in the same script. */
+  async hitAndRead (windows: readonly Window[], keys: readonly string[]): Promise<{ counters: Counter[], values: Array<string | null> }> {
+    const flat = await this.redis.policiaHit(windows.length + keys.length, ...windows.map((w) => this.key(w.key)), ...keys, windows.length, ...windows.map((w) => w.windowMs))
+    const counters = windows.map((_, i) => ({ count: Number(flat[2 * i]), resetMs: Math.max(0, Number(flat[2 * i + 1])) }))
+    return { counters, values: flat.slice(2 * windows.length).map((v) => v === null || v === undefined ? null : String(v)) }
   }
 
   async attempt (logs: readonly AttemptLog[], id: string, index?: string): Promise<AttemptResult> {

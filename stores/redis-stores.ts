@@ -146,6 +146,8 @@ function parseUser (raw: string | null): UserSnapshot | null {
 
 export class RedisSessionStore implements SessionStore {
   private readonly redis: Redis & SessionCommands
+  /** The client its commands go to. */
+  get client (): Redis { return this.redis }
   /** The highest database epoch this instance knows. */
   private known = 0
   /** Counts (re)connections to Redis; `checked` is the one a database read has confirmed. */
@@ -170,9 +172,14 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async lookup (jti: string, userId: string): Promise<SessionLookup> {
+    return this.lookupWith(jti, userId, async (keys) => this.redis.mget(...keys))
+  }
+
+  /** `lookup`, its keys read by `read` (with a request's rate counters, stores/admission.ts). */
+  async lookupWith (jti: string, userId: string, read: (keys: string[]) => Promise<Array<string | null>>): Promise<SessionLookup> {
     const stamp = this.connection
     const [epochKey, genKey] = this.stateKeys
-    const [session, user, epoch, gen] = await this.redis.mget(this.sessionKey(jti), this.userKey(userId), epochKey, genKey)
+    const [session, user, epoch, gen] = await read([this.sessionKey(jti), this.userKey(userId), epochKey, genKey])
     const stale = this.checked !== stamp || epoch === null || epoch === undefined || gen === null || gen === undefined || Number(epoch) < this.known
     if (stale) return { session: null, user: null, stamp }
     return { session: parseSession(underGen(session, gen)), user: parseUser(underGen(user, gen)), stamp }
