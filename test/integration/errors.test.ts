@@ -208,6 +208,13 @@ describe('401', () => {
     fail(await client(app, hs256({ ...c, iat: now() - 8 * 86400, exp: now() - 86400 })).get('/me'), 401, TOKEN_INVALIDO)
     fail(await client(app, hs256({ ...c, iat: now() - 60, exp: now() - 1 })).get('/denuncias'), 401, TOKEN_INVALIDO)
   })
+  it('a token verified a moment ago is refused once it expires (verified tokens are cached until their exp only)', async () => {
+    const exp = now() + 1
+    const api = client(app, hs256({ ...claims(adminToken), iat: now() - 60, exp }))
+    expect((await api.get('/me')).status).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, exp * 1000 + 20 - Date.now()))
+    fail(await api.get('/me'), 401, TOKEN_INVALIDO)
+  })
   it('a token after logout', async () => {
     const t = await login(app)
     expect((await client(app, t).post('/auth/logout')).status).toBe(200)
