@@ -36,6 +36,20 @@ export interface TestDatabase {
   drop (): Promise<void>
 }
 
+/**
+ * A client's queries one after another: node-postgres queues concurrent
+ * queries on one client itself, but warns that pg@9 will refuse them, and
+ * tests send some together (Promise.all).
+ */
+function serialQuery (client: pg.Client): TestDatabase['query'] {
+  let last: Promise<unknown> = Promise.resolve()
+  return async (sql, params) => {
+    const run = last.then(async () => client.query(sql, params))
+    last = run.catch(() => undefined)
+    return (await run).rows
+  }
+}
+
 export async function createTestDatabase (): Promise<TestDatabase> {
   if (usingPostgres) {
     const name = `t_${runId()}_${randomBytes(4).toString('hex')}`
@@ -48,7 +62,7 @@ export async function createTestDatabase (): Promise<TestDatabase> {
     await client.connect()
     return {
       url,
-      async query (sql, params) { return (await client.query(sql, params)).rows },
+      query: serialQuery(client),
       async drop () {
         await client.end()
         const a = new pg.Client({ connectionString: adminUrl() })
@@ -63,7 +77,7 @@ export async function createTestDatabase (): Promise<TestDatabase> {
   await client.connect()
   return {
     embedded,
-    async query (sql, params) { return (await client.query(sql, params)).rows },
+    query: serialQuery(client),
     async drop () {
       await client.end()
       await embedded.stop()
