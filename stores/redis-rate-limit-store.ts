@@ -118,7 +118,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   async hitAndRead (windows: readonly Window[], keys: readonly string[]): Promise<{ counters: Counter[], values: Array<string | null> }> {
     const flat = await this.redis.policiaHit(windows.length + keys.length, ...windows.map((w) => this.key(w.key)), ...keys, windows.length, ...windows.map((w) => w.windowMs))
     const counters = windows.map((_, i) => ({ count: Number(flat[2 * i]), resetMs: Math.max(0, Number(flat[2 * i + 1])) }))
-    return { counters, values: flat.slice(2 * windows.length).map((v) => v === null || v === undefined ? null : String(v)) }
+    // GET answers come back as ioredis gives them: strings, or null for a missing key.
+    return { counters, values: flat.slice(2 * windows.length) as Array<string | null> }
   }
 
   async attempt (logs: readonly AttemptLog[], id: string, index?: string): Promise<AttemptResult> {
