@@ -16,9 +16,11 @@
  * …), which the error mapping (http/database-unavailable.ts) answers with
  * 503; knex has by then marked the connection, and the pool replaces it.
  */
+import type pg from 'pg'
 import { Utils, type AnyEntity, type Configuration, type EntityData, type LoggingOptions } from '@mikro-orm/core'
 import { PostgreSqlConnection, PostgreSqlDriver, type Knex, type QueryResult } from '@mikro-orm/postgresql'
 import { isStalePlan, isUntypedParameter } from '../core/postgres-errors.js'
+import { queryKnownShape, type Shapes } from './known-shape-query.js'
 import { PreparedStatements } from './prepared-statements.js'
 
 type BeginOptions = Parameters<PostgreSqlConnection['begin']>[0]
@@ -47,6 +49,8 @@ const toDate = (text: string): Date => new Date(text)
 
 export class ServiceConnection extends PostgreSqlConnection {
   private readonly statements = new PreparedStatements(STATEMENT_LIMIT)
+  /** Result shapes of each pooled connection's named statements (db/known-shape-query.ts). */
+  private readonly shapes = new WeakMap<PgConnection, Shapes>()
   /**
    * Whether values are sent as parameters of named statements (prepared
    * once per connection). db/open.ts turns it off for PGlite: its socket
@@ -120,7 +124,10 @@ export class ServiceConnection extends PostgreSqlConnection {
       // As knex does for its own queries: whoever watches the queries (tests, debugging) sees these too.
       client.emit('query', { sql: text, bindings: values, ...(name !== undefined && { name }) })
       try {
-        return await conn.query({ ...(name !== undefined && { name }), text, values, ...(types !== undefined && { types }) })
+        if (name === undefined) return await conn.query({ text, values, ...(types !== undefined && { types }) })
+        let shapes = this.shapes.get(conn)
+        if (shapes === undefined) this.shapes.set(conn, shapes = new Map())
+        return await queryKnownShape(conn as unknown as pg.ClientBase, { name, text, values, ...(types !== undefined && { types: types as pg.CustomTypesConfig }) }, shapes)
       } finally {
         await client.releaseConnection(conn)
       }

@@ -31,8 +31,10 @@ async function connect (app: FastifyInstance, url: string): Promise<Redis> {
     commandTimeout: 5000,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
-    // Commands issued in the same tick (rate counters and session lookup)
-    // leave as one write: one round trip per request.
+    // Commands issued in the same tick (one admission script per request,
+    // stores/admission.ts, from every request that arrived together) leave
+    // as one write. Measured without it: Redis 31–40 µs of CPU per GET
+    // instead of 14–20, and more on the server (one write per command).
     enableAutoPipelining: true,
     lazyConnect: true,
   })

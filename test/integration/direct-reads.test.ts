@@ -13,6 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
+import pg from 'pg'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, login } from '../helpers/http.js'
@@ -137,6 +138,24 @@ describe('named prepared statements', () => {
     const search = await statementsOf(async () => { expect((await admin.get('/vehiculos?matricula[contiene]=M-1')).status).toBe(200) })
     expect(search).toHaveLength(2)
     expect(search.map((q) => q.name)).toEqual([undefined, undefined])
+  })
+
+  it('a statement already run on a connection is not described again (db/known-shape-query.ts)', async () => {
+    const proto = pg.Connection.prototype as unknown as { describe: (...args: unknown[]) => void }
+    const original = proto.describe
+    let described = 0
+    for (let i = 0; i < 3; i++) expect((await admin.get('/vehiculos/VEH-1990-00003')).status).toBe(200)
+    proto.describe = function (this: unknown, ...args: unknown[]) { described++; original.apply(this, args) }
+    try {
+      for (let i = 0; i < 10; i++) {
+        const res = await admin.get(`/vehiculos/VEH-1990-0000${i === 0 ? 3 : i}`)
+        expect(res.status).toBe(i % 5 === 0 && i > 0 ? 404 : 200)
+      }
+    } finally {
+      proto.describe = original
+    }
+    // PostgreSQL: Bind, Execute and Sync only; embedded mode sends its values inlined, never described either.
+    expect(described).toBe(0)
   })
 
   it('a column whose type changed under the statements (widened by another instance) does not break the reads', async () => {
