@@ -107,7 +107,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     enforce(reply, limits, counters)
     if (!needsToken) return
     if (refused !== undefined || claims === undefined || found === undefined) throw refused ?? new AppError('TOKEN_INVALIDO')
-    request.caller = await resolveCaller(request.em, claims, found)
+    request.caller = await resolveCaller(request, claims, found)
   })
 
   function verifyToken (token: string): TokenClaims {
@@ -124,7 +124,8 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
    * first. A session is bound to its user: a token whose `sub` is not the
    * session's user is refused, from the cache as from the database (S15).
    */
-  async function resolveCaller (em: EntityManager, claims: TokenClaims, found: SessionLookup): Promise<AuthenticatedCaller> {
+  /** The caller of a token; the database is read (and the request's EntityManager forked) only for what the cache did not hold. */
+  async function resolveCaller (request: FastifyRequest, claims: TokenClaims, found: SessionLookup): Promise<AuthenticatedCaller> {
     let { session, user } = found
     const refuse = (s: CachedSession): boolean => s.state !== 'active' || s.userId !== claims.sub
     if (session !== null && refuse(session)) throw new AppError('TOKEN_INVALIDO')
@@ -132,16 +133,16 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
       const fill: { session?: SessionFill['session'], user?: SessionFill['user'] } = {}
       let epoch: number
       if (session === null) {
-        const read = await readSessionAtEpoch(em, claims.jti)
+        const read = await readSessionAtEpoch(request.em, claims.jti)
         epoch = read.epoch
         if (read.session === null) throw new AppError('TOKEN_INVALIDO') // never issued here
         session = { state: read.session.revocado === null ? 'active' : 'revoked', userId: read.session.usuario }
         fill.session = { jti: claims.jti, value: session, ttlMs: claims.exp * 1000 - Date.now() }
       } else {
-        epoch = await readRevocationEpoch(em)
+        epoch = await readRevocationEpoch(request.em)
       }
       if (user === null && !refuse(session)) {
-        user = await app.loadUser(em, claims.sub)
+        user = await app.loadUser(request.em, claims.sub)
         if (user !== null) fill.user = { snapshot: user, ttlMs: USER_CACHE_MS }
       }
       await app.stores.sessions.fill(epoch, fill, found.stamp)

@@ -1,10 +1,11 @@
 /**
  * The ORM as a Fastify plugin: opens the database (db/open.ts), brings its
- * schema in line with modules.yaml, forks an EntityManager for every
- * request and closes everything in onClose.
+ * schema in line with modules.yaml, gives every request an EntityManager
+ * of its own (forked on first use: a request that only reads through
+ * direct SQL never needs one) and closes everything in onClose.
  */
 import fp from 'fastify-plugin'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { EntitySchema } from '@mikro-orm/core'
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import type { Row } from '../db/module-entity.js'
@@ -22,7 +23,9 @@ declare module 'fastify' {
     databaseKind: 'postgresql' | 'embedded'
   }
   interface FastifyRequest {
-    em: EntityManager
+    /** The request's own EntityManager, forked from the app's on first use. */
+    readonly em: EntityManager
+    forkedEm: EntityManager | null
   }
 }
 
@@ -35,10 +38,11 @@ async function ormPlugin (app: FastifyInstance, opts: OrmOptions): Promise<void>
   app.decorate('orm', orm)
   app.decorate('entities', entities)
   app.decorate('databaseKind', db.kind)
-  app.decorateRequest('em', null as unknown as EntityManager)
-  app.addHook('onRequest', (request, _reply, done) => {
-    request.em = orm.em.fork()
-    done()
+  app.decorateRequest('forkedEm', null)
+  app.decorateRequest('em', {
+    getter (this: FastifyRequest): EntityManager {
+      return this.forkedEm ??= orm.em.fork()
+    },
   })
 }
 

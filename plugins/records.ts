@@ -35,7 +35,12 @@ async function recordsPlugin (app: FastifyInstance): Promise<void> {
   app.decorateRequest('records', {
     getter (this: FastifyRequest): CallerRecords {
       const request = this
-      this.callerRecords ??= records.forRequest({ em: this.em, caller: this.caller, route: () => `${request.method} ${request.routeOptions.url ?? request.url}` })
+      this.callerRecords ??= records.forRequest({
+        get em () { return request.em },
+        reads: app.orm.em,
+        caller: this.caller,
+        route: () => `${request.method} ${request.routeOptions.url ?? request.url}`,
+      })
       return this.callerRecords
     },
   })

@@ -47,7 +47,14 @@ export interface HistoryEntryView {
 
 /** What a request brings: its EntityManager, its caller, and the route (for the read log). */
 export interface RequestContext {
+  /** The request's own EntityManager (writes, transactions, the read log). */
   readonly em: EntityManager
+  /**
+   * For a GET by id and a list page, which are direct SQL outside any
+   * transaction and need no unit of work: the app's EntityManager serves,
+   * so a request that only reads never forks one.
+   */
+  readonly reads: EntityManager
   readonly caller: Caller
   /** Method and route pattern, e.g. `GET /personal/:id` (asked only when a read is logged). */
   route (): string
@@ -142,13 +149,13 @@ export class ModuleRecords {
     if (q.filtersEncrypted && this.scope('descifrar') === 'none') throw new AppError('SIN_PERMISOS')
     // A filter on an encrypted value only finds records whose value the caller may read.
     const decryptable = q.filtersEncrypted && this.scope('descifrar') === 'own' ? ownCondition(mod, this.ctx.caller) : undefined
-    const { rows, total } = await service.list(this.ctx.em, and(q.where, this.visible(), decryptable), q)
+    const { rows, total } = await service.list(this.ctx.reads, and(q.where, this.visible(), decryptable), q)
     return { records: await this.views(rows), total, limit: q.limit, offset: q.offset }
   }
 
   async get (id: string): Promise<ApiRecord> {
     this.authorize('ver')
-    return this.view(await this.plan.service.findLive(this.ctx.em, id, this.visible()))
+    return this.view(await this.plan.service.findLive(this.ctx.reads, id, this.visible()))
   }
 
   /**
