@@ -123,8 +123,8 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
    * is answered by the database and cached as of the revocation epoch read
    * first. A session is bound to its user: a token whose `sub` is not the
    * session's user is refused, from the cache as from the database (S15).
+   * The request's EntityManager is forked only on such a miss.
    */
-  /** The caller of a token; the database is read (and the request's EntityManager forked) only for what the cache did not hold. */
   async function resolveCaller (request: FastifyRequest, claims: TokenClaims, found: SessionLookup): Promise<AuthenticatedCaller> {
     let { session, user } = found
     const refuse = (s: CachedSession): boolean => s.state !== 'active' || s.userId !== claims.sub

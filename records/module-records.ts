@@ -45,7 +45,7 @@ export interface HistoryEntryView {
   registro: ApiRecord
 }
 
-/** What a request brings: its EntityManager, its caller, and the route (for the read log). */
+/** What a request brings: its EntityManager, the one plain reads use, its caller, and the route (for the read log). */
 export interface RequestContext {
   /** The request's own EntityManager (writes, transactions, the read log). */
   readonly em: EntityManager
