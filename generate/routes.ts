@@ -10,6 +10,7 @@ import { Type } from '@sinclair/typebox'
 import { AppError, MESSAGES } from '../core/errors.js'
 import type { ModuleDef } from '../core/registry/types.js'
 import '../http/route-config.js'
+import { appendRouteHook } from '../http/route-hooks.js'
 import { IdParams, Message, envelope } from '../http/schemas.js'
 import { buildSchemas } from './schemas.js'
 import { listQuerystring } from './list-parameters.js'
@@ -26,19 +27,23 @@ export function moduleRoutes (mod: ModuleDef) {
     const tags = [mod.label]
     const op = operationName(mod)
 
-    // The action at all, before the body is parsed and validated (SPEC S9 order: 403 before 400).
-    // Synchronous hooks take `done` (no promise per request); Fastify answers what they throw.
-    app.addHook('onRequest', (request, _reply, done) => {
-      const action = request.routeOptions.config.action
-      if (action !== undefined) request.records.of(mod).authorize(action)
-      done()
-    })
-    app.addHook('preValidation', (request, _reply, done) => {
-      if (request.routeOptions.schema?.body !== undefined && (request.body === undefined || request.body === null)) {
-        done(new AppError('DATOS_REQUERIDOS'))
-        return
+    // The action at all, before the body is parsed and validated (SPEC S9 order: 403 before 400);
+    // a route with a body refuses a request without one. Attached to the routes that need them
+    // (http/route-hooks.ts). Synchronous hooks take `done` (no promise per request); Fastify
+    // answers what they throw.
+    app.addHook('onRoute', (route) => {
+      const action = route.config?.action
+      if (action !== undefined) {
+        appendRouteHook(route, 'onRequest', (request, _reply, done) => {
+          request.records.of(mod).authorize(action)
+          done()
+        })
       }
-      done()
+      if (route.schema?.body !== undefined) {
+        appendRouteHook(route, 'preValidation', (request, _reply, done) => {
+          done(request.body === undefined || request.body === null ? new AppError('DATOS_REQUERIDOS') : undefined)
+        })
+      }
     })
 
     app.get('/', {

@@ -15,6 +15,7 @@ import sjson from 'secure-json-parse'
 import { AppError } from '../core/errors.js'
 import { jsonTextProblem, MAX_TEXT_DEPTH, MAX_TEXT_VALUES } from '../core/json-text.js'
 import { bodyShapeProblems } from '../http/body-shape.js'
+import { appendRouteHook } from '../http/route-hooks.js'
 import { validationError } from '../http/validation-errors.js'
 
 export const BODY_LIMIT = 1024 * 1024
@@ -64,10 +65,14 @@ async function jsonBodyPlugin (app: FastifyInstance): Promise<void> {
     }
     done(null, value)
   })
-  app.addHook('preValidation', (request, _reply, done) => {
-    const schema = request.routeOptions.schema?.body
-    const problems = schema === undefined || request.body === undefined ? [] : bodyShapeProblems(schema, request.body)
-    done(problems.length > 0 ? validationError(problems, 'body') : undefined)
+  // Only routes with a body schema get the check (http/route-hooks.ts).
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema?.body
+    if (schema === undefined) return
+    appendRouteHook(route, 'preValidation', (request, _reply, done) => {
+      const problems = request.body === undefined ? [] : bodyShapeProblems(schema, request.body)
+      done(problems.length > 0 ? validationError(problems, 'body') : undefined)
+    })
   })
 }
 
