@@ -77,7 +77,7 @@ class KnownShapeQuery extends pg.Query {
     const self = this as unknown as QueryInternals
     const result = self._result
     const shape = this.shapes.get(self.name)
-    if (shape === undefined || prepareValue === undefined || shape.types !== result._types || !self.hasBeenParsed(connection)) {
+    if (shape === undefined || shape.types !== result._types || !self.hasBeenParsed(connection)) {
       base.prepare.call(self, connection)
       return
     }
@@ -99,6 +99,8 @@ class KnownShapeQuery extends pg.Query {
   handleRowDescription (message: unknown): void {
     const self = this as unknown as QueryInternals
     base.handleRowDescription.call(self, message)
+    // Without node-postgres's value mapper a kept shape could not be used: keep none.
+    if (prepareValue === undefined) return
     const result = self._result
     if (this.shapes.size >= SHAPE_LIMIT) this.shapes.clear()
     this.shapes.set(self.name, { types: result._types, fields: result.fields, parsers: result._parsers, empty: result._prebuiltEmptyResultObject })
@@ -106,8 +108,8 @@ class KnownShapeQuery extends pg.Query {
 }
 
 /** Runs a named statement on a node-postgres client, describing its result only the first time the client runs that name. */
-export async function queryKnownShape (client: pg.ClientBase, config: pg.QueryConfig & { name: string }, shapes: Shapes): Promise<QueryOutcome> {
-  return await new Promise((resolve, reject) => {
+export function queryKnownShape (client: pg.ClientBase, config: pg.QueryConfig & { name: string }, shapes: Shapes): Promise<QueryOutcome> {
+  return new Promise((resolve, reject) => {
     void client.query(new KnownShapeQuery(config, shapes, (err, result) => { if (err) reject(err); else resolve(result) }))
   })
 }
