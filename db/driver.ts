@@ -91,9 +91,11 @@ export class ServiceConnection extends PostgreSqlConnection {
    * as Dates, dates and times as text, json parsed): a named prepared
    * statement when it qualifies, else a parameterized one. With named
    * statements off (PGlite) the values are inlined as MikroORM does, so
-   * that the query is one message of the simple protocol.
+   * that the query is one message of the simple protocol. `onePlan`: the
+   * caller knows one plan is right for every value of this text, though
+   * it is an ordered page (db/prepared-statements.ts).
    */
-  async rows (text: string, params: unknown[], ctx?: Knex.Transaction | null): Promise<Array<Record<string, unknown>>> {
+  async rows (text: string, params: unknown[], ctx?: Knex.Transaction | null, onePlan = false): Promise<Array<Record<string, unknown>>> {
     if (this.rowTypes === undefined) {
       const base = this.getConnectionOptions().types as TypeParsers
       this.rowTypes = { getTypeParser: (oid, format) => oid === TIMESTAMPTZ ? toDate : base.getTypeParser(oid, format) }
@@ -104,7 +106,7 @@ export class ServiceConnection extends PostgreSqlConnection {
     }
     const values = this.statements.values(params)
     if (values === undefined) throw new TypeError('rows() takes scalar values only')
-    const res = await this.run(text, values, this.statements.name(text), ctx, undefined, this.rowTypes)
+    const res = await this.run(text, values, this.statements.name(text, onePlan), ctx, undefined, this.rowTypes)
     return res === undefined ? (await this.run(text, values, undefined, ctx, undefined, this.rowTypes))!.rows : res.rows
   }
 

@@ -15,8 +15,10 @@
  * match, and where, decides their best plan: a text search or a substring
  * match (SPEC S12's 50 ms), and `order by … limit`, where a generic plan
  * walked the default order's index through 20,000 fresh rows of one
- * category to find 20 of another (12 ms instead of 1). Counts, reads by
- * key and writes keep one plan. The name is a hash of the text.
+ * category to find 20 of another (12 ms instead of 1), unless its caller
+ * says one plan serves every value (a page read by the keys of one index,
+ * db/row-query.ts). Counts, reads by key and writes keep one plan. The
+ * name is a hash of the text.
  *
  * One map from a query's text as given (MikroORM's, with `?`
  * placeholders, or the records layer's, already numbered) to the text
@@ -60,13 +62,18 @@ export class PreparedStatements {
     return values
   }
 
-  /** The query `sql` as sent: `?` placeholders numbered, and its name when it qualifies. */
-  statement (sql: string): Statement {
+  /**
+   * The query `sql` as sent: `?` placeholders numbered, and its name when it
+   * qualifies. `onePlan`: an ordered page whose caller knows that one plan
+   * serves every value (db/row-query.ts, a page read by the keys of one
+   * index); the same text always comes with the same answer.
+   */
+  statement (sql: string, onePlan = false): Statement {
     let statement = this.statements.get(sql)
     if (statement === undefined) {
       const { text } = numberPlaceholders(sql)
       if (this.statements.size >= this.limit) return { text, name: undefined }
-      const named = !this.refused.has(text) && !PATTERN_DEPENDENT.test(text) && !ORDERED_PAGE.test(text)
+      const named = !this.refused.has(text) && !PATTERN_DEPENDENT.test(text) && (onePlan || !ORDERED_PAGE.test(text))
       statement = { text, name: named ? `s${this.generation}_${createHash('sha1').update(text).digest('hex').slice(0, 24)}` : undefined }
       this.statements.set(sql, statement)
     }
@@ -74,8 +81,8 @@ export class PreparedStatements {
   }
 
   /** The statement name of `sql`, or undefined to leave it unnamed. */
-  name (sql: string): string | undefined {
-    return this.statement(sql).name
+  name (sql: string, onePlan = false): string | undefined {
+    return this.statement(sql, onePlan).name
   }
 
   /** PostgreSQL could not prepare this text (numbered): run it unnamed from now on. */

@@ -48,3 +48,53 @@ export function recordIndexes (mod: ModuleDef): RecordIndex[] {
   out.push(index(`${mod.table}_deleted_idx`, '("_deleted") where "_deleted" is not null'))
   return out
 }
+
+/** One condition of a filter: `{ column: value }`. */
+type Term = readonly [string, unknown]
+
+/** The terms of a filter that is a conjunction of `{ column: value }` terms, or undefined. */
+function terms (where: unknown, out: Term[] = []): Term[] | undefined {
+  if (where === null || typeof where !== 'object' || Array.isArray(where)) return undefined
+  for (const [key, value] of Object.entries(where)) {
+    if (key === '$and') {
+      if (!Array.isArray(value)) return undefined
+      for (const part of value) if (terms(part, out) === undefined) return undefined
+    } else if (key.startsWith('$')) {
+      return undefined
+    } else {
+      out.push([key, value])
+    }
+  }
+  return out
+}
+
+/** A value compared by equality (an operator object, an array or null is not). */
+const isScalar = (v: unknown): boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v instanceof Date
+
+/**
+ * The column whose live index alone serves a page of `where` in `orderBy`,
+ * whatever the value compared: `where` is the live rows and one equality on
+ * a field with a live index, and the order is the default one (`_created`,
+ * then `_id`, both ascending or both descending), which is the rest of that
+ * index. Undefined for any other page.
+ *
+ * Such a page is read as its keys off that index (an index-only scan of the
+ * value's entries, in order) and then its rows, so one plan is right for
+ * every value and the statement may keep a generic plan (db/row-query.ts).
+ * Read straight, the page's generic plan can walk the default order's index
+ * instead, through every newer row of other values.
+ */
+export function liveIndexColumn (mod: ModuleDef, where: object, orderBy: ReadonlyArray<Record<string, string>> | undefined): string | undefined {
+  const [first, second, ...more] = orderBy ?? []
+  if (first === undefined || second === undefined || more.length > 0) return undefined
+  const [created, id] = [Object.entries(first), Object.entries(second)]
+  if (created.length !== 1 || id.length !== 1 || created[0]![0] !== '_created' || id[0]![0] !== '_id' || created[0]![1] !== id[0]![1]) return undefined
+  const all = terms(where)
+  if (all === undefined || all.length !== 2) return undefined
+  const live = all.findIndex(([column, value]) => column === '_deleted' && value === null)
+  if (live === -1) return undefined
+  const [column, value] = all[1 - live]!
+  if (!isScalar(value)) return undefined
+  const f = mod.fields.find((field) => isIndexed(field) && !field.unique && valueColumn(field) === column)
+  return f === undefined ? undefined : column
+}

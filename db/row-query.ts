@@ -97,6 +97,23 @@ async function direct (connection: ServiceConnection, em: EntityManager, entity:
   return connection.rows(sql, params, em.getTransactionContext())
 }
 
+/**
+ * A page that one live index serves alone (`liveIndex`, db/record-indexes.ts):
+ * its keys are read off that index in order (an index-only scan of the
+ * value's entries), then the rows by primary key. PostgreSQL's generic plan
+ * for it is that scan whatever the value, where a generic plan of the page
+ * read straight may walk the default order's index instead, so this
+ * statement is named and keeps one plan (db/prepared-statements.ts).
+ */
+async function keyedPage (connection: ServiceConnection, em: EntityManager, entity: string, c: Compiled, q: { limit: number, offset?: number, direction: string }): Promise<Row[]> {
+  const params = [...c.params]
+  const plan = planOf(em, entity)
+  let keys = `select "_id" as "_key", "_created" as "_key_created"${plan.from} where ${c.cond} order by ${c.order} limit ${q.limit}`
+  if (q.offset !== undefined && q.offset > 0) keys += ` offset $${params.push(q.offset)}`
+  const sql = `${plan.select} join (${keys}) "_page" on "_id" = "_page"."_key" order by "_page"."_key_created" ${q.direction}, "_page"."_key" ${q.direction}`
+  return connection.rows(sql, params, em.getTransactionContext(), true)
+}
+
 /** The exact number of rows of a compiled filter. */
 async function directCount (connection: ServiceConnection, em: EntityManager, entity: string, c: Compiled): Promise<number> {
   const rows = await connection.rows(`select count(*)::int as n${planOf(em, entity).from} where ${c.cond}`, c.params, em.getTransactionContext())
@@ -128,6 +145,8 @@ export interface PageQuery extends Pick<RowQuery, 'limit' | 'offset'> {
   search?: readonly SqlCondition[]
   /** A relevance: the page is ordered by it, highest first, then by `orderBy`. */
   rank?: SqlCondition
+  /** The column whose live index alone serves this page (db/record-indexes.ts `liveIndexColumn`): read by its keys. */
+  liveIndex?: string
 }
 
 /**
@@ -143,7 +162,11 @@ export async function findRowsAndCount (em: EntityManager, entity: string, where
   const connection = serviceConnection(em)
   const compiled = connection === undefined || typeof where === 'function' || typeof q.orderBy === 'function' ? undefined : compile(where, q.orderBy, q.search, q.rank)
   if (compiled !== undefined) {
-    return Promise.all([direct(connection!, em, entity, compiled, { limit: q.limit, offset: q.offset }), directCount(connection!, em, entity, compiled)])
+    const keyed = q.liveIndex !== undefined && (q.search ?? []).length === 0 && q.rank === undefined && q.limit !== undefined
+    const page = keyed
+      ? keyedPage(connection!, em, entity, compiled, { limit: q.limit!, offset: q.offset, direction: Object.values((q.orderBy as NonNullable<RowQuery['orderBy']>)[0]!)[0]! })
+      : direct(connection!, em, entity, compiled, { limit: q.limit, offset: q.offset })
+    return Promise.all([page, directCount(connection!, em, entity, compiled)])
   }
   return RawQueryFragment.run(async () => {
     const base = typeof where === 'function' ? where() : where

@@ -32,6 +32,7 @@ import { appendVersion, versionEntry } from './history.js'
 import { checkMove } from './state-machine.js'
 import { changedFields, sha256 } from './chain.js'
 import { inTransaction } from '../db/transaction.js'
+import { liveIndexColumn } from '../db/record-indexes.js'
 
 export interface ServiceDeps {
   readonly registry: Registry
@@ -288,6 +289,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
       offset: page.offset,
       search: page.search,
       ...(page.rank !== undefined && { rank: page.rank }),
+      liveIndex: liveIndexColumn(mod, where, page.orderBy),
     })
     return { rows, total }
   }

@@ -5,9 +5,11 @@
  * storage modes:
  * - for any filter of the vocabulary, order, limit and offset, the direct
  *   read returns the same rows and total as MikroORM's query builder,
- *   with or without search conditions and their relevance order
- *   (property test over a seeded table);
- * - a GET by id and a list run as named statements, a search does not;
+ *   with or without search conditions and their relevance order, and
+ *   for a page read by the keys of one live index (property test over a
+ *   seeded table);
+ * - a GET by id, a list's total and a page one live index serves run as
+ *   named statements; a search and other ordered pages do not;
  * - a column whose type changed under the prepared statements (another
  *   instance widened it) does not break the reads.
  */
@@ -19,6 +21,7 @@ import { createHarness, type Harness } from '../helpers/app.js'
 import { client, login } from '../helpers/http.js'
 import { usingPostgres } from '../helpers/services.js'
 import { findRowsAndCount } from '../../db/row-query.js'
+import { liveIndexColumn } from '../../db/record-indexes.js'
 import type { Row } from '../../db/module-entity.js'
 import { containsCondition, documentColumn, matchCondition, rankExpression, type SqlCondition } from '../../db/search-sql.js'
 
@@ -66,7 +69,22 @@ const filter = fc.tuple(fc.array(condition, { maxLength: 3 }), fc.constantFrom<u
     return all.length === 0 ? {} : all.length === 1 ? all[0]! : { $and: all }
   })
 const order = fc.tuple(fc.constantFrom('_created', 'km_actuales', 'tipo', 'fecha_itv'), fc.constantFrom<'asc' | 'desc'>('asc', 'desc'))
-  .map(([column, dir]) => [{ [column]: dir }, { _id: dir }])
+  .map(([column, dir]): Array<Record<string, 'asc' | 'desc'>> => [{ [column]: dir }, { _id: dir }])
+
+/** Pages one live index serves alone (db/record-indexes.ts): live rows, one equality on an indexed field, the default order. */
+const keyedPage = fc.tuple(
+  fc.oneof(
+    fc.constantFrom('patrulla', 'moto', 'nada').map((v) => ({ tipo: v })),
+    fc.constantFrom('operativo', 'taller').map((v) => ({ estado: v })),
+    fc.integer({ min: 0, max: 1000 }).map((n) => ({ km_actuales: (n * 37) % 1000 })),
+  ),
+  fc.boolean(),
+  fc.constantFrom<'asc' | 'desc'>('asc', 'desc'),
+).map(([eq, flat, dir]) => ({
+  where: flat ? { ...eq, _deleted: null } : { $and: [eq, { _deleted: null }] },
+  orderBy: [{ _created: dir }, { _id: dir }] as Array<Record<string, 'asc' | 'desc'>>,
+}))
+const page = fc.oneof(fc.tuple(filter, order).map(([where, orderBy]) => ({ where, orderBy })), keyedPage)
 
 /** Search conditions as records/search-query.ts makes them: `contiene`, and `q` with or without its relevance order. */
 const searchOf = (): fc.Arbitrary<{ search: readonly SqlCondition[], rank?: SqlCondition }> => {
@@ -86,13 +104,19 @@ const searchOf = (): fc.Arbitrary<{ search: readonly SqlCondition[], rank?: SqlC
 describe('direct reads', () => {
   it('return the rows and the total the query builder returns, for any filter of the vocabulary', async () => {
     const em = app.orm.em.fork()
+    const mod = app.registry.byName.get('vehiculos')!
     let direct = 0
+    let keyed = 0
     const knex = em.getConnection().getKnex()
-    const onQuery = (q: { sql: string }): void => { if (q.sql.startsWith('select count(*)::int as n from "vehiculos"')) direct++ }
+    const onQuery = (q: { sql: string }): void => {
+      if (q.sql.startsWith('select count(*)::int as n from "vehiculos"')) direct++
+      if (q.sql.includes(' "_page" on ')) keyed++
+    }
     knex.on('query', onQuery)
     try {
-      await fc.assert(fc.asyncProperty(filter, order, fc.integer({ min: 1, max: 30 }), fc.integer({ min: 0, max: 40 }), searchOf(), async (where, orderBy, limit, offset, search) => {
-        const viaSql = await findRowsAndCount(em, ENTITY, where, { orderBy, limit, offset, ...search })
+      await fc.assert(fc.asyncProperty(page, fc.integer({ min: 1, max: 30 }), fc.integer({ min: 0, max: 40 }), searchOf(), async ({ where, orderBy }, limit, offset, search) => {
+        const liveIndex = liveIndexColumn(mod, where, orderBy)
+        const viaSql = await findRowsAndCount(em, ENTITY, where, { orderBy, limit, offset, ...search, ...(liveIndex !== undefined && { liveIndex }) })
         // Functions make findRowsAndCount use the query builder (as it does for a filter outside the vocabulary).
         const viaBuilder = await findRowsAndCount(em, ENTITY, () => where, { orderBy: () => orderBy, limit, offset, ...search })
         const ids = (rows: Row[]): unknown[] => rows.map((r) => r._id)
@@ -104,6 +128,7 @@ describe('direct reads', () => {
       knex.off('query', onQuery)
     }
     expect(direct).toBe(150) // every direct count ran (not the query builder's)
+    expect(keyed).toBeGreaterThan(10) // and pages read by the keys of one live index among them
   })
 })
 
@@ -122,7 +147,7 @@ async function statementsOf (request: () => Promise<unknown>): Promise<Array<{ s
 }
 
 describe('named prepared statements', () => {
-  it('a GET by id and the total of a list run as named statements (PostgreSQL); a page and a search are planned for their values every time', async () => {
+  it('a GET by id, the total of a list and a page one live index serves run as named statements (PostgreSQL); other pages and a search are planned for their values every time', async () => {
     const get = await statementsOf(async () => { expect((await admin.get('/vehiculos/VEH-1990-00001')).status).toBe(200) })
     expect(get).toHaveLength(1)
     if (usingPostgres) expect(get[0]!.name).toMatch(/^s\d+_[0-9a-f]{24}$/)
@@ -130,11 +155,16 @@ describe('named prepared statements', () => {
     // A parameter on PostgreSQL; PGlite's socket server takes one message at a time, so values stay inlined there.
     if (usingPostgres) expect(get[0]!.sql).not.toContain('VEH-1990-00001')
     else expect(get[0]!.sql).toContain("'VEH-1990-00001'")
-    const list = await statementsOf(async () => { expect((await admin.get('/vehiculos?tipo=moto&limit=5&offset=5')).status).toBe(200) })
-    // The total keeps one plan; the ordered page is planned for its values every time (db/prepared-statements.ts).
-    const named = (count: boolean): boolean => list.find((q) => /count\(/.test(q.sql) === count)!.name !== undefined
+    const named = (list: Array<{ sql: string, name?: string }>, count: boolean): boolean => list.find((q) => /count\(/.test(q.sql) === count)!.name !== undefined
+    // One equality on an indexed field, the default order: the page is read by the keys of that field's live index,
+    // one plan for every value (db/record-indexes.ts), and the total keeps one plan.
+    const keyed = await statementsOf(async () => { expect((await admin.get('/vehiculos?tipo=moto&limit=5&offset=5')).status).toBe(200) })
+    expect(keyed).toHaveLength(2)
+    expect({ page: named(keyed, false), total: named(keyed, true) }).toEqual({ page: usingPostgres, total: usingPostgres })
+    // Two filters: which index serves the page best depends on the values, so it is planned for them every time.
+    const list = await statementsOf(async () => { expect((await admin.get('/vehiculos?tipo=moto&estado=taller&limit=5')).status).toBe(200) })
     expect(list).toHaveLength(2)
-    expect({ page: named(false), total: named(true) }).toEqual({ page: false, total: usingPostgres })
+    expect({ page: named(list, false), total: named(list, true) }).toEqual({ page: false, total: usingPostgres })
     const search = await statementsOf(async () => { expect((await admin.get('/vehiculos?matricula[contiene]=M-1')).status).toBe(200) })
     expect(search).toHaveLength(2)
     expect(search.map((q) => q.name)).toEqual([undefined, undefined])

@@ -31,6 +31,15 @@ describe('PreparedStatements', () => {
     expect(s.name('select count(*)::int as n from t where "c" = $1')).toBeDefined()
   })
 
+  it('names an ordered page whose caller says one plan serves every value (a page read by the keys of one index)', () => {
+    const s = new PreparedStatements()
+    const keyed = 'select "a" from t join (select "_id" as "_key" from t where "c" = $1 order by "_created" desc limit 20) "_page" on "_id" = "_page"."_key"'
+    expect(s.name(keyed, true)).toMatch(/^s0_[0-9a-f]{24}$/)
+    expect(new PreparedStatements().name(keyed)).toBeUndefined()
+    // A pattern-dependent search stays unnamed whatever the caller says.
+    expect(s.name('select "a" from t where search_fold("b") like $1 order by "_created" limit 20', true)).toBeUndefined()
+  })
+
   it('names at most `limit` texts, so texts without end cannot grow the server\'s memory', () => {
     const s = new PreparedStatements(2)
     expect(s.name('select $1')).toBeDefined()
