@@ -45,7 +45,8 @@ function intlOffset (ms: number, timeZone: string): number {
 const QUARTER = 900_000
 const offsets = new Map<string, Map<number, number | null>>()
 
-function wallClock (ms: number, timeZone: string): Wall {
+/** The zone's offset throughout the quarter hour of `ms`, or null when it changes within it. */
+function quarterOffset (ms: number, timeZone: string): number | null {
   let zone = offsets.get(timeZone)
   if (zone === undefined) { zone = new Map(); offsets.set(timeZone, zone) }
   const bucket = Math.floor(ms / QUARTER)
@@ -56,12 +57,34 @@ function wallClock (ms: number, timeZone: string): Wall {
     if (zone.size > 50_000) zone.clear()
     zone.set(bucket, offset)
   }
+  return offset
+}
+
+function wallClock (ms: number, timeZone: string): Wall {
+  const offset = quarterOffset(ms, timeZone)
   if (offset === null) return intlWallClock(ms, timeZone)
   const d = new Date(ms + offset)
   return { y: d.getUTCFullYear(), mo: d.getUTCMonth() + 1, d: d.getUTCDate(), h: d.getUTCHours(), mi: d.getUTCMinutes(), s: d.getUTCSeconds() }
 }
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, '0')
+
+const DAY = 86_400_000
+/** `00` … `59`. */
+const TWO_DIGITS: readonly string[] = Array.from({ length: 60 }, (_, i) => pad(i))
+/** `YYYY-MM-DD` of days since 1970-01-01 (a list shows instants of a few days, formatted by the thousand). */
+const dayTexts = new Map<number, string>()
+
+function dayText (day: number): string {
+  let text = dayTexts.get(day)
+  if (text === undefined) {
+    const d = new Date(day * DAY)
+    text = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`
+    if (dayTexts.size > 10_000) dayTexts.clear()
+    dayTexts.set(day, text)
+  }
+  return text
+}
 
 /** Date.UTC without its quirk of reading years 0–99 as 1900–1999. */
 function utc (y: number, mo: number, d: number, h = 0, mi = 0, s = 0): number {
@@ -73,7 +96,16 @@ function utc (y: number, mo: number, d: number, h = 0, mi = 0, s = 0): number {
 
 /** `YYYY-MM-DD HH:MM:SS` of an instant in the zone. */
 export function formatDateTime (date: Date, timeZone: string): string {
-  const w = wallClock(date.getTime(), timeZone)
+  const ms = date.getTime()
+  const offset = quarterOffset(ms, timeZone)
+  if (offset !== null) {
+    // The wall clock as milliseconds of a UTC calendar: its day's text, then the time of day.
+    const wall = ms + offset
+    const day = Math.floor(wall / DAY)
+    const second = Math.floor((wall - day * DAY) / 1000)
+    return `${dayText(day)} ${TWO_DIGITS[Math.floor(second / 3600)]}:${TWO_DIGITS[Math.floor(second / 60) % 60]}:${TWO_DIGITS[second % 60]}`
+  }
+  const w = wallClock(ms, timeZone)
   return `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)} ${pad(w.h)}:${pad(w.mi)}:${pad(w.s)}`
 }
 

@@ -11,6 +11,7 @@ import { valueColumn } from '../db/columns.js'
 import type { Row } from '../db/module-entity.js'
 import { FIELD_TYPES_IMPL, typeOf, type FieldTypeImpl, type InstantFormat } from '../core/field-types/index.js'
 import { CURRENT_SEAL, isSealed, type Seal } from './seal-format.js'
+import { buildRecordView, type RecordView } from './view-builder.js'
 
 export interface ViewContext {
   readonly timeZone: string
@@ -32,8 +33,6 @@ function shown (type: FieldTypeImpl, v: unknown, instant: InstantFormat): unknow
 type SystemPart = ReadonlyArray<readonly [string, FieldTypeImpl]>
 /** The system fields that `which` picks, in their order, with their type: worked out once, used for every record. */
 const part = (which: (s: SystemField) => boolean): SystemPart => SYSTEM_FIELDS.filter(which).map((s) => [s.name, FIELD_TYPES_IMPL[s.type]] as const)
-const LEADING = part((s) => s.leads)
-const TRAILING = part((s) => !s.leads)
 const LEADING_SEALED = part((s) => s.leads && s.sealed)
 const TRAILING_SEALED = part((s) => !s.leads && s.sealed)
 
@@ -49,23 +48,19 @@ function decryptField (f: FieldDef, row: Row, cipher: FieldCipher): unknown {
   return typeOf(f).fromPlaintext(cipher.decrypt(stored as string, row._id as string, f.name))
 }
 
+/** Each module's record views, without and with decryption (records/view-builder.ts), made on first use. */
+const views = new WeakMap<ModuleDef, [RecordView | undefined, RecordView | undefined]>()
+/** Instants in each service time zone. */
+const localFormats = new Map<string, InstantFormat>()
+
 export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record<string, unknown> {
-  const local: InstantFormat = (d) => formatDateTime(d, ctx.timeZone)
-  const out = systemFields({}, row, local, LEADING)
-  const restricted: string[] = []
-  for (const f of mod.fields) {
-    const type = typeOf(f)
-    if (type.writeOnly) continue
-    if (f.encrypted) {
-      if (ctx.canDecrypt) out[f.name] = shown(type, decryptField(f, row, ctx.cipher), local)
-      else restricted.push(f.name)
-      continue
-    }
-    out[f.name] = shown(type, row[valueColumn(f)], local)
-  }
-  systemFields(out, row, local, TRAILING)
-  if (restricted.length > 0) out._restringidos = restricted
-  return out
+  let pair = views.get(mod)
+  if (pair === undefined) views.set(mod, pair = [undefined, undefined])
+  const which = ctx.canDecrypt ? 1 : 0
+  const view = pair[which] ?? (pair[which] = buildRecordView(mod, ctx.canDecrypt, decryptField))
+  let local = localFormats.get(ctx.timeZone)
+  if (local === undefined) localFormats.set(ctx.timeZone, local = (d) => formatDateTime(d, ctx.timeZone))
+  return view(row, local, ctx.cipher)
 }
 
 /**

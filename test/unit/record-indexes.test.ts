@@ -8,8 +8,8 @@ import { loadRegistry } from '../../core/registry/load.js'
 import { liveIndexColumn, recordIndexes } from '../../db/record-indexes.js'
 
 const vehiculos = loadRegistry('modules.yaml').byName.get('vehiculos')!
-const NEWEST = [{ _created: 'desc' }, { _id: 'desc' }]
-const OLDEST = [{ _created: 'asc' }, { _id: 'asc' }]
+const NEWEST: Array<Record<string, string>> = [{ _created: 'desc' }, { _id: 'desc' }]
+const OLDEST: Array<Record<string, string>> = [{ _created: 'asc' }, { _id: 'asc' }]
 const LIVE = { _deleted: null }
 
 describe('liveIndexColumn', () => {
