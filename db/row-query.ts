@@ -98,7 +98,7 @@ async function direct (connection: ServiceConnection, em: EntityManager, entity:
 }
 
 /**
- * A page that one live index serves alone (`liveIndex`, db/record-indexes.ts):
+ * A page that one live index serves alone (`onLiveIndex`, db/record-indexes.ts):
  * its keys are read off that index in order (an index-only scan of the
  * value's entries), then the rows by primary key. PostgreSQL's generic plan
  * for it is that scan whatever the value, where a generic plan of the page
@@ -145,8 +145,8 @@ export interface PageQuery extends Pick<RowQuery, 'limit' | 'offset'> {
   search?: readonly SqlCondition[]
   /** A relevance: the page is ordered by it, highest first, then by `orderBy`. */
   rank?: SqlCondition
-  /** The column whose live index alone serves this page (db/record-indexes.ts `liveIndexColumn`): read by its keys. */
-  liveIndex?: string
+  /** One live index alone serves this page (db/record-indexes.ts `liveIndexColumn`): it is read by its keys. */
+  onLiveIndex?: boolean
 }
 
 /**
@@ -162,7 +162,7 @@ export async function findRowsAndCount (em: EntityManager, entity: string, where
   const connection = serviceConnection(em)
   const compiled = connection === undefined || typeof where === 'function' || typeof q.orderBy === 'function' ? undefined : compile(where, q.orderBy, q.search, q.rank)
   if (compiled !== undefined) {
-    const keyed = q.liveIndex !== undefined && (q.search ?? []).length === 0 && q.rank === undefined && q.limit !== undefined
+    const keyed = q.onLiveIndex === true && (q.search ?? []).length === 0 && q.rank === undefined && q.limit !== undefined
     const page = keyed
       ? keyedPage(connection!, em, entity, compiled, { limit: q.limit!, offset: q.offset, direction: Object.values((q.orderBy as NonNullable<RowQuery['orderBy']>)[0]!)[0]! })
       : direct(connection!, em, entity, compiled, { limit: q.limit, offset: q.offset })

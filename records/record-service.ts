@@ -289,7 +289,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
       offset: page.offset,
       search: page.search,
       ...(page.rank !== undefined && { rank: page.rank }),
-      liveIndex: liveIndexColumn(mod, where, page.orderBy),
+      onLiveIndex: liveIndexColumn(mod, where, page.orderBy) !== undefined,
     })
     return { rows, total }
   }
