@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify'
 import { genericPlanNodes, planNodes, type PlanNode } from '../helpers/explain.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, login, ok } from '../helpers/http.js'
+import { usingPostgres } from '../helpers/services.js'
 
 let h: Harness
 let app: FastifyInstance
@@ -88,6 +89,21 @@ describe('filtered lists over 100,000 rows', () => {
     for (const p of plans) expect(onTable(p.nodes).map((n) => n['Node Type']), p.sql).not.toContain('Seq Scan')
     const indexes = countPlan(plans).map((n) => n['Index Name']).filter((n) => n !== undefined)
     expect(indexes).toEqual(expect.arrayContaining(['sala092_ubicacion_live_idx', 'sala092_deleted_idx']))
+  })
+
+  it('the service\'s connections plan no parallel workers: a broad total is counted by the request\'s own backend', async () => {
+    // Through the service's own pool: db/open.ts sets max_parallel_workers_per_gather=0 on its PostgreSQL
+    // connections (PGlite, one process, has no workers to start).
+    const [setting] = await app.orm.em.getConnection().execute<Array<{ max_parallel_workers_per_gather: string }>>('show max_parallel_workers_per_gather')
+    if (usingPostgres) expect(setting!.max_parallel_workers_per_gather).toBe('0')
+    const rows = await app.orm.em.getConnection().execute<Array<{ 'QUERY PLAN': unknown }>>(
+      "explain (format json) select count(*)::int as n from sala092 where estado = 'en_curso' and _deleted is null")
+    const plan = rows[0]!['QUERY PLAN']
+    const nodes: string[] = []
+    const walk = (node: PlanNode): void => { nodes.push(String(node['Node Type'])); for (const c of (node.Plans as PlanNode[] | undefined) ?? []) walk(c) }
+    walk((typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan)
+    expect(nodes).toContain('Index Only Scan')
+    expect(nodes.filter((n) => /Gather/.test(n))).toEqual([])
   })
 
   it('the default order of an unfiltered list comes off the (_created, _id) index', async () => {
