@@ -105,7 +105,8 @@ export function formatDateTime (date: Date, timeZone: string): string {
     const second = Math.floor((wall - day * DAY) / 1000)
     return `${dayText(day)} ${TWO_DIGITS[Math.floor(second / 3600)]}:${TWO_DIGITS[Math.floor(second / 60) % 60]}:${TWO_DIGITS[second % 60]}`
   }
-  const w = wallClock(ms, timeZone)
+  // The offset changes within this quarter hour: Intl answers for the instant.
+  const w = intlWallClock(ms, timeZone)
   return `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)} ${pad(w.h)}:${pad(w.mi)}:${pad(w.s)}`
 }
 

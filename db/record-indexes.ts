@@ -35,13 +35,23 @@ function ident (name: string): string {
 /** The condition every live-row index carries, and every query on live rows states. */
 export const LIVE = `${ident('_deleted')} is null`
 
+const liveColumns = new WeakMap<ModuleDef, ReadonlySet<string>>()
+
+/** The columns with a live index `(col, _created, _id) where _deleted is null`: filterable, indexed, not unique (those keep their constraint). */
+function liveIndexedColumns (mod: ModuleDef): ReadonlySet<string> {
+  let columns = liveColumns.get(mod)
+  if (columns === undefined) {
+    columns = new Set(mod.fields.filter((f) => isIndexed(f) && !f.unique).map(valueColumn))
+    liveColumns.set(mod, columns)
+  }
+  return columns
+}
+
 export function recordIndexes (mod: ModuleDef): RecordIndex[] {
   const table = ident(mod.table)
   const index = (name: string, body: string): RecordIndex => ({ name, expression: `create index ${ident(name)} on ${table} ${body}` })
   const out: RecordIndex[] = []
-  for (const f of mod.fields) {
-    if (!isIndexed(f) || f.unique) continue
-    const column = valueColumn(f)
+  for (const column of liveIndexedColumns(mod)) {
     out.push(index(`${mod.table}_${column}_live_idx`, `(${ident(column)}, "_created", "_id") where ${LIVE}`))
   }
   out.push(index(`${mod.table}_created_id_idx`, '("_created", "_id")'))
@@ -95,6 +105,5 @@ export function liveIndexColumn (mod: ModuleDef, where: object, orderBy: Readonl
   if (live === -1) return undefined
   const [column, value] = all[1 - live]!
   if (!isScalar(value)) return undefined
-  const f = mod.fields.find((field) => isIndexed(field) && !field.unique && valueColumn(field) === column)
-  return f === undefined ? undefined : column
+  return liveIndexedColumns(mod).has(column) ? column : undefined
 }
