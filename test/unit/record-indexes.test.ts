@@ -42,3 +42,18 @@ describe('liveIndexColumn', () => {
     for (const [what, where, order] of cases) expect(liveIndexColumn(vehiculos, where, order), what).toBeUndefined()
   })
 })
+
+describe('recordIndexes', () => {
+  it('gives each filterable, non-unique field a live index in the default order and a live count index of the value alone', () => {
+    const byName = new Map(recordIndexes(vehiculos).map((i) => [i.name, i.expression]))
+    expect(byName.get('vehiculos_tipo_live_idx')).toBe('create index "vehiculos_tipo_live_idx" on "vehiculos" ("tipo", "_created", "_id") where "_deleted" is null')
+    expect(byName.get('vehiculos_tipo_count_idx')).toBe('create index "vehiculos_tipo_count_idx" on "vehiculos" ("tipo") where "_deleted" is null')
+    // Every live index has its count index, and the other way round.
+    const live = [...byName.keys()].filter((n) => n.endsWith('_live_idx')).map((n) => n.slice(0, -'_live_idx'.length))
+    const count = [...byName.keys()].filter((n) => n.endsWith('_count_idx')).map((n) => n.slice(0, -'_count_idx'.length))
+    expect(count).toEqual(live)
+    expect(live.length).toBeGreaterThan(3)
+    // A unique field keeps its unique constraint only.
+    expect([...byName.keys()].filter((n) => n.startsWith('vehiculos_matricula_'))).toEqual([])
+  })
+})
