@@ -54,7 +54,7 @@ async function bootstrapAdmin (app: FastifyInstance): Promise<void> {
   const superRole = users.fieldMap.get('rol')!.enum!.find((r) => app.access.isSuper(r))
   if (superRole === undefined) throw new Error('modules.yaml: no role in usuarios.rol holds "*.*"; cannot create the first administrator')
   try {
-    await app.records.storage(users).create(em, systemCaller(superRole), { username, password, nombre: 'Administrador', rol: superRole })
+    await app.records.storage(users).create({ em }, systemCaller(superRole), { username, password, nombre: 'Administrador', rol: superRole })
   } catch (err) {
     // Another instance created it at the same moment.
     if (err instanceof UniqueConstraintViolationException || (err instanceof AppError && err.code === 'REGISTRO_DUPLICADO')) return

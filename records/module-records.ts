@@ -173,7 +173,7 @@ export class ModuleRecords {
 
   async create (body: Record<string, unknown>): Promise<ApiRecord> {
     this.authorize('crear')
-    return this.view(await this.plan.service.create(this.ctx.em, this.ctx.caller, body))
+    return this.view(await this.plan.service.create(this.ctx, this.ctx.caller, body))
   }
 
   async update (id: string, body: Record<string, unknown>, expectedVersion?: number): Promise<ApiRecord> {

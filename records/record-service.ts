@@ -50,6 +50,18 @@ export interface RowGuard {
   readonly allows: (row: Row) => boolean
 }
 
+/**
+ * Where a create gets its EntityManager: `em`, the request's own (forked
+ * when first asked for, plugins/records.ts), for a create that runs a
+ * transaction; `reads`, when given, for one that is a single statement
+ * outside any transaction (nothing of a unit of work is used), so such a
+ * create forks none.
+ */
+export interface CreateEms {
+  readonly em: EntityManager
+  readonly reads?: EntityManager
+}
+
 export type RecordService = ReturnType<typeof createRecordService>
 
 /** Argon2id with the library's defaults (m=19 MiB, t=2, p=1), as OWASP advises. */
@@ -161,7 +173,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     return row
   }
 
-  async function create (em: EntityManager, caller: Caller, body: Record<string, unknown>): Promise<Row> {
+  async function create (ems: CreateEms, caller: Caller, body: Record<string, unknown>): Promise<Row> {
     const { values } = normalizeBody(mod, body, 'create', deps.timeZone)
     const event: WriteEvent = { module: mod, action: 'crear', caller, values }
     await deps.hooks.emit('before', event)
@@ -172,7 +184,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     const alone = !deps.hooks.has(mod.name, 'inside') && ![...values].some(([f, v]) => v !== null && (f.ref !== undefined || f.unique))
     for (let attempt = 0; ; attempt++) {
       try {
-        const row = alone ? await createAlone(em, caller, stored, floor) : await inTransaction(em, async (tem) => {
+        const row = alone ? await createAlone(ems.reads ?? ems.em, caller, stored, floor) : await inTransaction(ems.em, async (tem) => {
           await checkRefs(tem, values)
           await checkUnique(tem, values)
           const { row, campos } = newRow(await drawId(tem, mod, deps.sequences, deps.timeZone, floor), stored, caller)

@@ -69,7 +69,7 @@ export class UserAdmin {
     this.checkRole(fields.rol)
     this.checkPassword(fields.password, fields.username)
     if (await this.find(fields.username) !== null) throw new UserAdminError(`a user named "${fields.username}" exists already; choose another username, or use reset-password or activate on it`)
-    return this.write(() => this.records.storage(this.users).create(this.em, this.caller, { ...fields }))
+    return this.write(() => this.records.storage(this.users).create({ em: this.em }, this.caller, { ...fields }))
   }
 
   async setActive (username: string, activo: boolean): Promise<Row> {
