@@ -52,7 +52,7 @@ export interface RowGuard {
 
 /**
  * Where a create gets its EntityManager: `em`, the request's own (forked
- * when first asked for, plugins/records.ts), for a create that runs a
+ * when first asked for, plugins/orm.ts), for a create that runs a
  * transaction; `reads`, when given, for one that is a single statement
  * outside any transaction (nothing of a unit of work is used), so such a
  * create forks none.
