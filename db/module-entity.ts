@@ -11,6 +11,7 @@ import { EntitySchema } from '@mikro-orm/core'
 import type { ModuleDef } from '../core/registry/types.js'
 import { SYSTEM_FIELDS } from '../core/system-fields.js'
 import { blindIndexColumn, columnSpec, valueColumn } from './columns.js'
+import { storedName } from './identifier.js'
 import { recordIndexes } from './record-indexes.js'
 import { documentColumn, searchIndexes } from './search-sql.js'
 
@@ -26,13 +27,13 @@ export function buildEntity (mod: ModuleDef): EntitySchema<Row> {
       ...columnSpec(f),
       fieldName: column,
       nullable: true,
-      ...(f.unique && !f.encrypted ? { unique: `${mod.table}_${column}_unique` } : {}),
+      ...(f.unique && !f.encrypted ? { unique: storedName(`${mod.table}_${column}_unique`) } : {}),
     }
     if (f.searchable) {
       const bidx = blindIndexColumn(f)
       properties[bidx] = {
         type: 'string', length: 64, fieldName: bidx, nullable: true,
-        ...(f.unique ? { unique: `${mod.table}_${bidx}_unique` } : { index: `${mod.table}_${bidx}_idx` }),
+        ...(f.unique ? { unique: storedName(`${mod.table}_${bidx}_unique`) } : { index: storedName(`${mod.table}_${bidx}_idx`) }),
       }
     }
   }

@@ -8,6 +8,7 @@ import type { EntitySchema } from '@mikro-orm/core'
 import { MikroORM, type Options } from '@mikro-orm/postgresql'
 import type { Config } from '../core/config.js'
 import type { Registry } from '../core/registry/types.js'
+import { StoredNameStrategy } from './identifier.js'
 import { buildEntity, type Row } from './module-entity.js'
 import { SYSTEM_ENTITIES } from './system-entities.js'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js'
@@ -76,6 +77,8 @@ export async function openDatabase (config: Config, registry: Registry, log: DbL
       ...connection,
       entities: [...entities.values(), ...SYSTEM_ENTITIES],
       driver: ServiceDriver,
+      // Names longer than PostgreSQL keeps are shortened with a hash (db/identifier.ts).
+      namingStrategy: StoredNameStrategy,
       // min 0: no connection is kept open for its own sake, so after an
       // outage the pool refills with fresh connections on demand. A
       // connection the server dropped while idle is marked by knex (its

@@ -28,9 +28,11 @@
  *
  * Unique fields keep their unique constraint (over every row: a deleted
  * record's unique value stays taken); blind indexes keep their own b-tree.
+ * Names past PostgreSQL's 63 bytes are shortened with a hash (db/identifier.ts).
  */
 import type { ModuleDef } from '../core/registry/types.js'
 import { isIndexed, valueColumn } from './columns.js'
+import { storedName } from './identifier.js'
 
 export interface RecordIndex {
   readonly name: string
@@ -46,7 +48,7 @@ export const LIVE = `${ident('_deleted')} is null`
 
 const liveColumns = new WeakMap<ModuleDef, ReadonlySet<string>>()
 
-/** The columns with a live index `(col, _created, _id) where _deleted is null`: filterable, indexed, not unique (those keep their constraint). */
+/** The columns with live indexes (the page's `(col, _created, _id)` and the count's `(col)`, both `where _deleted is null`): filterable, indexed, not unique (those keep their constraint). */
 function liveIndexedColumns (mod: ModuleDef): ReadonlySet<string> {
   let columns = liveColumns.get(mod)
   if (columns === undefined) {
@@ -58,7 +60,10 @@ function liveIndexedColumns (mod: ModuleDef): ReadonlySet<string> {
 
 export function recordIndexes (mod: ModuleDef): RecordIndex[] {
   const table = ident(mod.table)
-  const index = (name: string, body: string): RecordIndex => ({ name, expression: `create index ${ident(name)} on ${table} ${body}` })
+  const index = (full: string, body: string): RecordIndex => {
+    const name = storedName(full)
+    return { name, expression: `create index ${ident(name)} on ${table} ${body}` }
+  }
   const out: RecordIndex[] = []
   for (const column of liveIndexedColumns(mod)) {
     out.push(index(`${mod.table}_${column}_live_idx`, `(${ident(column)}, "_created", "_id") where ${LIVE}`))

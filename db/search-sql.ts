@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { operatorsOf, typeOf } from '../core/field-types/index.js'
 import { valueColumn } from './columns.js'
+import { storedName } from './identifier.js'
 
 /** A condition (or an order key) as SQL text with bound values; turned into a MikroORM raw fragment at query time. */
 export interface SqlCondition {
@@ -138,17 +139,17 @@ export function searchIndexes (mod: ModuleDef): SearchIndex[] {
   for (const f of mod.fields) {
     const column = valueColumn(f)
     if (foldsSubstring(f) && operatorsOf(f).includes('contiene')) {
-      const name = `${mod.table}_${column}_trgm_idx`
+      const name = storedName(`${mod.table}_${column}_trgm_idx`)
       out.push({ name, expression: `create index ${ident(name)} on ${table} using gin (${folded(column)} gin_trgm_ops)` })
     }
     if (needsEmptyIndex(f)) {
-      const name = `${mod.table}_${column}_vacio_idx`
+      const name = storedName(`${mod.table}_${column}_vacio_idx`)
       out.push({ name, expression: `create index ${ident(name)} on ${table} ((${sizeExpression(f)}))` })
     }
   }
   const doc = documentColumn(mod)
   if (doc !== undefined) {
-    const name = `${mod.table}_${doc.name.slice(1)}_idx`
+    const name = storedName(`${mod.table}_${doc.name.slice(1)}_idx`)
     out.push({ name, expression: `create index ${ident(name)} on ${table} using gin (${ident(doc.name)})` })
   }
   return out

@@ -20,6 +20,7 @@ import { entityName, type Row } from '../db/module-entity.js'
 import { findRow, findRowsAndCount } from '../db/row-query.js'
 import { blindIndexColumn, columnSpec, valueColumn } from '../db/columns.js'
 import { insertWithHistory, insertWithHistorySql } from '../db/insert-with-history.js'
+import { storedName } from '../db/identifier.js'
 import { typeOf } from '../core/field-types/index.js'
 import { drawId } from './ids.js'
 import type { Caller } from '../core/access.js'
@@ -75,6 +76,8 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   const jsonColumns = new Set(mod.fields.filter((f) => !f.encrypted && columnSpec(f).type === 'json').map(valueColumn))
   const insertColumns = columns.map((name) => ({ name, json: jsonColumns.has(name) }))
   const insertSql = insertWithHistorySql(mod.table, insertColumns)
+  /** The primary key's stored name (a create whose id was taken is told apart by it). */
+  const primaryKey = storedName(`${mod.table}_pkey`)
 
   /** Ids have one shape; anything else cannot exist and never reaches the database. */
   const ID_SHAPE = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)
@@ -199,7 +202,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
         // The id was taken: the counter lagged behind the table (Redis lost
         // it while a create was in flight). Reseed above the collision.
         const constraint = (err as { constraint?: string }).constraint
-        if (err instanceof UniqueConstraintViolationException && constraint === `${mod.table}_pkey` && attempt < 3) {
+        if (err instanceof UniqueConstraintViolationException && constraint === primaryKey && attempt < 3) {
           floor = Number(/\(_id\)=\([A-Z0-9]+-\d{4}-(\d+)\)/.exec((err as { detail?: string }).detail ?? '')?.[1] ?? 0)
           continue
         }

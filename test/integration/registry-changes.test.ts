@@ -310,3 +310,40 @@ describe('the stored search document follows the text fields', () => {
     expect(await planSchema(app.orm)).toEqual({ safe: [], destructive: [] })
   })
 })
+
+describe('long table and field names', () => {
+  // Index names built from them pass PostgreSQL's 63 bytes; it keeps 63 and drops the rest,
+  // where `<table>_<col>_live_idx` and `<table>_<col>_count_idx` would become one name.
+  const text = vehiculos('      color: { type: string, max_length: 30 }\n', '      color: { type: string, max_length: 90 }\n      acabado: { type: string }\n') + `
+  inventario_de_material_incautado_en_diligencias:
+    prefix: IMI
+    label: Inventario de material incautado
+    fields:
+      descripcion_del_objeto_intervenido: { type: string, required: true }
+      observaciones_de_la_cadena_de_custodia: { type: text }
+      numero_de_precinto_de_la_bolsa_de_pruebas: { type: string, unique: true }
+`
+  it('start twice on the same database: every index and constraint is built once under its own name, the next start plans nothing', async () => {
+    const reg = parseRegistry(text, 'temp.yaml')
+    const app = await h.app({ registry: reg })
+    const names = (await h.db.query<{ name: string }>(
+      "select indexname as name from pg_indexes where tablename = 'inventario_de_material_incautado_en_diligencias' and schemaname = current_schema()")).map((r) => r.name)
+    // the live and count index of each field, the trigram and vacio indexes, the unique one, the system ones
+    expect(names.length).toBeGreaterThanOrEqual(12)
+    expect(new Set(names).size).toBe(names.length)
+    for (const name of names) expect(Buffer.byteLength(name), name).toBeLessThanOrEqual(63)
+    expect(await planSchema(app.orm)).toEqual({ safe: [], destructive: [] })
+    await h.closeApp(app)
+    const again = await h.app({ registry: parseRegistry(text, 'temp.yaml') })
+    expect(await planSchema(again.orm)).toEqual({ safe: [], destructive: [] })
+    const api = client(again, await login(again))
+    const body = { descripcion_del_objeto_intervenido: 'Navaja', numero_de_precinto_de_la_bolsa_de_pruebas: 'P-1' }
+    const id = (await api.post('/inventario_de_material_incautado_en_diligencias', body)).body.data._id as string
+    expect(id).toMatch(/^IMI-\d{4}-00001$/)
+    // the unique constraint holds under its shortened name
+    expectError(await api.post('/inventario_de_material_incautado_en_diligencias', { ...body, descripcion_del_objeto_intervenido: 'Otra' }), 409, 'Registro duplicado')
+    const list = await api.get('/inventario_de_material_incautado_en_diligencias?descripcion_del_objeto_intervenido=Navaja')
+    expect(list.body.data.total).toBe(1)
+    expect((await api.get('/inventario_de_material_incautado_en_diligencias?descripcion_del_objeto_intervenido[contiene]=NAVA')).body.data.total).toBe(1)
+  })
+})
