@@ -14,6 +14,7 @@ import errorHandler from './plugins/error-handler.js'
 import corsPlugin from './plugins/cors.js'
 import metricsPlugin from './plugins/metrics.js'
 import { sendError } from './http/errors.js'
+import { answerClientError } from './http/client-error.js'
 import { trustProxyOption } from './http/trust-proxy.js'
 import { loggerOptions } from './http/log-options.js'
 import { lazyChildLogger } from './http/lazy-child-logger.js'
@@ -82,6 +83,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     frameworkErrors: (err, _request, reply) => {
       void sendError(reply, err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'REGISTRO_NO_ENCONTRADO' : 'DATOS_INVALIDOS')
     },
+    // HTTP Node cannot parse, oversized headers: the envelope too (SPEC S21).
+    clientErrorHandler: function (this: FastifyInstance, err, socket) { answerClientError(err, socket, this.log) },
   }
   if (options.serverFactory !== undefined) serverOptions.serverFactory = options.serverFactory
   const wait = options.waitForServices === true ? { waitMs: config.startupWaitMs, ...(options.onWaiting !== undefined && { onWaiting: options.onWaiting }) } : {}

@@ -39,8 +39,13 @@ export function toAppError (err: FastifyError | Error): AppError | undefined {
   return undefined
 }
 
-export function sendError (reply: FastifyReply, code: ErrorCode, detalles?: ErrorDetail[]): FastifyReply {
+/** The S9 envelope of an error. */
+export function errorBody (code: ErrorCode, detalles?: ErrorDetail[]): { success: false, error: string, detalles?: ErrorDetail[] } {
   const body: { success: false, error: string, detalles?: ErrorDetail[] } = { success: false, error: ERRORS[code].message }
   if (detalles !== undefined && detalles.length > 0) body.detalles = detalles
-  return reply.code(ERRORS[code].status).type('application/json; charset=utf-8').send(body)
+  return body
+}
+
+export function sendError (reply: FastifyReply, code: ErrorCode, detalles?: ErrorDetail[]): FastifyReply {
+  return reply.code(ERRORS[code].status).type('application/json; charset=utf-8').send(errorBody(code, detalles))
 }

@@ -1,8 +1,9 @@
 /**
- * A request URL as it may be written to the log (SPEC S4, S14): the value
- * of every query parameter that names a secret (an encrypted field, whose
- * filter carries a DNI in clear, a password or a token) is replaced by
- * `[oculto]`. Names are compared as the query parser reads them (percent
+ * A request URL as it may be written to the log (SPEC S4, S14, S21): the
+ * value of every query parameter that names a secret (an encrypted field,
+ * whose filter carries a DNI in clear, a password or a token) or carries
+ * free text a person typed (`q`, any `[contiene]`, also inside a group of
+ * brackets) is replaced by `[oculto]`. Names are compared as the query parser reads them (percent
  * and `+` decoded, operator suffix `[op]` ignored), so an encoded name
  * hides nothing; a name that does not decode hides its value too.
  */
@@ -11,6 +12,9 @@ export const HIDDEN = '[oculto]'
 
 /** Parameter names whose value is secret whatever the module: credentials. */
 const ALWAYS = /password|contrase|token|secret|clave|jwt/i
+
+/** Free-text search (SPEC S12): a name, or a part of it between brackets, that is `q` or `contiene`. */
+const freeText = (name: string): boolean => name.split(/[[\]]/).some((part) => /^\s*(?:q|contiene)\s*$/i.test(part))
 
 function decoded (name: string): string | undefined {
   try {
@@ -25,7 +29,7 @@ function secret (rawName: string, names: ReadonlySet<string>): boolean {
   const name = decoded(rawName)
   if (name === undefined) return true
   const base = name.replace(/\[.*$/s, '').trim()
-  return names.has(base) || ALWAYS.test(name)
+  return names.has(base) || ALWAYS.test(name) || freeText(name)
 }
 
 export function logSafeUrl (url: string, names: ReadonlySet<string>): string {

@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../core/errors.js'
 import type { Config } from '../core/config.js'
-import type { AttemptLog, AttemptResult, Counter, RateLimitStore, Window } from '../stores/types.js'
+import type { Counter, Window } from '../stores/types.js'
 
 export interface Limit extends Window {
   readonly max: number
@@ -49,53 +49,4 @@ export function enforce (reply: FastifyReply, limits: readonly Limit[], counters
     throw new AppError('DEMASIADAS_PETICIONES', undefined, { ...headers, 'retry-after': seconds(counters[i]!.resetMs) })
   }
   void reply.headers(headers)
-}
-
-/**
- * Failed logins of one username (SPEC S15), in sliding windows: 10 from one
- * client address within 15 minutes lock that username for that address;
- * 100 from any addresses lock it for everyone (so a stranger cannot lock
- * the superadmin out, and a spread-out guesser still meets a wall).
- */
-export const LOGIN_LOCK = { perAddress: 10, total: 100, windowMs: 15 * 60_000 } as const
-
-export interface LoginLogs {
-  /** This username from this client address. */
-  readonly address: AttemptLog
-  /** This username from anywhere. */
-  readonly total: AttemptLog
-  /** The set of every log of this username (each address's and the total), for `desbloquear`. */
-  readonly index: string
-}
-
-/** Encoded code unit by code unit (UTF-16, base64url): no username, known
- * or not, can name another one's log, and any string encodes (a lone
- * surrogate included, which encodeURIComponent refuses). */
-function userKey (username: string): string {
-  return `login:${Buffer.from(username.toLowerCase(), 'utf16le').toString('base64url')}`
-}
-
-export function loginLogs (username: string, ip: string): LoginLogs {
-  const user = userKey(username)
-  return {
-    address: { key: `${user}:ip:${ip}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.perAddress },
-    total: { key: user, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.total },
-    index: `${user}:logs`,
-  }
-}
-
-/**
- * Lifts the lock-out of one username on every address (SPEC S13,
- * `POST /usuarios/{id}/desbloquear`): forgets its total log and every
- * per-address log, atomically. Returns how many logs held failures.
- */
-export async function unlockLogin (store: RateLimitStore, username: string): Promise<number> {
-  const user = userKey(username)
-  return store.clear(`${user}:logs`, [user])
-}
-
-/** 429 `Demasiadas peticiones` with Retry-After when the attempt was refused. */
-export function lockedOut (result: AttemptResult): AppError | undefined {
-  if (result.allowed) return undefined
-  return new AppError('DEMASIADAS_PETICIONES', undefined, { 'retry-after': seconds(result.retryMs) })
 }

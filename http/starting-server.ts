@@ -8,10 +8,12 @@
  * 503 `Servicio no disponible` (nothing can be served without the
  * database). Then the app's own handler takes over on the same server, and
  * on shutdown new requests get 503 with `Connection: close` while the ones
- * in flight finish.
+ * in flight finish. Requests that do not parse are answered in the error
+ * envelope (client-error.ts), by this server until the app serves.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import { ERRORS } from '../core/errors.js'
+import { answerClientError } from './client-error.js'
 
 export interface StartingServer {
   readonly server: Server
@@ -44,6 +46,8 @@ export function startingServer (port: number, host: string): StartingServer {
     if (closing) { send(res, 503, unavailable, true); return }
     handler(req, res)
   })
+  // Until then: the app's Fastify answers them itself (its clientErrorHandler).
+  server.on('clientError', (err: Error, socket) => { if (handler === starting) answerClientError(err, socket) })
   let listening: Promise<void> | undefined
   return {
     server,

@@ -25,10 +25,18 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The metrics listener, when METRICS_PORT is not 0. */
     metricsServer?: Server
+    /** Counts a login lock-out that engaged (`direccion`, `total`, `dispositivo`); nothing with METRICS_PORT=0. */
+    countLoginLockout: (tipo: string) => void
   }
 }
 
-function metricsRegistry (app: FastifyInstance): { registry: Registry, observe: (method: string, route: string, status: number, seconds: number) => void } {
+interface Metrics {
+  registry: Registry
+  observe: (method: string, route: string, status: number, seconds: number) => void
+  lockout: (tipo: string) => void
+}
+
+function metricsRegistry (app: FastifyInstance): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const duration = new Histogram({
@@ -42,6 +50,12 @@ function metricsRegistry (app: FastifyInstance): { registry: Registry, observe: 
     name: 'http_rate_limit_refusals_total',
     help: 'Requests refused with 429 (rate limits and login lock-outs), by route pattern',
     labelNames: ['route'] as const,
+    registers: [registry],
+  })
+  const lockouts = new Counter({
+    name: 'login_lockouts_total',
+    help: 'Login lock-outs that engaged, by kind: direccion (one username from one address), total (one username from any addresses), dispositivo (one username on one device)',
+    labelNames: ['tipo'] as const,
     registers: [registry],
   })
   new Gauge({
@@ -78,7 +92,7 @@ function metricsRegistry (app: FastifyInstance): { registry: Registry, observe: 
     child.observe(seconds)
     if (status === 429) refusals.inc({ route })
   }
-  return { registry, observe }
+  return { registry, observe, lockout: (tipo) => { lockouts.inc({ tipo }) } }
 }
 
 /** GET /metrics on its own listener; anything else there is 404. */
@@ -103,8 +117,12 @@ async function listen (registry: Registry, port: number, host: string): Promise<
 
 async function metricsPlugin (app: FastifyInstance): Promise<void> {
   const port = app.config.metricsPort
-  if (port === 0) return
-  const { registry, observe } = metricsRegistry(app)
+  if (port === 0) {
+    app.decorate('countLoginLockout', () => undefined)
+    return
+  }
+  const { registry, observe, lockout } = metricsRegistry(app)
+  app.decorate('countLoginLockout', lockout)
   app.addHook('onResponse', async (request, reply) => {
     observe(request.method, request.routeOptions.url ?? NO_ROUTE, reply.statusCode, reply.elapsedTime / 1000)
   })

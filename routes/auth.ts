@@ -1,7 +1,7 @@
 /** POST /auth/login, POST /auth/logout, GET /me (interface "Endpoints") and PUT /me/password (SPEC S13). */
 import fp from 'fastify-plugin'
 import { randomBytes, randomUUID } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { verify as argon2Verify } from '@node-rs/argon2'
 import { AppError, MESSAGES } from '../core/errors.js'
@@ -12,13 +12,17 @@ import { envelope } from '../http/schemas.js'
 import { hashPassword } from '../records/record-service.js'
 import { SessionEntity, insertSessionIfCurrent } from '../db/session-entity.js'
 import { usersTable } from '../records/users/users-table.js'
-import { lockedOut, loginLogs } from '../http/rate-limit.js'
+import { DEVICE_MAX_AGE_MS, DEVICE_MAX_LENGTH, deviceSigner } from '../core/device.js'
+import { admitLogin, engaged, forgetAttempt, loginSucceeded, type LockKind } from '../http/login-lockout.js'
 import { raiseRevocationEpoch } from '../db/revocation-epoch.js'
 import { inTransaction } from '../db/transaction.js'
 
+const DEVICE_MAX_AGE_DAYS = DEVICE_MAX_AGE_MS / 86_400_000
+const DISPOSITIVO = 'Valor opaco de este cliente (dispositivo de confianza): lo da cada inicio de sesión correcto; presentado en el siguiente, los intentos fallidos desde otros clientes no lo bloquean. Uno inválido, caducado o de otro usuario se ignora.'
 const LoginBody = Type.Object({
   username: Type.String({ minLength: 1, maxLength: 64 }),
   password: Type.String({ minLength: 1, maxLength: 256 }),
+  dispositivo: Type.Optional(Type.String({ maxLength: DEVICE_MAX_LENGTH, description: DISPOSITIVO })),
 }, { additionalProperties: false })
 
 const LoginUser = Type.Object({ id: Type.String(), username: Type.String(), nombre: Type.String(), rol: Type.String() })
@@ -35,9 +39,27 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   // Verified against when the username is unknown, so both cases take as long.
   const dummyHash = await hashPassword(randomBytes(16).toString('hex'))
   const tags = ['Autenticación']
+  const devices = deviceSigner(app.config.jwtSecret)
+
+  /**
+   * Logs and counts the locks a failure filled or an attempt met (SPEC
+   * S21); the username only when such a user exists (a password typed into
+   * the username box must not reach the log).
+   */
+  const report = (request: FastifyRequest, locks: readonly LockKind[], username: string | undefined, fresh: boolean): void => {
+    for (const lock of locks) {
+      const who = { ...(username !== undefined && { username }), address: request.ip, lock }
+      if (fresh) {
+        request.log.warn(who, 'login locked out')
+        app.countLoginLockout(lock)
+      } else {
+        request.log.info(who, 'login refused: locked out')
+      }
+    }
+  }
 
   app.post('/auth/login', {
-    // 401 Credenciales inválidas; 429 for a locked-out username (SPEC S15).
+    // 401 Credenciales inválidas; 429 for a locked-out username (SPEC S15, S21).
     config: { public: true, openapi: { errors: [401, 429] } },
     // Missing body or credentials: `Datos requeridos` (SPEC S9), before type checks.
     preValidation: async (request) => {
@@ -48,27 +70,39 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
         if (missing.length > 0) throw new AppError('DATOS_REQUERIDOS', missing.map((campo) => ({ campo, mensaje: 'es obligatorio' })))
       }
     },
-    schema: { tags, summary: 'Iniciar sesión', operationId: 'login', body: LoginBody, response: { 200: envelope(Type.Object({ token: Type.String(), user: LoginUser })) } },
+    schema: { tags, summary: 'Iniciar sesión', operationId: 'login', body: LoginBody, response: { 200: envelope(Type.Object({ token: Type.String(), user: LoginUser, dispositivo: Type.String({ description: `${DISPOSITIVO} Caduca a los ${DEVICE_MAX_AGE_DAYS} días, o antes si cambia la contraseña; guárdelo (la consola, en una cookie httpOnly) y sustitúyalo por el nuevo en cada inicio de sesión.` }) })) } },
   }, async (request) => {
-    const { username, password } = request.body as { username: string, password: string }
-    // Lock-out per username and client address, and per username from
-    // anywhere (SPEC S15), known username or not. Every attempt is logged
-    // before the password is checked (atomically, so parallel attempts
-    // cannot slip past a limit); a success clears this address's log and
-    // leaves the username's (it was no failure).
-    const logs = loginLogs(username, request.ip)
-    const attempt = randomUUID()
-    const locked = lockedOut(await app.stores.rateLimits.attempt([logs.address, logs.total], attempt, logs.index))
-    if (locked !== undefined) throw locked
+    const { username, password, dispositivo } = request.body as { username: string, password: string, dispositivo?: string }
+    // Lock-out first (http/login-lockout.ts), known username or not, so a
+    // locked attempt costs no database query: the attempt is logged before
+    // the password is checked. A device value is taken here on its
+    // signature, expiry and username alone.
+    const claimed = devices.read(dispositivo, username)
+    let admission = await admitLogin(app.stores.rateLimits, username, request.ip, claimed?.id)
+    // Refused: no username in the line, which is written before it is known to exist.
+    report(request, admission.locked, undefined, false)
+    if (admission.admitted === undefined) throw admission.refused!
     // A username no user can have (control characters) is answered like an unknown one.
     const row = !isCleanText(username) ? null : await users.findLive(request.em, { [col('username')]: username })
     const stored = (row?.[col('password')] as string | null | undefined) ?? dummyHash
+    const known = row === null ? undefined : row[col('username')] as string
+    // Issued to another user of that name, or under an older password: it
+    // was absent after all (SPEC S21), and the address rules decide.
+    const device = claimed !== undefined && row !== null && devices.holds(claimed, row._id as string, stored) ? claimed : undefined
+    if (admission.admitted.viaDevice && device === undefined) {
+      await forgetAttempt(app.stores.rateLimits, admission.admitted)
+      admission = await admitLogin(app.stores.rateLimits, username, request.ip)
+      report(request, admission.locked, undefined, false)
+      if (admission.admitted === undefined) throw admission.refused!
+    }
+    const attempt = admission.admitted
     const ok = await argon2Verify(stored, password).catch(() => false)
     if (row === null || !ok || row[col('activo')] === false) {
-      request.log.info({ username }, 'login failed')
+      request.log.info(known === undefined ? {} : { username: known }, 'login failed')
+      report(request, engaged(attempt), known, true)
       throw new AppError('CREDENCIALES_INVALIDAS')
     }
-    await Promise.all([app.stores.rateLimits.reset(logs.address.key), app.stores.rateLimits.forget(logs.total.key, attempt)])
+    await loginSucceeded(app.stores.rateLimits, attempt)
     const jti = randomUUID()
     const now = new Date()
     const ttl = app.config.tokenTtlSeconds
@@ -80,9 +114,11 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     const token = app.jwt.sign({ sub: row._id as string, jti })
     request.log.info({ user: row._id }, 'login')
     const me = users.snapshot(row)
+    // Renewed at each login: the same device id when one was presented.
+    const value = devices.issue({ id: me.id, username: known! }, stored, device?.id)
     return {
       success: true,
-      data: { token, user: { id: me.id, username: me.username, nombre: me.nombre, rol: me.rol } },
+      data: { token, user: { id: me.id, username: me.username, nombre: me.nombre, rol: me.rol }, dispositivo: value },
     }
   })
 
@@ -134,17 +170,17 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     const caller = request.caller
     const problem = passwordProblem(nueva, caller.username, passwordField)
     if (problem !== undefined) throw new AppError('DATOS_INVALIDOS', [{ campo: 'password_nueva', mensaje: problem.mensaje }])
-    const logs = loginLogs(caller.username, request.ip)
-    const attempt = randomUUID()
-    const locked = lockedOut(await app.stores.rateLimits.attempt([logs.address, logs.total], attempt, logs.index))
-    if (locked !== undefined) throw locked
+    const admission = await admitLogin(app.stores.rateLimits, caller.username, request.ip)
+    report(request, admission.locked, caller.username, false)
+    if (admission.admitted === undefined) throw admission.refused!
     const row = await users.findLive(request.em, { _id: caller.id })
     if (row === null) throw new AppError('TOKEN_INVALIDO')
     if (!await argon2Verify(row[col('password')] as string, actual).catch(() => false)) {
       request.log.info({ user: caller.id }, 'password change: wrong current password')
+      report(request, engaged(admission.admitted), caller.username, true)
       throw new AppError('CREDENCIALES_INVALIDAS')
     }
-    await Promise.all([app.stores.rateLimits.forget(logs.address.key, attempt), app.stores.rateLimits.forget(logs.total.key, attempt)])
+    await forgetAttempt(app.stores.rateLimits, admission.admitted)
     await app.records.storage(app.registry.usersModule).update(request.em, caller, caller.id, { [passwordField.name]: nueva }, { allows: () => true })
     request.log.info({ user: caller.id }, 'password changed')
     return { success: true, data: { message: MESSAGES.CONTRASENA_CAMBIADA } }
@@ -171,4 +207,4 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(authRoutes, { name: 'policia-auth-routes', fastify: '5.x', dependencies: ['policia-auth', 'policia-records'] })
+export default fp(authRoutes, { name: 'policia-auth-routes', fastify: '5.x', dependencies: ['policia-auth', 'policia-records', 'policia-metrics'] })

@@ -2,7 +2,7 @@
  * Actions on a user that are no write of the user record (SPEC S13):
  * `POST /usuarios/{id}/cerrar-sesiones` revokes every session of the user;
  * `POST /usuarios/{id}/desbloquear` lifts the login lock-out of the user's
- * username on every address. Both need `usuarios.editar` (within its
+ * username on every address and device. Both need `usuarios.editar` (within its
  * scope), and only a superadmin acts on a superadmin, as for edits.
  * Registered under the users module's path.
  */
@@ -13,7 +13,7 @@ import { MESSAGES } from '../core/errors.js'
 import { valueColumn } from '../db/columns.js'
 import type { Row } from '../db/module-entity.js'
 import { IdParams, envelope } from '../http/schemas.js'
-import { unlockLogin } from '../http/rate-limit.js'
+import { unlockLogin } from '../http/login-lockout.js'
 import { checkSuperTarget } from '../records/users/users-policy.js'
 import { endSessions } from '../records/users/user-sessions.js'
 
@@ -53,7 +53,7 @@ async function usersSessionsRoutes (app: FastifyInstance): Promise<void> {
       tags,
       operationId: 'desbloquearUsuario',
       summary: 'Levantar el bloqueo de inicio de sesión de un usuario',
-      description: 'Olvida los intentos fallidos de inicio de sesión del usuario desde todas las direcciones. Requiere `usuarios.editar`; solo un superadmin actúa sobre un superadmin.',
+      description: 'Olvida los intentos fallidos de inicio de sesión del usuario desde todas las direcciones y dispositivos. Requiere `usuarios.editar`; solo un superadmin actúa sobre un superadmin.',
       params: IdParams,
       response: { 200: envelope(Type.Object({ message: Type.String() })) },
     },

@@ -140,14 +140,14 @@ export class MemoryRateLimitStore implements RateLimitStore {
       if (log.length >= max) retryMs = Math.max(retryMs, log[log.length - max]!.at + windowMs - now, 1)
       return log
     })
-    if (retryMs > 0) return { allowed: false, retryMs }
+    if (retryMs > 0) return { allowed: false, retryMs, counts: current.map((log) => log.length) }
     for (const log of current) log.push({ at: now, id })
     if (index !== undefined) {
       const keys = this.indexes.get(index) ?? new Set<string>()
       for (const { key } of logs) keys.add(key)
       this.indexes.set(index, keys)
     }
-    return { allowed: true, retryMs: 0 }
+    return { allowed: true, retryMs: 0, counts: current.map((log) => log.length) }
   }
 
   async forget (key: string, id: string): Promise<void> {

@@ -33,12 +33,14 @@ return out`
  * by Redis's own clock (instances' clocks may differ). The attempt enters
  * every log, or none when one is full (ARGV: window and max per key, then
  * the id, then '1' when the last key is an index set to remember the logs
- * in); returns {1, 0} or {0, ms until every full log has room}.
+ * in); returns {1, 0} or {0, ms until every full log has room}, followed by
+ * the number of attempts in each log (after this one when it was logged).
  */
 const ATTEMPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local wait = 0
+local counts = {}
 local indexed = ARGV[#ARGV] == '1'
 local n = #KEYS
 if indexed then n = n - 1 end
@@ -48,17 +50,22 @@ for i = 1, n do
   local max = tonumber(ARGV[2 * i])
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - win)
   local n = redis.call('ZCARD', key)
+  counts[i] = n
   if n >= max then
     local entry = redis.call('ZRANGE', key, n - max, n - max, 'WITHSCORES')
     wait = math.max(wait, tonumber(entry[2]) + win - now, 1)
   end
 end
-if wait > 0 then return {0, wait} end
+if wait > 0 then
+  local out = {0, wait}
+  for i = 1, n do out[#out + 1] = counts[i] end
+  return out
+end
 local id = ARGV[2 * n + 1]
 local longest = 0
 for i = 1, n do
   local key = KEYS[i]
-  redis.call('ZADD', key, now, id)
+  counts[i] = counts[i] + redis.call('ZADD', key, now, id)
   redis.call('PEXPIRE', key, ARGV[2 * i - 1])
   if indexed then redis.call('SADD', KEYS[n + 1], key) end
   longest = math.max(longest, tonumber(ARGV[2 * i - 1]))
@@ -67,7 +74,9 @@ if indexed then
   local ttl = redis.call('PTTL', KEYS[n + 1])
   if ttl < longest then redis.call('PEXPIRE', KEYS[n + 1], longest) end
 end
-return {1, 0}`
+local out = {1, 0}
+for i = 1, n do out[#out + 1] = counts[i] end
+return out`
 
 /**
  * Deletes every log remembered in the index KEYS[1], the logs KEYS[2..]
@@ -125,8 +134,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   async attempt (logs: readonly AttemptLog[], id: string, index?: string): Promise<AttemptResult> {
     const keys = logs.map((l) => this.key(l.key))
     if (index !== undefined) keys.push(this.key(index))
-    const [allowed, wait] = await this.redis.policiaAttempt(keys.length, ...keys, ...logs.flatMap((l) => [l.windowMs, l.max]), id, index === undefined ? '0' : '1')
-    return { allowed: Number(allowed) === 1, retryMs: Math.max(0, Number(wait)) }
+    const [allowed, wait, ...counts] = await this.redis.policiaAttempt(keys.length, ...keys, ...logs.flatMap((l) => [l.windowMs, l.max]), id, index === undefined ? '0' : '1')
+    return { allowed: Number(allowed) === 1, retryMs: Math.max(0, Number(wait)), counts: counts.map(Number) }
   }
 
   async forget (key: string, id: string): Promise<void> {

@@ -103,6 +103,8 @@ export interface AttemptResult {
   readonly allowed: boolean
   /** When refused: milliseconds until every full log has room again. */
   readonly retryMs: number
+  /** Attempts in each log (in order) within its window: after this one when allowed, as found when refused. */
+  readonly counts: readonly number[]
 }
 
 /** Request counters shared by all instances (SPEC S10) and the login lock-out (S8, S15). */

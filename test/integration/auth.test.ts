@@ -59,11 +59,13 @@ async function newUser (rol: string, extra: Record<string, unknown> = {}): Promi
 const denuncia = { denunciante_nombre: 'Ana Pérez', tipo: 'hurto', fecha_hechos: '2026-03-01 10:00:00', lugar_hechos: 'Plaza Mayor', descripcion: 'Sustracción de cartera' }
 
 describe('login, tokens, /me and logout', () => {
-  it('login returns the token and the user; the JWT carries sub, jti, iat, exp = iat + 7 days', async () => {
+  it('login returns the token, the user and a device value; the JWT carries sub, jti, iat, exp = iat + 7 days', async () => {
     const res = await tryLogin(appA, ADMIN.username, ADMIN.password)
     expect([res.status, res.body.success]).toEqual([200, true])
     const { token, user } = res.body.data
-    expect(Object.keys(res.body.data).sort()).toEqual(['token', 'user'])
+    expect(Object.keys(res.body.data).sort()).toEqual(['dispositivo', 'token', 'user'])
+    // Opaque and signed (README "Accounts and sessions"): two base64url parts.
+    expect(res.body.data.dispositivo).toMatch(/^[\w-]+\.[\w-]{43}$/)
     expect(user).toEqual({ id: expect.stringMatching(USR_ID), username: ADMIN.username, nombre: expect.any(String), rol: 'superadmin' })
     expect(decode(token, 0)).toMatchObject({ alg: 'HS256' })
     const claims = decode(token, 1)

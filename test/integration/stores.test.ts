@@ -60,13 +60,16 @@ describe.each(rateStores)('%s rate-limit store', (kind, make) => {
     const narrow = { key: `narrow-${kind}`, windowMs: 60_000, max: 2 }
     const wide = { key: `wide-${kind}`, windowMs: 60_000, max: 3 }
     const other = { key: `narrow2-${kind}`, windowMs: 60_000, max: 2 }
-    expect((await store.attempt([narrow, wide], 'x1')).allowed).toBe(true)
-    expect((await store.attempt([narrow, wide], 'x2')).allowed).toBe(true)
+    expect(await store.attempt([narrow, wide], 'x1')).toEqual({ allowed: true, retryMs: 0, counts: [1, 1] })
+    expect((await store.attempt([narrow, wide], 'x2')).counts).toEqual([2, 2])
     const refused = await store.attempt([narrow, wide], 'x3')
     expect(refused.allowed).toBe(false)
     expect(refused.retryMs).toBeGreaterThan(55_000)
-    expect((await store.attempt([other, wide], 'y1')).allowed).toBe(true) // x3 was not logged in wide
-    expect((await store.attempt([other, wide], 'y2')).allowed).toBe(false) // wide is full now
+    // The counts say which log is full (the login lock-out names the lock that refused).
+    expect(refused.counts).toEqual([2, 2])
+    expect(await store.attempt([other, wide], 'y1')).toEqual({ allowed: true, retryMs: 0, counts: [1, 3] }) // x3 was not logged in wide
+    const y2 = await store.attempt([other, wide], 'y2') // wide is full now
+    expect([y2.allowed, y2.counts]).toEqual([false, [1, 3]])
   })
 
   it('parallel attempts never admit more than max', async () => {
