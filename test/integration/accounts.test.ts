@@ -2,7 +2,8 @@
  * Accounts and sessions (SPEC S13), through HTTP on two instances sharing
  * the database and the stores: a password set by an administrator, a
  * deactivation and a deletion end every session for good; PUT /me/password
- * keeps only the session in use; cerrar-sesiones and desbloquear; the
+ * keeps only the session in use; cerrar-sesiones and desbloquear (every
+ * lock, a device's too: test/integration/login-device.test.ts); the
  * documented placeholder passwords, everywhere a password is set.
  */
 import { Writable } from 'node:stream'
@@ -231,7 +232,7 @@ describe('POST /usuarios/{id}/desbloquear', () => {
     expect((await tryLogin(appA, u.username, PW, '10.8.0.1')).status).toBe(200)
   })
 
-  it('lifts the lock for everyone (100 failures from many addresses)', async () => {
+  it('lifts the lock for every client without a device value (100 failures from many addresses)', async () => {
     const u = await newUser('agente')
     for (let i = 0; i < 100; i++) expectError(await tryLogin(appA, u.username, 'incorrecta-xxxx', `10.7.${Math.floor(i / 9)}.${i % 9 + 1}`), 401, BAD_LOGIN)
     expectError(await tryLogin(appA, u.username, PW, '10.6.0.1'), 429, 'Demasiadas peticiones')

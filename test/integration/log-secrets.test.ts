@@ -4,7 +4,8 @@
  * logins (right and wrong password, malformed JSON holding a password),
  * bearer tokens, creates, updates and filters carrying DNIs and NIFs
  * (plain, percent-encoded names, operators), malformed and non-UTF-8 bodies
- * holding a DNI, and raw HTTP requests that fail to parse (Node hands their
+ * holding a DNI, free-text searches (`q`, `[contiene]`), a password typed
+ * as a username, and raw HTTP requests that fail to parse (Node hands their
  * bytes to the log as `rawPacket`). No secret string may appear in any line.
  */
 import { connect } from 'node:net'
@@ -102,6 +103,18 @@ describe('log lines at trace level', () => {
     expect((await app.inject({ method: 'POST', url: '/denuncias', headers: { ...json, authorization: `Bearer ${token}` }, payload: Buffer.from(`{"denunciante_dni":"${d7}\xfe"}`, 'latin1') })).statusCode).toBe(400)
     expect((await call(app, 'POST', '/denuncias', { token, raw: `denunciante_dni=${d8}`, headers: { 'content-type': 'text/plain' } })).status).toBe(415)
 
+    // Free text a person typed (SPEC S21): `q` and `[contiene]`, plain, encoded, inside a group;
+    // and a password typed into the username box (no such user: no username logged).
+    secrets.push('Texto-Libre-3391', 'Bici-Roja-4410', 'Codificada-5521', 'Grupo-6632', 'Mayus-7701', 'Clave-En-Usuario-7743')
+    for (const [url, status] of [
+      ['/denuncias?q=Texto-Libre-3391&limit=5', 200],
+      ['/denuncias?descripcion[contiene]=Bici-Roja-4410', 200],
+      ['/denuncias?descripcion%5Bcontiene%5D=Codificada-5521', 200],
+      ['/denuncias?o[0][descripcion][contiene]=Grupo-6632', 400],
+      ['/denuncias?Q=Mayus-7701', 400],
+    ] as const) expect((await call(app, 'GET', url, { token })).status, url).toBe(status)
+    expect((await call(app, 'POST', '/auth/login', { body: { username: 'Clave-En-Usuario-7743', password: 'x' } })).status).toBe(401)
+
     // A password and a token in a query string, and a new user's password in a body.
     secrets.push('usuario-clave-9931', 'Param-Clave-1177')
     expect((await call(app, 'POST', '/usuarios', { token, body: { username: 'registro-log', password: 'usuario-clave-9931', nombre: 'Registro', rol: 'consulta' } })).status).toBe(201)
@@ -124,6 +137,9 @@ describe('log lines at trace level', () => {
     expect(log).toContain('/denuncias?denunciante_dni=[oculto]')
     expect(log).toContain('/personal?limit=5&nif=[oculto]&sort=-_created')
     expect(log).toContain('/usuarios?password=[oculto]&token=[oculto]')
+    expect(log).toContain('/denuncias?q=[oculto]&limit=5')
+    expect(log).toContain('/denuncias?descripcion[contiene]=[oculto]')
+    expect(log).toContain('"msg":"login failed"')
     expect(log.match(/"msg":"client error"/g)?.length).toBe(3)
     for (const s of secrets) {
       const at = log.indexOf(s)

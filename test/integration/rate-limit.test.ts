@@ -4,7 +4,8 @@
  * RateLimit-* headers on every response but /health and /ready, Retry-After
  * on a 429, X-Forwarded-For honoured only from TRUST_PROXY (addresses or a
  * hop count), and failed logins locking a username for one address (10) or
- * for everyone (100) whatever the password.
+ * for every client without a device value (100) whatever the password (the
+ * device value: test/integration/login-device.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
@@ -275,7 +276,7 @@ describe('client address and TRUST_PROXY', () => {
   })
 })
 
-describe('login lock-out (SPEC S15)', () => {
+describe('login lock-out (SPEC S15, S21), for clients without a device value', () => {
   const LOCK_S = 15 * 60
   let a: FastifyInstance
   let b: FastifyInstance
@@ -332,7 +333,7 @@ describe('login lock-out (SPEC S15)', () => {
     expect((await login(a, 'agente\ufffd', PW, ip)).status).toBe(401)
   })
 
-  it('100 failures from any addresses lock the username for everyone; successful logins are not failures', async () => {
+  it('100 failures from any addresses lock the username for every client without a device value; successful logins are not failures', async () => {
     const user = await newUser()
     for (let i = 0; i < 5; i++) expect((await login(i % 2 === 0 ? a : b, user, PW, newIp())).status).toBe(200)
     const statuses: number[] = []
