@@ -4,7 +4,8 @@
  * password, a token or an encrypted field's value (SPEC S4, S14, S15):
  *
  * - requests are logged as method, URL, host and client address only (no
- *   headers, no body), with secret query values hidden (log-safe-url.ts);
+ *   headers, no body), with secret and free-text query values hidden
+ *   (log-safe-url.ts);
  * - errors as type, code, status, message and stack only: Node's HTTP parse
  *   errors carry `rawPacket`, the raw bytes of a request that failed to
  *   parse (its Authorization header and body included), which pino's
