@@ -10,6 +10,10 @@
  * - Any other client: 10 failures from one address lock the username for
  *   that address; 100 from any addresses lock it for every client without
  *   a valid device value.
+ * - A wrong current password in `PUT /me/password` counts in that
+ *   address's log and in the session's own (10), not in the total: a
+ *   stolen token gets no more guesses, and an attack from many addresses
+ *   does not keep the owner from changing the password.
  *
  * Every attempt is logged before the password is checked, atomically, so
  * parallel attempts cannot get past a limit.
@@ -21,7 +25,7 @@ import type { AttemptLog, RateLimitStore } from '../stores/types.js'
 export const LOGIN_LOCK = { perAddress: 10, total: 100, perDevice: 10, windowMs: 15 * 60_000 } as const
 
 /** Which lock: one username from one address, from anywhere, or on one device. */
-export type LockKind = 'direccion' | 'total' | 'dispositivo'
+export type LockKind = 'direccion' | 'total' | 'dispositivo' | 'sesion'
 
 /** Encoded code unit by code unit (UTF-16, base64url): no username, known
  * or not, can name another one's log, and any string encodes (a lone
@@ -30,7 +34,7 @@ function userKey (username: string): string {
   return `login:${Buffer.from(username.toLowerCase(), 'utf16le').toString('base64url')}`
 }
 
-/** The set of every log of a username (each address's, each device's and the total), for `desbloquear`. */
+/** The set of every log of a username (each address's, device's and session's, and the total), for `desbloquear`. */
 const indexOf = (user: string): string => `${user}:logs`
 
 interface KindedLog extends AttemptLog { readonly kind: LockKind }
@@ -46,6 +50,10 @@ function addressLogs (username: string, ip: string): KindedLog[] {
 function deviceLog (username: string, deviceId: string): KindedLog {
   // The device id is base64url (core/device.ts): it cannot reach into another key.
   return { kind: 'dispositivo', key: `${userKey(username)}:dev:${deviceId}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.perDevice }
+}
+
+function sessionLog (username: string, jti: string): KindedLog {
+  return { kind: 'sesion', key: `${userKey(username)}:tok:${Buffer.from(jti).toString('base64url')}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.perDevice }
 }
 
 /** An attempt the lock-out let through: the logs it is in, and how full each is now. */
@@ -90,6 +98,15 @@ export async function admitLogin (store: RateLimitStore, username: string, ip: s
   return { refused: new AppError('DEMASIADAS_PETICIONES', undefined, { 'retry-after': seconds(r.retryMs) }), locked }
 }
 
+/** A current-password check of `PUT /me/password` by session `jti` from `ip`. */
+export async function admitPasswordCheck (store: RateLimitStore, username: string, ip: string, jti: string): Promise<LoginAdmission> {
+  const id = randomUUID()
+  const logs = [addressLogs(username, ip)[0]!, sessionLog(username, jti)]
+  const r = await store.attempt(logs, id, indexOf(userKey(username)))
+  if (r.allowed) return { admitted: { id, logs, counts: r.counts, viaDevice: false }, locked: [] }
+  return { refused: new AppError('DEMASIADAS_PETICIONES', undefined, { 'retry-after': seconds(r.retryMs) }), locked: logs.filter((l, i) => (r.counts[i] ?? 0) >= l.max).map((l) => l.kind) }
+}
+
 /** The locks an admitted attempt filled, once it turned out to be a failure (to log and count them). */
 export function engaged (attempt: Admitted): LockKind[] {
   return attempt.logs.filter((l, i) => (attempt.counts[i] ?? 0) >= l.max).map((l) => l.kind)
@@ -110,8 +127,8 @@ export async function forgetAttempt (store: RateLimitStore, attempt: Admitted): 
 
 /**
  * Lifts every lock of one username (SPEC S13, `POST
- * /usuarios/{id}/desbloquear`): forgets its total log and every address's
- * and device's log, atomically. Returns how many logs held failures.
+ * /usuarios/{id}/desbloquear`): forgets its total log and every address's,
+ * device's and session's log, atomically. Returns how many logs held failures.
  */
 export async function unlockLogin (store: RateLimitStore, username: string): Promise<number> {
   const user = userKey(username)

@@ -25,7 +25,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The metrics listener, when METRICS_PORT is not 0. */
     metricsServer?: Server
-    /** Counts a login lock-out that engaged (`direccion`, `total`, `dispositivo`); nothing with METRICS_PORT=0. */
+    /** Counts a login lock-out that engaged (`direccion`, `total`, `dispositivo`, `sesion`); nothing with METRICS_PORT=0. */
     countLoginLockout: (tipo: string) => void
   }
 }
@@ -54,7 +54,7 @@ function metricsRegistry (app: FastifyInstance): Metrics {
   })
   const lockouts = new Counter({
     name: 'login_lockouts_total',
-    help: 'Login lock-outs that engaged, by kind: direccion (one username from one address), total (one username from any addresses), dispositivo (one username on one device)',
+    help: 'Login lock-outs that engaged, by kind: direccion (one username from one address), total (one username from any addresses), dispositivo (one username on one device), sesion (current-password checks of one session)',
     labelNames: ['tipo'] as const,
     registers: [registry],
   })

@@ -13,7 +13,7 @@ import { hashPassword } from '../records/record-service.js'
 import { SessionEntity, insertSessionIfCurrent } from '../db/session-entity.js'
 import { usersTable } from '../records/users/users-table.js'
 import { DEVICE_MAX_AGE_MS, DEVICE_MAX_LENGTH, deviceSigner } from '../core/device.js'
-import { admitLogin, engaged, forgetAttempt, loginSucceeded, type LockKind } from '../http/login-lockout.js'
+import { admitLogin, admitPasswordCheck, engaged, forgetAttempt, loginSucceeded, type LockKind } from '../http/login-lockout.js'
 import { raiseRevocationEpoch } from '../db/revocation-epoch.js'
 import { inTransaction } from '../db/transaction.js'
 
@@ -137,8 +137,9 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   })
 
   // PUT /me/password (SPEC S13): the current password is checked like a
-  // login — each try is logged in the caller's login lock-out first, so a
-  // stolen token cannot be used to guess it — and the new one set through
+  // login — each try is logged in the caller's address log and the
+  // session's own first (http/login-lockout.ts), so a stolen token cannot
+  // be used to guess it — and the new one set through
   // the records layer (history, hash chain; the users policy revokes every
   // other session of the caller, keeping the one in use).
   const passwordField = app.registry.usersModule.fieldMap.get('password')!
@@ -170,7 +171,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     const caller = request.caller
     const problem = passwordProblem(nueva, caller.username, passwordField)
     if (problem !== undefined) throw new AppError('DATOS_INVALIDOS', [{ campo: 'password_nueva', mensaje: problem.mensaje }])
-    const admission = await admitLogin(app.stores.rateLimits, caller.username, request.ip)
+    const admission = await admitPasswordCheck(app.stores.rateLimits, caller.username, request.ip, caller.jti)
     report(request, admission.locked, caller.username, false)
     if (admission.admitted === undefined) throw admission.refused!
     const row = await users.findLive(request.em, { _id: caller.id })

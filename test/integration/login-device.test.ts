@@ -180,6 +180,30 @@ describe('the distributed lock-out and the device value', () => {
     expect((await tryLogin(b, u.username, PW, newIp())).status).toBe(200)
   })
 
+  it('PUT /me/password: the owner changes it during a total lock; a stolen token gets ten wrong tries, from any addresses', async () => {
+    const u = await newUser()
+    const device = await deviceOf(a, u.username, PW, newIp())
+    await distributed(u.username)
+    const login = await tryLogin(b, u.username, PW, newIp(), device)
+    expect(login.status).toBe(200)
+    const token = login.body.data.token as string
+    const put = (app: FastifyInstance, actual: string, nueva: string): Promise<Res> => app.inject({
+      method: 'PUT', url: '/me/password', remoteAddress: newIp(),
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ password_actual: actual, password_nueva: nueva }),
+    }).then((r) => ({ status: r.statusCode, body: r.json(), headers: r.headers }))
+    const before = await lockouts('sesion')
+    const statuses: number[] = []
+    for (let i = 0; i < 10; i++) statuses.push((await put(i % 2 === 0 ? a : b, `guess-${i}-xxxx`, 'otra-clave-muy-larga-456')).status)
+    expect(statuses).toEqual(Array(10).fill(401))
+    expect(await lockouts('sesion')).toBe(before + 1)
+    expectError(await put(a, PW, 'otra-clave-muy-larga-456'), 429, TOO_MANY)
+    // Another session of the owner (the device again) is not locked by it.
+    const second = (await tryLogin(a, u.username, PW, newIp(), device)).body.data.token as string
+    const res = await call(b, 'PUT', '/me/password', { token: second, body: { password_actual: PW, password_nueva: 'otra-clave-muy-larga-456' } })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+  })
+
   it('a success with the device clears its failures', async () => {
     const u = await newUser()
     const device = await deviceOf(a, u.username, PW, newIp())
