@@ -3,9 +3,10 @@
  * value of every query parameter that names a secret (an encrypted field,
  * whose filter carries a DNI in clear, a password or a token) or carries
  * free text a person typed (`q`, any `[contiene]`, also inside a group of
- * brackets) is replaced by `[oculto]`. Names are compared as the query parser reads them (percent
- * and `+` decoded, operator suffix `[op]` ignored), so an encoded name
- * hides nothing; a name that does not decode hides its value too.
+ * brackets) is replaced by `[oculto]`. Names are compared as the query
+ * parser reads them (percent and `+` decoded, operator suffix `[op]`
+ * ignored), so an encoded name hides nothing; a name that does not decode
+ * hides its value too.
  */
 
 export const HIDDEN = '[oculto]'

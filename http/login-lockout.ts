@@ -22,9 +22,9 @@ import { randomUUID } from 'node:crypto'
 import { AppError } from '../core/errors.js'
 import type { AttemptLog, RateLimitStore } from '../stores/types.js'
 
-export const LOGIN_LOCK = { perAddress: 10, total: 100, perDevice: 10, windowMs: 15 * 60_000 } as const
+export const LOGIN_LOCK = { perAddress: 10, total: 100, perDevice: 10, perSession: 10, windowMs: 15 * 60_000 } as const
 
-/** Which lock: one username from one address, from anywhere, or on one device. */
+/** Which lock: one username from one address, from anywhere, on one device, or in one session (`PUT /me/password`). */
 export type LockKind = 'direccion' | 'total' | 'dispositivo' | 'sesion'
 
 /** Encoded code unit by code unit (UTF-16, base64url): no username, known
@@ -53,7 +53,7 @@ function deviceLog (username: string, deviceId: string): KindedLog {
 }
 
 function sessionLog (username: string, jti: string): KindedLog {
-  return { kind: 'sesion', key: `${userKey(username)}:tok:${Buffer.from(jti).toString('base64url')}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.perDevice }
+  return { kind: 'sesion', key: `${userKey(username)}:tok:${Buffer.from(jti).toString('base64url')}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.perSession }
 }
 
 /** An attempt the lock-out let through: the logs it is in, and how full each is now. */
@@ -76,6 +76,12 @@ export interface LoginAdmission {
 
 const seconds = (ms: number): string => String(Math.max(1, Math.ceil(ms / 1000)))
 
+/** The kinds of the logs that hold `max` attempts. */
+const full = (logs: readonly KindedLog[], counts: readonly number[]): LockKind[] =>
+  logs.filter((l, i) => (counts[i] ?? 0) >= l.max).map((l) => l.kind)
+
+const refusal = (retryMs: number): AppError => new AppError('DEMASIADAS_PETICIONES', undefined, { 'retry-after': seconds(retryMs) })
+
 /**
  * Logs one attempt of `username` from `ip`, on device `deviceId` when the
  * client presented a valid device value, and says whether it may go on to
@@ -94,8 +100,7 @@ export async function admitLogin (store: RateLimitStore, username: string, ip: s
   const logs = addressLogs(username, ip)
   const r = await store.attempt(logs, id, index)
   if (r.allowed) return { admitted: { id, logs, counts: r.counts, viaDevice: false }, locked }
-  logs.forEach((l, i) => { if ((r.counts[i] ?? 0) >= l.max) locked.push(l.kind) })
-  return { refused: new AppError('DEMASIADAS_PETICIONES', undefined, { 'retry-after': seconds(r.retryMs) }), locked }
+  return { refused: refusal(r.retryMs), locked: [...locked, ...full(logs, r.counts)] }
 }
 
 /** A current-password check of `PUT /me/password` by session `jti` from `ip`. */
@@ -104,12 +109,12 @@ export async function admitPasswordCheck (store: RateLimitStore, username: strin
   const logs = [addressLogs(username, ip)[0]!, sessionLog(username, jti)]
   const r = await store.attempt(logs, id, indexOf(userKey(username)))
   if (r.allowed) return { admitted: { id, logs, counts: r.counts, viaDevice: false }, locked: [] }
-  return { refused: new AppError('DEMASIADAS_PETICIONES', undefined, { 'retry-after': seconds(r.retryMs) }), locked: logs.filter((l, i) => (r.counts[i] ?? 0) >= l.max).map((l) => l.kind) }
+  return { refused: refusal(r.retryMs), locked: full(logs, r.counts) }
 }
 
 /** The locks an admitted attempt filled, once it turned out to be a failure (to log and count them). */
 export function engaged (attempt: Admitted): LockKind[] {
-  return attempt.logs.filter((l, i) => (attempt.counts[i] ?? 0) >= l.max).map((l) => l.kind)
+  return full(attempt.logs, attempt.counts)
 }
 
 /**

@@ -42,9 +42,10 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   const devices = deviceSigner(app.config.jwtSecret)
 
   /**
-   * Logs and counts the locks a failure filled or an attempt met (SPEC
-   * S21); the username only when such a user exists (a password typed into
-   * the username box must not reach the log).
+   * Logs the locks a failure filled (`fresh`: warn, and counted in the
+   * metrics) or an attempt met (info), SPEC S21; the username only when
+   * such a user exists (a password typed into the username box must not
+   * reach the log).
    */
   const report = (request: FastifyRequest, locks: readonly LockKind[], username: string | undefined, fresh: boolean): void => {
     for (const lock of locks) {
@@ -53,7 +54,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
         request.log.warn(who, 'login locked out')
         app.countLoginLockout(lock)
       } else {
-        request.log.info(who, 'login refused: locked out')
+        request.log.info(who, 'login lock-out in force')
       }
     }
   }
