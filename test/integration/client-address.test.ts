@@ -6,6 +6,7 @@
  * /ready have a per-IP window of their own (RATE_LIMIT_DOCS_*), /health none.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { login } from '../helpers/http.js'
@@ -73,6 +74,22 @@ describe('X-Forwarded-For from an untrusted peer is ignored', () => {
     try {
       for (let i = 0; i < 3; i++) expect((await get('/me', { 'x-forwarded-for': forged() })).status).toBe(401)
     } finally { await h.closeApp(app) }
+  })
+})
+
+describe('a hop count', () => {
+  it('is still accepted, and the start warns that it is forgeable; addresses start silently', async () => {
+    const warnings = async (trust: string): Promise<string[]> => {
+      const lines: string[] = []
+      const app = await h.app({ env: { TRUST_PROXY: trust, LOG_LEVEL: 'warn' }, logStream: new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } }) })
+      await h.closeApp(app)
+      return lines.map((l) => JSON.parse(l) as { msg: string }).map((l) => l.msg).filter((m) => m.includes('TRUST_PROXY'))
+    }
+    const [hop] = await warnings('1')
+    expect(hop).toMatch(/^TRUST_PROXY=1 is a hop count: a client that reaches this instance without the proxy can choose its address/)
+    expect(hop).toContain('TRUST_PROXY=10.0.0.0/8,127.0.0.1')
+    expect(await warnings('true')).toHaveLength(1)
+    expect(await warnings('10.0.0.0/8,127.0.0.1')).toEqual([])
   })
 })
 
