@@ -84,6 +84,8 @@ async function openapiPlugin (app: FastifyInstance): Promise<void> {
       uiHooks: {
         onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
           const url = request.routeOptions.url?.replace(/\/$/, '')
+          // /docs is the page or the document by Accept: no cache may give one for the other.
+          if (url === '/docs') void reply.header('vary', 'Accept')
           if (url === '/docs/json' || (url === '/docs' && !wantsHtml(request))) return sendDocument(request, reply, json!, 'application/json; charset=utf-8')
           if (url === '/docs/yaml') return sendDocument(request, reply, yaml!, 'application/x-yaml')
         },

@@ -144,7 +144,8 @@ describe('/docs', () => {
     expect({ status: stale.statusCode, body: stale.body }).toEqual({ status: 200, body: first.body })
     // /docs for a client that is no browser is the same document.
     const plain = await app.inject({ url: '/docs', headers: { 'if-none-match': etag } })
-    expect({ status: plain.statusCode, body: plain.body }).toEqual({ status: 304, body: '' })
+    expect({ status: plain.statusCode, body: plain.body, vary: plain.headers.vary }).toEqual({ status: 304, body: '', vary: 'Accept' })
+    expect((await app.inject({ url: '/docs', headers: { accept: 'text/html' } })).headers.vary).toBe('Accept')
     const yaml = await app.inject({ url: '/docs/yaml' })
     expect(yaml.statusCode).toBe(200)
     expect(yaml.body).toMatch(/^openapi: 3\.1\./)
