@@ -12,10 +12,11 @@ import type { Registry } from './core/registry/types.js'
 import configPlugin from './plugins/config.js'
 import errorHandler from './plugins/error-handler.js'
 import corsPlugin from './plugins/cors.js'
+import securityHeaders from './plugins/security-headers.js'
 import metricsPlugin from './plugins/metrics.js'
 import { sendError } from './http/errors.js'
 import { answerClientError } from './http/client-error.js'
-import { trustProxyOption } from './http/trust-proxy.js'
+import { trustProxyOption, trustProxyWarning } from './http/trust-proxy.js'
 import { loggerOptions } from './http/log-options.js'
 import { lazyChildLogger } from './http/lazy-child-logger.js'
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.js'
@@ -80,8 +81,11 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Errors the router raises before any hook (bad percent-encoding, an id
     // past maxParamLength) leave in the envelope too: no id is that long.
+    // They carry the security headers too (plugins/security-headers.ts), which no hook set here.
     frameworkErrors: (err, _request, reply) => {
-      void sendError(reply, err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'REGISTRO_NO_ENCONTRADO' : 'DATOS_INVALIDOS')
+      void app.securityHeaders().catch(() => ({})).then((headers) => {
+        void sendError(reply.headers(headers), err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'REGISTRO_NO_ENCONTRADO' : 'DATOS_INVALIDOS')
+      })
     },
     // HTTP Node cannot parse, oversized headers: the envelope too (SPEC S21).
     clientErrorHandler: function (this: FastifyInstance, err, socket) { answerClientError(err, socket, this.log) },
@@ -94,6 +98,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   try {
     await app.register(configPlugin, { config, registry })
     await app.register(errorHandler)
+    // Before CORS and authentication: a preflight, a 401 or a 429 carries them too.
+    await app.register(securityHeaders)
     await app.register(corsPlugin)
     await app.register(metricsPlugin)
     await app.register(jsonBody)
@@ -119,6 +125,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     }
     await app.register(bootstrapAdmin)
     await app.ready()
+    const warning = trustProxyWarning(config.trustProxy)
+    if (warning !== undefined) app.log.warn(warning)
   } catch (err) {
     await app.close().catch(() => undefined)
     throw err

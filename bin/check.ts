@@ -21,6 +21,7 @@ import type { Registry } from '../core/registry/types.js'
 import { openDatabase } from '../db/open.js'
 import { destructiveChange, planSchema } from '../db/schema-sync.js'
 import { checkSystemKeys } from '../db/system-keys.js'
+import { trustProxyWarning } from '../http/trust-proxy.js'
 
 const HELP = `npm run check [-- [file] [--sin-entorno] [--help]]
 (in the image: node dist/bin/check.js …)
@@ -60,6 +61,11 @@ function checkEnvironment (config: Config, registry: Registry): void {
   say(`environment: OK — ${config.production ? 'production' : 'development'}; database ${config.databaseUrl === undefined ? 'embedded (DATA_DIR/pgdata)' : redactUrl(config.databaseUrl)}; ` +
     `shared state ${config.redisUrl === undefined ? 'in-process' : redactUrl(config.redisUrl)}; CORS ${config.corsOrigins.length === 0 ? 'off' : config.corsOrigins.join(', ')}; ` +
     `metrics ${config.metricsPort === 0 ? 'off' : `port ${config.metricsPort}`}; start-up wait ${config.startupWaitMs === 0 ? 'unlimited' : `${config.startupWaitMs / 1000} s`}`)
+  const trust = config.trustProxy
+  say(`client address: X-Forwarded-For ${trust === false ? 'ignored' : Array.isArray(trust) ? `read from ${trust.join(', ')}` : trust === true ? 'read from every peer' : `read ${String(trust)} hop(s) back`}; ` +
+    `per-IP limit exempt: ${config.rateLimit.ipExempt.entries.length === 0 ? 'none' : config.rateLimit.ipExempt.entries.join(', ')}; HSTS ${config.hsts ? 'on' : 'off'}`)
+  const warning = trustProxyWarning(trust)
+  if (warning !== undefined) say(`warning: ${warning}`)
   const min = registry.usersModule.fieldMap.get('password')?.minLength
   if (config.adminPassword !== undefined && min !== undefined && config.adminPassword.length < min) {
     throw new ConfigError(`ADMIN_PASSWORD is shorter than the ${min} characters modules.yaml asks of usuarios.password; the start would refuse to create the first superadmin with it`)

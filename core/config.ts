@@ -7,9 +7,9 @@
  */
 import { randomBytes, createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 import { ConfigError } from './errors.js'
+import { ADDRESS_LIST_FORMS, parseAddressList, type AddressList } from './address-list.js'
 
 export interface Config {
   readonly production: boolean
@@ -26,9 +26,21 @@ export interface Config {
   readonly encryptionKeys: readonly Buffer[]
   readonly adminUsername?: string
   readonly adminPassword?: string
-  readonly rateLimit: { readonly ipMax: number, readonly ipWindowMs: number, readonly tokenMax: number, readonly tokenWindowMs: number }
+  readonly rateLimit: {
+    readonly ipMax: number
+    readonly ipWindowMs: number
+    readonly tokenMax: number
+    readonly tokenWindowMs: number
+    /** Client addresses that skip every per-IP limit (RATE_LIMIT_IP_EXEMPT); the token limit still applies. */
+    readonly ipExempt: AddressList
+    /** The per-IP window of /docs* and of /ready, each counted apart (SPEC S21). */
+    readonly docsMax: number
+    readonly docsWindowMs: number
+  }
   /** Which peers may set X-Forwarded-For: nobody, everybody, the nearest n hops, or these addresses/CIDRs. */
   readonly trustProxy: TrustProxy
+  /** Send Strict-Transport-Security (HSTS=true): only where clients reach the service over HTTPS. */
+  readonly hsts: boolean
   readonly timeZone: string
   readonly dataDir: string
   readonly modulesFile: string
@@ -75,32 +87,36 @@ function key (raw: string, name: string): Buffer {
   return buf
 }
 
-const TRUST_PROXY_FORMS = 'true, false, a hop count (1, 2 …: how many proxies stand in front of the service) or a comma-separated list of proxy addresses and CIDRs (10.0.0.0/8,127.0.0.1; also loopback, linklocal, uniquelocal)'
-
-/** One trusted proxy: an address, a CIDR, or a name proxy-addr knows. */
-function proxyEntry (entry: string): boolean {
-  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true
-  const [address, prefix, ...rest] = entry.split('/')
-  const family = isIP(address ?? '')
-  if (family === 0 || rest.length > 0) return false
-  if (prefix === undefined) return true
-  if (family === 4 && isIP(prefix) === 4) return true // a netmask: 10.0.0.0/255.0.0.0
-  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
-}
+const TRUST_PROXY_FORMS = `true, false, a hop count (1, 2 …: trusts whatever is that many hops back, forgeable by a client that reaches the service directly) or ${ADDRESS_LIST_FORMS}`
 
 /**
- * Which peers may set X-Forwarded-For (SPEC S10, S15): false, true, a hop
- * count, or addresses/CIDRs. Anything else stops the start.
+ * Which peers may set X-Forwarded-For (SPEC S10, S21): false, true, a hop
+ * count, or the proxies' addresses/CIDRs (handed to Fastify's trustProxy
+ * as written). Anything else stops the start.
  */
 function trustProxy (raw: string | undefined): TrustProxy {
   const value = (raw ?? '').trim()
   if (value === '' || value === 'false') return false
   if (value === 'true') return true
   if (/^\d{1,3}$/.test(value)) return Number(value) === 0 ? false : Number(value)
-  const entries = value.split(',').map((e) => e.trim())
-  const bad = entries.filter((e) => !proxyEntry(e))
-  if (bad.length > 0) throw new ConfigError(`TRUST_PROXY must be ${TRUST_PROXY_FORMS}; "${bad.join('", "')}" is none of these (got "${raw}")`)
-  return Object.freeze(entries)
+  const { list, bad } = parseAddressList(value)
+  if (bad.length > 0) throw new ConfigError(`TRUST_PROXY must be ${TRUST_PROXY_FORMS}; "${bad.join('", "')}" is none of these (got "${raw}"); name your proxies' addresses, for example TRUST_PROXY=10.0.0.0/8,127.0.0.1`)
+  return list.entries
+}
+
+/** RATE_LIMIT_IP_EXEMPT: addresses/CIDRs; unset or empty: none. */
+function ipExempt (raw: string | undefined): AddressList {
+  const { list, bad } = parseAddressList(raw)
+  if (bad.length > 0) throw new ConfigError(`RATE_LIMIT_IP_EXEMPT must be ${ADDRESS_LIST_FORMS}, or empty for none; "${bad.join('", "')}" is not one (got "${raw}"), for example RATE_LIMIT_IP_EXEMPT=192.0.2.10,198.51.100.0/24`)
+  return list
+}
+
+/** A switch: true or false (unset or empty: the fallback). */
+function flag (env: Env, name: string, fallback: boolean): boolean {
+  const raw = (env[name] ?? '').trim()
+  if (raw === '') return fallback
+  if (raw === 'true' || raw === 'false') return raw === 'true'
+  throw new ConfigError(`${name} must be true or false (got "${env[name]}")`)
 }
 
 /**
@@ -188,8 +204,12 @@ export function loadConfig (env: Env = process.env): Config {
       ipWindowMs: windowMs(env, 'RATE_LIMIT_IP_WINDOW', 60_000),
       tokenMax: int(env, 'RATE_LIMIT_TOKEN_MAX', 1000),
       tokenWindowMs: windowMs(env, 'RATE_LIMIT_TOKEN_WINDOW', 3_600_000),
+      ipExempt: ipExempt(env.RATE_LIMIT_IP_EXEMPT),
+      docsMax: int(env, 'RATE_LIMIT_DOCS_MAX', 60),
+      docsWindowMs: windowMs(env, 'RATE_LIMIT_DOCS_WINDOW', 60_000),
     }),
     trustProxy: trustProxy(env.TRUST_PROXY),
+    hsts: flag(env, 'HSTS', false),
     timeZone: checkTimeZone(env.TZ || 'Europe/Madrid'),
     dataDir,
     modulesFile: resolve(env.MODULES_FILE ?? 'modules.yaml'),

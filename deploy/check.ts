@@ -6,13 +6,16 @@
  * - Kubernetes (deploy/k8s/*.yaml): every object against the bundled
  *   Kubernetes schemas (kubernetes-models); references between them
  *   (ConfigMaps, Secrets, claims, selectors); probes on /ready and /health;
- *   non-root security context and resources; the modules ConfigMap equals
+ *   non-root security context and resources; a NetworkPolicy selecting the
+ *   service's pods (deploy/check-network.ts); the modules ConfigMap equals
  *   modules.yaml (`--write` regenerates it); the ConfigMap and Secret,
  *   placeholders filled, pass the service's own loadConfig.
  * - Compose: `docker compose config` (or docker-compose) when present;
  *   every ${VAR} it uses defined in env.example; health-gated depends_on,
- *   a healthcheck and a restart policy per long-running service; env.example
+ *   a healthcheck and a restart policy per long-running service; only nginx
+ *   publishes a port and the instances trust its address; env.example
  *   (placeholders filled) passes loadConfig.
+ * - No TRUST_PROXY in deploy/ is a bare hop count (deploy/check-network.ts).
  * - Dockerfile: maintained Node LTS slim base, every source folder of the
  *   build copied, non-root USER, HEALTHCHECK, dist/bin/server.js; and the
  *   compiled commands (tsc into .deploy-check/) answer --help under plain
@@ -25,6 +28,7 @@ import { join, resolve } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
 import { loadConfig } from '../core/config.js'
 import { loadRegistry } from '../core/registry/load.js'
+import { checkComposeNetwork, checkNetworkPolicy, checkTrustProxy } from './check-network.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const K8S = join(ROOT, 'deploy/k8s')
@@ -33,6 +37,7 @@ const problems: string[] = []
 const notes: string[] = []
 const problem = (p: string): void => { problems.push(p) }
 const ok = (n: string): void => { notes.push(n) }
+const report = { problem, ok }
 
 type Obj = Record<string, any>
 
@@ -116,6 +121,7 @@ async function checkKubernetes (write: boolean): Promise<void> {
     const selector = (kind === 'Service' ? o.spec.selector : o.spec.selector.matchLabels) as Obj
     if (!Object.entries(selector).every(([k, v]) => podLabels[k] === v)) problem(`${kind} ${String(o.metadata.name)}: its selector does not match the Deployment's pods`)
   }
+  checkNetworkPolicy(objects.map((o) => o.obj), podLabels, 'http', report)
   if (!objects.some((o) => o.obj.kind === 'Job' && JSON.stringify(o.obj.spec.template.spec.containers[0].command).includes('dist/bin/migrate.js'))) problem('deploy/k8s: no Job running node dist/bin/migrate.js')
   configOf('deploy/k8s ConfigMap policia-env + Secret policia-secrets', env)
   try { loadRegistry(join(ROOT, 'modules.yaml')); ok('modules.yaml (the ConfigMap\'s content): valid') } catch (err) { problem(`modules.yaml: ${(err as Error).message}`) }
@@ -147,7 +153,9 @@ function checkCompose (): void {
   for (const [name, svc] of apis) {
     if (!JSON.stringify(svc.healthcheck?.test ?? svc.command ?? '').includes('/ready') && svc.restart !== 'no') problem(`compose service ${name}: its healthcheck must ask /ready`)
   }
-  configOf('deploy/env.example (+ DATABASE_URL, REDIS_URL from the compose file)', { ...env, DATABASE_URL: 'postgres://policia:pw@db:5432/policia', REDIS_URL: 'redis://redis:6379' })
+  checkComposeNetwork(compose, report)
+  const trust = String(apis[0]?.[1].environment?.TRUST_PROXY ?? '')
+  configOf('deploy/env.example (+ DATABASE_URL, REDIS_URL, TRUST_PROXY from the compose file)', { ...env, DATABASE_URL: 'postgres://policia:pw@db:5432/policia', REDIS_URL: 'redis://redis:6379', TRUST_PROXY: trust })
   const cmd = composeCommand()
   if (cmd === undefined) { notes.push('SKIPPED: docker compose config (neither `docker compose` nor docker-compose is installed)'); return }
   // A copy with env.example as .env, so that env_file and the interpolation resolve.
@@ -199,6 +207,7 @@ function checkCompiledCommands (): void {
 const write = process.argv.includes('--write')
 await checkKubernetes(write)
 checkCompose()
+checkTrustProxy(join(ROOT, 'deploy'), report)
 checkDockerfile()
 if (!process.argv.includes('--sin-compilar')) checkCompiledCommands()
 for (const n of notes) process.stdout.write(`  ${n}\n`)

@@ -84,8 +84,10 @@ function errorStatuses (route: RouteOptions, documented: FastifySchema): number[
   if (config.public !== true) s.add(401)
   if (config.action !== undefined) s.add(403)
   if (route.url.includes(':')) s.add(404)
-  // Counting a request needs the stores (Redis): down, it is a 503.
-  if (config.rateLimit !== false) [429, 503].forEach((n) => s.add(n))
+  // Counting a request needs the stores (Redis): down, it is a 503. A
+  // window of its own is counted in memory.
+  if (config.rateLimit === undefined) [429, 503].forEach((n) => s.add(n))
+  else if (config.rateLimit !== false) s.add(429)
   return [...s].sort((a, b) => a - b)
 }
 

@@ -14,8 +14,19 @@ export interface Limit extends Window {
   readonly max: number
 }
 
-export function ipLimit (request: FastifyRequest, config: Config): Limit {
+/** The per-IP limit of SPEC S10, or none for an address of RATE_LIMIT_IP_EXEMPT (S21). */
+export function ipLimit (request: FastifyRequest, config: Config): Limit | undefined {
+  if (config.rateLimit.ipExempt.includes(request.ip)) return undefined
   return { key: `ip:${request.ip}`, windowMs: config.rateLimit.ipWindowMs, max: config.rateLimit.ipMax }
+}
+
+/**
+ * The per-IP window of /docs* or /ready (SPEC S21), apart from the S10
+ * limits and from each other; none for an exempt address.
+ */
+export function ownWindowLimit (name: 'docs' | 'ready', request: FastifyRequest, config: Config): Limit | undefined {
+  if (config.rateLimit.ipExempt.includes(request.ip)) return undefined
+  return { key: `${name}:${request.ip}`, windowMs: config.rateLimit.docsWindowMs, max: config.rateLimit.docsMax }
 }
 
 export function tokenLimit (jti: string, config: Config): Limit {

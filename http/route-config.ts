@@ -7,8 +7,14 @@ declare module 'fastify' {
     action?: Action
     /** Route needs no token. */
     public?: boolean
-    /** false: not rate limited and no RateLimit headers (/health, /ready). */
-    rateLimit?: boolean
+    /**
+     * false: not rate limited and no RateLimit headers (/health). A window
+     * name ('docs', 'ready'): only that per-IP window of this instance
+     * (RATE_LIMIT_DOCS_*, SPEC S21), not the limits of SPEC S10.
+     */
+    rateLimit?: false | 'docs' | 'ready'
+    /** false: RateLimit-* headers only on a 429 (/ready, SPEC S10). */
+    rateLimitHeaders?: boolean
   }
 }
 

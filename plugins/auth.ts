@@ -1,8 +1,10 @@
 /**
- * Bearer-token authentication (SPEC S8) and rate limits (S10). Every route
- * but /health and /ready passes through one onRequest hook that counts the
- * request against the IP (and token) limits and, except on the public
- * routes (login, docs), verifies the JWT (HS256 only), checks its session is
+ * Bearer-token authentication (SPEC S8) and rate limits (S10, S21). /docs*
+ * and /ready are counted only in a per-IP window of their own; /health not
+ * at all. Every other route passes through one onRequest hook that counts
+ * the request against the IP (unless RATE_LIMIT_IP_EXEMPT names the
+ * address) and token limits and, except on the public routes (login),
+ * verifies the JWT (HS256 only), checks its session is
  * not revoked and loads the caller's current role and `activo` flag. The
  * counters and both answers come from the stores in one operation (one
  * Redis command, stores/admission.ts); the database answers only a miss.
@@ -16,7 +18,8 @@ import type { Caller } from '../core/access.js'
 import { readRevocationEpoch, readSessionAtEpoch } from '../db/revocation-epoch.js'
 import { usersTable } from '../records/users/users-table.js'
 import type { CachedSession, SessionFill, SessionLookup, UserSnapshot } from '../stores/types.js'
-import { enforce, ipLimit, tokenLimit } from '../http/rate-limit.js'
+import { enforce, ipLimit, ownWindowLimit, tokenLimit } from '../http/rate-limit.js'
+import { MemoryRateLimitStore } from '../stores/memory-stores.js'
 
 export interface TokenClaims {
   sub: string
@@ -86,12 +89,24 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
 
   app.decorateRequest('caller', null as unknown as AuthenticatedCaller)
 
+  // /docs* and /ready are counted in this instance's memory (SPEC S21): what
+  // they cost is this instance's CPU, and /ready must answer truthfully
+  // (503) rather than wait on the Redis it reports on.
+  const ownWindows = new MemoryRateLimitStore()
+
   // One pass per request: verify the token (CPU only), then count the rate
   // limits and look up session and user together — one Redis command —
   // then decide: 429, 401, or go on with the caller known.
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config
     if (config.rateLimit === false) return
+    if (config.rateLimit !== undefined) {
+      const own = ownWindowLimit(config.rateLimit, request, app.config)
+      if (own === undefined) return
+      const counters = await ownWindows.hit([own])
+      if (config.rateLimitHeaders !== false || counters[0]!.count > own.max) enforce(reply, [own], counters)
+      return
+    }
     const needsToken = config.public !== true
     let claims: TokenClaims | undefined
     let refused: AppError | undefined
@@ -102,7 +117,13 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
         refused = err as AppError
       }
     }
-    const limits = [ipLimit(request, app.config), ...(claims === undefined ? [] : [tokenLimit(claims.jti, app.config)])]
+    const ip = ipLimit(request, app.config)
+    const limits = [...(ip === undefined ? [] : [ip]), ...(claims === undefined ? [] : [tokenLimit(claims.jti, app.config)])]
+    // An exempt address with no valid token: nothing to count.
+    if (limits.length === 0) {
+      if (!needsToken) return
+      throw refused ?? new AppError('TOKEN_INVALIDO')
+    }
     const { counters, found } = await app.stores.admit(limits, claims === undefined ? undefined : { jti: claims.jti, userId: claims.sub })
     enforce(reply, limits, counters)
     if (!needsToken) return

@@ -4,8 +4,10 @@
  * service itself (no CDN); `GET /docs/json` (and `/docs/yaml`) the document.
  * A client that asks `/docs` for anything but HTML (no `text/html` in
  * `Accept`: curl, scripts, generators) gets the document there too, as before
- * the explorer existed. Nothing under /docs needs a token or is rate
- * limited. What the document says beyond the route schemas:
+ * the explorer existed. The document is built once per start and answered
+ * with its ETag (a revalidation is 304, SPEC S21). Nothing under /docs needs
+ * a token; it has a per-IP window of its own (plugins/auth.ts), not the
+ * normal limits. What the document says beyond the route schemas:
  * http/openapi-docs.ts.
  */
 import fp from 'fastify-plugin'
@@ -14,9 +16,32 @@ import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { documentObject, documentRoute } from '../http/openapi-docs.js'
+import { notModified, taggedDocument, type TaggedDocument } from '../http/document-etag.js'
 
-/** Swagger UI's own assets only; inline styles are how it draws. */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+/** Swagger UI's own assets only (helmet's route options); inline styles are how it draws. */
+const DOCS_HELMET = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      connectSrc: ["'self'"],
+      objectSrc: ["'none'"],
+      baseUri: ["'self'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+    },
+  },
+}
+
+/** The document has no personal data: a client may keep it, asking each time whether it changed. */
+function sendDocument (request: FastifyRequest, reply: FastifyReply, doc: TaggedDocument, type: string): FastifyReply {
+  void reply.header('etag', doc.etag).header('cache-control', 'no-cache')
+  if (notModified(request.headers['if-none-match'], doc.etag)) return reply.code(304).send()
+  return reply.type(type).send(doc.body)
+}
 
 function wantsHtml (request: FastifyRequest): boolean {
   return /\btext\/html\b/i.test(request.headers.accept ?? '')
@@ -40,20 +65,29 @@ async function openapiPlugin (app: FastifyInstance): Promise<void> {
     transform: documentRoute,
     transformObject: (d) => documentObject(('openapiObject' in d ? d.openapiObject : d.swaggerObject) as Record<string, unknown>, app.openapiSchemas),
   })
+  // Built once, when every route is known.
+  let json: TaggedDocument | undefined
+  let yaml: TaggedDocument | undefined
+  app.addHook('onReady', (done) => {
+    json = taggedDocument(JSON.stringify(app.swagger()))
+    yaml = taggedDocument(app.swagger({ yaml: true }))
+    done()
+  })
   await app.register(async function docs (scope) {
-    // Every route of the explorer: no token, no rate limit, not in the document.
+    // Every route of the explorer: no token, the /docs window only, its own CSP (helmet reads config.helmet), not in the document.
     scope.addHook('onRoute', (route) => {
-      route.config = { ...route.config, public: true, rateLimit: false }
+      route.config = { ...route.config, public: true, rateLimit: 'docs', helmet: DOCS_HELMET } as typeof route.config
     })
     await scope.register(fastifySwaggerUi, {
       routePrefix: '/docs',
-      staticCSP: CSP,
       uiConfig: { validatorUrl: null, deepLinking: true, docExpansion: 'list', persistAuthorization: false },
       uiHooks: {
         onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
-          if (request.routeOptions.url?.replace(/\/$/, '') === '/docs' && !wantsHtml(request)) {
-            return reply.type('application/json; charset=utf-8').send(app.swagger())
-          }
+          const url = request.routeOptions.url?.replace(/\/$/, '')
+          // /docs is the page or the document by Accept: no cache may give one for the other.
+          if (url === '/docs') void reply.header('vary', 'Accept')
+          if (url === '/docs/json' || (url === '/docs' && !wantsHtml(request))) return sendDocument(request, reply, json!, 'application/json; charset=utf-8')
+          if (url === '/docs/yaml') return sendDocument(request, reply, yaml!, 'application/x-yaml')
         },
       },
     })

@@ -1,4 +1,8 @@
-/** GET /health (liveness) and GET /ready (database and Redis reachable); no token, no rate limit. */
+/**
+ * GET /health (liveness) and GET /ready (database and Redis reachable); no
+ * token. /health is never limited; /ready has a per-IP window of its own
+ * (SPEC S21) and, as S10 says, no RateLimit-* headers but on a 429.
+ */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
@@ -16,7 +20,7 @@ async function healthPlugin (app: FastifyInstance): Promise<void> {
   app.get('/health', { config: { public: true, rateLimit: false }, schema: { tags: ['Operación'], summary: 'Vivo', operationId: 'health', response: { 200: Alive } } }, async () => {
     return { success: true, data: { status: 'ok' } }
   })
-  app.get('/ready', { config: { public: true, rateLimit: false, openapi: { errors: [503] } }, schema: { tags: ['Operación'], summary: 'Listo: base de datos y Redis accesibles', operationId: 'ready', response: { 200: Ready } } }, async (request, reply) => {
+  app.get('/ready', { config: { public: true, rateLimit: 'ready', rateLimitHeaders: false, openapi: { errors: [503] } }, schema: { tags: ['Operación'], summary: 'Listo: base de datos y Redis accesibles', operationId: 'ready', response: { 200: Ready } } }, async (request, reply) => {
     const checks: Record<string, string> = {}
     try {
       await app.orm.em.getConnection().execute('select 1')

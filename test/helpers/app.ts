@@ -53,6 +53,8 @@ export function testEnv (base: { dataDir: string, redisPrefix: string, databaseU
     // rate-limit tests set their own small limits.
     RATE_LIMIT_IP_MAX: '1000000',
     RATE_LIMIT_TOKEN_MAX: '1000000',
+    // Tests poll /ready; the /docs and /ready tests set their own window.
+    RATE_LIMIT_DOCS_MAX: '1000000',
     ...extra,
   }
 }

@@ -5,8 +5,8 @@
  * every error response in the S9 envelope, bodies that reject unknown keys
  * (and a service that does), required fields not nullable, system fields
  * required in records. GET /docs is the explorer for a browser and the
- * document for anything else; nothing under /docs needs a token or is rate
- * limited, and no asset comes from another host. (The typed-client check,
+ * document for anything else; nothing under /docs needs a token or counts
+ * against the normal limits, and no asset comes from another host. (The typed-client check,
  * the linter and the browser test run apart: README "API explorer and
  * OpenAPI document".)
  */
@@ -62,13 +62,14 @@ describe('GET /docs and /docs/json', () => {
     expectError(await call(app, 'GET', '/docs/static/no-such-file.js'), 404, 'Ruta no encontrada')
   })
 
-  it('is not rate limited (an instance that allows 3 requests per address per hour)', async () => {
-    const limited = await h.app({ env: { RATE_LIMIT_IP_MAX: '3', RATE_LIMIT_IP_WINDOW: '1h' } })
+  it('is not held to the normal limits, only to a per-IP window of its own (an instance that allows 3 requests per address per hour)', async () => {
+    const limited = await h.app({ env: { RATE_LIMIT_IP_MAX: '3', RATE_LIMIT_IP_WINDOW: '1h', RATE_LIMIT_DOCS_MAX: '60' } })
     for (let i = 0; i < 6; i++) {
       for (const url of ['/docs', '/docs/json', '/docs/static/swagger-initializer.js']) {
         const res = await call(limited, 'GET', url, { headers: { accept: 'text/html' } })
         expect(res.status, url).toBe(200)
-        expect(res.headers['ratelimit-limit'], url).toBeUndefined()
+        // The /docs window, not the 3 of the normal limit.
+        expect(res.headers['ratelimit-limit'], url).toBe('60')
       }
     }
     // while a counted route is limited

@@ -59,6 +59,7 @@ export async function createInstance (name: string, dir: string, env: InstanceEn
           METRICS_PORT: '0',
           RATE_LIMIT_IP_MAX: '10000000',
           RATE_LIMIT_TOKEN_MAX: '10000000',
+          RATE_LIMIT_DOCS_MAX: '10000000',
           ...env,
         },
       })
