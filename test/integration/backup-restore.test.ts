@@ -32,6 +32,8 @@ type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const DENUNCIA = { denunciante_nombre: 'Ana Pérez', denunciante_dni: '12345678Z', denunciante_telefono: '600111222', tipo: 'robo', fecha_hechos: '2026-03-01 10:00:00', lugar_hechos: 'Calle Mayor 1', descripcion: 'Robo con fuerza' }
 const seq = (id: string): number => Number(id.split('-')[2])
+/** Each case starts the service two or three times (embedded: PGlite cold starts) on a shared 2-core machine. */
+const SLOW = 240_000
 
 /** A program's exit status and output (never throws). */
 function run (cmd: string, args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number, out: string }> {
@@ -163,7 +165,7 @@ describe('PostgreSQL: pg_dump -Fc, pg_restore into a fresh database, start on it
     expect(seq(lost._id)).toBe(Math.max(...stored) + 1)
     expect(seq(next._id)).toBe(usingRedis ? seq(lost._id) + 1 : seq(lost._id))
     await stop(restored)
-  })
+  }, SLOW)
 })
 
 describe('embedded: a copy of the stopped service\'s data directory', () => {
@@ -180,5 +182,5 @@ describe('embedded: a copy of the stopped service\'s data directory', () => {
     const next = ok(await client(restored, await login(restored)).post('/denuncias', DENUNCIA), 201)
     expect(seq(next._id)).toBe(Math.max(...[...before.keys()].filter((id) => id.startsWith('DEN-')).map(seq)) + 1)
     await stop(restored)
-  })
+  }, SLOW)
 })
