@@ -1,5 +1,5 @@
 /**
- * PostgreSQL's answers about prepared statements, told apart by SQLSTATE
+ * PostgreSQL's answers about prepared statements and unique keys, told apart by SQLSTATE
  * (and text where one code covers more): what db/driver.ts does about a
  * statement, and what the error mapping (http/database-unavailable.ts)
  * answers. Pure.
@@ -13,4 +13,10 @@ export function isUntypedParameter (err: unknown): boolean {
 /** PostgreSQL's answer when a prepared statement's result columns changed type (`cached plan must not change result type`). */
 export function isStalePlan (err: unknown): boolean {
   return (err as { code?: string }).code === '0A000' && /cached plan/i.test((err as Error).message ?? '')
+}
+
+/** A unique violation (`23505`) of one of `constraints`: e.g. a create whose id was already taken. */
+export function isUniqueViolationOf (err: unknown, constraints: ReadonlySet<string>): boolean {
+  const e = err as { code?: string, constraint?: string }
+  return e.code === '23505' && e.constraint !== undefined && constraints.has(e.constraint)
 }

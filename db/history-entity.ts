@@ -34,6 +34,9 @@ export interface HistoryRow {
   xid?: string
 }
 
+/** One entry per record version: a create whose id is taken fails on it (or on the record's primary key). */
+export const HISTORY_VERSION_UNIQUE = 'sys_historial_version_unique'
+
 export const HistoryEntity = new EntitySchema<HistoryRow>({
   name: 'sys_historial',
   tableName: 'sys_historial',
@@ -51,5 +54,5 @@ export const HistoryEntity = new EntitySchema<HistoryRow>({
     sello: { type: 'smallint', fieldName: 'sello', default: 1 },
     xid: { type: 'bigint', columnType: 'xid8', fieldName: 'xid', defaultRaw: 'pg_current_xact_id()', index: 'sys_historial_xid_idx', lazy: true },
   },
-  uniques: [{ name: 'sys_historial_version_unique', properties: ['modulo', 'registro', 'version'] }],
+  uniques: [{ name: HISTORY_VERSION_UNIQUE, properties: ['modulo', 'registro', 'version'] }],
 })

@@ -6,7 +6,6 @@
  * hands it the scope conditions (`visible`, a RowGuard) and it applies them
  * in every query. Knows nothing of HTTP; returns stored rows, throws AppErrors.
  */
-import { UniqueConstraintViolationException } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { hash as argon2Hash } from '@node-rs/argon2'
 import { AppError } from '../core/errors.js'
@@ -23,6 +22,9 @@ import { insertWithHistory, insertWithHistorySql } from '../db/insert-with-histo
 import { storedName } from '../db/identifier.js'
 import { typeOf } from '../core/field-types/index.js'
 import { drawId } from './ids.js'
+import { sequenceOf } from '../core/ids.js'
+import { isUniqueViolationOf } from '../core/postgres-errors.js'
+import { HISTORY_VERSION_UNIQUE } from '../db/history-entity.js'
 import type { Caller } from '../core/access.js'
 import type { HookBus, WriteEvent } from './hooks.js'
 import { and, type Where } from './scope.js'
@@ -63,6 +65,9 @@ export interface CreateEms {
   readonly reads?: EntityManager
 }
 
+/** Draws of an id per create: a collision re-seeds from the database, so a second one needs a concurrent create. */
+const ID_ATTEMPTS = 5
+
 export type RecordService = ReturnType<typeof createRecordService>
 
 /** Argon2id with the library's defaults (m=19 MiB, t=2, p=1), as OWASP advises. */
@@ -76,8 +81,8 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   const jsonColumns = new Set(mod.fields.filter((f) => !f.encrypted && columnSpec(f).type === 'json').map(valueColumn))
   const insertColumns = columns.map((name) => ({ name, json: jsonColumns.has(name) }))
   const insertSql = insertWithHistorySql(mod.table, insertColumns)
-  /** The primary key's stored name (a create whose id was taken is told apart by it). */
-  const primaryKey = storedName(`${mod.table}_pkey`)
+  /** A create whose id was taken fails on one of these (the one-statement create meets the history's first). */
+  const idKeys = new Set([storedName(`${mod.table}_pkey`), HISTORY_VERSION_UNIQUE])
 
   /** Ids have one shape; anything else cannot exist and never reaches the database. */
   const ID_SHAPE = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)
@@ -170,8 +175,8 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     return { row, campos: changedFields(mod, undefined, payload) }
   }
 
-  async function createAlone (em: EntityManager, caller: Caller, stored: Map<FieldDef, ColumnValue>, floor: number | undefined): Promise<Row> {
-    const { row, campos } = newRow(await drawId(em, mod, deps.sequences, deps.timeZone, floor), stored, caller)
+  async function createAlone (em: EntityManager, id: string, caller: Caller, stored: Map<FieldDef, ColumnValue>): Promise<Row> {
+    const { row, campos } = newRow(id, stored, caller)
     await insertWithHistory(em, insertSql, insertColumns, row, versionEntry(mod, row, 'crear', campos))
     return row
   }
@@ -181,16 +186,23 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     const event: WriteEvent = { module: mod, action: 'crear', caller, values }
     await deps.hooks.emit('before', event)
     const stored = await hashPasswords(values)
-    let floor: number | undefined
+    /** After a collision: the number that was taken; the next draw re-seeds above it and the stored ids. */
+    let taken: number | undefined
+    let drawn: string | undefined
+    const draw = async (em: EntityManager): Promise<string> => {
+      drawn = await drawId(em, mod, deps.sequences, deps.timeZone, taken)
+      return drawn
+    }
     // Nothing to check or run inside the transaction: the record and its
     // history entry are one statement (db/insert-with-history.ts).
     const alone = !deps.hooks.has(mod.name, 'inside') && ![...values].some(([f, v]) => v !== null && (f.ref !== undefined || f.unique))
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       try {
-        const row = alone ? await createAlone(ems.reads ?? ems.em, caller, stored, floor) : await inTransaction(ems.em, async (tem) => {
+        const reads = ems.reads ?? ems.em
+        const row = alone ? await createAlone(reads, await draw(reads), caller, stored) : await inTransaction(ems.em, async (tem) => {
           await checkRefs(tem, values)
           await checkUnique(tem, values)
-          const { row, campos } = newRow(await drawId(tem, mod, deps.sequences, deps.timeZone, floor), stored, caller)
+          const { row, campos } = newRow(await draw(tem), stored, caller)
           await tem.insert(entity, row)
           await appendVersion(tem, mod, row, 'crear', campos)
           await deps.hooks.emit('inside', { ...event, after: row, em: tem })
@@ -199,11 +211,12 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
         await deps.hooks.emit('after', { ...event, after: row })
         return row
       } catch (err) {
-        // The id was taken: the counter lagged behind the table (Redis lost
-        // it while a create was in flight). Reseed above the collision.
-        const constraint = (err as { constraint?: string }).constraint
-        if (err instanceof UniqueConstraintViolationException && constraint === primaryKey && attempt < 3) {
-          floor = Number(/\(_id\)=\([A-Z0-9]+-\d{4}-(\d+)\)/.exec((err as { detail?: string }).detail ?? '')?.[1] ?? 0)
+        // The id was taken: the counter is behind the table (Redis restored
+        // older, or lost while a create was in flight). Re-seed above the
+        // collision and the stored ids, and draw again (SPEC S21).
+        if (drawn !== undefined && attempt < ID_ATTEMPTS && isUniqueViolationOf(err, idKeys)) {
+          taken = Math.max(taken ?? 0, sequenceOf(drawn) ?? 0)
+          drawn = undefined
           continue
         }
         throw err

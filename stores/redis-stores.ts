@@ -21,24 +21,50 @@ interface SequenceCommands {
   policiaSeqSeed (key: string, floor: number): Promise<number>
 }
 
+/**
+ * The counters live in Redis, which may come back older (restored from a
+ * snapshot or an append-only file that lost its tail, a replica promoted
+ * with lag; SPEC S21): a counter behind would hand out numbers already
+ * issued. So, as the session cache does (below), an instance trusts a
+ * counter only once it has seeded it from the database (`seedAndNext`)
+ * over the connection it is using: after each (re)connection the first
+ * draw of every key re-seeds. And it remembers the highest number it drew
+ * of each key: Redis answering at or below it went back in time (a reload
+ * that kept the connections), so that draw is dropped and the key
+ * re-seeded, above that number too.
+ */
 export class RedisSequenceStore implements SequenceStore {
   private readonly redis: Redis & SequenceCommands
+  /** Counts (re)connections; `seeded` holds the one each key was last seeded over. */
+  private connection = 1
+  private readonly seeded = new Map<string, number>()
+  /** The highest number this instance drew of each key. */
+  private readonly drawn = new Map<string, number>()
 
   constructor (redis: Redis, private readonly prefix: string) {
     if (typeof (redis as Partial<SequenceCommands>).policiaSeqNext !== 'function') {
       redis.defineCommand('policiaSeqNext', { numberOfKeys: 1, lua: NEXT })
       redis.defineCommand('policiaSeqSeed', { numberOfKeys: 1, lua: SEED_AND_NEXT })
     }
+    redis.on('ready', () => { this.connection++ })
     this.redis = redis as Redis & SequenceCommands
   }
 
   async next (key: string): Promise<number | null> {
+    const stamp = this.connection
+    if (this.seeded.get(key) !== stamp) return null
     const n = Number(await this.redis.policiaSeqNext(`${this.prefix}seq:${key}`))
-    return n < 0 ? null : n
+    if (n < 0 || stamp !== this.connection || n <= (this.drawn.get(key) ?? 0)) return null
+    this.drawn.set(key, n)
+    return n
   }
 
   async seedAndNext (key: string, floor: number): Promise<number> {
-    return Number(await this.redis.policiaSeqSeed(`${this.prefix}seq:${key}`, floor))
+    const stamp = this.connection
+    const n = Number(await this.redis.policiaSeqSeed(`${this.prefix}seq:${key}`, Math.max(floor, this.drawn.get(key) ?? 0)))
+    if (stamp === this.connection) this.seeded.set(key, stamp)
+    if (n > (this.drawn.get(key) ?? 0)) this.drawn.set(key, n)
+    return n
   }
 }
 

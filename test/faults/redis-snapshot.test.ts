@@ -7,6 +7,13 @@
  * and that user is active. Every revoked token and every token of the
  * deactivated user must still get 401, on every instance and through nginx;
  * the other tokens keep working.
+ *
+ * SPEC S21, the same fault for ids: records are created across the
+ * instances, Redis saves, more are created (and some numbers are drawn by
+ * creates that then fail: gaps), Redis comes back from the snapshot with
+ * every counter behind. Creates across the instances must all succeed (no
+ * 409), with no duplicate, every new id above every stored one, and no gap
+ * filled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, login, startStack, type Stack } from './helpers/stack.js'
@@ -80,5 +87,46 @@ describe('Redis restored from a stale snapshot, three instances behind nginx', (
     }
     // A deactivated user cannot log in again either.
     expect((await call(stack.url, 'POST', '/auth/login', { body: { username: 'carmen', password: PASSWORD } })).status).toBe(401)
+  })
+
+  it('keeps ids unique and increasing when the counters come back behind', async () => {
+    const admin = await login(stack.url)
+    const year = Number(new Intl.DateTimeFormat('en', { timeZone: 'Europe/Madrid', year: 'numeric' }).format(new Date()))
+    const key = `policia:seq:092-${year}`
+    const bases = [...stack.instances.map((i) => i.url), stack.url]
+    const create = async (n: number): Promise<string[]> => {
+      const res = await Promise.all(Array.from({ length: n }, (_, i) => call(bases[i % bases.length]!, 'POST', '/sala092', { token: admin, body: { tipo_incidencia: 'normal', descripcion: `llamada ${i}` } })))
+      expect(res.filter((r) => r.status !== 201).map((r) => `${r.status} ${JSON.stringify(r.body)}`)).toEqual([])
+      return res.map((r) => (r.body as { data: { _id: string } }).data._id)
+    }
+    const seq = (id: string): number => Number(id.split('-')[2])
+    const redis = stack.redis.client()
+    try {
+      await create(20)
+      await stack.redis.save()
+      // Creates that drew a number and failed: the restored counter's next numbers are such gaps.
+      const gaps: number[] = []
+      for (let i = 0; i < 5; i++) {
+        gaps.push(await redis.incr(key), await redis.incr(key))
+        await create(12)
+      }
+      redis.disconnect()
+      const before = (await stack.query<{ _id: string }>(`select "_id" from sala092 where "_id" like '092-${year}-%'`)).map((r) => seq(r._id))
+      const top = Math.max(...before)
+
+      await stack.redis.shutdown()
+      await stack.redis.start()
+      for (const base of bases) {
+        await waitFor(`${base} serving again`, async () => (await call(base, 'GET', '/ready')).status === 200, 60_000, 200)
+      }
+
+      const fresh = (await create(60)).map(seq)
+      console.log(`[faults] d. stale Redis counters: ${before.length} stored up to ${top}, gaps ${gaps.join(',')}; after the restore ${Math.min(...fresh)}..${Math.max(...fresh)}`)
+      expect(new Set(fresh).size).toBe(60)
+      // Above every number issued before the restore: the stored ones and the gaps.
+      expect(fresh.filter((n) => n <= Math.max(top, ...gaps))).toEqual([])
+      const all = await stack.query<{ n: string, distinct: string }>('select count(*) as n, count(distinct "_id") as distinct from sala092')
+      expect(all[0]!.n).toBe(all[0]!.distinct)
+    } finally { redis.disconnect() }
   })
 })
