@@ -47,6 +47,8 @@ export interface ListQuery {
   includeDeleted: boolean
   /** Filters on encrypted fields were used (caller needs `descifrar`). */
   filtersEncrypted: boolean
+  /** The encrypted fields filtered on, each once (the read log's `busqueda`; never the values). */
+  encryptedFields: string[]
 }
 
 type RawQuery = Record<string, string | string[] | undefined>
@@ -148,6 +150,7 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
   const conditions: Array<Record<string, unknown>> = []
   const search: SqlCondition[] = []
   let filtersEncrypted = false
+  const encryptedFields: string[] = []
   for (const [key, raw] of Object.entries(query)) {
     if (raw === undefined || RESERVED.includes(key)) continue
     const m = /^([^[\]]+)(?:\[([a-z]+)\])?$/.exec(key)
@@ -159,7 +162,10 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
     }
     if (!(FILTER_OPERATORS as readonly string[]).includes(op)) throw invalid(key, `operador desconocido "${op}"${hint(op, FILTER_OPERATORS)}; use ${FILTER_OPERATORS.join(', ')}`)
     if (!target.operators.includes(op)) throw invalid(key, `el operador "${op}" no se aplica a este campo`)
-    if (target.blind) filtersEncrypted = true
+    if (target.blind) {
+      filtersEncrypted = true
+      if (!encryptedFields.includes(target.field!.name)) encryptedFields.push(target.field!.name)
+    }
     const c = condition(target, op, key, raw, timeZone, cipher)
     if ('sql' in c) search.push(c.sql)
     else conditions.push(c.where)
@@ -182,6 +188,7 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
     offset,
     includeDeleted,
     filtersEncrypted,
+    encryptedFields,
   }
 }
 
