@@ -88,7 +88,7 @@ function blindIndexesHold (mod: ModuleDef, row: Row, cipher: FieldCipher): boole
     const stored = row[valueColumn(f)]
     let expected: string | null = null
     try {
-      if (stored !== null && stored !== undefined) expected = cipher.blindIndex(cipher.decrypt(stored as string, row._id as string, f.name))
+      if (stored !== null && stored !== undefined) expected = cipher.blindIndex(mod.name, f.name, cipher.decrypt(stored as string, row._id as string, f.name))
     } catch {
       return false
     }

@@ -29,6 +29,8 @@ interface Target {
   blind: boolean
   /** The declared field (none for a system field). */
   field?: FieldDef
+  /** Its module, for a blind target (each field has its own index key). */
+  module?: string
 }
 
 /** System fields that may be filtered and sorted on, in their order (also the order of hints). */
@@ -69,7 +71,7 @@ function targetOf (mod: ModuleDef, name: string): Target | undefined {
   const operators = operatorsOf(f)
   if (operators.length === 0) throw invalid(name, f.encrypted ? 'no se puede filtrar por un campo cifrado no buscable' : 'no se puede filtrar por este campo')
   // A searchable encrypted field is compared by the blind index of the text sent.
-  if (f.encrypted) return { column: blindIndexColumn(f), operators, value: (text, _timeZone, cipher) => cipher.blindIndex(text), blind: true, field: f }
+  if (f.encrypted) return { column: blindIndexColumn(f), operators, value: (text, _timeZone, cipher) => cipher.blindIndex(mod.name, f.name, text), blind: true, field: f, module: mod.name }
   const type = typeOf(f)
   return { column: valueColumn(f), operators, value: (text, timeZone) => type.filterValue(text, timeZone), blind: false, field: f }
 }
@@ -90,7 +92,7 @@ function value (t: Target, key: string, text: string, timeZone: string, cipher: 
 }
 
 function condition (t: Target, op: FilterOperator, key: string, raw: string | string[], timeZone: string, cipher: FieldCipher): Condition {
-  if (op === 'vacio') return emptySearch(t.column, t.field, emptyFlag(key, single(key, raw)), cipher)
+  if (op === 'vacio') return emptySearch(t.column, t.field, emptyFlag(key, single(key, raw)), cipher, t.module)
   if (op === 'contiene') return containsSearch(t.column, t.field, value(t, key, single(key, raw), timeZone, cipher) as string)
   return { where: comparison(t, op, key, raw, timeZone, cipher) }
 }

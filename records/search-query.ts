@@ -54,9 +54,9 @@ export function emptyFlag (key: string, text: string): boolean {
  * `> ''`), the blind index of an encrypted field (null or the index of the
  * empty text), or the "empty" index of a text or array field.
  */
-export function emptySearch (column: string, f: FieldDef | undefined, empty: boolean, cipher: FieldCipher): Condition {
+export function emptySearch (column: string, f: FieldDef | undefined, empty: boolean, cipher: FieldCipher, module = ''): Condition {
   if (f?.encrypted === true) {
-    const blank = cipher.blindIndex('')
+    const blank = cipher.blindIndex(module, f.name, '')
     return { where: empty ? { $or: [{ [column]: null }, { [column]: blank }] } : { $and: [{ [column]: { $ne: null } }, { [column]: { $ne: blank } }] } }
   }
   const kind = f === undefined ? 'null' : typeOf(f).empty

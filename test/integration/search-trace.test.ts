@@ -52,8 +52,8 @@ describe('busqueda entries', () => {
     const rows = await stored()
     expect(rows.length).toBe(before + 1)
     // Neither the value nor its blind index anywhere in the entry (API and table).
-    const bidx = (await h.db.query('select denunciante_dni_bidx as b from denuncias where denunciante_dni_bidx is not null limit 1'))[0].b as string
-    for (const text of [JSON.stringify(entry), JSON.stringify(rows[0])]) {
+    const bidx = (await h.db.query('select denunciante_dni_bidx as b from denuncias where denunciante_dni_bidx is not null limit 1'))[0]!.b as string
+    for (const text of [JSON.stringify(entry), JSON.stringify(rows[0]!)]) {
       expect(text).not.toContain(DNI)
       expect(text.toLowerCase()).not.toContain(DNI.toLowerCase())
       expect(text).not.toContain(bidx)
