@@ -31,6 +31,13 @@ const GENESIS = '0'.repeat(64)
 const FECHA = `to_char(h.fecha at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 const fold = (name) => name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-zA-Z0-9_]/g, '_').toLowerCase()
 
+/**
+ * `_clave` of a version sealed in format 3 (sello 3: a module with encrypted
+ * fields): hex HMAC-SHA-256 under the integrity key of "sello" NUL _id NUL
+ * _version. A recomputed payload of such a version holds it beside `_prev`.
+ */
+export const sealKeyEntry = (integrityKey, id, version) => createHmac('sha256', integrityKey).update(`sello\u0000${id}\u0000${version}`, 'utf8').digest('hex')
+
 export const entryHash = (h) => sha(canonical({ accion: h.accion, campos: h.campos, fecha: h.fecha, hash: h.hash, modulo: h.modulo, registro: h.registro, sello: Number(h.sello), usuario: h.usuario, version: Number(h.version) }))
 
 function publicKeyOf (b64) {
