@@ -13,7 +13,7 @@ import '../http/openapi-docs.js'
 
 /** The read log's query parameters (records/read-log.ts), documented only: the records service checks them. */
 const ReadsQuery = Type.Object({
-  tipo: Type.Optional(Type.Union([Type.Literal('lectura'), Type.Literal('busqueda')], { description: 'lectura: datos cifrados mostrados; busqueda: un listado filtrado por un campo cifrado' })),
+  tipo: Type.Optional(Type.String({ enum: ['lectura', 'busqueda'], description: 'lectura: datos cifrados mostrados; busqueda: un listado filtrado por un campo cifrado' })),
   usuario: Type.Optional(Type.String({ description: 'Id del usuario que leyó (USR-…)' })),
   modulo: Type.Optional(Type.String({ description: 'Módulo del registro leído' })),
   registro: Type.Optional(Type.String({ description: 'Id del registro leído' })),
@@ -24,7 +24,7 @@ const ReadsQuery = Type.Object({
 }, { additionalProperties: false })
 
 const Entry = Type.Object({
-  tipo: Type.Union([Type.Literal('lectura'), Type.Literal('busqueda')]),
+  tipo: Type.String({ enum: ['lectura', 'busqueda'] }),
   usuario: Type.String(), fecha: Type.String(), modulo: Type.String(),
   registro: Type.Union([Type.String(), Type.Null()], { description: 'Registro leído (null en una busqueda)' }),
   campos: Type.Array(Type.String(), { description: 'Campos cifrados leídos, o por los que se filtró (nunca el valor buscado)' }),
