@@ -15,6 +15,7 @@ import type { FastifyInstance } from 'fastify'
 import { normaliseSearchable } from '../../core/crypto.js'
 import { MOTIVOS } from '../../core/errors.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
+import { rotateKeys } from '../../bin/rotate-keys.js'
 import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
 import { client, login, ok } from '../helpers/http.js'
 
@@ -145,6 +146,23 @@ describe('the upgrade from one index key for every field', () => {
     expect(await sql("select nombre from sys_claves where nombre = 'esquema_indice'")).toHaveLength(1)
     // The unique NIF still holds through the rebuilt index.
     expect((await api.post('/personal', { tip: 'TIP-UPG2', nif: '62345678q', nombre: 'Otra', apellidos: 'Más', escala: 'oficial' })).status).toBe(409)
+  })
+
+  it('rotate-keys --reindexar rebuilds old-scheme indexes too and records the scheme, so the next start has nothing to do', { timeout: 180_000 }, async () => {
+    const d = await denuncia({ denunciante_dni: '92345678M' })
+    await h.closeApp(app)
+    await sql('update denuncias set denunciante_dni_bidx = $1 where "_id" = $2', [oldIndex('92345678M'), d._id])
+    await sql("delete from sys_claves where nombre = 'esquema_indice'")
+    const env = {
+      ...(h.db.url !== undefined && { DATABASE_URL: h.db.url }), JWT_SECRET: h.config.jwtSecret, ENCRYPTION_KEY: TEST_KEY,
+      DATA_DIR: h.config.dataDir, MODULES_FILE: h.config.modulesFile, TZ: h.config.timeZone, LOG_LEVEL: 'silent',
+    }
+    const report = await rotateKeys({ batchSize: 200, newIndexKey: false, reindex: true, quiet: true, env, ...(h.db.embedded !== undefined && { embedded: h.db.embedded }) })
+    expect(report.modules.denuncias!.rewritten).toBe(1)
+    expect(await sql("select nombre from sys_claves where nombre = 'esquema_indice'")).toHaveLength(1)
+    await start()
+    expect(await found('denuncias', 'denunciante_dni=92345678M')).toEqual([d._id])
+    expect(ok(await api.get(`/denuncias/${d._id}/verificar`))).toEqual({ valido: true })
   })
 
   it("the auditor's script accepts the rebuilt indexes; an index copied from the same DNI in another module is caught by it and by /verificar", { timeout: 180_000 }, async () => {
