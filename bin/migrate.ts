@@ -12,12 +12,16 @@ import { ConfigError } from '../core/errors.js'
 import { loadRegistry } from '../core/registry/load.js'
 import { openDatabase } from '../db/open.js'
 import { syncSchema } from '../db/schema-sync.js'
+import { createFieldCipher } from '../core/crypto.js'
+import { loadSystemKeys } from '../db/system-keys.js'
+import { upgradeBlindIndexes } from '../records/blind-index-upgrade.js'
 
 const HELP = `npm run migrate [-- --help]  (in the image: node dist/bin/migrate.js)
 
 Brings the database schema in line with modules.yaml exactly as the start
 does (additive changes only, under the same advisory lock as the
-instances), then exits. Needs DATABASE_URL; waits for PostgreSQL with
+instances), rebuilds blind indexes still under the old single index key
+(once, in one transaction, with progress; README "Encryption"), then exits. Needs DATABASE_URL; waits for PostgreSQL with
 back-off like the start (STARTUP_WAIT).
 Exit status: 0 schema in line (the statements applied are listed);
 1 refused (a change would drop or rewrite data: the message lists the
@@ -37,6 +41,14 @@ async function main (): Promise<void> {
     const applied = await syncSchema(db.orm, config.modulesFile, true)
     for (const s of applied) process.stdout.write(`  ${s};\n`)
     process.stdout.write(applied.length === 0 ? 'The schema was already in line; nothing to apply.\n' : `${applied.length} statements applied.\n`)
+    // Blind indexes of before one key per field: rebuilt once, in one transaction (README "Encryption").
+    const keys = await loadSystemKeys(db.orm.em.fork(), config.encryptionKeys)
+    const cipher = createFieldCipher(config.encryptionKeys, keys)
+    const report = await upgradeBlindIndexes(db.orm.em, registry, cipher, config.encryptionKeys, {
+      lock: true,
+      onProgress: (table, p) => { process.stdout.write(`  blind indexes of ${table}: ${p.scanned}/${Math.max(p.total, p.scanned)} rows, ${p.rewritten} rewritten\n`) },
+    })
+    process.stdout.write(report === undefined ? 'Blind indexes already use one key per field.\n' : 'Blind indexes rebuilt with one key per field.\n')
   } finally {
     await db.close()
   }

@@ -20,7 +20,7 @@ import { createFieldCipher } from '../core/crypto.js'
 import { loadRegistry } from '../core/registry/load.js'
 import { openDatabase } from '../db/open.js'
 import type { EmbeddedDatabase } from '../db/embedded.js'
-import { SystemKeyEntity, loadSystemKeys, rewrapSystemKeys } from '../db/system-keys.js'
+import { BLIND_INDEX_SCHEME, SystemKeyEntity, loadSystemKeys, recordBlindIndexScheme, rewrapSystemKeys } from '../db/system-keys.js'
 import { hasEncryptedFields, rotateHistory, rotateModule, type RotationProgress } from '../records/key-rotation.js'
 
 export interface RotateOptions {
@@ -80,6 +80,8 @@ export async function rotateKeys (opts: RotateOptions): Promise<RotateReport> {
     const history = await rotateHistory(em, registry, cipher, { batchSize: opts.batchSize, reindex, onProgress: update })
     update(history)
     report.modules.sys_historial = { scanned: history.scanned, rewritten: history.rewritten }
+    // Every index is now under its field's own key: the start need not rebuild them.
+    if (reindex) await recordBlindIndexScheme(em, config.encryptionKeys, BLIND_INDEX_SCHEME)
     bars?.stop()
     return report
   } finally {

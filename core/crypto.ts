@@ -8,8 +8,17 @@
  * Blind indexes and integrity digests are HMAC-SHA-256 under two further
  * keys of their own, which never change when ENCRYPTION_KEY rotates (they
  * are kept wrapped by it in the database: plugins/system-keys.ts).
+ *
+ * Each searchable field has its own blind-index key (SPEC S21), so the same
+ * DNI in two fields or modules has unrelated index values:
+ *
+ *   field key = HKDF-SHA-256(ikm = index key, salt = empty,
+ *                            info = UTF-8 "indice-ciego:<module>.<field>", 32 bytes)
+ *   index     = hex HMAC-SHA-256(field key, trimmed upper-case value)
+ *
+ * with module and field named as in modules.yaml.
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto'
 import { keyId } from './config.js'
 
 export interface FieldCipher {
@@ -20,8 +29,8 @@ export interface FieldCipher {
   encrypt (plaintext: string, recordId: string, field: string): string
   /** Plaintext, or throws when no configured key fits or the value was tampered with. */
   decrypt (stored: string, recordId: string, field: string): string
-  /** Blind index of a searchable value: trimmed, upper case, HMAC hex (index key). */
-  blindIndex (value: string): string
+  /** Blind index of a searchable value of `module`.`field`: trimmed, upper case, HMAC hex under the field's own key. */
+  blindIndex (module: string, field: string, value: string): string
   /** HMAC hex of a value, for the integrity hash (integrity key; never the plaintext). */
   digest (value: string): string
 }
@@ -41,6 +50,11 @@ export function normaliseSearchable (value: string): string {
   return value.trim().toUpperCase()
 }
 
+/** The blind-index key of one field, derived from the index key (see above). */
+export function fieldIndexKey (indexKey: Buffer, module: string, field: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', indexKey, Buffer.alloc(0), Buffer.from(`indice-ciego:${module}.${field}`, 'utf8'), 32))
+}
+
 export function createFieldCipher (keys: readonly Buffer[], macKeys: MacKeys): FieldCipher {
   if (keys.length === 0) throw new Error('at least one encryption key is needed')
   const current = keys[0]!
@@ -48,6 +62,14 @@ export function createFieldCipher (keys: readonly Buffer[], macKeys: MacKeys): F
   const byId = new Map(keys.map((k) => [keyId(k), k]))
   const aad = (recordId: string, field: string): Buffer => Buffer.from(`${recordId}\u0000${field}`, 'utf8')
   const hmac = (key: Buffer, value: string): string => createHmac('sha256', key).update(value, 'utf8').digest('hex')
+  // Derived once per field: a search or write costs one HMAC, as before.
+  const fieldKeys = new Map<string, Buffer>()
+  const fieldKey = (module: string, field: string): Buffer => {
+    const name = `${module}\u0000${field}`
+    let k = fieldKeys.get(name)
+    if (k === undefined) fieldKeys.set(name, k = fieldIndexKey(macKeys.indexKey, module, field))
+    return k
+  }
   return {
     currentKeyId: currentId,
     knowsKeyId: (kid) => byId.has(kid),
@@ -70,7 +92,7 @@ export function createFieldCipher (keys: readonly Buffer[], macKeys: MacKeys): F
       decipher.setAuthTag(data.subarray(data.length - 16))
       return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString('utf8')
     },
-    blindIndex (value) { return hmac(macKeys.indexKey, normaliseSearchable(value)) },
+    blindIndex (module, field, value) { return hmac(fieldKey(module, field), normaliseSearchable(value)) },
     digest (value) { return hmac(macKeys.integrityKey, value) },
   }
 }

@@ -1,15 +1,28 @@
-/** The table of reads of decrypted data (`sys_lecturas`), written by records/read-log.ts. */
+/**
+ * The read log (`sys_lecturas`), written by records/read-log.ts: reads of
+ * decrypted data (`lectura`, one row per record) and lists filtered on an
+ * encrypted field (`busqueda`, one row per list: no record, the number of
+ * matches, never the value searched for).
+ */
 import { EntitySchema } from '@mikro-orm/core'
+
+export type ReadLogKind = 'lectura' | 'busqueda'
 
 export interface ReadLogRow {
   id?: string
+  /** Absent: `lectura`. */
+  tipo?: ReadLogKind
   usuario: string
   fecha: Date
   modulo: string
+  /** The record read; '' for a `busqueda`. */
   registro: string
+  /** Encrypted fields read, or filtered on. */
   campos: string[]
   /** Method and route that served it, e.g. `GET /personal/:id`. */
   ruta: string
+  /** A `busqueda`'s number of matches (the list's total); null for a `lectura`. */
+  coincidencias?: number | null
 }
 
 export const ReadLogEntity = new EntitySchema<ReadLogRow>({
@@ -23,6 +36,8 @@ export const ReadLogEntity = new EntitySchema<ReadLogRow>({
     registro: { type: 'string', length: 40, fieldName: 'registro', index: true },
     campos: { type: 'json', columnType: 'jsonb', fieldName: 'campos' },
     ruta: { type: 'string', length: 200, fieldName: 'ruta' },
+    tipo: { type: 'string', length: 10, fieldName: 'tipo', default: 'lectura' },
+    coincidencias: { type: 'integer', fieldName: 'coincidencias', nullable: true },
   },
   indexes: [{ name: 'sys_lecturas_modulo_registro_idx', properties: ['modulo', 'registro'] }],
 })

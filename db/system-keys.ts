@@ -95,3 +95,23 @@ export async function rewrapSystemKeys (em: EntityManager, keys: readonly Buffer
   }
   return changed
 }
+
+/**
+ * The blind-index scheme in force (SPEC S21): 1, one index key for every
+ * field (before); 2, one key per module and field (core/crypto.ts). Kept as
+ * the `esquema_indice` row of `sys_claves`, wrapped like the keys (so
+ * re-wrapping and the start's key check treat it alike); no row is 1.
+ */
+export const BLIND_INDEX_SCHEME = 2
+const SCHEME_ROW = 'esquema_indice'
+
+export async function blindIndexScheme (em: EntityManager, keys: readonly Buffer[]): Promise<number> {
+  const row = await em.findOne(SystemKeyEntity, { nombre: SCHEME_ROW })
+  return row === null ? 1 : Number(unwrap(wrapper(keys), SCHEME_ROW, row.valor).toString('utf8'))
+}
+
+export async function recordBlindIndexScheme (em: EntityManager, keys: readonly Buffer[], scheme: number): Promise<void> {
+  const valor = wrapper(keys).encrypt(Buffer.from(String(scheme), 'utf8').toString('base64'), 'sys_claves', SCHEME_ROW)
+  await em.getConnection().execute('insert into "sys_claves" ("nombre", "valor", "creada") values (?, ?, now()) on conflict ("nombre") do update set "valor" = excluded."valor"',
+    [SCHEME_ROW, valor], 'run', em.getTransactionContext())
+}

@@ -44,7 +44,7 @@ export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, { tags, r
             fecha: Type.String(),
             _hash: Type.String(),
             campos: Type.Array(Type.String(), { description: 'Campos cuyo valor cambió en esta versión' }),
-            sello: Type.Integer({ description: 'Formato del sello de _hash (1 o 2; README, "The hash chain")' }),
+            sello: Type.Integer({ description: 'Formato del sello de _hash (1, 2 o 3; README, "The hash chain")' }),
             campos_sellados: Type.Optional(Type.Array(Type.String(), { description: 'Formato 1: campos que entraron en _hash, también los nulos' })),
             registro: recordRef,
           })),

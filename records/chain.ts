@@ -20,7 +20,7 @@ import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from '../db/module-entity.js'
 import { versionsOf } from './history.js'
 import { hashPayload } from './record-view.js'
-import { CURRENT_SEAL, sealOf, type Seal } from './seal-format.js'
+import { currentSeal, sealOf, type Seal } from './seal-format.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
 import type { Checkpoints } from './checkpoints.js'
 import { verifyInLedger } from './ledger-verify.js'
@@ -88,7 +88,7 @@ function blindIndexesHold (mod: ModuleDef, row: Row, cipher: FieldCipher): boole
     const stored = row[valueColumn(f)]
     let expected: string | null = null
     try {
-      if (stored !== null && stored !== undefined) expected = cipher.blindIndex(cipher.decrypt(stored as string, row._id as string, f.name))
+      if (stored !== null && stored !== undefined) expected = cipher.blindIndex(mod.name, f.name, cipher.decrypt(stored as string, row._id as string, f.name))
     } catch {
       return false
     }
@@ -128,7 +128,7 @@ async function verifyVersions (em: EntityManager, mod: ModuleDef, live: Row, cip
   if (liveVersion !== last) return broken(Math.min(liveVersion, last + 1))
   const previous = last >= 2 ? versions[last - 2]!.hash : ''
   // The live row is its last version, sealed as that version was.
-  const seal = last >= 1 ? sealOf(mod, versions[last - 1]!) : CURRENT_SEAL
+  const seal = last >= 1 ? sealOf(mod, versions[last - 1]!) : currentSeal(mod)
   if (live._hash !== prev || recompute(mod, live, cipher, previous, seal)?.hash !== live._hash) return broken(liveVersion)
   if (!blindIndexesHold(mod, live, cipher)) return broken(liveVersion, 'INDICE_CIEGO')
   return { valido: true }

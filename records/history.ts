@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from '../db/module-entity.js'
 import { HistoryEntity, type HistoryAction, type HistoryRow } from '../db/history-entity.js'
-import { CURRENT_SEAL_FORMAT, sealOf } from './seal-format.js'
+import { currentSeal, sealOf } from './seal-format.js'
 
 export type { HistoryAction, HistoryRow } from '../db/history-entity.js'
 
@@ -24,7 +24,7 @@ export function versionEntry (mod: ModuleDef, row: Row, accion: HistoryAction, c
     hash: row._hash as string,
     campos,
     datos: row,
-    sello: CURRENT_SEAL_FORMAT,
+    sello: currentSeal(mod).format,
   }
 }
 

@@ -13,7 +13,7 @@ import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FieldCipher } from '../core/crypto.js'
 import { keyIdOf } from '../core/crypto.js'
-import type { FieldDef, ModuleDef, Registry } from '../core/registry/types.js'
+import type { ModuleDef, Registry } from '../core/registry/types.js'
 import { entityName, type Row } from '../db/module-entity.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
 import { HistoryEntity } from '../db/history-entity.js'
@@ -38,17 +38,29 @@ export function hasEncryptedFields (mod: ModuleDef): boolean {
   return mod.fields.some((f) => f.encrypted)
 }
 
-/** New values for the encrypted (and, when reindexing, blind-index) columns of one stored row. */
-function refreshed (fields: readonly FieldDef[], row: Row, id: string, cipher: FieldCipher, reindex: boolean): Row {
+/**
+ * New values for the encrypted (and, when reindexing, blind-index) columns
+ * of one stored row of `mod`. `skipUnreadable`: a value that does not
+ * decrypt keeps its index (verification reports it) instead of failing.
+ */
+export function refreshed (mod: ModuleDef, row: Row, id: string, cipher: FieldCipher, reindex: boolean, skipUnreadable = false): Row {
   const changes: Row = {}
-  for (const f of fields) {
+  for (const f of mod.fields) {
+    if (!f.encrypted) continue
     const stored = row[valueColumn(f)] as string | null | undefined
     if (stored === null || stored === undefined) continue
     const stale = keyIdOf(stored) !== cipher.currentKeyId
-    const plain = stale || (reindex && f.searchable) ? cipher.decrypt(stored, id, f.name) : undefined
+    let plain: string | undefined
+    try {
+      plain = stale || (reindex && f.searchable) ? cipher.decrypt(stored, id, f.name) : undefined
+    } catch (err) {
+      const kid = keyIdOf(stored)
+      if (!skipUnreadable || kid === undefined || !cipher.knowsKeyId(kid)) throw err
+      continue
+    }
     if (stale) changes[valueColumn(f)] = cipher.encrypt(plain!, id, f.name)
     if (reindex && f.searchable) {
-      const bidx = cipher.blindIndex(plain!)
+      const bidx = cipher.blindIndex(mod.name, f.name, plain!)
       if (bidx !== row[blindIndexColumn(f)]) changes[blindIndexColumn(f)] = bidx
     }
   }
@@ -68,7 +80,7 @@ export async function rotateModule (em: EntityManager, mod: ModuleDef, cipher: F
     const done = await inTransaction(em.fork(), async (tem) => {
       const rows = await tem.find(entity, { _id: { $gt: last } }, { orderBy: { _id: 'asc' }, limit: opts.batchSize, fields: columns as never, lockMode: LockMode.PESSIMISTIC_WRITE }) as Row[]
       for (const row of rows) {
-        const changes = refreshed(fields, row, row._id as string, cipher, opts.reindex === true)
+        const changes = refreshed(mod, row, row._id as string, cipher, opts.reindex === true)
         if (Object.keys(changes).length > 0) progress.rewritten += await tem.nativeUpdate(entity, { _id: row._id }, changes)
       }
       return rows
@@ -96,7 +108,7 @@ export async function rotateHistory (em: EntityManager, registry: Registry, ciph
       for (const row of rows) {
         const mod = registry.byName.get(row.modulo)
         if (mod === undefined) continue
-        const changes = refreshed(mod.fields.filter((f) => f.encrypted), row.datos, row.registro, cipher, opts.reindex === true)
+        const changes = refreshed(mod, row.datos, row.registro, cipher, opts.reindex === true)
         if (Object.keys(changes).length > 0) progress.rewritten += await tem.nativeUpdate(HistoryEntity, { id: row.id }, { datos: { ...row.datos, ...changes } })
       }
     })

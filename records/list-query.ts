@@ -29,6 +29,8 @@ interface Target {
   blind: boolean
   /** The declared field (none for a system field). */
   field?: FieldDef
+  /** Its module, for a blind target (each field has its own index key). */
+  module?: string
 }
 
 /** System fields that may be filtered and sorted on, in their order (also the order of hints). */
@@ -47,6 +49,8 @@ export interface ListQuery {
   includeDeleted: boolean
   /** Filters on encrypted fields were used (caller needs `descifrar`). */
   filtersEncrypted: boolean
+  /** The encrypted fields filtered on, each once (the read log's `busqueda`; never the values). */
+  encryptedFields: string[]
 }
 
 type RawQuery = Record<string, string | string[] | undefined>
@@ -67,7 +71,7 @@ function targetOf (mod: ModuleDef, name: string): Target | undefined {
   const operators = operatorsOf(f)
   if (operators.length === 0) throw invalid(name, f.encrypted ? 'no se puede filtrar por un campo cifrado no buscable' : 'no se puede filtrar por este campo')
   // A searchable encrypted field is compared by the blind index of the text sent.
-  if (f.encrypted) return { column: blindIndexColumn(f), operators, value: (text, _timeZone, cipher) => cipher.blindIndex(text), blind: true, field: f }
+  if (f.encrypted) return { column: blindIndexColumn(f), operators, value: (text, _timeZone, cipher) => cipher.blindIndex(mod.name, f.name, text), blind: true, field: f, module: mod.name }
   const type = typeOf(f)
   return { column: valueColumn(f), operators, value: (text, timeZone) => type.filterValue(text, timeZone), blind: false, field: f }
 }
@@ -88,7 +92,7 @@ function value (t: Target, key: string, text: string, timeZone: string, cipher: 
 }
 
 function condition (t: Target, op: FilterOperator, key: string, raw: string | string[], timeZone: string, cipher: FieldCipher): Condition {
-  if (op === 'vacio') return emptySearch(t.column, t.field, emptyFlag(key, single(key, raw)), cipher)
+  if (op === 'vacio') return emptySearch(t.column, t.field, emptyFlag(key, single(key, raw)), cipher, t.module)
   if (op === 'contiene') return containsSearch(t.column, t.field, value(t, key, single(key, raw), timeZone, cipher) as string)
   return { where: comparison(t, op, key, raw, timeZone, cipher) }
 }
@@ -148,6 +152,7 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
   const conditions: Array<Record<string, unknown>> = []
   const search: SqlCondition[] = []
   let filtersEncrypted = false
+  const encryptedFields: string[] = []
   for (const [key, raw] of Object.entries(query)) {
     if (raw === undefined || RESERVED.includes(key)) continue
     const m = /^([^[\]]+)(?:\[([a-z]+)\])?$/.exec(key)
@@ -159,7 +164,10 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
     }
     if (!(FILTER_OPERATORS as readonly string[]).includes(op)) throw invalid(key, `operador desconocido "${op}"${hint(op, FILTER_OPERATORS)}; use ${FILTER_OPERATORS.join(', ')}`)
     if (!target.operators.includes(op)) throw invalid(key, `el operador "${op}" no se aplica a este campo`)
-    if (target.blind) filtersEncrypted = true
+    if (target.blind) {
+      filtersEncrypted = true
+      if (!encryptedFields.includes(target.field!.name)) encryptedFields.push(target.field!.name)
+    }
     const c = condition(target, op, key, raw, timeZone, cipher)
     if ('sql' in c) search.push(c.sql)
     else conditions.push(c.where)
@@ -182,6 +190,7 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
     offset,
     includeDeleted,
     filtersEncrypted,
+    encryptedFields,
   }
 }
 

@@ -15,6 +15,7 @@ import type { FieldCipher } from '../core/crypto.js'
 import type { Action, ModuleDef } from '../core/registry/types.js'
 import { formatDateTime, nowSeconds } from '../core/time.js'
 import type { Row } from '../db/module-entity.js'
+import type { ReadLogRow } from '../db/read-log-entity.js'
 import { verifyChain, type Verdict } from './chain.js'
 import type { Checkpoints } from './checkpoints.js'
 import { sealInfo, versionsOf, type HistoryAction } from './history.js'
@@ -120,18 +121,20 @@ export class ModuleRecords {
    * the record as it is now), else withheld. Decrypted values leave only
    * after the read is logged (SPEC S7).
    */
-  private async views (rows: Row[], owner?: Row): Promise<ApiRecord[]> {
+  private async views (rows: Row[], owner?: Row, search?: ReadLogRow): Promise<ApiRecord[]> {
     const { mod, encrypted } = this.plan
     const { caller } = this.ctx
     const descifrar = encrypted.length > 0 ? this.scope('descifrar') : 'none'
     const out = rows.map((r) => toApiRecord(mod, r, { timeZone: this.deps.timeZone, cipher: this.deps.cipher, canDecrypt: descifrar !== 'none' && reaches(descifrar, mod, caller, owner ?? r) }))
     if (descifrar !== 'none') {
-      const fecha = nowSeconds()
-      let ruta: string | undefined
-      const entries = out.flatMap((rec) => {
+      const fecha = search?.fecha ?? nowSeconds()
+      let ruta = search?.ruta
+      const entries: ReadLogRow[] = search === undefined ? [] : [search]
+      for (const rec of out) {
         const campos = encrypted.filter((name) => rec[name] !== null && rec[name] !== undefined)
-        return campos.length === 0 ? [] : [{ usuario: caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta: ruta ??= this.ctx.route() }]
-      })
+        if (campos.length > 0) entries.push({ tipo: 'lectura', usuario: caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta: ruta ??= this.ctx.route(), coincidencias: null })
+      }
+      // One insert for the search and the records it shows.
       await logReads(this.ctx.em, entries)
     }
     return out
@@ -150,7 +153,13 @@ export class ModuleRecords {
     // A filter on an encrypted value only finds records whose value the caller may read.
     const decryptable = q.filtersEncrypted && this.scope('descifrar') === 'own' ? ownCondition(mod, this.ctx.caller) : undefined
     const { rows, total } = await service.list(this.ctx.reads, and(q.where, this.visible(), decryptable), q)
-    return { records: await this.views(rows), total, limit: q.limit, offset: q.offset }
+    // Probing for a person leaves a trace (SPEC S21): which encrypted fields
+    // were searched and how many matched, never the value; also for an
+    // empty page or no match. Every list and its total pass here.
+    const search: ReadLogRow | undefined = q.encryptedFields.length === 0
+      ? undefined
+      : { tipo: 'busqueda', usuario: this.ctx.caller.id, fecha: nowSeconds(), modulo: mod.name, registro: '', campos: q.encryptedFields, ruta: this.ctx.route(), coincidencias: total }
+    return { records: await this.views(rows, undefined, search), total, limit: q.limit, offset: q.offset }
   }
 
   async get (id: string): Promise<ApiRecord> {

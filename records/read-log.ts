@@ -1,17 +1,20 @@
 /**
- * The read log (SPEC S7): every response that carried decrypted sensitive
- * fields leaves one row per record — who, when, which module, record and
- * fields — written before the response is sent. Queryable by superadmins
- * (holders of `*.*`) at GET /auditoria/lecturas: filters usuario, modulo,
- * registro (exact), desde/hasta (date-times in the service zone, both
- * inclusive to the second); limit/offset as in every list; newest first.
+ * The read log (SPEC S7, S21): every response that carried decrypted
+ * sensitive fields leaves one row per record (`lectura`) — who, when, which
+ * module, record and fields — and every list filtered on an encrypted field
+ * one row (`busqueda`) — who, when, module, the fields filtered on and the
+ * number of matches, never the value — written before the response is
+ * sent. Queryable by superadmins (holders of `*.*`) at GET
+ * /auditoria/lecturas: filters tipo, usuario, modulo, registro (exact),
+ * desde/hasta (date-times in the service zone, both inclusive to the
+ * second); limit/offset as in every list; newest first.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { invalid } from '../core/errors.js'
 import { hint } from '../core/registry/suggest.js'
 import { isCleanText } from '../core/text.js'
 import { formatDateTime, parseDateTime } from '../core/time.js'
-import { ReadLogEntity, type ReadLogRow } from '../db/read-log-entity.js'
+import { ReadLogEntity, type ReadLogKind, type ReadLogRow } from '../db/read-log-entity.js'
 import { parsePage } from './list-query.js'
 
 export async function logReads (em: EntityManager, entries: ReadLogRow[]): Promise<void> {
@@ -19,15 +22,34 @@ export async function logReads (em: EntityManager, entries: ReadLogRow[]): Promi
 }
 
 export interface ReadLogView {
+  tipo: ReadLogKind
   usuario: string
   fecha: string
   modulo: string
-  registro: string
+  /** The record read; null for a `busqueda`. */
+  registro: string | null
   campos: string[]
   ruta: string
+  /** Only for a `busqueda`: how many records matched. */
+  coincidencias?: number
 }
 
-const PARAMS = ['usuario', 'modulo', 'registro', 'desde', 'hasta', 'limit', 'offset']
+const PARAMS = ['tipo', 'usuario', 'modulo', 'registro', 'desde', 'hasta', 'limit', 'offset']
+const KINDS: readonly ReadLogKind[] = ['lectura', 'busqueda']
+
+function view (r: ReadLogRow, timeZone: string): ReadLogView {
+  const tipo = r.tipo ?? 'lectura'
+  return {
+    tipo,
+    usuario: r.usuario,
+    fecha: formatDateTime(new Date(r.fecha), timeZone),
+    modulo: r.modulo,
+    registro: tipo === 'busqueda' ? null : r.registro,
+    campos: r.campos,
+    ruta: r.ruta,
+    ...(tipo === 'busqueda' && { coincidencias: r.coincidencias ?? 0 }),
+  }
+}
 
 function text (query: Record<string, unknown>, key: string): string | undefined {
   const v = query[key]
@@ -46,6 +68,11 @@ export async function listReads (em: EntityManager, query: Record<string, unknow
     const v = text(query, key)
     if (v !== undefined) where[key] = v
   }
+  const tipo = text(query, 'tipo')
+  if (tipo !== undefined) {
+    if (!(KINDS as readonly string[]).includes(tipo)) throw invalid('tipo', `debe ser ${KINDS.join(' o ')}`)
+    where.tipo = tipo
+  }
   const range: Record<string, Date> = {}
   // Both ends inclusive, to the second shown: `hasta` takes in its whole second.
   for (const [key, op] of [['desde', '$gte'], ['hasta', '$lt']] as const) {
@@ -58,6 +85,5 @@ export async function listReads (em: EntityManager, query: Record<string, unknow
   if (Object.keys(range).length > 0) where.fecha = range
   const { limit, offset } = parsePage(query as Record<string, string | string[]>)
   const [rows, total] = await em.findAndCount(ReadLogEntity, where, { orderBy: [{ fecha: 'desc' }, { id: 'desc' }], limit, offset })
-  const records = rows.map((r: ReadLogRow) => ({ usuario: r.usuario, fecha: formatDateTime(new Date(r.fecha), timeZone), modulo: r.modulo, registro: r.registro, campos: r.campos, ruta: r.ruta }))
-  return { records, total, limit, offset }
+  return { records: rows.map((r: ReadLogRow) => view(r, timeZone)), total, limit, offset }
 }

@@ -124,7 +124,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   async function checkUnique (em: EntityManager, values: Map<FieldDef, ColumnValue>, selfId?: string): Promise<void> {
     for (const [f, v] of values) {
       if (!f.unique || v === null) continue
-      const where = f.encrypted ? { [blindIndexColumn(f)]: deps.cipher.blindIndex(typeOf(f).toPlaintext(v)) } : { [valueColumn(f)]: v }
+      const where = f.encrypted ? { [blindIndexColumn(f)]: deps.cipher.blindIndex(mod.name, f.name, typeOf(f).toPlaintext(v)) } : { [valueColumn(f)]: v }
       const n = await em.count(entity, selfId === undefined ? where : { ...where, _id: { $ne: selfId } })
       if (n > 0) throw new AppError('REGISTRO_DUPLICADO', [{ campo: f.name, mensaje: 'ya existe un registro con este valor' }])
     }
@@ -147,7 +147,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
       if (f.encrypted) {
         const plaintext = v === null ? null : typeOf(f).toPlaintext(v)
         out[valueColumn(f)] = plaintext === null ? null : deps.cipher.encrypt(plaintext, id, f.name)
-        if (f.searchable) out[blindIndexColumn(f)] = plaintext === null ? null : deps.cipher.blindIndex(plaintext)
+        if (f.searchable) out[blindIndexColumn(f)] = plaintext === null ? null : deps.cipher.blindIndex(mod.name, f.name, plaintext)
         continue
       }
       out[valueColumn(f)] = v

@@ -10,7 +10,7 @@ import { formatDateTime } from '../core/time.js'
 import { valueColumn } from '../db/columns.js'
 import type { Row } from '../db/module-entity.js'
 import { FIELD_TYPES_IMPL, typeOf, type FieldTypeImpl, type InstantFormat } from '../core/field-types/index.js'
-import { CURRENT_SEAL, isSealed, type Seal } from './seal-format.js'
+import { currentSeal, isSealed, sealKeyInput, type Seal } from './seal-format.js'
 import { buildRecordView, type RecordView } from './view-builder.js'
 
 export interface ViewContext {
@@ -66,9 +66,10 @@ export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record
 /**
  * The record as it enters `_hash` (SPEC S7): field values in a time-zone-free
  * form; each encrypted field as an HMAC of its plaintext, never the plaintext;
- * which declared fields enter depends on the seal format (seal-format.ts).
+ * which declared fields enter depends on the seal format (seal-format.ts),
+ * and format 3 adds the keyed `_clave`.
  */
-export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string, seal: Seal = CURRENT_SEAL): Record<string, unknown> {
+export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string, seal: Seal = currentSeal(mod)): Record<string, unknown> {
   const payload = systemFields({}, row, isoSeconds, LEADING_SEALED)
   for (const f of mod.fields) {
     const v = row[valueColumn(f)]
@@ -80,5 +81,6 @@ export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, prev
   }
   systemFields(payload, row, isoSeconds, TRAILING_SEALED)
   payload._prev = previousHash
+  if (seal.format === 3) payload._clave = cipher.digest(sealKeyInput(row._id as string, row._version as number))
   return payload
 }

@@ -3,9 +3,18 @@
  * chain"). A change to modules.yaml must never invalidate a stored hash, so
  * the payload may not depend on what is declared *now*:
  *
- * - format 2 (every version written since): a declared field enters only
- *   when it has a value. A field added later is null in every older
- *   version, so it changes none of their payloads.
+ * - format 3 (every version written since S21 in a module with encrypted
+ *   fields): format 2 plus `_clave`, an HMAC under the integrity key of the
+ *   version's id and number. Without it a reader who may not decrypt sees
+ *   every other entry of the payload, so could test the hypothesis "every
+ *   encrypted field is empty" against `_hash`; with it nobody without the
+ *   integrity key can recompute any candidate payload. (Chosen over
+ *   sealing empty encrypted fields as keyed markers: that would make a
+ *   field declared later enter older payloads.)
+ * - format 2 (modules without encrypted fields, and every version written
+ *   before format 3): a declared field enters only when it has a value. A
+ *   field added later is null in every older version, so it changes none
+ *   of their payloads.
  * - format 1 (versions written before): every field declared when the
  *   version was sealed, null included. That set is the declared fields
  *   whose column is a key of the version's history snapshot, since the
@@ -20,20 +29,29 @@ import type { ModuleDef } from '../core/registry/types.js'
 import { valueColumn } from '../db/columns.js'
 import type { Row } from '../db/module-entity.js'
 
-/** The format every new version is sealed with. */
-export const CURRENT_SEAL_FORMAT = 2
-
 export type Seal =
-  | { readonly format: 2 }
+  | { readonly format: 2 | 3 }
   /** `fields`: names of the fields declared when the version was sealed. */
   | { readonly format: 1, readonly fields: ReadonlySet<string> }
 
-export const CURRENT_SEAL: Seal = { format: 2 }
+const FORMAT_2: Seal = { format: 2 }
+const FORMAT_3: Seal = { format: 3 }
+
+/** The format a new version of `mod` is sealed with: 3 when it has encrypted fields, else 2. */
+export function currentSeal (mod: ModuleDef): Seal {
+  return mod.fields.some((f) => f.encrypted) ? FORMAT_3 : FORMAT_2
+}
 
 /** The seal of a stored version, from its history entry's format and snapshot. */
 export function sealOf (mod: ModuleDef, entry: { sello: number, datos: Row }): Seal {
-  if (entry.sello !== 1) return CURRENT_SEAL
+  if (entry.sello === 3) return FORMAT_3
+  if (entry.sello !== 1) return FORMAT_2
   return { format: 1, fields: new Set(mod.fields.filter((f) => Object.hasOwn(entry.datos, valueColumn(f))).map((f) => f.name)) }
+}
+
+/** What `_clave` of format 3 is the HMAC of (README "The hash chain"). */
+export function sealKeyInput (id: string, version: number): string {
+  return `sello\u0000${id}\u0000${version}`
 }
 
 /** Whether a declared field enters the payload (see above). */

@@ -54,9 +54,11 @@ export function emptyFlag (key: string, text: string): boolean {
  * `> ''`), the blind index of an encrypted field (null or the index of the
  * empty text), or the "empty" index of a text or array field.
  */
-export function emptySearch (column: string, f: FieldDef | undefined, empty: boolean, cipher: FieldCipher): Condition {
+export function emptySearch (column: string, f: FieldDef | undefined, empty: boolean, cipher: FieldCipher, module?: string): Condition {
   if (f?.encrypted === true) {
-    const blank = cipher.blindIndex('')
+    // Each field has its own index key, so its module must be known.
+    if (module === undefined) throw new Error(`emptySearch: the module of encrypted field ${f.name} is needed`)
+    const blank = cipher.blindIndex(module, f.name, '')
     return { where: empty ? { $or: [{ [column]: null }, { [column]: blank }] } : { $and: [{ [column]: { $ne: null } }, { [column]: { $ne: blank } }] } }
   }
   const kind = f === undefined ? 'null' : typeOf(f).empty

@@ -1,6 +1,7 @@
 /**
  * The auditor's routes, superadmins only: GET /auditoria/lecturas — the read
- * log of decrypted data (SPEC S7; records/read-log.ts); POST
+ * log of decrypted data and of searches on encrypted fields (SPEC S7, S21;
+ * records/read-log.ts); POST
  * /auditoria/puntos-control — seal the global chain and publish a signed
  * checkpoint of its head now (SPEC S15; records/checkpoints.ts).
  */
@@ -12,6 +13,7 @@ import '../http/openapi-docs.js'
 
 /** The read log's query parameters (records/read-log.ts), documented only: the records service checks them. */
 const ReadsQuery = Type.Object({
+  tipo: Type.Optional(Type.String({ enum: ['lectura', 'busqueda'], description: 'lectura: datos cifrados mostrados; busqueda: un listado filtrado por un campo cifrado' })),
   usuario: Type.Optional(Type.String({ description: 'Id del usuario que leyó (USR-…)' })),
   modulo: Type.Optional(Type.String({ description: 'Módulo del registro leído' })),
   registro: Type.Optional(Type.String({ description: 'Id del registro leído' })),
@@ -22,8 +24,12 @@ const ReadsQuery = Type.Object({
 }, { additionalProperties: false })
 
 const Entry = Type.Object({
-  usuario: Type.String(), fecha: Type.String(), modulo: Type.String(), registro: Type.String(),
-  campos: Type.Array(Type.String()), ruta: Type.String(),
+  tipo: Type.String({ enum: ['lectura', 'busqueda'] }),
+  usuario: Type.String(), fecha: Type.String(), modulo: Type.String(),
+  registro: Type.Union([Type.String(), Type.Null()], { description: 'Registro leído (null en una busqueda)' }),
+  campos: Type.Array(Type.String(), { description: 'Campos cifrados leídos, o por los que se filtró (nunca el valor buscado)' }),
+  ruta: Type.String(),
+  coincidencias: Type.Optional(Type.Integer({ description: 'Solo en una busqueda: registros que coincidieron (el total del listado)' })),
 })
 
 const Checkpoint = Type.Object({

@@ -9,11 +9,14 @@
  *   link 0 = 64 zeros; link n = SHA-256 hex of (link n-1 + entry n)
  *   checkpoint = {formato: 1, seq, cabeza, fecha, firma}: firma is the
  *            Ed25519 signature of the canonical JSON of the other four
+ *   blind index = hex HMAC-SHA-256(field key, trimmed upper-case value),
+ *            field key = HKDF-SHA-256(index key, empty salt,
+ *            "indice-ciego:<module>.<field>", 32 bytes)
  *
  * Returns the problems found (integrity failures); throws a UsageError for
  * input it cannot work with.
  */
-import { createDecipheriv, createHash, createHmac, createPublicKey, verify } from 'node:crypto'
+import { createDecipheriv, createHash, createHmac, createPublicKey, hkdfSync, verify } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -27,6 +30,13 @@ const sha = (s) => createHash('sha256').update(s, 'utf8').digest('hex')
 const GENESIS = '0'.repeat(64)
 const FECHA = `to_char(h.fecha at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 const fold = (name) => name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-zA-Z0-9_]/g, '_').toLowerCase()
+
+/**
+ * `_clave` of a version sealed in format 3 (sello 3: a module with encrypted
+ * fields): hex HMAC-SHA-256 under the integrity key of "sello" NUL _id NUL
+ * _version. A recomputed payload of such a version holds it beside `_prev`.
+ */
+export const sealKeyEntry = (integrityKey, id, version) => createHmac('sha256', integrityKey).update(`sello\u0000${id}\u0000${version}`, 'utf8').digest('hex')
 
 export const entryHash = (h) => sha(canonical({ accion: h.accion, campos: h.campos, fecha: h.fecha, hash: h.hash, modulo: h.modulo, registro: h.registro, sello: Number(h.sello), usuario: h.usuario, version: Number(h.version) }))
 
@@ -173,6 +183,8 @@ export async function auditDatabase (opt) {
     const decrypt = decryptor(opt.encryptionKeys)
     const indexKey = Buffer.from(opt.indexKey, 'base64')
     if (indexKey.length !== 32) throw new UsageError('--clave-indice must be 32 bytes in base64: npm run integrity-key -- --indice')
+    // One key per module and field: HKDF-SHA-256(index key, no salt, "indice-ciego:<module>.<field>", 32 bytes).
+    const fieldKey = (m, name) => Buffer.from(hkdfSync('sha256', indexKey, Buffer.alloc(0), Buffer.from(`indice-ciego:${m}.${name}`, 'utf8'), 32))
     let checked = 0
     for (const [m, def] of Object.entries(opt.modules.modules ?? {})) {
       const fields = Object.entries(def.fields ?? {}).filter(([, f]) => f.encrypted && f.searchable)
@@ -180,12 +192,13 @@ export async function auditDatabase (opt) {
       const table = def.table ?? fold(m)
       for (const [name, f] of fields) {
         const col = f.column ?? fold(name)
+        const fieldHmacKey = fieldKey(m, name)
         const rows = await q(`select "_id", "${col}" as v, "${col}_bidx" as b from "${table}"`)
         for (const r of rows) {
           checked++
           const plain = r.v === null ? null : decrypt(r.v, r._id, name)
           if (r.v !== null && plain === undefined) { problem(`${m} ${r._id}: ${name} does not decrypt with the given keys (a key missing from --clave-cifrado, which takes ENCRYPTION_KEY and every key of ENCRYPTION_KEYS, or an altered value)`); continue }
-          const expected = plain === null ? null : createHmac('sha256', indexKey).update(plain.trim().toUpperCase(), 'utf8').digest('hex')
+          const expected = plain === null ? null : createHmac('sha256', fieldHmacKey).update(plain.trim().toUpperCase(), 'utf8').digest('hex')
           if ((r.b ?? null) !== expected) problem(`${m} ${r._id}: the blind index of ${name} does not match its value (copied from another record, or altered)`)
         }
       }

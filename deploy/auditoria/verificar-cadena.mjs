@@ -22,8 +22,9 @@
  *    Records with encrypted fields need the integrity key (npm run
  *    integrity-key) and a history read by a user who may decrypt them. Each
  *    version is checked under its own seal format (`sello`): 2 leaves out
- *    declared fields without a value; 1 holds the fields named in
- *    `campos_sellados`, null included. A history exported before `sello`
+ *    declared fields without a value; 3 is 2 plus `_clave`, the HMAC under
+ *    the integrity key of "sello" NUL _id NUL _version; 1 holds the fields
+ *    named in `campos_sellados`, null included. A history exported before `sello`
  *    existed is all format 1 with every field of --modulos.
  *
  * Exit code 0 when everything checks, 1 when something does not, 2 on a
@@ -141,8 +142,9 @@ for (const v of versions) {
     .filter((k) => typeof r[k] === 'string')
   // Fields that enter even when null: format 1's sealed fields (all declared ones for an export without `sello`).
   const sello = v.sello ?? 1
-  if (sello !== 1 && sello !== 2) { console.error(`version ${v._version} has an unknown seal format: ${sello}; use a newer verificar-cadena.mjs`); process.exit(2) }
-  const sealedNulls = new Set(sello === 2 ? [] : v.campos_sellados ?? Object.keys(fields))
+  if (sello !== 1 && sello !== 2 && sello !== 3) { console.error(`version ${v._version} has an unknown seal format: ${sello}; use a newer verificar-cadena.mjs`); process.exit(2) }
+  const sealedNulls = new Set(sello !== 1 ? [] : v.campos_sellados ?? Object.keys(fields))
+  if (sello === 3 && key === undefined) { console.error(`version ${v._version} is sealed in format 3 (a module with encrypted fields): pass --clave-integridad (npm run integrity-key)`); process.exit(2) }
   const unknown = [...sealedNulls].filter((k) => fields[k] === undefined)
   if (unknown.length > 0) { console.error(`version ${v._version} was sealed with fields ${opt.modulos} does not declare (${unknown.join(', ')}): use the modules.yaml in force`); process.exit(2) }
   let combos = [{}]
@@ -162,6 +164,7 @@ for (const v of versions) {
       payload[name] = value
     }
     for (const k of ['_created', '_modified', '_deleted']) if (dt[k] !== undefined) payload[k] = dt[k]
+    if (sello === 3) payload._clave = createHmac('sha256', key).update(`sello\u0000${r._id}\u0000${r._version}`, 'utf8').digest('hex')
     return createHash('sha256').update(canonical(payload), 'utf8').digest('hex')
   })
   const hasPassword = Object.values(fields).some((f) => f.type === 'password')

@@ -10,7 +10,7 @@ import { createHmac, randomBytes, randomInt } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { keyId } from '../../core/config.js'
-import { createFieldCipher, normaliseSearchable } from '../../core/crypto.js'
+import { createFieldCipher, fieldIndexKey, normaliseSearchable } from '../../core/crypto.js'
 import { compileAccess } from '../../core/access.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import type { Action, FieldDef, ModuleDef } from '../../core/registry/types.js'
@@ -39,7 +39,8 @@ const STORED = /^v1:([0-9a-f]{8}):[A-Za-z0-9+/]{16}:[A-Za-z0-9+/]+={0,2}$/
 const kidOf = (v: string): string | undefined => STORED.exec(v)?.[1]
 const unwrap = (key: string, nombre: string, valor: string): Buffer => Buffer.from(createFieldCipher([Buffer.from(key, 'base64')],
   { indexKey: Buffer.alloc(32), integrityKey: Buffer.alloc(32) }).decrypt(valor, 'sys_claves', nombre), 'base64')
-const hmac = (key: Buffer, v: string): string => createHmac('sha256', key).update(normaliseSearchable(v)).digest('hex')
+/** A blind index as the README documents it: HMAC under the field's own key, derived from the index key. */
+const hmac = (key: Buffer, m: string, f: string, v: string): string => createHmac('sha256', fieldIndexKey(key, m, f)).update(normaliseSearchable(v)).digest('hex')
 const qs = (k: string, v: string): string => `?${k}=${encodeURIComponent(v)}`
 
 let h: Harness
@@ -280,15 +281,16 @@ describe('blind index', () => {
 describe('system keys', () => {
   it('sys_claves holds indice and integridad wrapped by ENCRYPTION_KEY, never the raw key; blind indexes use indice', async () => {
     const keys = await sysKeys()
-    expect(Object.keys(keys).sort()).toEqual(['firma', 'indice', 'integridad'])
+    // esquema_indice: the blind-index scheme in force (2: one key per field), wrapped alike.
+    expect(Object.keys(keys).sort()).toEqual(['esquema_indice', 'firma', 'indice', 'integridad'])
     for (const [nombre, valor] of Object.entries(keys)) {
       expect(kidOf(valor), nombre).toBe(kid(KEY_A))
       const raw = unwrap(KEY_A, nombre, valor)
-      expect(raw).toHaveLength(32)
-      for (const form of [raw.toString('base64'), raw.toString('hex')]) expect(valor).not.toContain(form)
+      expect(raw).toHaveLength(nombre === 'esquema_indice' ? 1 : 32)
+      if (nombre !== 'esquema_indice') for (const form of [raw.toString('base64'), raw.toString('hex')]) expect(valor).not.toContain(form)
     }
     const { id, secrets } = first.get('personal')!
-    expect((await stored(mod('personal'), id)).nif_bidx).toBe(hmac(unwrap(KEY_A, 'indice', keys.indice!), secrets.nif))
+    expect((await stored(mod('personal'), id)).nif_bidx).toBe(hmac(unwrap(KEY_A, 'indice', keys.indice!), 'personal', 'nif', secrets.nif))
   })
 
   it('a second instance over the same database gets the same keys: it finds by blind index what the first wrote', async () => {
@@ -339,7 +341,7 @@ describe('key rotation over a few thousand rows', () => {
     const [stale, sys, keys] = [await staleCounts(kid(KEY_B)), await systemColumns(), await sysKeys()]
     expect(stale.personal! + stale.denuncias!).toBeGreaterThan(2 * N)
     const report = await rotate(toolEnv(KEY_B, KEY_A), false)
-    expect([report.keyId, report.systemKeysRewrapped, rewritten(report)]).toEqual([kid(KEY_B), 3, stale])
+    expect([report.keyId, report.systemKeysRewrapped, rewritten(report)]).toEqual([kid(KEY_B), 4, stale])
     expect(report.modules.sys_historial!.rewritten).toBeGreaterThan(0) // the history's own copies moved too
     for (const m of encMods) expect(report.modules[m.name]!.scanned).toBe(sys[m.name]!.length)
     expect(await staleCounts(kid(KEY_B))).toEqual(zeros)
@@ -382,7 +384,7 @@ describe('key rotation over a few thousand rows', () => {
       for (const { m, f, value, id } of found) {
         const res = await fresh.get(`/${m.path}${qs(f.name, value.trim().toUpperCase())}`)
         expect(res.body.data.records.map((r: Rec) => r._id), `${m.name}.${f.name}`).toEqual([id])
-        expect((await stored(m, id))[blindIndexColumn(f)]).toBe(hmac(indexKey, value))
+        expect((await stored(m, id))[blindIndexColumn(f)]).toBe(hmac(indexKey, m.name, f.name, value))
       }
       const p = before.personal!.at(-100)!
       expect((await fresh.get(`/personal${qs('nif', p.nif.toUpperCase())}`)).body.data.records[0]._id).toBe(p._id)
@@ -400,7 +402,7 @@ describe('key rotation over a few thousand rows', () => {
     const report = await rotateKeys({ batchSize: 200, newIndexKey: false, reindex: true, quiet: true, env: toolEnv(KEY_B), ...(h.db.embedded !== undefined && { embedded: h.db.embedded }) })
     expect(report.modules[m.name]!.rewritten).toBe(1)
     const indexKey = unwrap(KEY_B, 'indice', (await sysKeys()).indice!)
-    expect((await stored(m, id))[blindIndexColumn(f)]).toBe(hmac(indexKey, value))
+    expect((await stored(m, id))[blindIndexColumn(f)]).toBe(hmac(indexKey, m.name, f.name, value))
     await withInstance({ ENCRYPTION_KEY: KEY_B }, async (api) => {
       expect((await api.get(`/${m.path}${qs(f.name, value)}`)).body.data.records.map((r: Rec) => r._id)).toEqual([id])
     })

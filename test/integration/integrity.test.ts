@@ -304,7 +304,7 @@ describe('tampering behind the service is found at the right version', () => {
 /** Every hash the README rules give for a version read from `historial` (one per reading of ambiguous local times). */
 function readmeHashes (m: ModuleDef, version: Rec, prev: string): string[] {
   const r = version.registro
-  // Format 2 leaves out fields without a value; format 1 keeps its sealed fields when null.
+  // Formats 2 and 3 leave out fields without a value; format 1 keeps its sealed fields when null.
   const sealedNulls = new Set<string>(version.sello === 1 ? version.campos_sellados : [])
   const key = Buffer.from(integrityKey, 'base64')
   const dts = [...m.fields.filter((f) => f.type === 'datetime').map((f) => f.name), '_created', '_modified', '_deleted'].filter((k) => typeof r[k] === 'string')
@@ -312,6 +312,8 @@ function readmeHashes (m: ModuleDef, version: Rec, prev: string): string[] {
   for (const k of dts) combos = combos.flatMap((c) => instants(r[k]).map((i) => ({ ...c, [k]: i })))
   return combos.map((dt) => {
     const o: Rec = { _id: r._id, _version: r._version, _created_by: r._created_by, _modified_by: r._modified_by, _deleted: null, _prev: prev, ...dt }
+    // Format 3 (modules with encrypted fields): the keyed `_clave`.
+    if (version.sello === 3) o._clave = createHmac('sha256', key).update(`sello\u0000${r._id}\u0000${r._version}`, 'utf8').digest('hex')
     for (const f of m.fields) {
       const x = r[f.name] ?? null
       if (x === null && !sealedNulls.has(f.name)) continue
@@ -343,7 +345,7 @@ describe('the documented algorithm', () => {
     const versions = await historial(m, r._id)
     expect(versions.map((x) => x.accion)).toEqual(['crear', 'editar', 'eliminar', 'restaurar', 'editar'])
     let prev = ''
-    for (const x of versions) { expect(x.sello).toBe(2); expect(readmeHashes(m, x, prev)).toContain(x._hash); prev = x._hash }
+    for (const x of versions) { expect(x.sello).toBe(m.fields.some((f) => f.encrypted) ? 3 : 2); expect(readmeHashes(m, x, prev)).toContain(x._hash); prev = x._hash }
     await expectAuditorOk(m, r._id, 5)
     const col = valueColumn(text)
     await h.db.query(`update sys_historial set datos = jsonb_set(datos, '{${col}}', '"Otro"') where registro = $1 and version = 2`, [r._id])

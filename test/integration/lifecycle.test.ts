@@ -282,7 +282,7 @@ describe('read log of decrypted data', () => {
     // and through the API, for a superadmin
     const res = ok(await lecturas(`?registro=${p._id}&usuario=${readerId}`))
     expect(res).toMatchObject({ total: 2 + afterHistory.length, limit: 100, offset: 0 })
-    expect(res.records[0]).toEqual({ usuario: readerId, fecha: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/), modulo: per.name, registro: p._id, campos, ruta: `GET /${per.path}/:id/historial` })
+    expect(res.records[0]).toEqual({ tipo: 'lectura', usuario: readerId, fecha: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/), modulo: per.name, registro: p._id, campos, ruta: `GET /${per.path}/:id/historial` })
     expect(res.records.at(-1).ruta).toBe(`GET /${per.path}/:id`)
   })
 

@@ -239,8 +239,11 @@ describe('the default matrix', () => {
     expect(ids(ok(await o.api.get(`/denuncias?denunciante_dni=${dni(1)}`)).records)).toEqual([assigned])
     expect(ok(await o.api.get(`/denuncias?denunciante_dni=${dni(2)}`)).total).toBe(0)
     expect(ok(await admin.get(`/denuncias?denunciante_dni=${dni(2)}`)).total).toBe(1)
-    const reads = await h.db.query<{ registro: string }>('select registro from sys_lecturas where usuario = $1', [o.id])
+    const reads = await h.db.query<{ registro: string }>("select registro from sys_lecturas where usuario = $1 and tipo = 'lectura'", [o.id])
     expect(new Set(reads.map((r) => r.registro))).toEqual(new Set([assigned]))
+    // Each search by DNI left a trace, with the matches within the oficial's scope (SPEC S21).
+    const searches = await h.db.query<{ coincidencias: number }>("select coincidencias from sys_lecturas where usuario = $1 and tipo = 'busqueda' order by id", [o.id])
+    expect(searches.map((r) => r.coincidencias)).toEqual([1, 0])
   })
 })
 

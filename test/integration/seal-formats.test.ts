@@ -5,10 +5,13 @@
  * made by make-seal-v1-fixture.ts on that code) and records sealed now both
  * verify — in /verificar and in the auditor's own script — after the
  * upgrade and after a restart on a modules.yaml with new fields, a new
- * module, a new enum value and a longer string; tampering still shows
- * under both formats.
+ * module, a new enum value and a longer string, and a module's first
+ * encrypted field; tampering still shows under every format. Format 3
+ * (modules with encrypted fields) keeps `_hash` from telling a reader
+ * which encrypted fields are empty.
  */
 import { execFile } from 'node:child_process'
+import { createHmac } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +21,10 @@ import type { FastifyInstance } from 'fastify'
 import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
+import { canonicalJson } from '../../core/canonical.js'
+import { createFieldCipher } from '../../core/crypto.js'
+import { sha256 } from '../../records/chain.js'
+import { hashPayload } from '../../records/record-view.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { client, login, ok } from '../helpers/http.js'
 import { insertFromJson } from '../helpers/row-json.js'
@@ -41,6 +48,8 @@ function grown (): string {
   t = edit(t, 'denunciante_email: { type: string, max_length: 254 }', 'denunciante_email: { type: string, max_length: 320 }')
   t = edit(t, '      resultado: { type: text }\n', '      resultado: { type: text }\n      prioridad_llamada: { type: integer, min: 1, max: 5 }\n')
   t = edit(t, 'enum: [urgente, normal, informacion]', 'enum: [urgente, normal, informacion, simulacro]')
+  // A module's first encrypted field: its new versions are sealed in format 3, its old ones stay in 2.
+  t = edit(t, '      fecha_itv: { type: date }\n', '      fecha_itv: { type: date }\n      propietario_dni: { type: string, max_length: 20, encrypted: true }\n')
   return `${t}
   objetos_perdidos:
     prefix: OBJ
@@ -130,7 +139,7 @@ describe('records sealed before format 2 (fixture)', () => {
   })
 })
 
-describe('records sealed now (format 2)', () => {
+describe('records sealed now (format 3 with encrypted fields, else 2)', () => {
   it('leave fields without a value out, name changed fields alike, and verify', async () => {
     const d = ok(await api.post('/denuncias', { denunciante_nombre: 'Eva Ruiz', denunciante_dni: '87654321X', tipo: 'robo', fecha_hechos: '2026-07-01 09:00:00', lugar_hechos: 'Estación', descripcion: 'Robo de bicicleta' }), 201)
     ok(await api.put(`/denuncias/${d._id}`, { denunciante_telefono: '611222333', observaciones: null }))
@@ -139,13 +148,42 @@ describe('records sealed now (format 2)', () => {
     const s = ok(await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Ruido nocturno' }), 201)
     ok(await api.put(`/sala092/${s._id}`, { estado: 'en_curso', operador: 'OP-4' }))
     ok(await api.del(`/sala092/${s._id}`))
-    fresh.push(['denuncias', d._id], ['sala092', s._id])
+    const v = ok(await api.post('/vehiculos', { matricula: '9876XYZ', tipo: 'moto' }), 201)
+    ok(await api.put(`/vehiculos/${v._id}`, { km_actuales: 10 }))
+    fresh.push(['denuncias', d._id], ['sala092', s._id], ['vehiculos', v._id])
     const versions = await historial('denuncias', d._id)
-    expect(versions.map((v) => [v.sello, v.campos_sellados, v.accion])).toEqual([[2, undefined, 'crear'], [2, undefined, 'editar'], [2, undefined, 'eliminar'], [2, undefined, 'restaurar']])
+    expect(versions.map((v) => [v.sello, v.campos_sellados, v.accion])).toEqual([[3, undefined, 'crear'], [3, undefined, 'editar'], [3, undefined, 'eliminar'], [3, undefined, 'restaurar']])
+    expect((await historial('vehiculos', v._id)).map((x) => x.sello)).toEqual([2, 2])
     // The first version names the fields given a value; setting a null field to null changes nothing.
     expect([...versions[0]!.campos].sort()).toEqual(['denunciante_dni', 'denunciante_nombre', 'descripcion', 'estado', 'fecha_hechos', 'lugar_hechos', 'prioridad', 'tipo'])
     expect(versions[1]!.campos).toEqual(['denunciante_telefono'])
     for (const [m, id] of fresh) await expectSound(m, id)
+  })
+})
+
+describe('format 3: _hash does not tell which encrypted fields are empty (SPEC S21)', () => {
+  it("a reader's hypothesis \"every encrypted field is empty\" does not give _hash; the keyed _clave does, and both verifiers hold", async () => {
+    const d = ok(await api.post('/denuncias', { denunciante_nombre: 'Sin Datos', tipo: 'otro', fecha_hechos: '2026-07-02 09:00:00', lugar_hechos: 'Calle', descripcion: 'Nada cifrado' }), 201)
+    expect(mod('denuncias').fields.filter((f) => f.encrypted).every((f) => d[f.name] === null)).toBe(true)
+    const [{ datos, hash, sello }] = await sql('select datos, hash, sello from sys_historial where registro = $1 and version = 1', [d._id]) as [Rec]
+    expect([sello, hash]).toEqual([3, d._hash])
+    const cipher = createFieldCipher(h.config.encryptionKeys, await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys))
+    // What a reader without descifrar can build: every plain and system field, `_prev`, no encrypted field.
+    const hypothesis = hashPayload(mod('denuncias'), datos, cipher, '', { format: 2 })
+    expect(Object.keys(hypothesis).some((k) => mod('denuncias').fieldMap.get(k)?.encrypted === true)).toBe(false)
+    expect(sha256(canonicalJson(hypothesis))).not.toBe(d._hash)
+    // The same payload plus `_clave` (integrity key) is the hash.
+    const clave = createHmac('sha256', Buffer.from(integrityKey, 'base64')).update(`sello\u0000${d._id}\u00001`, 'utf8').digest('hex')
+    expect(sha256(canonicalJson({ ...hypothesis, _clave: clave }))).toBe(d._hash)
+    await expectSound('denuncias', d._id)
+    // The auditor's script cannot check format 3 without the integrity key: a usage error, not a verdict.
+    const file = join(dir, `${d._id}-sin-clave.json`)
+    writeFileSync(file, JSON.stringify((await api.get(`/denuncias/${d._id}/historial`)).body))
+    const r = await new Promise<{ code: number, out: string }>((resolve) => execFile(process.execPath, ['deploy/auditoria/verificar-cadena.mjs', file, '--modulo', 'denuncias', '--modulos', modulesFile], { cwd: ROOT }, (err, stdout, stderr) =>
+      resolve({ code: err === null ? 0 : Number((err as { code?: number }).code ?? 1), out: stdout + stderr })))
+    expect(r.code, r.out).toBe(2)
+    expect(r.out).toContain('sealed in format 3')
+    fresh.push(['denuncias', d._id])
   })
 })
 
@@ -166,10 +204,15 @@ describe('after a restart on a grown modules.yaml', () => {
     for (const [, id] of [old, now]) {
       ok(await api.put(`/denuncias/${id}`, { expediente_judicial: 'PA-2026/117', denunciante_movil: '699000111', prioridad: 'critica' }))
       const last = (await historial('denuncias', id)).at(-1)!
-      expect([last.sello, [...last.campos].sort()]).toEqual([2, ['denunciante_movil', 'expediente_judicial', 'prioridad']])
+      expect([last.sello, [...last.campos].sort()]).toEqual([3, ['denunciante_movil', 'expediente_judicial', 'prioridad']])
       await expectSound('denuncias', id)
     }
-    expect((await historial('denuncias', old[1])).map((v) => v.sello)).toEqual([1, 1, 1, 1, 1, 2])
+    expect((await historial('denuncias', old[1])).map((v) => v.sello)).toEqual([1, 1, 1, 1, 1, 3])
+    // vehiculos gained its first encrypted field: the next version is format 3, the older ones still verify in 2.
+    const veh = fresh.find(([m]) => m === 'vehiculos')![1]
+    ok(await api.put(`/vehiculos/${veh}`, { propietario_dni: '12345678Z' }))
+    expect((await historial('vehiculos', veh)).map((v) => v.sello)).toEqual([2, 2, 3])
+    await expectSound('vehiculos', veh)
     const s = '092-2026-00002' // a live fixture record
     ok(await api.put(`/sala092/${s}`, { prioridad_llamada: 2, tipo_incidencia: 'simulacro' }))
     await expectSound('sala092', s)
@@ -210,7 +253,8 @@ describe('tampering still shows under both formats', () => {
       const [{ sello }] = await sql(`select sello from sys_historial where ${where}`, [id]) as [Rec]
       // Format 1 seals the null fields too, so their keys in the snapshot count.
       if (sello === 1) await tamper(m, id, 2, `update sys_historial set datos = datos - 'resultado' where ${where}`, put)
-      await tamper(m, id, 2, `update sys_historial set sello = ${3 - Number(sello)} where ${where}`, `update sys_historial set sello = ${Number(sello)} where ${where}`)
+      const other = ({ 1: 2, 2: 1, 3: 2 } as Record<number, number>)[Number(sello)]
+      await tamper(m, id, 2, `update sys_historial set sello = ${other} where ${where}`, `update sys_historial set sello = ${Number(sello)} where ${where}`)
     }
   })
 })

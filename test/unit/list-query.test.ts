@@ -56,6 +56,7 @@ describe('defaults', () => {
       offset: 0,
       includeDeleted: false,
       filtersEncrypted: false,
+      encryptedFields: [],
     })
   })
 
@@ -193,7 +194,7 @@ describe('filters', () => {
     expect(only({ 'modelo[vacio]': 'false' })).toEqual({ modelo: { $gt: '' } })
     expect(only({ 'km_actuales[vacio]': 'true' })).toEqual({ km_actuales: null })
     expect(only({ 'asignado_a[vacio]': 'false' })).toEqual({ asignado_a: { $ne: null } })
-    const blank = cipher.blindIndex('')
+    const blank = cipher.blindIndex('personal', 'nif', '')
     expect(only({ 'nif[vacio]': 'true' }, personal)).toEqual({ $or: [{ nif_bidx: null }, { nif_bidx: blank }] })
     expect(parse({ 'nif[vacio]': 'false' }, personal).filtersEncrypted).toBe(true)
     expect(parse({ 'formacion[vacio]': 'true' }, personal).search).toEqual([{ sql: 'coalesce(jsonb_array_length("formacion"), 0) = 0', params: [] }])
@@ -234,9 +235,9 @@ describe('encrypted fields', () => {
   it('a searchable field filters on its blind index and flags filtersEncrypted', () => {
     const q = parse({ nif: '12345678z ' }, personal)
     expect(q.filtersEncrypted).toBe(true)
-    expect(filters(q)).toEqual([{ nif_bidx: cipher.blindIndex('12345678Z') }])
+    expect(filters(q)).toEqual([{ nif_bidx: cipher.blindIndex('personal', 'nif', '12345678Z') }])
     expect(JSON.stringify(q.where)).not.toContain('12345678')
-    expect(only({ nif: ['1A', '2B'] }, personal)).toEqual({ nif_bidx: { $in: [cipher.blindIndex('1A'), cipher.blindIndex('2B')] } })
+    expect(only({ nif: ['1A', '2B'] }, personal)).toEqual({ nif_bidx: { $in: [cipher.blindIndex('personal', 'nif', '1A'), cipher.blindIndex('personal', 'nif', '2B')] } })
   })
 
   it('a blind index only supports equality', () => {

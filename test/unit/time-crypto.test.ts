@@ -6,11 +6,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
+import { createHmac, hkdfSync, randomBytes } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { formatDateTime, isValidDate, isValidTime, parseDateTime, today, yearIn } from '../../core/time.js'
-import { createFieldCipher, normaliseSearchable } from '../../core/crypto.js'
+import { createFieldCipher, fieldIndexKey, normaliseSearchable } from '../../core/crypto.js'
 import { canonicalJson } from '../../core/canonical.js'
 import { keyId, loadConfig } from '../../core/config.js'
 import { ConfigError } from '../../core/errors.js'
@@ -167,18 +167,33 @@ describe('core/crypto.ts', () => {
 
   it('blind index: trimmed and upper-cased, deterministic, not the plaintext', () => {
     expect(normaliseSearchable('  12345678z \n')).toBe('12345678Z')
-    const idx = cipher.blindIndex('12345678Z')
+    const idx = cipher.blindIndex('personal', 'nif', '12345678Z')
     expect(idx).toMatch(/^[0-9a-f]{64}$/)
-    expect(cipher.blindIndex(' 12345678z ')).toBe(idx)
-    expect(cipher.blindIndex('12345678Y')).not.toBe(idx)
+    expect(cipher.blindIndex('personal', 'nif', ' 12345678z ')).toBe(idx)
+    expect(cipher.blindIndex('personal', 'nif', '12345678Y')).not.toBe(idx)
     expect(idx).not.toContain('12345678')
     expect(idx).not.toBe(Buffer.from('12345678Z').toString('hex'))
     // Another index key gives another index; blind index and digest use different keys.
-    expect(createFieldCipher([k1], { ...mac, indexKey: randomBytes(32) }).blindIndex('12345678Z')).not.toBe(idx)
+    expect(createFieldCipher([k1], { ...mac, indexKey: randomBytes(32) }).blindIndex('personal', 'nif', '12345678Z')).not.toBe(idx)
     expect(cipher.digest('12345678Z')).not.toBe(idx)
     // Neither depends on the encryption key: rotating it changes no index or digest.
-    expect(createFieldCipher([k2, k1], mac).blindIndex('A')).toBe(createFieldCipher([k1], mac).blindIndex('a'))
+    expect(createFieldCipher([k2, k1], mac).blindIndex('personal', 'nif', 'A')).toBe(createFieldCipher([k1], mac).blindIndex('personal', 'nif', 'a'))
     expect(createFieldCipher([k2, k1], mac).digest('A')).toBe(cipher.digest('A'))
+  })
+
+  it('blind index: one key per module and field, HKDF-SHA-256 of the index key with info "indice-ciego:<module>.<field>" (SPEC S21)', () => {
+    const dni = '12345678Z'
+    const a = cipher.blindIndex('denuncias', 'denunciante_dni', dni)
+    const b = cipher.blindIndex('sanciones', 'infractor_dni', dni)
+    const c = cipher.blindIndex('denuncias', 'infractor_dni', dni)
+    expect(new Set([a, b, c]).size).toBe(3)
+    // Neither is the single-key index of before.
+    const old = createHmac('sha256', mac.indexKey).update(dni).digest('hex')
+    expect([a, b, c]).not.toContain(old)
+    // Exactly as the README documents it, with Node's HKDF and HMAC alone.
+    const fieldKey = Buffer.from(hkdfSync('sha256', mac.indexKey, Buffer.alloc(0), Buffer.from('indice-ciego:denuncias.denunciante_dni', 'utf8'), 32))
+    expect(fieldIndexKey(mac.indexKey, 'denuncias', 'denunciante_dni')).toEqual(fieldKey)
+    expect(createHmac('sha256', fieldKey).update(dni, 'utf8').digest('hex')).toBe(a)
   })
 })
 

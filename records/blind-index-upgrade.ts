@@ -1,0 +1,104 @@
+/**
+ * The upgrade to one blind-index key per field (SPEC S21; README
+ * "Encryption"). Indexes stored under the old single key are recomputed
+ * from the decrypted values — in the module tables and in every history
+ * snapshot — in ONE transaction, under an advisory lock, before the
+ * instance serves; then the scheme is recorded in `sys_claves`. So every
+ * search sees either all old indexes (old code) or all new ones (new
+ * code), never a mix; instances starting together wait for the lock and
+ * find the work done. Blind indexes are not part of `_hash`, so no hash,
+ * version or global-chain entry changes.
+ *
+ * Run by `npm run migrate` (with progress) and by the start when the
+ * database has not been upgraded yet; a database already upgraded costs
+ * one query.
+ */
+import { LockMode } from '@mikro-orm/core'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { FieldCipher } from '../core/crypto.js'
+import type { ModuleDef, Registry } from '../core/registry/types.js'
+import { blindIndexColumn, valueColumn } from '../db/columns.js'
+import { HistoryEntity } from '../db/history-entity.js'
+import { entityName, type Row } from '../db/module-entity.js'
+import { BLIND_INDEX_SCHEME, blindIndexScheme, recordBlindIndexScheme } from '../db/system-keys.js'
+import { inTransaction } from '../db/transaction.js'
+import { refreshed, type RotationProgress } from './key-rotation.js'
+
+/** Any constant shared by all instances (the schema sync has its own). */
+const LOCK_KEY = 720_093
+
+export interface IndexUpgradeOptions {
+  /** Take the advisory lock (PostgreSQL; embedded PGlite serves one process). */
+  lock: boolean
+  batchSize?: number
+  /** After each batch: which table, and how far. */
+  onProgress? (table: string, p: RotationProgress): void
+}
+
+/** Rows looked at and rewritten per table; undefined when the scheme was already in force. */
+export type IndexUpgradeReport = Record<string, { scanned: number, rewritten: number }> | undefined
+
+const searchable = (mod: ModuleDef): boolean => mod.fields.some((f) => f.searchable)
+
+/** Only the blind-index columns of `changes` that `row` holds (a value that does not decrypt keeps its index: /verificar reports it). */
+function indexChanges (mod: ModuleDef, row: Row, id: string, cipher: FieldCipher): Row {
+  const all = refreshed(mod, row, id, cipher, true, true)
+  const out: Row = {}
+  for (const f of mod.fields) {
+    const col = blindIndexColumn(f)
+    if (f.searchable && Object.hasOwn(all, col) && Object.hasOwn(row, col)) out[col] = all[col]
+  }
+  return out
+}
+
+export async function upgradeBlindIndexes (em: EntityManager, registry: Registry, cipher: FieldCipher, keys: readonly Buffer[], opts: IndexUpgradeOptions): Promise<IndexUpgradeReport> {
+  const batchSize = opts.batchSize ?? 500
+  return inTransaction(em.fork(), async (tem) => {
+    const ctx = tem.getTransactionContext()
+    if (opts.lock) await tem.getConnection().execute(`select pg_advisory_xact_lock(${LOCK_KEY})`, [], 'all', ctx)
+    if (await blindIndexScheme(tem, keys) >= BLIND_INDEX_SCHEME) return undefined
+    const report: NonNullable<IndexUpgradeReport> = {}
+    const mods = registry.modules.filter(searchable)
+    for (const mod of mods) {
+      const entity = entityName(mod)
+      const fields = mod.fields.filter((f) => f.searchable)
+      const columns = ['_id', ...fields.map(valueColumn), ...fields.map(blindIndexColumn)]
+      const p: RotationProgress = { scanned: 0, rewritten: 0, total: await tem.count(entity, {}) }
+      let last = ''
+      for (;;) {
+        // Locked like the service's writes: an old instance's update waits for the commit.
+        const rows = await tem.find(entity, { _id: { $gt: last } }, { orderBy: { _id: 'asc' }, limit: batchSize, fields: columns as never, lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true }) as Row[]
+        if (rows.length === 0) break
+        for (const row of rows) {
+          const changes = indexChanges(mod, row, row._id as string, cipher)
+          if (Object.keys(changes).length > 0) p.rewritten += await tem.nativeUpdate(entity, { _id: row._id }, changes)
+        }
+        p.scanned += rows.length
+        last = rows.at(-1)!._id as string
+        opts.onProgress?.(mod.name, p)
+      }
+      if (p.scanned === 0) opts.onProgress?.(mod.name, p)
+      report[mod.name] = { scanned: p.scanned, rewritten: p.rewritten }
+    }
+    // Every stored version keeps its indexes too (/verificar checks them).
+    const byName = new Map(mods.map((m) => [m.name, m]))
+    const where = { modulo: { $in: [...byName.keys()] } }
+    const p: RotationProgress = { scanned: 0, rewritten: 0, total: mods.length === 0 ? 0 : await tem.count(HistoryEntity, where) }
+    let last = '0'
+    while (mods.length > 0) {
+      const rows = await tem.find(HistoryEntity, { ...where, id: { $gt: last } }, { orderBy: { id: 'asc' }, limit: batchSize, disableIdentityMap: true })
+      if (rows.length === 0) break
+      for (const row of rows) {
+        const changes = indexChanges(byName.get(row.modulo)!, row.datos, row.registro, cipher)
+        if (Object.keys(changes).length > 0) p.rewritten += await tem.nativeUpdate(HistoryEntity, { id: row.id }, { datos: { ...row.datos, ...changes } })
+      }
+      p.scanned += rows.length
+      last = rows.at(-1)!.id!
+      opts.onProgress?.('sys_historial', p)
+    }
+    if (p.scanned === 0) opts.onProgress?.('sys_historial', p)
+    report.sys_historial = { scanned: p.scanned, rewritten: p.rewritten }
+    await recordBlindIndexScheme(tem, keys, BLIND_INDEX_SCHEME)
+    return report
+  })
+}
