@@ -7,7 +7,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createFieldCipher, type FieldCipher } from '../core/crypto.js'
 import { loadSystemKeys } from '../db/system-keys.js'
-import { createSigner, type Signer } from '../records/checkpoints.js'
+import { createSigner, type Signer } from '../records/checkpoint-format.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -7,11 +7,20 @@
  *            hash, modulo, registro, sello, usuario, version} of a
  *            sys_historial row, fecha as UTC YYYY-MM-DDTHH:MM:SS.ffffffZ
  *   link 0 = 64 zeros; link n = SHA-256 hex of (link n-1 + entry n)
- *   checkpoint = {formato: 1, seq, cabeza, fecha, firma}: firma is the
- *            Ed25519 signature of the canonical JSON of the other four
+ *   checkpoint = {formato: 2, cadena, seq, cabeza, fecha, firma}: firma is
+ *            the Ed25519 signature of the canonical JSON of the other five
+ *            (format 1, written before chains had an identity: no cadena)
  *
- * Returns the problems found (integrity failures); throws a UsageError for
- * input it cannot work with.
+ * Every query runs in one REPEATABLE READ READ ONLY transaction, one
+ * snapshot of the database, taken after the checkpoint files are read
+ * (each file was written after the chain it signs was committed), so an
+ * audit during normal writes sees a consistent database. Checkpoint files
+ * of another chain (another `cadena` than sys_cadena_estado's) are left
+ * out, unreadable ones (empty, cut short) listed apart: neither is a sign
+ * of tampering.
+ *
+ * Returns {problems (integrity failures), unreadable (files that are not
+ * checkpoints)}; throws a UsageError for input it cannot work with.
  */
 import { createDecipheriv, createHash, createHmac, createPublicKey, verify } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -36,27 +45,60 @@ function publicKeyOf (b64) {
   return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' })
 }
 
-const wellFormed = (c) => c !== null && typeof c === 'object' && c.formato === 1 && Number.isSafeInteger(c.seq) && c.seq >= 0 &&
-  typeof c.cabeza === 'string' && /^[0-9a-f]{64}$/.test(c.cabeza) && typeof c.fecha === 'string' && typeof c.firma === 'string'
+const wellFormed = (c) => c !== null && typeof c === 'object' && (c.formato === 1 ? c.cadena === undefined : c.formato === 2 && typeof c.cadena === 'string' && /^[0-9a-f]{32}$/.test(c.cadena)) &&
+  Number.isSafeInteger(c.seq) && c.seq >= 0 && typeof c.cabeza === 'string' && /^[0-9a-f]{64}$/.test(c.cabeza) && typeof c.fecha === 'string' && typeof c.firma === 'string'
 const signatureHolds = (c, key) => {
-  try { return verify(null, Buffer.from(canonical({ cabeza: c.cabeza, fecha: c.fecha, formato: 1, seq: c.seq }), 'utf8'), key, Buffer.from(c.firma, 'base64')) } catch { return false }
+  const signed = c.formato === 1 ? { cabeza: c.cabeza, fecha: c.fecha, formato: 1, seq: c.seq } : { cabeza: c.cabeza, cadena: c.cadena, fecha: c.fecha, formato: 2, seq: c.seq }
+  try { return verify(null, Buffer.from(canonical(signed), 'utf8'), key, Buffer.from(c.firma, 'base64')) } catch { return false }
 }
 
-/** Every checkpoint file of the directories: a file that is not one is a usage error. */
+/** The text of every .json file of the directories (hidden temporary files are not checkpoints). */
 function readCheckpointFiles (dirs) {
   const out = []
   for (const dir of dirs) {
     let names
     try { names = readdirSync(dir) } catch (err) { throw new UsageError(`cannot read the checkpoint directory ${dir}: ${err.message}`) }
-    for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+    for (const name of names.filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort()) {
       const file = join(dir, name)
-      let c
-      try { c = JSON.parse(readFileSync(file, 'utf8')) } catch { throw new UsageError(`${file} is not valid JSON: is it a checkpoint?`) }
-      if (!wellFormed(c)) throw new UsageError(`${file} does not have the shape of a checkpoint {formato: 1, seq, cabeza, fecha, firma}`)
-      out.push({ ...c, origen: file })
+      try { out.push({ file, text: readFileSync(file, 'utf8') }) } catch (err) { out.push({ file, unreadable: `cannot be read: ${err.message}` }) }
     }
   }
   return out
+}
+
+/** Parses each file: a checkpoint, or why it is not one (empty, cut short, not JSON, the wrong shape). */
+function parseCheckpointFiles (files) {
+  const checkpoints = []
+  const unreadable = []
+  for (const f of files) {
+    if (f.unreadable !== undefined) { unreadable.push(f); continue }
+    let c
+    try { c = JSON.parse(f.text) } catch {
+      unreadable.push({ file: f.file, unreadable: f.text.trim() === '' ? 'is empty' : 'is not valid JSON (cut short?)' })
+      continue
+    }
+    if (!wellFormed(c)) unreadable.push({ file: f.file, unreadable: 'does not have the shape of a checkpoint {formato, cadena, seq, cabeza, fecha, firma}' })
+    else checkpoints.push({ ...c, origen: f.file })
+  }
+  return { checkpoints, unreadable }
+}
+
+/**
+ * Runs `fn` with every query in one snapshot, read only. The service's
+ * writes go on; the audit sees the database as of one instant.
+ */
+async function inSnapshot (client, fn) {
+  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+  try {
+    return await fn()
+  } finally {
+    await client.query('ROLLBACK').catch(() => {})
+  }
+}
+
+/** Whether a table has a column (older schemas lack the chain identity). */
+async function hasColumn (q, table, column) {
+  return (await q('select 1 from information_schema.columns where table_schema = current_schema() and table_name = $1 and column_name = $2', [table, column])).length > 0
 }
 
 /** Decrypts a stored value ("v1:kid:iv:ct+tag", AAD = id NUL field) with whichever key has its id. */
@@ -78,26 +120,119 @@ function decryptor (keysB64) {
 }
 const sha256hex = (buf) => createHash('sha256').update(buf).digest('hex')
 
+const isoSeconds = (v) => new Date(v).toISOString().replace(/\.\d{3}Z$/, 'Z')
+const JSON_TYPES = new Set(['array', 'integer', 'decimal', 'boolean'])
+
+/**
+ * A stored row (the live row or a history snapshot, keyed by column) as
+ * payloadOf takes it: declared fields by name in API form, decrypted, and
+ * the UTC instant of each datetime. `plain` undefined: a value that does
+ * not decrypt; null: no keys to decrypt it.
+ */
+function recordOf (row, fields, decrypt) {
+  const r = { _id: row._id, _version: row._version, _created_by: row._created_by, _modified_by: row._modified_by }
+  const at = {}
+  for (const k of ['_created', '_modified', '_deleted']) if (row[k] != null) at[k] = isoSeconds(row[k])
+  const undecrypted = []
+  for (const [name, f] of Object.entries(fields)) {
+    const col = (f.column ?? fold(name)) + (f.type === 'password' ? '_hash' : '')
+    let v = row[col] ?? null
+    if (v !== null && f.encrypted) {
+      const plain = decrypt === undefined ? undefined : decrypt(v, row._id, name)
+      if (plain === undefined) { undecrypted.push(name); continue }
+      v = JSON_TYPES.has(f.type) ? JSON.parse(plain) : plain
+    }
+    if (v !== null && f.type === 'datetime') at[name] = isoSeconds(v)
+    else if (v !== null && f.type === 'time') v = String(v).slice(0, 5)
+    else if (v !== null && f.type === 'decimal') v = Number(v)
+    r[name] = v
+  }
+  return { r, at, undecrypted }
+}
+
+/** Recomputes every live row's _hash from its values, as /verificar does, a page at a time. */
+async function liveRows (q, opt, last, problem) {
+  const decrypt = opt.encryptionKeys === undefined ? undefined : decryptor(opt.encryptionKeys)
+  const integrity = opt.integrityKey === undefined ? undefined : Buffer.from(opt.integrityKey, 'base64')
+  if (integrity !== undefined && integrity.length !== 32) throw new UsageError('--clave-integridad must be 32 bytes in base64: npm run integrity-key')
+  const hmac = (name, plain) => createHmac('sha256', integrity).update(plain, 'utf8').digest('hex')
+  let checked = 0
+  let skipped = 0
+  for (const [m, def] of Object.entries(opt.modules.modules ?? {})) {
+    const fields = def.fields ?? {}
+    const table = (def.table ?? fold(m)).replace(/"/g, '""')
+    const hashOf = (row, h) => {
+      const { r, at, undecrypted } = recordOf(row, fields, decrypt)
+      const sealedNulls = new Set(h.sello === 1 ? Object.entries(fields).filter(([n, f]) => (h.claves ?? []).includes((f.column ?? fold(n)) + (f.type === 'password' ? '_hash' : ''))).map(([n]) => n) : [])
+      if (undecrypted.length > 0 || (integrity === undefined && Object.entries(fields).some(([n, f]) => f.encrypted && r[n] != null))) return { undecrypted }
+      const payload = opt.payloadOf(r, fields, { prev: h.prev ?? '', sealedNulls, at, hmac })
+      return { payload, hash: sha(canonical(payload)) }
+    }
+    let after = ''
+    for (;;) {
+      let rows
+      try { rows = await q(`select to_jsonb(t) as j from "${table}" t where "_id" > $1 order by "_id" limit 2000`, [after]) } catch { break } // a missing table is reported above
+      for (const { j } of rows) {
+        const h = last.get(`${m}/${j._id}`)
+        if (h === undefined || h.version !== j._version || h.hash !== j._hash) continue // reported above
+        const got = hashOf(j, h)
+        if (got.hash === undefined) { skipped++; continue }
+        checked++
+        if (got.hash === j._hash) continue
+        // Name the fields: compare with the payload of the version's own snapshot.
+        const [snap] = await q('select datos from sys_historial where modulo = $1 and registro = $2 and version = $3', [m, j._id, j._version])
+        const was = snap === undefined ? undefined : hashOf(snap.datos, h).payload
+        const changed = was === undefined ? [] : [...new Set([...Object.keys(was), ...Object.keys(got.payload)])].filter((k) => canonical(was[k]) !== canonical(got.payload[k])).sort()
+        problem(`${m} ${j._id}: the live row's values do not give its _hash (version ${j._version}): ${changed.length > 0 ? `field${changed.length > 1 ? 's' : ''} ${changed.join(', ')} edited` : 'edited'} behind the service's back`)
+      }
+      if (rows.length < 2000) break
+      after = rows.at(-1).j._id
+    }
+  }
+  opt.say(`Live rows recomputed: ${checked}${skipped > 0 ? `; ${skipped} not (encrypted values: pass --clave-cifrado and --clave-integridad)` : ''}.`)
+}
+
 /**
  * opt: { client (a connected pg client), dirs, publicKey, modules (parsed modules.yaml or undefined),
- *        encryptionKeys (array of base64) | undefined, indexKey (base64) | undefined, say (line printer) }
+ *        encryptionKeys (array of base64) | undefined, indexKey (base64) | undefined, integrityKey (base64) | undefined,
+ *        payloadOf (verificar-cadena.mjs: what enters a _hash), say (line printer) }
  */
 export async function auditDatabase (opt) {
+  const key = publicKeyOf(opt.publicKey)
+  // The files first, then the snapshot: every file read signs a chain already committed.
+  const files = parseCheckpointFiles(readCheckpointFiles(opt.dirs))
+  return inSnapshot(opt.client, () => audit(opt, key, files))
+}
+
+async function audit (opt, key, files) {
   const problems = []
   const problem = (text) => { problems.push(text); if (problems.length <= 50) opt.say(`  PROBLEM: ${text}`) }
-  const key = publicKeyOf(opt.publicKey)
   const q = async (sql, params = []) => (await opt.client.query(sql, params)).rows
 
-  // 1. Checkpoints: every file and every copy in the database must be signed by the service's key.
-  const files = readCheckpointFiles(opt.dirs)
-  if (files.length === 0) throw new UsageError(`no checkpoints (punto-*.json) in ${opt.dirs.join(', ')}: nothing outside the database to compare it with; pass the directory copied from CHECKPOINT_DIR`)
-  const stored = (await q('select seq::text as seq, cabeza, fecha, firma from sys_puntos_control order by seq')).map((r) => ({ formato: 1, ...r, seq: Number(r.seq), origen: `sys_puntos_control seq ${r.seq}` }))
-  const checkpoints = []
-  for (const c of [...files, ...stored]) {
-    if (signatureHolds(c, key)) checkpoints.push(c)
-    else problem(`${c.origen}: the signature is not by the given public key (a forged checkpoint, or one of another database)`)
+  // 1. Checkpoints: every file of this chain and every copy in the database must be signed by the service's key.
+  const identity = await hasColumn(q, 'sys_cadena_estado', 'cadena')
+  const [estado] = identity ? await q('select cadena from sys_cadena_estado where id = 1') : []
+  // A database older than chain identities: its chain is that of the files its key signed.
+  const cadena = estado?.cadena ?? files.checkpoints.find((c) => c.formato === 2 && signatureHolds(c, key))?.cadena
+  const mine = []
+  for (const c of files.checkpoints) {
+    if (c.formato === 2 && c.cadena !== cadena) opt.say(`  Left out: ${c.origen} is a checkpoint of another chain (${c.cadena}; this database's is ${cadena ?? 'unknown'}).`)
+    else mine.push(c)
   }
-  opt.say(`Checkpoints: ${files.length} files, ${stored.length} copies in the database.`)
+  if (mine.length === 0) {
+    throw new UsageError(`no checkpoints of this database's chain (punto-*.json) in ${opt.dirs.join(', ')}: nothing outside the database to compare it with; pass the directory copied from CHECKPOINT_DIR` +
+      (files.unreadable.length > 0 ? ` (${files.unreadable.length} files there could not be read)` : ''))
+  }
+  const stored = (await q(`select seq::text as seq, cabeza, fecha, firma${await hasColumn(q, 'sys_puntos_control', 'cadena') ? ', cadena' : ''} from sys_puntos_control order by seq`))
+    .map((r) => ({ formato: r.cadena == null ? 1 : 2, ...r, ...(r.cadena == null && { cadena: undefined }), seq: Number(r.seq), origen: `sys_puntos_control seq ${r.seq}` }))
+  const checkpoints = []
+  for (const c of [...mine, ...stored]) {
+    if (signatureHolds(c, key) && (c.formato === 1 || c.cadena === cadena)) checkpoints.push(c)
+    else if (c.formato === 1) problem(`${c.origen}: the signature is not by the given public key (a forged checkpoint, or another deployment's written before chains had an identity)`)
+    else problem(`${c.origen}: the signature is not by the given public key (a forged checkpoint)`)
+  }
+  opt.say(`Checkpoints: ${files.checkpoints.length} files (${mine.length} of this chain${cadena === undefined ? '' : `, ${cadena}`}), ${stored.length} copies in the database` +
+    `${files.unreadable.length > 0 ? `, ${files.unreadable.length} unreadable files` : ''}.`)
   const wanted = new Map()
   for (const c of checkpoints) wanted.set(c.seq, [...(wanted.get(c.seq) ?? []), c])
 
@@ -134,7 +269,9 @@ export async function auditDatabase (opt) {
   }
 
   // 3. Each record: its history runs 1..n, its live row is version n, and n is not older than what the chain sealed.
-  const history = await q(`select distinct on (modulo, registro) modulo, registro, version, hash, count(*) over (partition by modulo, registro) as n
+  const history = await q(`select distinct on (modulo, registro) modulo, registro, version, hash, sello, count(*) over (partition by modulo, registro) as n,
+      lag(hash) over (partition by modulo, registro order by version) as prev,
+      case when sello = 1 then (select array_agg(k) from jsonb_object_keys(datos) k) end as claves
     from sys_historial order by modulo, registro, version desc`)
   const last = new Map(history.map((r) => [`${r.modulo}/${r.registro}`, r]))
   for (const r of history) if (Number(r.n) !== r.version) problem(`${r.modulo} ${r.registro}: the history holds ${r.n} versions but reaches version ${r.version} (gaps)`)
@@ -156,6 +293,10 @@ export async function auditDatabase (opt) {
       if (h === undefined || h.version !== row._version || h.hash !== row._hash) problem(`${m} ${row._id}: the live row (version ${row._version}) is not the newest version of its history (${h?.version ?? 'none'})`)
     }
   }
+
+  // 3b. Each live row's _hash recomputed from its values (a field edited in SQL, history untouched).
+  if (opt.modules !== undefined && opt.payloadOf !== undefined) await liveRows(q, opt, last, problem)
+  else opt.say('Live rows not recomputed: that needs --modulos.')
 
   // 4. The history's own author and time columns say what its snapshot says (also for rows not sealed yet).
   const cols = await q(`select modulo, registro, version from sys_historial
@@ -195,5 +336,5 @@ export async function auditDatabase (opt) {
     opt.say('Blind indexes not checked: that needs --clave-cifrado, --clave-indice and --modulos.')
   }
   if (problems.length > 50) opt.say(`  … and ${problems.length - 50} more problems.`)
-  return problems
+  return { problems, unreadable: files.unreadable }
 }
