@@ -176,6 +176,10 @@ async function liveRows (q, opt, last, problem) {
         const h = last.get(`${m}/${j._id}`)
         if (h === undefined || h.version !== j._version || h.hash !== j._hash) continue // reported above
         const got = hashOf(j, h)
+        if (got.hash === undefined && decrypt !== undefined && got.undecrypted.length > 0) {
+          problem(`${m} ${j._id}: ${got.undecrypted.join(', ')} does not decrypt with the given keys (a key missing from --clave-cifrado, or a value altered or copied from another record)`)
+          continue
+        }
         if (got.hash === undefined) { skipped++; continue }
         checked++
         if (got.hash === j._hash) continue
