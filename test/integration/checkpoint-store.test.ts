@@ -243,14 +243,18 @@ describe('the auditor\'s script sees what /verificar sees', () => {
     const writer = client(timed, token)
     let stop = false
     let writes = 0
-    const loop = (async () => {
-      for (let i = 0; !stop && i < 400; i++) {
-        const m = i % 2 === 0 ? veh : den
-        const r = await create(m, {}, writer)
-        ok(await writer.put(`/${m.path}/${r._id}`, m === veh ? { marca: `M${i}` } : { lugar_hechos: `Calle ${i}` }))
-        writes += 2
+    // Three writers, each creating a record and updating it again and again: without one snapshot the
+    // script would read a record's history and then its live row a version later.
+    const loop = async (w: number): Promise<void> => {
+      const m = w % 2 === 0 ? veh : den
+      let r = await create(m, {}, writer)
+      for (let i = 0; !stop && i < 600; i++) {
+        if (i % 20 === 19) r = await create(m, {}, writer)
+        ok(await writer.put(`/${m.path}/${r._id}`, m === veh ? { marca: `M${w}-${i}` } : { lugar_hechos: `Calle ${w}-${i}` }))
+        writes++
       }
-    })()
+    }
+    const loops = Promise.all([0, 1, 2].map(loop))
     try {
       for (let run = 0; run < 4; run++) {
         const r = await auditor()
@@ -259,7 +263,7 @@ describe('the auditor\'s script sees what /verificar sees', () => {
       }
     } finally {
       stop = true
-      await loop
+      await loops
       await h.closeApp(timed)
     }
     expect(writes).toBeGreaterThan(0)
