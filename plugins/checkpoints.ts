@@ -51,8 +51,10 @@ async function checkpointsPlugin (app: FastifyInstance): Promise<void> {
       .then(() => {
         if (Date.now() - compacted < COMPACT_EVERY_MS) return
         compacted = Date.now()
-        const removed = checkpoints.compact()
-        if (removed > 0) app.log.info({ removed }, 'superseded checkpoint files removed from CHECKPOINT_DIR')
+        try {
+          const removed = checkpoints.compact()
+          if (removed > 0) app.log.info({ removed }, 'superseded checkpoint files removed from CHECKPOINT_DIR')
+        } catch (err) { app.log.warn({ err }, `CHECKPOINT_DIR ${dir} could not be compacted this hour; trying again at the next`) }
       })
       .catch((err: unknown) => { app.log.warn({ err }, 'the global chain could not be sealed this round; retrying at the next one') })
       .finally(() => { running = undefined })

@@ -10,12 +10,13 @@
  */
 import { execFile } from 'node:child_process'
 import { createPrivateKey, sign } from 'node:crypto'
-import { readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { MOTIVOS } from '../../core/errors.js'
+import { DETAILS, MOTIVOS } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
@@ -102,6 +103,34 @@ describe('an unreadable checkpoint file is an outage of the store, not tampering
     app.checkpoints.readDirectory()
     expect(await verificar(veh, v._id)).toEqual({ valido: true })
     await expectAuditorOk()
+  })
+})
+
+describe('a checkpoint store that cannot be written', () => {
+  it('POST /auditoria/puntos-control answers 503 with why; records still verify; once writable, the next round writes by itself', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'cp-store-'))
+    const own = await h.app({ env: { CHECKPOINT_DIR: store, CHECKPOINT_INTERVAL: '1s' } })
+    const a = client(own, token)
+    try {
+      const v = await create(veh, {}, a)
+      // The directory replaced by a plain file: every write fails (root ignores permissions, so not chmod).
+      rmSync(store, { recursive: true })
+      writeFileSync(store, 'no soy un directorio')
+      const refused = await a.post('/auditoria/puntos-control')
+      expect(refused.status).toBe(503)
+      expect(refused.body).toEqual({ success: false, error: 'Servicio no disponible', detalles: [{ campo: 'punto_control', mensaje: DETAILS.PUNTO_CONTROL_NO_PUBLICADO }] })
+      expect(own.checkpoints.failures).toBeGreaterThan(0)
+      expect(await verificar(veh, v._id, a)).toEqual({ valido: true })
+      rmSync(store)
+      mkdirSync(store)
+      const deadline = Date.now() + 30_000
+      while (readdirSync(store).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(readdirSync(store).filter((n) => n.startsWith('punto-'))).not.toHaveLength(0)
+      expect(await verificar(veh, v._id, a)).toEqual({ valido: true })
+    } finally {
+      await h.closeApp(own)
+      rmSync(store, { recursive: true, force: true })
+    }
   })
 })
 
