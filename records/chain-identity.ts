@@ -9,6 +9,8 @@
 import { randomBytes } from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { ConfigError } from '../core/errors.js'
+import { wellFormed } from './checkpoint-format.js'
+import { CheckpointStore } from './checkpoint-store.js'
 
 /** This database's chain identity, made on first call (instances starting together agree: the first write wins). */
 export async function chainIdentity (em: EntityManager): Promise<string> {
@@ -35,4 +37,29 @@ export function sharedStore (dir: string, cadena: string, foreign: ReadonlyArray
   return new ConfigError(`CHECKPOINT_DIR ${dir} holds checkpoints of another chain (${others.join('; ')}), e.g. ${foreign[0]!.file}; ` +
     `this database's chain is ${cadena}. Two deployments (an embedded run and a PostgreSQL run on one DATA_DIR, staging beside production) ` +
     'must not share a checkpoint directory: set CHECKPOINT_DIR to a directory of this deployment\'s own, or move the other deployment\'s files out of this one')
+}
+
+/** This database's chain identity if it has one yet, without making it (`npm run check` writes nothing). */
+export async function storedChainIdentity (em: EntityManager): Promise<string | undefined> {
+  const [col] = await em.getConnection().execute<Array<{ n: number }>>(
+    "select 1 as n from information_schema.columns where table_schema = current_schema() and table_name = 'sys_cadena_estado' and column_name = 'cadena'", [], 'all')
+  if (col === undefined) return undefined
+  const [row] = await em.getConnection().execute<Array<{ cadena: string | null }>>('select cadena from sys_cadena_estado where id = 1', [], 'all')
+  return row?.cadena ?? undefined
+}
+
+/**
+ * Format 2 files of CHECKPOINT_DIR naming another chain than `cadena` (none
+ * yet: every format 2 file is another's, since the first start makes a new
+ * one). Format 1 files need the signing key to tell; the start checks them.
+ */
+export function otherChainsFiles (dir: string, cadena: string | undefined): Array<{ file: string, cadena: string }> {
+  const store = new CheckpointStore(dir)
+  const out: Array<{ file: string, cadena: string }> = []
+  for (const name of store.names()) {
+    let c: unknown
+    try { c = JSON.parse(store.read(name)) } catch { continue }
+    if (wellFormed(c) && c.formato === 2 && c.cadena !== cadena) out.push({ file: store.path(name), cadena: c.cadena! })
+  }
+  return out
 }

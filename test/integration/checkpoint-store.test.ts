@@ -57,6 +57,12 @@ function auditor (): Promise<{ code: number, out: string, err: string }> {
   return new Promise((resolve) => execFile(process.execPath, ['deploy/auditoria/verificar-cadena.mjs', ...argv], { cwd: ROOT }, (e, stdout, stderr) =>
     resolve({ code: e === null ? 0 : Number((e as { code?: number }).code ?? 1), out: stdout + stderr, err: stderr })))
 }
+/** One of the admin commands (bin/), as an operator runs it. */
+function command (name: string, env: Record<string, string>): Promise<{ code: number, out: string }> {
+  return new Promise((resolve) => execFile(process.execPath, ['--import', 'tsx', `bin/${name}.ts`], {
+    cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'silent', METRICS_PORT: '0', TZ: 'Europe/Madrid', ...env },
+  }, (e, stdout, stderr) => resolve({ code: e === null ? 0 : Number((e as { code?: number }).code ?? 1), out: stdout + stderr })))
+}
 async function expectAuditorOk (): Promise<void> {
   const r = await auditor()
   expect(r.code, r.out).toBe(0)
@@ -156,6 +162,12 @@ describe('chain identity', () => {
       expect(message).toContain(ours)
       expect(message).toContain(theirs)
       expect(message).toContain('set CHECKPOINT_DIR to a directory of this deployment\'s own')
+      // npm run check refuses it too (it reads PostgreSQL; the embedded database is not checked)
+      if (h2.db.url !== undefined) {
+        const check = await command('check', { DATABASE_URL: h2.db.url, CHECKPOINT_DIR: dir(), DATA_DIR: h2.config.dataDir, JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789', ENCRYPTION_KEY: TEST_KEY })
+        expect(check.code, check.out).toBe(1)
+        expect(check.out).toContain(`CHECKPOINT_DIR ${dir()} holds checkpoints of another chain (${ours})`)
+      }
       // The second database on its own store works, and its checkpoints copied here are left out, not reported.
       const app2 = await h2.app()
       const cp2 = ok(await client(app2, await login(app2)).post('/auditoria/puntos-control')).punto_control as Checkpoint
