@@ -159,7 +159,10 @@ async function liveRows (q, opt, last, problem) {
   let checked = 0
   let skipped = 0
   for (const [m, def] of Object.entries(opt.modules.modules ?? {})) {
-    const fields = def.fields ?? {}
+    const fields = def?.fields ?? {}
+    for (const [name, f] of Object.entries(fields)) {
+      if (f === null || typeof f !== 'object' || typeof f.type !== 'string') throw new UsageError(`--modulos: field ${name} of module ${m} is not a field declaration ({type: …}); pass the modules.yaml in force`)
+    }
     const table = (def.table ?? fold(m)).replace(/"/g, '""')
     const hashOf = (row, h) => {
       const { r, at, undecrypted } = recordOf(row, fields, decrypt)

@@ -51,9 +51,9 @@ async function sealAll (): Promise<Rec> {
 
 const identity = async (): Promise<string> => (await sql<{ cadena: string }>('select cadena from sys_cadena_estado where id = 1'))[0]!.cadena
 const dbUrl = (): string => h.db.url ?? `postgres://postgres:postgres@localhost/postgres?host=${encodeURIComponent(h.db.embedded!.host)}`
-function auditor (): Promise<{ code: number, out: string, err: string }> {
-  const argv = ['--db', dbUrl(), '--puntos-control', dir(), '--clave-publica', createSigner(keys.signingSeed).publicKey, '--modulos', 'modules.yaml',
-    '--clave-cifrado', TEST_KEY, '--clave-indice', keys.indexKey.toString('base64'), '--clave-integridad', keys.integrityKey.toString('base64')]
+function auditor (over: Record<string, string> = {}): Promise<{ code: number, out: string, err: string }> {
+  const opts: Record<string, string> = { '--modulos': 'modules.yaml', '--clave-cifrado': TEST_KEY, '--clave-indice': keys.indexKey.toString('base64'), '--clave-integridad': keys.integrityKey.toString('base64'), ...over }
+  const argv = ['--db', dbUrl(), '--puntos-control', dir(), '--clave-publica', createSigner(keys.signingSeed).publicKey, ...Object.entries(opts).flat()]
   return new Promise((resolve) => execFile(process.execPath, ['deploy/auditoria/verificar-cadena.mjs', ...argv], { cwd: ROOT }, (e, stdout, stderr) =>
     resolve({ code: e === null ? 0 : Number((e as { code?: number }).code ?? 1), out: stdout + stderr, err: stderr })))
 }
@@ -277,6 +277,20 @@ describe('the auditor\'s script sees what /verificar sees', () => {
     expect(out.out).toMatch(new RegExp(`${a._id}: denunciante_telefono does not decrypt`))
     await sql(`update "${den.table}" set "${col}" = $2 where "_id" = $1`, [a._id, orig!.x])
     await expectAuditorOk()
+  })
+
+  it('malformed inputs for the live-row check: a message and exit 2, never a stack trace', async () => {
+    const badYaml = join(h.config.dataDir, 'modulos-rotos.yaml')
+    writeFileSync(badYaml, 'modules:\n  vehiculos:\n    fields:\n      marca: 7\n')
+    for (const [over, message] of [
+      [{ '--clave-integridad': 'AAAA' }, '--clave-integridad must be 32 bytes'],
+      [{ '--modulos': badYaml }, 'field marca of module vehiculos is not a field declaration'],
+    ] as const) {
+      const r = await auditor(over)
+      expect(r.code, r.out).toBe(2)
+      expect(r.err).toContain(message)
+      expect(r.err).not.toMatch(/\n\s+at /)
+    }
   })
 
   it('run while records are created and updated through HTTP: no problem reported', async () => {
