@@ -10,8 +10,10 @@
  * checkpoint that would read as evidence.
  *
  * Compaction (`compact`): every file of the last day is kept; of the files
- * between one and 30 days old, the newest of each hour; of older ones, the
- * newest of each day (UTC, by the time in the name). Only files this
+ * between one and 30 days old, the newest of each hour; up to a year old,
+ * the newest of each day; older, the newest of each month (UTC, by the time
+ * in the name): after the first year the store grows by 12 files a year.
+ * Only files this
  * chain's key signed are ever removed: another chain's, unreadable ones and
  * forgeries stay for a person to look at.
  */
@@ -30,6 +32,8 @@ const DAY = 24 * HOUR
 export const KEEP_ALL_MS = DAY
 /** Up to this age, the newest file of each hour; beyond it, of each day. */
 export const KEEP_HOURLY_MS = 30 * DAY
+/** Up to this age, the newest file of each day; beyond it, of each month. */
+export const KEEP_DAILY_MS = 365 * DAY
 /** A temporary file older than this was left by a process that died mid-write. */
 const STALE_TEMP_MS = HOUR
 
@@ -100,7 +104,8 @@ export class CheckpointStore {
     for (const name of this.names()) {
       const at = timeOf(name)
       if (at === undefined || now - at < KEEP_ALL_MS) continue
-      const bucket = new Date(at).toISOString().slice(0, now - at < KEEP_HOURLY_MS ? 13 : 10)
+      const age = now - at
+      const bucket = new Date(at).toISOString().slice(0, age < KEEP_HOURLY_MS ? 13 : age < KEEP_DAILY_MS ? 10 : 7)
       if (!kept.has(bucket)) {
         if (own(name)) kept.add(bucket)
         continue

@@ -217,7 +217,7 @@ function legacyOf (cp: Checkpoint, seed: Buffer): Checkpoint {
 }
 
 describe('compaction', () => {
-  it('keeps every file of the last day, the newest of each hour up to 30 days, the newest of each day before; never another chain\'s', async () => {
+  it('keeps every file of the last day, the newest of each hour up to 30 days, of each day up to a year, of each month before; never another chain\'s', async () => {
     const signer = createSigner(keys.signingSeed)
     const [head] = await sql<{ seq: string, enlace: string }>('select seq::text as seq, enlace from sys_cadena order by seq desc limit 1')
     const seq = Number(head!.seq)
@@ -234,12 +234,13 @@ describe('compaction', () => {
     const hourA = [put(50.1, '00000003'), put(50.2, '00000004')] // same hour, two days ago: the newer (50.1) stays
     const dayB = [put(24 * 40 + 1, '00000005'), put(24 * 40 + 3, '00000006')] // same day, 40 days ago: the newer stays
     const foreign = put(24 * 40 + 2, '00000007', createSigner(Buffer.alloc(32, 9)), 'f'.repeat(32))
+    const monthC = [put(24 * 400, '00000008'), put(24 * 401, '00000009')] // same month, over a year ago: the newer stays
     const removed = app.checkpoints.compact(now)
     const left = new Set(readdirSync(dir()))
     try {
-      for (const f of [...recent, hourA[0]!, dayB[0]!, foreign]) expect(left.has(f), f).toBe(true)
-      for (const f of [hourA[1]!, dayB[1]!]) expect(left.has(f), f).toBe(false)
-      expect(removed).toBeGreaterThanOrEqual(2)
+      for (const f of [...recent, hourA[0]!, dayB[0]!, monthC[0]!, foreign]) expect(left.has(f), f).toBe(true)
+      for (const f of [hourA[1]!, dayB[1]!, monthC[1]!]) expect(left.has(f), f).toBe(false)
+      expect(removed).toBeGreaterThanOrEqual(3)
     } finally {
       for (const f of left) if (!before.has(f)) rmSync(join(dir(), f))
     }
