@@ -97,6 +97,11 @@ async function inSnapshot (client, fn) {
   }
 }
 
+/** Whether a table exists (a module whose table was never made, or dropped). */
+export async function tableExists (q, table) {
+  return (await q('select to_regclass($1) is not null as ok', [`"${table.replace(/"/g, '""')}"`]))[0].ok
+}
+
 /** Whether a table has a column (older schemas lack the chain identity). */
 async function hasColumn (q, table, column) {
   return (await q('select 1 from information_schema.columns where table_schema = current_schema() and table_name = $1 and column_name = $2', [table, column])).length > 0
@@ -207,8 +212,9 @@ async function audit (opt, key, files) {
   const mods = [...new Set([...history.map((r) => r.modulo), ...[...sealed.keys()].map((k) => k.split('/')[0])])]
   for (const m of mods) {
     const table = opt.modules?.modules?.[m]?.table ?? fold(m)
-    let live
-    try { live = await q(`select "_id", "_version", "_hash" from "${table.replace(/"/g, '""')}"`) } catch { problem(`table ${table} of module ${m} is missing`); continue }
+    // Asked first: inside the snapshot's transaction a failed query would end every later one.
+    if (!await tableExists(q, table)) { problem(`table ${table} of module ${m} is missing`); continue }
+    const live = await q(`select "_id", "_version", "_hash" from "${table.replace(/"/g, '""')}"`)
     const byId = new Map(live.map((r) => [r._id, r]))
     for (const [k, v] of sealed) {
       const [mm, id] = k.split('/')
@@ -226,7 +232,7 @@ async function audit (opt, key, files) {
   // 3b. Each live row's _hash recomputed from its values (a field edited in SQL, history untouched).
   if (opt.modules !== undefined && opt.payloadOf !== undefined) {
     const decrypt = opt.encryptionKeys === undefined ? undefined : decryptor(opt.encryptionKeys)
-    await liveRows({ q, opt, last, problem, decrypt, canonical, sha, fold, UsageError })
+    await liveRows({ q, opt, last, problem, decrypt, canonical, sha, fold, tableExists, UsageError })
   }
   else opt.say('Live rows not recomputed: that needs --modulos.')
 
@@ -251,6 +257,7 @@ async function audit (opt, key, files) {
       const fields = Object.entries(def.fields ?? {}).filter(([, f]) => f.encrypted && f.searchable)
       if (fields.length === 0) continue
       const table = def.table ?? fold(m)
+      if (!await tableExists(q, table)) continue // a module declared but never started: no records
       for (const [name, f] of fields) {
         const col = f.column ?? fold(name)
         const rows = await q(`select "_id", "${col}" as v, "${col}_bidx" as b from "${table}"`)

@@ -41,7 +41,7 @@ function recordOf (row, fields, decrypt, fold) {
 }
 
 /** Recomputes every live row's _hash from its values, as /verificar does, a page at a time. */
-export async function liveRows ({ q, opt, last, problem, decrypt, canonical, sha, fold, UsageError }) {
+export async function liveRows ({ q, opt, last, problem, decrypt, canonical, sha, fold, tableExists, UsageError }) {
   const integrity = opt.integrityKey === undefined ? undefined : Buffer.from(opt.integrityKey, 'base64')
   if (integrity !== undefined && integrity.length !== 32) throw new UsageError('--clave-integridad must be 32 bytes in base64: npm run integrity-key')
   const hmac = (name, plain) => createHmac('sha256', integrity).update(plain, 'utf8').digest('hex')
@@ -52,6 +52,7 @@ export async function liveRows ({ q, opt, last, problem, decrypt, canonical, sha
     for (const [name, f] of Object.entries(fields)) {
       if (f === null || typeof f !== 'object' || typeof f.type !== 'string') throw new UsageError(`--modulos: field ${name} of module ${m} is not a field declaration ({type: …}); pass the modules.yaml in force`)
     }
+    if (!await tableExists(q, def.table ?? fold(m))) continue // reported above, if it holds records
     const table = (def.table ?? fold(m)).replace(/"/g, '""')
     const hashOf = (row, h) => {
       const { r, at, undecrypted } = recordOf(row, fields, decrypt, fold)
@@ -62,8 +63,7 @@ export async function liveRows ({ q, opt, last, problem, decrypt, canonical, sha
     }
     let after = ''
     for (;;) {
-      let rows
-      try { rows = await q(`select to_jsonb(t) as j from "${table}" t where "_id" > $1 order by "_id" limit 2000`, [after]) } catch { break } // a missing table is reported above
+      const rows = await q(`select to_jsonb(t) as j from "${table}" t where "_id" > $1 order by "_id" limit 2000`, [after])
       for (const { j } of rows) {
         const h = last.get(`${m}/${j._id}`)
         if (h === undefined || h.version !== j._version || h.hash !== j._hash) continue // reported above

@@ -10,7 +10,7 @@
  */
 import { execFile } from 'node:child_process'
 import { createPrivateKey, sign } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -292,6 +292,14 @@ describe('the auditor\'s script sees what /verificar sees', () => {
       expect(r.err).toContain(message)
       expect(r.err).not.toMatch(/\n\s+at /)
     }
+  })
+
+  it('a module declared in --modulos whose table does not exist (never started) is no problem: the snapshot goes on', async () => {
+    const file = join(h.config.dataDir, 'modulos-mas.yaml')
+    writeFileSync(file, readFileSync('modules.yaml', 'utf8').replace('\nmodules:\n', '\nmodules:\n  fantasmas:\n    prefix: FAN\n    label: Fantasmas\n    fields:\n      dni: { type: string, encrypted: true, searchable: true }\n'))
+    const r = await auditor({ '--modulos': file })
+    expect(r.code, r.out).toBe(0)
+    expect(r.out).toMatch(/Live rows recomputed: [1-9]/)
   })
 
   it('run while records are created and updated through HTTP: no problem reported', async () => {
