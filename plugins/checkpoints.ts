@@ -30,7 +30,10 @@ async function checkpointsPlugin (app: FastifyInstance): Promise<void> {
       signer: app.signer,
       cadena,
       dir,
-      onPublish: (cp, file) => { app.log.info({ punto_control: cp, ...(file !== undefined && { fichero: file }) }, 'global chain checkpoint published') },
+      onPublish: (cp, file) => {
+        app.log.info({ punto_control: cp, ...(file !== undefined && { fichero: file }) },
+          file === undefined ? 'global chain checkpoint published in this log and the database only (CHECKPOINT_DIR could not be written)' : 'global chain checkpoint published')
+      },
       onProblem: (message, err) => { app.log.error({ ...(err !== undefined && { err }) }, message) },
     })
   } catch (err) {
