@@ -22,6 +22,7 @@ import { openDatabase } from '../db/open.js'
 import { destructiveChange, planSchema } from '../db/schema-sync.js'
 import { checkSystemKeys } from '../db/system-keys.js'
 import { trustProxyWarning } from '../http/trust-proxy.js'
+import { otherChainsFiles, sharedStore, storedChainIdentity } from '../records/chain-identity.js'
 
 const HELP = `npm run check [-- [file] [--sin-entorno] [--help]]
 (in the image: node dist/bin/check.js …)
@@ -34,8 +35,9 @@ Checks what the start would refuse, and says what it checked:
   - CHECKPOINT_DIR can be created and written;
   - with DATABASE_URL: PostgreSQL answers, the schema change the start would
     make (additive changes are listed; one that would drop or rewrite data
-    is refused, as the start refuses it), and the stored system keys open
-    with ENCRYPTION_KEY / ENCRYPTION_KEYS. Nothing is written to it.
+    is refused, as the start refuses it), the stored system keys open
+    with ENCRYPTION_KEY / ENCRYPTION_KEYS, and CHECKPOINT_DIR holds no
+    other chain's checkpoints. Nothing is written to it.
   --sin-entorno   check modules.yaml only (no environment, no database)
 Exit status: 0 all checked; 1 something the start would refuse (the
 message says what to fix).
@@ -95,6 +97,11 @@ async function checkDatabase (config: Config, registry: Registry, file: string):
     const creates = plan.safe.some((s) => /create table "sys_claves"/i.test(s))
     if (creates) say('system keys: none yet (the first start creates them)')
     else say(`system keys: ${await checkSystemKeys(db.orm.em.fork(), config.encryptionKeys)} stored, all open with ENCRYPTION_KEY / ENCRYPTION_KEYS`)
+    // The start refuses a checkpoint store holding another chain's checkpoints.
+    const cadena = creates ? undefined : await storedChainIdentity(db.orm.em.fork())
+    const foreign = otherChainsFiles(config.checkpointDir, cadena)
+    if (foreign.length > 0) throw sharedStore(config.checkpointDir, cadena ?? '(not made yet: the first start makes it)', foreign)
+    say(`checkpoint store: ${cadena === undefined ? 'no chain identity yet' : `chain ${cadena}`}, no other chain's checkpoints`)
   } finally {
     await db.close()
   }

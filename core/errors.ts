@@ -77,6 +77,11 @@ export class ConfigError extends Error {
   }
 }
 
+/** Texts of an error's `detalles` that are not a field's validation. */
+export const DETAILS = {
+  PUNTO_CONTROL_NO_PUBLICADO: 'el almacén de puntos de control (CHECKPOINT_DIR) está lleno o no admite escritura: el punto de control se firmó y se guardó en la base de datos, pero no se publicó; la próxima ronda lo publica sola',
+} as const
+
 /** Success texts of the interface (exact). */
 export const MESSAGES = {
   SESION_CERRADA: 'Sesión cerrada exitosamente',
@@ -89,6 +94,8 @@ export const MESSAGES = {
 /**
  * Why `/verificar` found a record not intact (`motivo` beside `valido:
  * false`; README "Integrity"). Never an error: the request succeeded.
+ * ILEGIBLE is the one warning beside `valido: true`: the record holds
+ * against every checkpoint that could be read.
  */
 export const MOTIVOS = {
   VERSION: 'una versión no coincide con su _hash, con la anterior o con su entrada del historial',
@@ -100,6 +107,7 @@ export const MOTIVOS = {
   TRUNCADA: 'la cadena global es más corta que el último punto de control firmado: se borraron entradas',
   REESCRITA: 'la cadena global no coincide con el último punto de control firmado: se reescribieron entradas',
   FIRMA: 'un punto de control no lleva una firma válida de este servicio',
+  ILEGIBLE: 'punto de control ilegible: un fichero del almacén de puntos de control está vacío o incompleto (una avería del almacén, no una manipulación); el registro se verificó con los puntos de control legibles',
 } as const
 
 /**
@@ -117,4 +125,5 @@ export const REASONS: Record<keyof typeof MOTIVOS, string> = {
   TRUNCADA: 'the global chain is shorter than the newest signed checkpoint: entries were deleted',
   REESCRITA: 'the global chain does not match the newest signed checkpoint: entries were rewritten',
   FIRMA: "a checkpoint does not carry a valid signature of this service",
+  ILEGIBLE: 'a checkpoint file is empty or incomplete (an outage of the store, not tampering); the record was verified against the readable checkpoints',
 }

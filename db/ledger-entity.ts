@@ -41,6 +41,8 @@ export interface LedgerStateRow {
   id: number
   /** Every history row whose transaction id is below this is sealed (xid8 as text). */
   marca: string
+  /** The chain's identity, written into every checkpoint (records/chain-identity.ts). */
+  cadena?: string | null
 }
 
 export const LedgerStateEntity = new EntitySchema<LedgerStateRow>({
@@ -49,6 +51,7 @@ export const LedgerStateEntity = new EntitySchema<LedgerStateRow>({
   properties: {
     id: { type: 'integer', primary: true, autoincrement: false, fieldName: 'id' },
     marca: { type: 'bigint', columnType: 'xid8', fieldName: 'marca' },
+    cadena: { type: 'string', length: 32, nullable: true, fieldName: 'cadena' },
   },
 })
 
@@ -59,6 +62,8 @@ export interface CheckpointRow {
   /** The instant signed, exactly as signed (ISO 8601 UTC). */
   fecha: string
   firma: string
+  /** The chain's identity (format 2); null in a format 1 checkpoint. */
+  cadena?: string | null
 }
 
 export const CheckpointEntity = new EntitySchema<CheckpointRow>({
@@ -70,5 +75,6 @@ export const CheckpointEntity = new EntitySchema<CheckpointRow>({
     cabeza: { type: 'string', length: 64, fieldName: 'cabeza' },
     fecha: { type: 'string', length: 40, fieldName: 'fecha' },
     firma: { type: 'string', length: 200, fieldName: 'firma' },
+    cadena: { type: 'string', length: 32, nullable: true, fieldName: 'cadena' },
   },
 })

@@ -66,7 +66,7 @@ export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, { tags, r
         200: envelope(Type.Object({
           valido: Type.Boolean(),
           version_rota: Type.Optional(Type.Integer({ description: 'Primera versión que no se sostiene, cuando se sabe' })),
-          motivo: Type.Optional(Type.String({ description: 'Qué no se sostiene (README, "History and verification")' })),
+          motivo: Type.Optional(Type.String({ description: 'Qué no se sostiene (README, "History and verification"); junto a valido true, un aviso: un punto de control ilegible' })),
         })),
       },
     },

@@ -4,9 +4,9 @@
  * answers /metrics like any unknown route. One onResponse hook feeds one
  * histogram (its `_count` is the request count) labelled by method, route
  * pattern (never the raw URL: ids would make a series each) and status;
- * 429s are counted apart. The database pool, Redis and the process
- * (prom-client's default collectors) are read at scrape time, off the hot
- * path. With METRICS_PORT=0 nothing is registered: no hook, no cost.
+ * 429s are counted apart. Checkpoint write failures, the database pool,
+ * Redis and the process (prom-client's default collectors) are read at
+ * scrape time, off the hot path. With METRICS_PORT=0 nothing is registered: no hook, no cost.
  */
 import fp from 'fastify-plugin'
 import { createServer, type Server } from 'node:http'
@@ -69,6 +69,15 @@ function metricsRegistry (app: FastifyInstance): Metrics {
       this.set({ state: 'used' }, pool.numUsed())
       this.set({ state: 'free' }, pool.numFree())
       this.set({ state: 'pending' }, pool.numPendingAcquires())
+    },
+  })
+  new Counter({
+    name: 'checkpoint_failures_total',
+    help: 'Checkpoints of the global chain this instance signed but could not write to CHECKPOINT_DIR (full or not writable)',
+    registers: [registry],
+    collect () {
+      this.reset()
+      if (app.hasDecorator('checkpoints')) this.inc(app.checkpoints.failures)
     },
   })
   if (app.config.redisUrl !== undefined) {

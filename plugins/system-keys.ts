@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import { createFieldCipher, type FieldCipher } from '../core/crypto.js'
 import { loadSystemKeys } from '../db/system-keys.js'
 import { upgradeBlindIndexes } from '../records/blind-index-upgrade.js'
-import { createSigner, type Signer } from '../records/checkpoints.js'
+import { createSigner, type Signer } from '../records/checkpoint-format.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

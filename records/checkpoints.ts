@@ -1,109 +1,91 @@
 /**
- * Signed checkpoints of the global chain's head (SPEC S15, README
- * "Integrity"): evidence, outside the database, of how long the chain was
- * and what its last link was. A checkpoint is
- *
- *   {"formato":1,"seq":n,"cabeza":link(n),"fecha":"<ISO 8601 UTC>","firma":"<base64>"}
- *
- * with `firma` the Ed25519 signature of the canonical JSON of the other four
- * fields. The private key's seed is the `firma` system key (sys_claves,
- * wrapped by ENCRYPTION_KEY), so write access to the database does not give
- * it; the public key (`npm run integrity-key -- --publica`) is all an
- * auditor needs to check one.
+ * Signed checkpoints of the global chain's head (SPEC S15, S21; README
+ * "Tamper evidence"): evidence, outside the database, of how long the chain
+ * was and what its last link was (checkpoint-format.ts). The private key's
+ * seed is the `firma` system key (sys_claves, wrapped by ENCRYPTION_KEY), so
+ * write access to the database does not give it; the public key (`npm run
+ * integrity-key -- --publica`) is all an auditor needs to check one.
  *
  * Each run of the sealer (ledger.ts) stores a signed checkpoint in
  * `sys_puntos_control` every ANCHOR_SPAN entries and at its new head: those
  * bound the stretch of chain /verificar recomputes around a record. The
- * newest head is *published*: one new file in CHECKPOINT_DIR (never
- * overwritten) and one log line. The instance remembers the newest
- * checkpoint it published or read (from the directory, or from the
- * database, signature checked), which is what truncation is measured against.
+ * newest head is *published*: one new file in CHECKPOINT_DIR, written
+ * atomically (checkpoint-store.ts), and one log line. A write that fails
+ * (a full or read-only volume) is an outage of the store, not tampering: it
+ * is logged and counted, and the next round publishes again. The instance
+ * remembers the newest checkpoint of its chain it published or read (from
+ * the directory, or from the database, signature checked), which is what
+ * truncation is measured against; another chain's files and unreadable
+ * ones are told apart from forgeries.
  */
-import { createPrivateKey, createPublicKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { canonicalJson } from '../core/canonical.js'
 import { MOTIVOS, REASONS } from '../core/errors.js'
+import { classify, type Checkpoint, type Signer } from './checkpoint-format.js'
+import { CheckpointStore } from './checkpoint-store.js'
 import { brokenLink, chainHead, seal, type ChainHead, type SealResult } from './ledger.js'
 
-export interface Checkpoint {
-  formato: 1
-  seq: number
-  cabeza: string
-  fecha: string
-  firma: string
-}
+export type { Checkpoint, Signer } from './checkpoint-format.js'
 
 /** A signed checkpoint is stored in the database every this many entries. */
 export const ANCHOR_SPAN = 1000
 
-const FILE = /^punto-(\d{12})-[0-9TZ]+-[0-9a-f]{8}\.json$/
-
-export interface Signer {
-  /** Raw Ed25519 public key, base64 (what the auditor is given). */
-  readonly publicKey: string
-  sign (head: ChainHead, fecha: string): Checkpoint
-  /** Whether a checkpoint (of unknown origin) is well formed and signed by this key. */
-  valid (cp: unknown): cp is Checkpoint
-}
-
-/** PKCS#8 DER prefix of an Ed25519 private key, before its 32-byte seed. */
-const ED25519_PKCS8 = Buffer.from('302e020100300506032b657004220420', 'hex')
-
-const signed = (cp: { seq: number, cabeza: string, fecha: string }): Buffer =>
-  Buffer.from(canonicalJson({ cabeza: cp.cabeza, fecha: cp.fecha, formato: 1, seq: cp.seq }), 'utf8')
-
-export function createSigner (seed: Buffer): Signer {
-  const privateKey: KeyObject = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8, seed]), format: 'der', type: 'pkcs8' })
-  const publicKey = createPublicKey(privateKey)
-  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url')
-  return {
-    publicKey: raw.toString('base64'),
-    sign (head, fecha) {
-      return { formato: 1, seq: head.seq, cabeza: head.enlace, fecha, firma: sign(null, signed({ seq: head.seq, cabeza: head.enlace, fecha }), privateKey).toString('base64') }
-    },
-    valid (cp): cp is Checkpoint {
-      if (typeof cp !== 'object' || cp === null) return false
-      const c = cp as Record<string, unknown>
-      if (c.formato !== 1 || !Number.isSafeInteger(c.seq) || (c.seq as number) < 0 || typeof c.cabeza !== 'string' || !/^[0-9a-f]{64}$/.test(c.cabeza) ||
-        typeof c.fecha !== 'string' || typeof c.firma !== 'string') return false
-      try {
-        return verify(null, signed(c as unknown as Checkpoint), publicKey, Buffer.from(c.firma, 'base64'))
-      } catch {
-        return false
-      }
-    },
-  }
-}
-
-interface CheckpointDbRow { seq: string, cabeza: string, fecha: string, firma: string }
-const fromRow = (r: CheckpointDbRow): Checkpoint => ({ formato: 1, seq: Number(r.seq), cabeza: r.cabeza, fecha: r.fecha, firma: r.firma })
+interface CheckpointDbRow { seq: string, cabeza: string, fecha: string, firma: string, cadena: string | null }
+const fromRow = (r: CheckpointDbRow): Checkpoint => ({
+  formato: r.cadena === null ? 1 : 2, ...(r.cadena !== null && { cadena: r.cadena }), seq: Number(r.seq), cabeza: r.cabeza, fecha: r.fecha, firma: r.firma,
+})
+const STORED = 'select seq, cabeza, fecha, firma, cadena from sys_puntos_control'
 
 export interface CheckpointsOptions {
   signer: Signer
+  /** This database's chain identity (chain-identity.ts). */
+  cadena: string
   /** CHECKPOINT_DIR. */
   dir: string
-  /** Told of every published checkpoint (the log line). */
+  /** Told of every checkpoint signed (the log line, also a place it is published). */
   onPublish (cp: Checkpoint, file: string | undefined): void
-  /** Told when the directory cannot be written or holds a checkpoint this key did not sign. */
+  /** Told when the directory cannot be read or written, or holds a file that is not one of this chain's checkpoints. */
   onProblem (message: string, err?: unknown): void
 }
+
+export interface RunResult {
+  checkpoint?: Checkpoint
+  sealed?: SealResult
+  refused?: keyof typeof MOTIVOS
+  /** Why the checkpoint signed could not be written to CHECKPOINT_DIR (it is stored in the database and logged). */
+  unpublished?: string
+}
+
+/** A file of the store that is another chain's checkpoint. */
+export interface ForeignFile { file: string, cadena: string | undefined }
 
 /** The checkpoints of one instance: sealing, publishing, and what it knows. */
 export class Checkpoints {
   private newest: Checkpoint | undefined
   /** A published checkpoint whose signature does not hold (tampering), kept until the process ends. */
   private forged: string | undefined
+  /** An unreadable file newer than the newest readable checkpoint, as of the last read of the directory. */
+  private illegible: string | undefined
+  /** Files already reported (a report per file, not per round). */
+  private readonly told = new Set<string>()
+  /** The last write to the store failed: the next round publishes again even if the head did not move. */
+  private unpublished = false
+  private readonly store: CheckpointStore
+  /** Checkpoint files that could not be written, since start. */
+  failures = 0
 
   constructor (private readonly opts: CheckpointsOptions) {
-    mkdirSync(opts.dir, { recursive: true })
+    this.store = new CheckpointStore(opts.dir)
   }
 
   get signer (): Signer { return this.opts.signer }
 
+  get cadena (): string { return this.opts.cadena }
+
   /** What makes every verification fail: a forged checkpoint seen anywhere. */
   problem (): string | undefined { return this.forged }
+
+  /** An unreadable checkpoint file newer than every readable one (an outage of the store, not tampering). */
+  unreadable (): string | undefined { return this.illegible }
 
   private know (cp: Checkpoint): void {
     if (this.newest === undefined || cp.seq > this.newest.seq) this.newest = cp
@@ -114,29 +96,73 @@ export class Checkpoints {
     this.opts.onProblem(`${where} is not signed by this service's checkpoint key: the checkpoint store or sys_claves was tampered with (compare with npm run integrity-key -- --publica)`)
   }
 
-  /** Reads the newest checkpoint of CHECKPOINT_DIR (by its seq) into what this instance knows. */
+  private tell (file: string, message: string): void {
+    if (this.told.has(file)) return
+    this.told.add(file)
+    this.opts.onProblem(message)
+  }
+
+  /** What one file of the store is, for this chain; a file that cannot be read is unreadable. */
+  private look (name: string): ReturnType<typeof classify> | undefined {
+    let text: string
+    try { text = this.store.read(name) } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined // compacted meanwhile
+      return { kind: 'ilegible', why: `cannot be read: ${(err as Error).message}` }
+    }
+    return classify(text, this.opts.signer, this.opts.cadena)
+  }
+
+  /**
+   * Reads CHECKPOINT_DIR newest first down to this chain's newest
+   * checkpoint, into what this instance knows. Unreadable files and another
+   * chain's on the way are reported (once each) and passed over.
+   */
   readDirectory (): void {
     let names: string[]
     try {
-      names = readdirSync(this.opts.dir).filter((n) => FILE.test(n)).sort()
+      names = this.store.names()
     } catch (err) {
       this.opts.onProblem(`cannot read CHECKPOINT_DIR ${this.opts.dir}; make it readable by the service`, err)
       return
     }
-    const name = names.at(-1)
-    if (name === undefined) return
-    let cp: unknown
-    try { cp = JSON.parse(readFileSync(join(this.opts.dir, name), 'utf8')) } catch { cp = undefined }
-    if (this.opts.signer.valid(cp)) this.know(cp)
-    else this.reject(`checkpoint file ${join(this.opts.dir, name)}`)
+    let illegible: string | undefined
+    for (const name of names) {
+      const file = this.store.path(name)
+      const c = this.look(name)
+      if (c === undefined) continue
+      if (c.kind === 'propio') { this.know(c.cp); break }
+      if (c.kind === 'falso') { this.reject(`checkpoint file ${file}`); break }
+      if (c.kind === 'ajeno') {
+        this.tell(file, `checkpoint file ${file} belongs to another chain (${c.cadena ?? 'format 1, not signed by this key'}; this database's is ${this.opts.cadena}): ignored; give each deployment a CHECKPOINT_DIR of its own`)
+        continue
+      }
+      illegible ??= file
+      this.tell(file, `checkpoint file ${file} is unreadable (${c.why}): a write cut short or a damaged store, not a forgery; verification uses the readable checkpoints. Restore it from a copy, or move it out of CHECKPOINT_DIR`)
+    }
+    this.illegible = illegible
+  }
+
+  /** Every file of the store that is another chain's checkpoint (the start refuses such a store). */
+  foreignFiles (): ForeignFile[] {
+    const out: ForeignFile[] = []
+    for (const name of this.store.names()) {
+      const c = this.look(name)
+      if (c?.kind === 'ajeno') out.push({ file: this.store.path(name), cadena: c.cadena })
+    }
+    return out
+  }
+
+  /** Removes superseded files of this chain (checkpoint-store.ts); returns how many. */
+  compact (now = Date.now()): number {
+    return this.store.compact(now, (name) => this.look(name)?.kind === 'propio')
   }
 
   /** The newest checkpoint known: this instance's own, the directory's, or the database's (signature checked). */
   async latest (em: EntityManager): Promise<Checkpoint | undefined> {
-    const [row] = await em.getConnection().execute<CheckpointDbRow[]>('select seq, cabeza, fecha, firma from sys_puntos_control order by seq desc, id desc limit 1', [], 'all', em.getTransactionContext())
+    const [row] = await em.getConnection().execute<CheckpointDbRow[]>(`${STORED} order by seq desc, id desc limit 1`, [], 'all', em.getTransactionContext())
     if (row !== undefined) {
       const cp = fromRow(row)
-      if (this.opts.signer.valid(cp)) this.know(cp)
+      if (this.ours(cp)) this.know(cp)
       else this.reject(`the checkpoint at seq ${row.seq} in table sys_puntos_control`)
     }
     return this.newest
@@ -148,13 +174,13 @@ export class Checkpoints {
    */
   async around (em: EntityManager, seq: number): Promise<{ before?: Checkpoint, after?: Checkpoint }> {
     const q = (where: string, order: string): Promise<CheckpointDbRow[]> => em.getConnection().execute<CheckpointDbRow[]>(
-      `select seq, cabeza, fecha, firma from sys_puntos_control where ${where} order by seq ${order}, id desc limit 1`, [seq], 'all', em.getTransactionContext())
+      `${STORED} where ${where} order by seq ${order}, id desc limit 1`, [seq], 'all', em.getTransactionContext())
     const out: { before?: Checkpoint, after?: Checkpoint } = {}
     for (const [key, rows] of [['before', await q('seq < ?', 'desc')], ['after', await q('seq >= ?', 'asc')]] as const) {
       const row = rows[0]
       if (row === undefined) continue
       const cp = fromRow(row)
-      if (this.opts.signer.valid(cp)) out[key] = cp
+      if (this.ours(cp)) out[key] = cp
       else this.reject(`the checkpoint at seq ${row.seq} in table sys_puntos_control`)
     }
     // This instance may know a newer one than the database still holds.
@@ -162,24 +188,39 @@ export class Checkpoints {
     return out
   }
 
-  private async store (em: EntityManager, cps: Checkpoint[]): Promise<void> {
+  private async keep (em: EntityManager, cps: Checkpoint[]): Promise<void> {
     if (cps.length === 0) return
-    await em.getConnection().execute(`insert into sys_puntos_control (seq, cabeza, fecha, firma) values ${cps.map(() => '(?, ?, ?, ?)').join(', ')}`,
-      cps.flatMap((c) => [c.seq, c.cabeza, c.fecha, c.firma]), 'run', em.getTransactionContext())
+    await em.getConnection().execute(`insert into sys_puntos_control (seq, cabeza, fecha, firma, cadena) values ${cps.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+      cps.flatMap((c) => [c.seq, c.cabeza, c.fecha, c.firma, c.cadena ?? null]), 'run', em.getTransactionContext())
   }
 
-  /** Writes one new file (never overwriting one) and tells the log. */
-  private publish (cp: Checkpoint): void {
-    const name = `punto-${String(cp.seq).padStart(12, '0')}-${cp.fecha.replace(/[-:.]/g, '')}-${randomBytes(4).toString('hex')}.json`
-    let file: string | undefined = join(this.opts.dir, name)
+  /** Signed by this key and, in format 2, of this chain. */
+  private ours (cp: Checkpoint): boolean {
+    return this.opts.signer.valid(cp) && (cp.formato === 1 || cp.cadena === this.opts.cadena)
+  }
+
+  /**
+   * Writes one new file and tells the log; a failed write (a full or
+   * read-only store) is reported and leaves nothing behind. Returns the
+   * failure's text, or undefined when the file was written.
+   */
+  private publish (cp: Checkpoint): string | undefined {
+    let file: string | undefined
+    let failure: string | undefined
     try {
-      writeFileSync(file, JSON.stringify(cp) + '\n', { flag: 'wx', mode: 0o444 })
+      file = this.store.write(cp)
+      this.unpublished = false
     } catch (err) {
-      this.opts.onProblem(`cannot write checkpoint file ${file}; make CHECKPOINT_DIR writable by the service (the checkpoint is still in the log)`, err)
-      file = undefined
+      this.failures++
+      this.unpublished = true
+      const code = (err as NodeJS.ErrnoException).code
+      failure = `the checkpoint directory ${this.opts.dir} is full or not writable (${code ?? (err as Error).message}): checkpoint ${cp.seq} was not written there ` +
+        '(it is in table sys_puntos_control and in the log). Free space on its volume or make it writable by the service; the next round writes one by itself'
+      this.opts.onProblem(failure, err)
     }
     this.know(cp)
     this.opts.onPublish(cp, file)
+    return failure
   }
 
   /**
@@ -199,10 +240,11 @@ export class Checkpoints {
   /**
    * Seals what became stable and publishes the new head. `onDemand`: wait
    * for another instance's run instead of skipping, and publish a fresh
-   * checkpoint even when the head did not move. Nothing is signed while the
-   * chain does not extend the newest checkpoint known (`refused`).
+   * checkpoint even when the head did not move (so does a round after a
+   * failed write). Nothing is signed while the chain does not extend the
+   * newest checkpoint known (`refused`).
    */
-  async run (em: EntityManager, onDemand: boolean): Promise<{ checkpoint?: Checkpoint, sealed?: SealResult, refused?: keyof typeof MOTIVOS }> {
+  async run (em: EntityManager, onDemand: boolean): Promise<RunResult> {
     const fecha = (): string => new Date().toISOString()
     let head: Checkpoint | undefined
     let refused: keyof typeof MOTIVOS | undefined
@@ -215,15 +257,15 @@ export class Checkpoints {
           this.opts.onProblem(`the global chain no longer extends the newest checkpoint (seq ${this.newest!.seq}): ${REASONS[refused]}; nothing is signed until an auditor has looked (deploy/auditoria/verificar-cadena.mjs --db)`)
           return
         }
-        const anchors = result.passed.filter((p) => p.seq !== result.seq).map((p) => this.opts.signer.sign(p, fecha()))
+        const anchors = result.passed.filter((p) => p.seq !== result.seq).map((p) => this.opts.signer.sign(p, fecha(), this.opts.cadena))
         const known = this.newest
-        if (onDemand || (result.seq > 0 && (known === undefined || result.seq > known.seq))) head = this.opts.signer.sign(result, fecha())
-        await this.store(tem, head === undefined ? anchors : [...anchors, head])
+        if (onDemand || this.unpublished || (result.seq > 0 && (known === undefined || result.seq > known.seq))) head = this.opts.signer.sign(result, fecha(), this.opts.cadena)
+        await this.keep(tem, head === undefined ? anchors : [...anchors, head])
       },
     })
-    if (head !== undefined) this.publish(head)
-    else if (sealed === undefined) await this.latest(em.fork())
-    return { ...(head !== undefined && { checkpoint: head }), ...(sealed !== undefined && { sealed }), ...(refused !== undefined && { refused }) }
+    const unpublished = head === undefined ? undefined : this.publish(head)
+    if (head === undefined && sealed === undefined) await this.latest(em.fork())
+    return { ...(head !== undefined && { checkpoint: head }), ...(sealed !== undefined && { sealed }), ...(refused !== undefined && { refused }), ...(unpublished !== undefined && { unpublished }) }
   }
 
   /** The chain's head as it is now (for the on-demand answer when nothing moved). */

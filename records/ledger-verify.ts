@@ -17,6 +17,10 @@
  *   from the stored checkpoint before it to the one after (or the tip), so
  *   its entries cannot have been replaced or removed without breaking a
  *   signed head.
+ *
+ * When all that holds but a checkpoint file newer than every readable one
+ * could not be read (empty, cut short: an outage of the store), the answer
+ * is `valido: true` with motivo ILEGIBLE, never a forgery.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { MOTIVOS } from '../core/errors.js'
@@ -28,6 +32,10 @@ import { brokenLink, entriesOf, entryHash, GENESIS, historyColumnsOf, strayVersi
 
 const broken = (motivo: keyof typeof MOTIVOS, version?: number): Verdict =>
   ({ valido: false, ...(version !== undefined && { version_rota: version }), motivo: MOTIVOS[motivo] })
+
+/** Nothing found: undefined, or the warning that a checkpoint file could not be read. */
+const intact = (checkpoints: Checkpoints): Verdict | undefined =>
+  checkpoints.unreadable() === undefined ? undefined : { valido: true, motivo: MOTIVOS.ILEGIBLE }
 
 export async function verifyInLedger (em: EntityManager, mod: ModuleDef, live: Row, checkpoints: Checkpoints): Promise<Verdict | undefined> {
   const latest = await checkpoints.latest(em)
@@ -41,7 +49,7 @@ export async function verifyInLedger (em: EntityManager, mod: ModuleDef, live: R
   const stray = await strayVersions(em, mod.name, id)
   if (stray.length > 0) return broken('FUERA', stray[0])
   const entries = await entriesOf(em, mod.name, id)
-  if (entries.length === 0) return undefined
+  if (entries.length === 0) return intact(checkpoints)
   const columns = await historyColumnsOf(em, mod.name, id)
   for (const e of entries) {
     const c = columns.get(e.version)
@@ -58,5 +66,5 @@ export async function verifyInLedger (em: EntityManager, mod: ModuleDef, live: R
     if (at !== undefined) return broken('ENLACE', e.version)
     covered = after?.seq ?? Number.POSITIVE_INFINITY
   }
-  return undefined
+  return intact(checkpoints)
 }

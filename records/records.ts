@@ -13,7 +13,7 @@ import { HookBus } from './hooks.js'
 import { ModuleRecords, modulePlan, type ModulePlan, type RequestContext } from './module-records.js'
 import { createRecordService, type RecordService } from './record-service.js'
 import { listReads } from './read-log.js'
-import { AppError, MOTIVOS } from '../core/errors.js'
+import { AppError, DETAILS, MOTIVOS } from '../core/errors.js'
 
 export interface RecordsDeps {
   readonly registry: Registry
@@ -90,7 +90,9 @@ class RequestRecords implements CallerRecords {
   async checkpoint (): Promise<CheckpointAnswer> {
     if (!this.deps.access.isSuper(this.ctx.caller.rol)) throw new AppError('SIN_PERMISOS')
     const checkpoints = this.deps.checkpoints!
-    const { checkpoint, sealed, refused } = await checkpoints.run(this.ctx.em, true)
+    const { checkpoint, sealed, refused, unpublished } = await checkpoints.run(this.ctx.em, true)
+    // Signed but not written to the store: the caller asked for a published checkpoint.
+    if (unpublished !== undefined) throw new AppError('SERVICIO_NO_DISPONIBLE', [{ campo: 'punto_control', mensaje: DETAILS.PUNTO_CONTROL_NO_PUBLICADO }])
     return {
       punto_control: checkpoint ?? null,
       sellados: sealed?.sealed ?? 0,

@@ -33,11 +33,12 @@ const Entry = Type.Object({
 })
 
 const Checkpoint = Type.Object({
-  formato: Type.Integer({ description: 'Formato del punto de control (1)' }),
+  formato: Type.Integer({ description: 'Formato del punto de control (2; 1 en los escritos antes de que la cadena tuviera identidad)' }),
+  cadena: Type.Optional(Type.String({ description: 'Identidad de la cadena global de este despliegue (32 hex; formato 2)' })),
   seq: Type.Integer({ description: 'Entradas de la cadena global que cubre' }),
   cabeza: Type.String({ description: 'Enlace de la entrada seq (SHA-256, hex)' }),
   fecha: Type.String({ description: 'Instante de la firma (ISO 8601, UTC)' }),
-  firma: Type.String({ description: 'Firma Ed25519 (base64) del JSON canónico de formato, seq, cabeza y fecha' }),
+  firma: Type.String({ description: 'Firma Ed25519 (base64) del JSON canónico de los demás campos' }),
 })
 
 async function auditRoutes (app: FastifyInstance): Promise<void> {
@@ -54,7 +55,7 @@ async function auditRoutes (app: FastifyInstance): Promise<void> {
   })
 
   app.post('/auditoria/puntos-control', {
-    config: { openapi: { errors: [403] } },
+    config: { openapi: { errors: [403, 503] } },
     schema: {
       tags: ['Auditoría'],
       operationId: 'createPuntoControl',

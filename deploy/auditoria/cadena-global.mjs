@@ -7,18 +7,28 @@
  *            hash, modulo, registro, sello, usuario, version} of a
  *            sys_historial row, fecha as UTC YYYY-MM-DDTHH:MM:SS.ffffffZ
  *   link 0 = 64 zeros; link n = SHA-256 hex of (link n-1 + entry n)
- *   checkpoint = {formato: 1, seq, cabeza, fecha, firma}: firma is the
- *            Ed25519 signature of the canonical JSON of the other four
+ *   checkpoint = {formato: 2, cadena, seq, cabeza, fecha, firma}: firma is
+ *            the Ed25519 signature of the canonical JSON of the other five
+ *            (format 1, written before chains had an identity: no cadena)
  *   blind index = hex HMAC-SHA-256(field key, trimmed upper-case value),
  *            field key = HKDF-SHA-256(index key, empty salt,
  *            "indice-ciego:<module>.<field>", 32 bytes)
  *
- * Returns the problems found (integrity failures); throws a UsageError for
- * input it cannot work with.
+ * Every query runs in one REPEATABLE READ READ ONLY transaction, one
+ * snapshot of the database, taken after the checkpoint files are read
+ * (each file was written after the chain it signs was committed), so an
+ * audit during normal writes sees a consistent database. Checkpoint files
+ * of another chain (another `cadena` than sys_cadena_estado's) are left
+ * out, unreadable ones (empty, cut short) listed apart: neither is a sign
+ * of tampering.
+ *
+ * Returns {problems (integrity failures), unreadable (files that are not
+ * checkpoints)}; throws a UsageError for input it cannot work with.
  */
 import { createDecipheriv, createHash, createHmac, createPublicKey, hkdfSync, verify } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { liveRows } from './filas-vivas.mjs'
 
 export class UsageError extends Error {}
 
@@ -31,13 +41,6 @@ const GENESIS = '0'.repeat(64)
 const FECHA = `to_char(h.fecha at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 const fold = (name) => name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-zA-Z0-9_]/g, '_').toLowerCase()
 
-/**
- * `_clave` of a version sealed in format 3 (sello 3: a module with encrypted
- * fields): hex HMAC-SHA-256 under the integrity key of "sello" NUL _id NUL
- * _version. A recomputed payload of such a version holds it beside `_prev`.
- */
-export const sealKeyEntry = (integrityKey, id, version) => createHmac('sha256', integrityKey).update(`sello\u0000${id}\u0000${version}`, 'utf8').digest('hex')
-
 export const entryHash = (h) => sha(canonical({ accion: h.accion, campos: h.campos, fecha: h.fecha, hash: h.hash, modulo: h.modulo, registro: h.registro, sello: Number(h.sello), usuario: h.usuario, version: Number(h.version) }))
 
 function publicKeyOf (b64) {
@@ -46,27 +49,65 @@ function publicKeyOf (b64) {
   return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' })
 }
 
-const wellFormed = (c) => c !== null && typeof c === 'object' && c.formato === 1 && Number.isSafeInteger(c.seq) && c.seq >= 0 &&
-  typeof c.cabeza === 'string' && /^[0-9a-f]{64}$/.test(c.cabeza) && typeof c.fecha === 'string' && typeof c.firma === 'string'
+const wellFormed = (c) => c !== null && typeof c === 'object' && (c.formato === 1 ? c.cadena === undefined : c.formato === 2 && typeof c.cadena === 'string' && /^[0-9a-f]{32}$/.test(c.cadena)) &&
+  Number.isSafeInteger(c.seq) && c.seq >= 0 && typeof c.cabeza === 'string' && /^[0-9a-f]{64}$/.test(c.cabeza) && typeof c.fecha === 'string' && typeof c.firma === 'string'
 const signatureHolds = (c, key) => {
-  try { return verify(null, Buffer.from(canonical({ cabeza: c.cabeza, fecha: c.fecha, formato: 1, seq: c.seq }), 'utf8'), key, Buffer.from(c.firma, 'base64')) } catch { return false }
+  const signed = c.formato === 1 ? { cabeza: c.cabeza, fecha: c.fecha, formato: 1, seq: c.seq } : { cabeza: c.cabeza, cadena: c.cadena, fecha: c.fecha, formato: 2, seq: c.seq }
+  try { return verify(null, Buffer.from(canonical(signed), 'utf8'), key, Buffer.from(c.firma, 'base64')) } catch { return false }
 }
 
-/** Every checkpoint file of the directories: a file that is not one is a usage error. */
+/** The text of every .json file of the directories (hidden temporary files are not checkpoints). */
 function readCheckpointFiles (dirs) {
   const out = []
   for (const dir of dirs) {
     let names
     try { names = readdirSync(dir) } catch (err) { throw new UsageError(`cannot read the checkpoint directory ${dir}: ${err.message}`) }
-    for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+    for (const name of names.filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort()) {
       const file = join(dir, name)
-      let c
-      try { c = JSON.parse(readFileSync(file, 'utf8')) } catch { throw new UsageError(`${file} is not valid JSON: is it a checkpoint?`) }
-      if (!wellFormed(c)) throw new UsageError(`${file} does not have the shape of a checkpoint {formato: 1, seq, cabeza, fecha, firma}`)
-      out.push({ ...c, origen: file })
+      try { out.push({ file, text: readFileSync(file, 'utf8') }) } catch (err) { out.push({ file, unreadable: `cannot be read: ${err.message}` }) }
     }
   }
   return out
+}
+
+/** Parses each file: a checkpoint, or why it is not one (empty, cut short, not JSON, the wrong shape). */
+function parseCheckpointFiles (files) {
+  const checkpoints = []
+  const unreadable = []
+  for (const f of files) {
+    if (f.unreadable !== undefined) { unreadable.push(f); continue }
+    let c
+    try { c = JSON.parse(f.text) } catch {
+      unreadable.push({ file: f.file, unreadable: f.text.trim() === '' ? 'is empty' : 'is not valid JSON (cut short?)' })
+      continue
+    }
+    if (!wellFormed(c)) unreadable.push({ file: f.file, unreadable: 'does not have the shape of a checkpoint {formato, cadena, seq, cabeza, fecha, firma}' })
+    else checkpoints.push({ ...c, origen: f.file })
+  }
+  return { checkpoints, unreadable }
+}
+
+/**
+ * Runs `fn` with every query in one snapshot, read only. The service's
+ * writes go on; the audit sees the database as of one instant.
+ */
+async function inSnapshot (client, fn) {
+  await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+  try {
+    return await fn()
+  } finally {
+    await client.query('ROLLBACK').catch(() => {})
+  }
+}
+
+/** Whether a table exists (a module whose table was never made, or dropped). */
+export async function tableExists (q, table) {
+  return (await q('select to_regclass($1) is not null as ok', [`"${table.replace(/"/g, '""')}"`]))[0].ok
+}
+
+/** Whether a table has a column (older schemas lack the chain identity). */
+async function hasColumn (q, table, column) {
+  return (await q('select 1 from information_schema.columns where table_schema = current_schema() and table_name = $1 and column_name = $2', [table, column])).length > 0
 }
 
 /** Decrypts a stored value ("v1:kid:iv:ct+tag", AAD = id NUL field) with whichever key has its id. */
@@ -90,24 +131,45 @@ const sha256hex = (buf) => createHash('sha256').update(buf).digest('hex')
 
 /**
  * opt: { client (a connected pg client), dirs, publicKey, modules (parsed modules.yaml or undefined),
- *        encryptionKeys (array of base64) | undefined, indexKey (base64) | undefined, say (line printer) }
+ *        encryptionKeys (array of base64) | undefined, indexKey (base64) | undefined, integrityKey (base64) | undefined,
+ *        payloadOf (verificar-cadena.mjs: what enters a _hash), say (line printer) }
  */
 export async function auditDatabase (opt) {
+  const key = publicKeyOf(opt.publicKey)
+  // The files first, then the snapshot: every file read signs a chain already committed.
+  const files = parseCheckpointFiles(readCheckpointFiles(opt.dirs))
+  return inSnapshot(opt.client, () => audit(opt, key, files))
+}
+
+async function audit (opt, key, files) {
   const problems = []
   const problem = (text) => { problems.push(text); if (problems.length <= 50) opt.say(`  PROBLEM: ${text}`) }
-  const key = publicKeyOf(opt.publicKey)
   const q = async (sql, params = []) => (await opt.client.query(sql, params)).rows
 
-  // 1. Checkpoints: every file and every copy in the database must be signed by the service's key.
-  const files = readCheckpointFiles(opt.dirs)
-  if (files.length === 0) throw new UsageError(`no checkpoints (punto-*.json) in ${opt.dirs.join(', ')}: nothing outside the database to compare it with; pass the directory copied from CHECKPOINT_DIR`)
-  const stored = (await q('select seq::text as seq, cabeza, fecha, firma from sys_puntos_control order by seq')).map((r) => ({ formato: 1, ...r, seq: Number(r.seq), origen: `sys_puntos_control seq ${r.seq}` }))
-  const checkpoints = []
-  for (const c of [...files, ...stored]) {
-    if (signatureHolds(c, key)) checkpoints.push(c)
-    else problem(`${c.origen}: the signature is not by the given public key (a forged checkpoint, or one of another database)`)
+  // 1. Checkpoints: every file of this chain and every copy in the database must be signed by the service's key.
+  const identity = await hasColumn(q, 'sys_cadena_estado', 'cadena')
+  const [estado] = identity ? await q('select cadena from sys_cadena_estado where id = 1') : []
+  // A database older than chain identities: its chain is that of the files its key signed.
+  const cadena = estado?.cadena ?? files.checkpoints.find((c) => c.formato === 2 && signatureHolds(c, key))?.cadena
+  const mine = []
+  for (const c of files.checkpoints) {
+    if (c.formato === 2 && c.cadena !== cadena) opt.say(`  Left out: ${c.origen} is a checkpoint of another chain (${c.cadena}; this database's is ${cadena ?? 'unknown'}).`)
+    else mine.push(c)
   }
-  opt.say(`Checkpoints: ${files.length} files, ${stored.length} copies in the database.`)
+  if (mine.length === 0) {
+    throw new UsageError(`no checkpoints of this database's chain (punto-*.json) in ${opt.dirs.join(', ')}: nothing outside the database to compare it with; pass the directory copied from CHECKPOINT_DIR` +
+      (files.unreadable.length > 0 ? ` (${files.unreadable.length} files there could not be read)` : ''))
+  }
+  const stored = (await q(`select seq::text as seq, cabeza, fecha, firma${await hasColumn(q, 'sys_puntos_control', 'cadena') ? ', cadena' : ''} from sys_puntos_control order by seq`))
+    .map((r) => ({ formato: r.cadena == null ? 1 : 2, ...r, ...(r.cadena == null && { cadena: undefined }), seq: Number(r.seq), origen: `sys_puntos_control seq ${r.seq}` }))
+  const checkpoints = []
+  for (const c of [...mine, ...stored]) {
+    if (signatureHolds(c, key) && (c.formato === 1 || c.cadena === cadena)) checkpoints.push(c)
+    else if (c.formato === 1) problem(`${c.origen}: the signature is not by the given public key (a forged checkpoint, or another deployment's written before chains had an identity)`)
+    else problem(`${c.origen}: the signature is not by the given public key (a forged checkpoint)`)
+  }
+  opt.say(`Checkpoints: ${files.checkpoints.length} files (${mine.length} of this chain${cadena === undefined ? '' : `, ${cadena}`}), ${stored.length} copies in the database` +
+    `${files.unreadable.length > 0 ? `, ${files.unreadable.length} unreadable files` : ''}.`)
   const wanted = new Map()
   for (const c of checkpoints) wanted.set(c.seq, [...(wanted.get(c.seq) ?? []), c])
 
@@ -144,15 +206,18 @@ export async function auditDatabase (opt) {
   }
 
   // 3. Each record: its history runs 1..n, its live row is version n, and n is not older than what the chain sealed.
-  const history = await q(`select distinct on (modulo, registro) modulo, registro, version, hash, count(*) over (partition by modulo, registro) as n
+  const history = await q(`select distinct on (modulo, registro) modulo, registro, version, hash, sello, count(*) over (partition by modulo, registro) as n,
+      lag(hash) over (partition by modulo, registro order by version) as prev,
+      case when sello = 1 then (select array_agg(k) from jsonb_object_keys(datos) k) end as claves
     from sys_historial order by modulo, registro, version desc`)
   const last = new Map(history.map((r) => [`${r.modulo}/${r.registro}`, r]))
   for (const r of history) if (Number(r.n) !== r.version) problem(`${r.modulo} ${r.registro}: the history holds ${r.n} versions but reaches version ${r.version} (gaps)`)
   const mods = [...new Set([...history.map((r) => r.modulo), ...[...sealed.keys()].map((k) => k.split('/')[0])])]
   for (const m of mods) {
     const table = opt.modules?.modules?.[m]?.table ?? fold(m)
-    let live
-    try { live = await q(`select "_id", "_version", "_hash" from "${table.replace(/"/g, '""')}"`) } catch { problem(`table ${table} of module ${m} is missing`); continue }
+    // Asked first: inside the snapshot's transaction a failed query would end every later one.
+    if (!await tableExists(q, table)) { problem(`table ${table} of module ${m} is missing`); continue }
+    const live = await q(`select "_id", "_version", "_hash" from "${table.replace(/"/g, '""')}"`)
     const byId = new Map(live.map((r) => [r._id, r]))
     for (const [k, v] of sealed) {
       const [mm, id] = k.split('/')
@@ -166,6 +231,13 @@ export async function auditDatabase (opt) {
       if (h === undefined || h.version !== row._version || h.hash !== row._hash) problem(`${m} ${row._id}: the live row (version ${row._version}) is not the newest version of its history (${h?.version ?? 'none'})`)
     }
   }
+
+  // 3b. Each live row's _hash recomputed from its values (a field edited in SQL, history untouched).
+  if (opt.modules !== undefined && opt.payloadOf !== undefined) {
+    const decrypt = opt.encryptionKeys === undefined ? undefined : decryptor(opt.encryptionKeys)
+    await liveRows({ q, opt, last, problem, decrypt, canonical, sha, fold, tableExists, UsageError })
+  }
+  else opt.say('Live rows not recomputed: that needs --modulos.')
 
   // 4. The history's own author and time columns say what its snapshot says (also for rows not sealed yet).
   const cols = await q(`select modulo, registro, version from sys_historial
@@ -190,6 +262,7 @@ export async function auditDatabase (opt) {
       const fields = Object.entries(def.fields ?? {}).filter(([, f]) => f.encrypted && f.searchable)
       if (fields.length === 0) continue
       const table = def.table ?? fold(m)
+      if (!await tableExists(q, table)) continue // a module declared but never started: no records
       for (const [name, f] of fields) {
         const col = f.column ?? fold(name)
         const fieldHmacKey = fieldKey(m, name)
@@ -208,5 +281,5 @@ export async function auditDatabase (opt) {
     opt.say('Blind indexes not checked: that needs --clave-cifrado, --clave-indice and --modulos.')
   }
   if (problems.length > 50) opt.say(`  … and ${problems.length - 50} more problems.`)
-  return problems
+  return { problems, unreadable: files.unreadable }
 }

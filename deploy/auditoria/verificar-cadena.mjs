@@ -11,7 +11,11 @@
  *
  *      node deploy/auditoria/verificar-cadena.mjs --db postgres://… \
  *           --puntos-control <dir> [--puntos-control <dir> …] --clave-publica <base64> \
- *           [--modulos modules.yaml] [--clave-cifrado <base64>[,<base64>…]] [--clave-indice <base64>]
+ *           [--modulos modules.yaml] [--clave-cifrado <base64>[,<base64>…]] [--clave-indice <base64>] [--clave-integridad <base64>]
+ *
+ *    It reads the database in one snapshot and recomputes every live row's
+ *    _hash from its values (given --modulos; encrypted values need
+ *    --clave-cifrado and --clave-integridad).
  *
  * 2. One record's hash chain, from the API's output:
  *
@@ -37,12 +41,13 @@ import { parse as parseYaml } from 'yaml'
 
 const USAGE = `usage:
   verificar-cadena.mjs --db <url> --puntos-control <dir> [--puntos-control <dir> …] --clave-publica <base64>
-                       [--modulos modules.yaml] [--clave-cifrado <base64>[,<base64>…]] [--clave-indice <base64>]
+                       [--modulos modules.yaml] [--clave-cifrado <base64>[,<base64>…]] [--clave-indice <base64>] [--clave-integridad <base64>]
       checks a whole database against its signed checkpoints (public key: npm run integrity-key -- --publica;
-      blind indexes: --clave-cifrado ENCRYPTION_KEY[,ENCRYPTION_KEYS] and --clave-indice from npm run integrity-key -- --indice)
+      blind indexes: --clave-cifrado ENCRYPTION_KEY[,ENCRYPTION_KEYS] and --clave-indice from npm run integrity-key -- --indice;
+      live rows recomputed with --modulos, and for encrypted fields --clave-cifrado and --clave-integridad from npm run integrity-key)
   verificar-cadena.mjs <history.json> --modulo <name> [--modulos modules.yaml] [--tz Europe/Madrid] [--clave-integridad <base64>]
       checks one record's chain from the answer of GET /{module}/{id}/historial
-Exit status: 0 intact, 1 not intact, 2 usage error or unreadable input.`
+Exit status: 0 intact, 1 not intact, 2 usage error or unreadable input (an unreadable checkpoint file too).`
 
 /** A usage error or an input that cannot be read: a message and exit 2, never a stack trace. */
 function fail (message) {
@@ -70,6 +75,41 @@ const readYaml = (file) => {
   try { return parseYaml(text) } catch (err) { fail(`${file} is not valid YAML: ${err.message}`) }
 }
 
+// Canonical JSON: keys sorted (UTF-16 order) at every depth, no spaces.
+const canonical = (v) => v === null || typeof v !== 'object'
+  ? JSON.stringify(v ?? null)
+  : Array.isArray(v) ? `[${v.map(canonical).join(',')}]`
+    : `{${Object.keys(v).filter((k) => v[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`
+
+/**
+ * What enters a version's _hash (README "The hash chain"): `r` the record
+ * (API form: declared fields by name), `at` the UTC instant
+ * (YYYY-MM-DDTHH:MM:SSZ) of each datetime field and of _created, _modified
+ * and _deleted, `hmac(name, plaintext)` the digest of an encrypted value,
+ * `sealedNulls` the fields that enter even when null (format 1). A password
+ * the record does not carry (the API never shows one) enters as '(?)': not
+ * verifiable; `sello` the version's seal format (3 adds `_clave`). Also used
+ * on live rows by cadena-global.mjs.
+ */
+function payloadOf (r, fields, { prev, sealedNulls, at, hmac, sello }) {
+  const payload = { _id: r._id, _version: r._version, _created_by: r._created_by, _modified_by: r._modified_by, _deleted: null, _prev: prev }
+  for (const [name, f] of Object.entries(fields)) {
+    if (f.type === 'password' && r[name] === undefined) { payload[name] = '(?)'; continue }
+    let value = r[name] ?? null
+    if (value === null && !sealedNulls.has(name)) continue
+    if (f.encrypted && value !== null) {
+      // An encrypted instant is digested as its UTC form, like a plain datetime in the payload.
+      const plain = f.type === 'datetime' ? at[name] : typeof value === 'string' ? value : canonical(value)
+      value = hmac(name, plain)
+    } else if (f.type === 'datetime' && value !== null) value = at[name]
+    payload[name] = value
+  }
+  for (const k of ['_created', '_modified', '_deleted']) if (at[k] !== undefined) payload[k] = at[k]
+  // Format 3 (a module with encrypted fields): one keyed entry, so no reader can test which encrypted fields are empty.
+  if (sello === 3) payload._clave = hmac('_clave', `sello\u0000${r._id}\u0000${r._version}`)
+  return payload
+}
+
 if (opt.db !== undefined) {
   if (positionals.length > 0 || opt['puntos-control'] === undefined || opt['clave-publica'] === undefined) fail(USAGE)
   const { auditDatabase, UsageError } = await import('./cadena-global.mjs')
@@ -77,16 +117,18 @@ if (opt.db !== undefined) {
   try { ({ default: pg } = await import('pg')) } catch { fail('reading the database needs the pg package: npm install pg') }
   let client
   try { client = new pg.Client({ connectionString: opt.db }) } catch (err) { fail(`--db is not a valid PostgreSQL URL: ${err.message}`) }
-  let problems
+  let result
   try {
     await client.connect()
-    problems = await auditDatabase({
+    result = await auditDatabase({
       client,
       dirs: opt['puntos-control'],
       publicKey: opt['clave-publica'],
       modules: opt.modulos === undefined ? undefined : readYaml(opt.modulos),
       encryptionKeys: opt['clave-cifrado']?.split(',').filter((k) => k.trim() !== ''),
       indexKey: opt['clave-indice'],
+      integrityKey: opt['clave-integridad'],
+      payloadOf,
       say: (line) => console.log(line),
     })
   } catch (err) {
@@ -94,18 +136,23 @@ if (opt.db !== undefined) {
     fail(err instanceof UsageError ? err.message : `could not read the database (${opt.db.replace(/\/\/[^@/]*@/, '//…@')}): ${err.message}; check --db and that the database answers`)
   }
   await client.end().catch(() => {})
-  console.log(problems.length === 0 ? 'Database intact against its checkpoints.' : `The database is NOT intact: ${problems.length} problems.`)
-  process.exit(problems.length === 0 ? 0 : 1)
+  const { problems, unreadable } = result
+  // An unreadable file is an outage of the store, not tampering: said apart, exit 2 unless something is wrong.
+  for (const u of unreadable) console.error(`${u.file} ${u.unreadable}: not a checkpoint (a write cut short or a damaged store, not a forgery); restore it from a copy or move it out of the directory`)
+  if (problems.length > 0) {
+    console.log(`The database is NOT intact: ${problems.length} problems.`)
+    process.exit(1)
+  }
+  if (unreadable.length > 0) {
+    console.error(`Database intact against its readable checkpoints; ${unreadable.length} checkpoint files could not be read (above).`)
+    process.exit(2)
+  }
+  console.log('Database intact against its checkpoints.')
+  process.exit(0)
 }
 
 if (positionals.length !== 1 || opt.modulo === undefined) fail(USAGE)
 opt.modulos ??= 'modules.yaml'
-
-// Canonical JSON: keys sorted (UTF-16 order) at every depth, no spaces.
-const canonical = (v) => v === null || typeof v !== 'object'
-  ? JSON.stringify(v ?? null)
-  : Array.isArray(v) ? `[${v.map(canonical).join(',')}]`
-    : `{${Object.keys(v).filter((k) => v[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`
 
 // 'YYYY-MM-DD HH:MM:SS' in the zone → every UTC instant it can name ('YYYY-MM-DDTHH:MM:SSZ').
 const fmt = new Intl.DateTimeFormat('en-GB', { timeZone: opt.tz, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
@@ -149,24 +196,11 @@ for (const v of versions) {
   if (unknown.length > 0) { console.error(`version ${v._version} was sealed with fields ${opt.modulos} does not declare (${unknown.join(', ')}): use the modules.yaml in force`); process.exit(2) }
   let combos = [{}]
   for (const k of datetimeKeys) combos = combos.flatMap((c) => instants(r[k]).map((i) => ({ ...c, [k]: i })))
-  const hashes = combos.map((dt) => {
-    const payload = { _id: r._id, _version: r._version, _created_by: r._created_by, _modified_by: r._modified_by, _deleted: null, _prev: prev }
-    for (const [name, f] of Object.entries(fields)) {
-      if (f.type === 'password') { payload[name] = '(?)'; continue }
-      let value = r[name] ?? null
-      if (value === null && !sealedNulls.has(name)) continue
-      if (f.encrypted && value !== null) {
-        if (key === undefined) { console.error(`${name} is encrypted: pass --clave-integridad (npm run integrity-key)`); process.exit(2) }
-        // An encrypted instant is digested as its UTC form, like a plain datetime in the payload.
-        const plain = f.type === 'datetime' ? dt[name] : typeof value === 'string' ? value : canonical(value)
-        value = createHmac('sha256', key).update(plain, 'utf8').digest('hex')
-      } else if (f.type === 'datetime' && value !== null) value = dt[name]
-      payload[name] = value
-    }
-    for (const k of ['_created', '_modified', '_deleted']) if (dt[k] !== undefined) payload[k] = dt[k]
-    if (sello === 3) payload._clave = createHmac('sha256', key).update(`sello\u0000${r._id}\u0000${r._version}`, 'utf8').digest('hex')
-    return createHash('sha256').update(canonical(payload), 'utf8').digest('hex')
-  })
+  const hmac = (name, plain) => {
+    if (key === undefined) { console.error(`${name} is encrypted: pass --clave-integridad (npm run integrity-key)`); process.exit(2) }
+    return createHmac('sha256', key).update(plain, 'utf8').digest('hex')
+  }
+  const hashes = combos.map((dt) => createHash('sha256').update(canonical(payloadOf(r, fields, { prev, sealedNulls, at: dt, hmac, sello })), 'utf8').digest('hex'))
   const hasPassword = Object.values(fields).some((f) => f.type === 'password')
   const good = hasPassword ? undefined : hashes.includes(v._hash) && r._hash === v._hash
   if (good === false) ok = false

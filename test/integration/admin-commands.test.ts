@@ -144,7 +144,7 @@ describe('npm run check refuses what the start refuses', () => {
         expect(checkpoint.code, checkpoint.err).toBe(0)
         expect(checkpoint.err).toMatch(/^Checkpoint \d+ published in .*punto-[^/\n]+\.json\.\n\d+ entries sealed\.\n$/)
         expect(checkpoint.err).toContain(checkpointDir)
-        expect(JSON.parse(checkpoint.out)).toMatchObject({ formato: 1, seq: expect.any(Number), firma: expect.any(String) })
+        expect(JSON.parse(checkpoint.out)).toMatchObject({ formato: 2, cadena: expect.stringMatching(/^[0-9a-f]{32}$/), seq: expect.any(Number), firma: expect.any(String) })
 
         const inLine = await run('check', [], env)
         expect(inLine.code, inLine.err).toBe(0)

@@ -32,7 +32,7 @@ const registry = loadRegistry('modules.yaml')
 const mod = (name: string): ModuleDef => registry.byName.get(name)!
 const veh = mod('vehiculos'), per = mod('personal'), den = mod('denuncias')
 
-let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, token: string, publicKey: string, indexKey: string
+let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, token: string, publicKey: string, indexKey: string, integrityKey: string
 const refs = new Map<string, string>()
 
 const create = async (m: ModuleDef, extra: Rec = {}): Promise<Rec> => ok(await api.post(`/${m.path}`, { ...sampleBody(m, refs), ...extra }), 201)
@@ -57,7 +57,7 @@ const sql = <T = Rec>(text: string, params: unknown[] = []): Promise<T[]> => h.d
 const dbUrl = (): string => h.db.url ?? `postgres://postgres:postgres@localhost/postgres?host=${encodeURIComponent(h.db.embedded!.host)}`
 /** The auditor's script on the whole database, against CHECKPOINT_DIR. */
 function auditor (extra: string[] = [], args?: string[]): Promise<{ code: number, out: string, err: string }> {
-  const argv = args ?? ['--db', dbUrl(), '--puntos-control', h.config.checkpointDir, '--clave-publica', publicKey, '--modulos', 'modules.yaml', '--clave-cifrado', TEST_KEY, '--clave-indice', indexKey, ...extra]
+  const argv = args ?? ['--db', dbUrl(), '--puntos-control', h.config.checkpointDir, '--clave-publica', publicKey, '--modulos', 'modules.yaml', '--clave-cifrado', TEST_KEY, '--clave-indice', indexKey, '--clave-integridad', integrityKey, ...extra]
   return new Promise((resolve) => execFile(process.execPath, ['deploy/auditoria/verificar-cadena.mjs', ...argv], { cwd: ROOT }, (e, stdout, stderr) =>
     resolve({ code: e === null ? 0 : Number((e as { code?: number }).code ?? 1), out: stdout + stderr, err: stderr })))
 }
@@ -100,7 +100,9 @@ beforeAll(async () => {
   app = await h.app()
   token = await login(app)
   api = client(app, token)
-  indexKey = (await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys)).indexKey.toString('base64')
+  const keys = await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys)
+  indexKey = keys.indexKey.toString('base64')
+  integrityKey = keys.integrityKey.toString('base64')
   refs.set('personal', (await create(per))._id)
   refs.set('vehiculos', (await create(veh))._id)
 })
@@ -111,7 +113,7 @@ describe('an untampered database', () => {
     const before = [await create(veh), await create(den), await create(per)]
     const first = await sealAll()
     publicKey = first.clave_publica
-    expect(first.punto_control).toMatchObject({ formato: 1, seq: expect.any(Number), cabeza: expect.stringMatching(/^[0-9a-f]{64}$/) })
+    expect(first.punto_control).toMatchObject({ formato: 2, cadena: expect.stringMatching(/^[0-9a-f]{32}$/), seq: expect.any(Number), cabeza: expect.stringMatching(/^[0-9a-f]{64}$/) })
     expect(first.sellados).toBeGreaterThan(0)
     // writes and checkpoints at once: nothing sealed twice, nothing left out
     const writes = Array.from({ length: 12 }, async (_, i) => {
