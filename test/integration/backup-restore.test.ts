@@ -171,13 +171,15 @@ describe('PostgreSQL: pg_dump -Fc, pg_restore into a fresh database, start on it
 describe('embedded: a copy of the stopped service\'s data directory', () => {
   it('starts on the copy: every record verifies and reads back, the next create gets the next id', async () => {
     const original = join(dir, 'embedded')
-    const source = await start({}, original)
+    // A deployment of its own: its checkpoints may not share the PostgreSQL one's directory (chain identity, SPEC S21).
+    const own = { CHECKPOINT_DIR: join(dir, 'puntos-control-embebido') }
+    const source = await start(own, original)
     const before = await write(source)
     await stop(source)
     const copy = join(dir, 'embedded-copia')
     cpSync(original, copy, { recursive: true })
     rmSync(original, { recursive: true, force: true })
-    const restored = await start({}, copy)
+    const restored = await start(own, copy)
     expectSame(await read(restored, [...before].map(([id, r]) => [r.mod, id] as [string, string])), before)
     const next = ok(await client(restored, await login(restored)).post('/denuncias', DENUNCIA), 201)
     expect(seq(next._id)).toBe(Math.max(...[...before.keys()].filter((id) => id.startsWith('DEN-')).map(seq)) + 1)
