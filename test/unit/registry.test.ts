@@ -242,6 +242,14 @@ describe('mistakes in modules.yaml', () => {
     expect(message).toContain(`temp.yaml:${l}:`)
   })
 
+  it('YAML syntax errors name file, line and column, in the style of schema errors', () => {
+    const l = lineOf('      modelo: { type: string }', lineOf('  vehiculos:'))
+    const indent = errorOf(edit('      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla', '     modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla')).message
+    expect(indent).toBe(`temp.yaml is not valid:\n  temp.yaml:${l}:6: YAML syntax error: All mapping items must start at the same column`)
+    const tab = errorOf(edit('      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla', '\tmodelo: x\n      tipo: { type: string, required: true, enum: [patrulla')).message
+    expect(tab).toMatch(new RegExp(`^temp\\.yaml is not valid:\n  temp\\.yaml:${l}:1: YAML syntax error: Tabs are not allowed`))
+  })
+
   it('a duplicated key is refused', () => {
     const message = errorOf(edit('      juzgado: { type: string }\n', '      juzgado: { type: string }\n      juzgado: { type: text }\n')).message
     expect(message).toMatch(/^temp\.yaml/)
