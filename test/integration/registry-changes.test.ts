@@ -337,11 +337,21 @@ describe('a destructive change to modules.yaml', () => {
     }
   })
 
+  it('a field made required while records hold nulls in it starts (no table change); those records stay readable and writable', async () => {
+    const app = await h.app({ registry: parseRegistry(edit(withColor, '      bastidor: { type: string, unique: true, max_length: 32 }\n', '      bastidor: { type: string, required: true, unique: true, max_length: 32 }\n'), 'temp.yaml') })
+    const api = client(app, await login(app))
+    expect((await api.get(`/vehiculos/${oldId}`)).body.data).toMatchObject({ bastidor: null })
+    const put = await api.put(`/vehiculos/${oldId}`, { km_actuales: 10 })
+    expect(put.status, JSON.stringify(put.body)).toBe(200)
+    expectError(await api.put(`/vehiculos/${oldId}`, { bastidor: null }), 400, 'Datos requeridos')
+    await h.closeApp(app)
+  })
+
   it('the data stays readable by an instance on the matching file', async () => {
     const app = await h.app({ registry: parseRegistry(withColor, 'temp.yaml') })
     const res = await client(app, await login(app)).get(`/vehiculos/${oldId}`)
     expect(res.status).toBe(200)
-    expect(res.body.data).toMatchObject({ color: 'azul', modelo: 'Golf', _version: 3 })
+    expect(res.body.data).toMatchObject({ color: 'azul', modelo: 'Golf', km_actuales: 10, _version: 4 })
   })
 
   it('a longer max_length is additive: the column widens by itself, values kept', async () => {
