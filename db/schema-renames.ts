@@ -23,7 +23,7 @@ export interface RenamedField {
   readonly encrypted: boolean
   /** Whether it has a blind index column (`<from>_bidx`) to rename with it. */
   readonly blindIndex: boolean
-  /** Live rows and history versions whose seal names the old field. */
+  /** Stored versions (history, or live rows) whose seal names the old field. */
   readonly sealedValues: number
 }
 
@@ -90,7 +90,8 @@ export async function findRenames (orm: MikroORM, em: EntityManager): Promise<Re
         to,
         encrypted: blindIndex || live!.encrypted,
         blindIndex,
-        sealedValues: Number(live!.n) + Number(versions!.n),
+        // Each live row is also its last history version: the larger count is the versions.
+        sealedValues: Math.max(Number(live!.n), Number(versions!.n)),
       })
     }
   }

@@ -101,7 +101,7 @@ describe('on the embedded database (DATA_DIR/pgdata)', () => {
     expect(refused.code).toBe(1)
     expect(refused.err).toContain('vehiculos: column "modelo" has no field any more and "modelo_vehiculo" is new')
     expect(refused.err).toContain(`npm run migrate -- --apply '${statement}'`)
-    expect(refused.err).toMatch(/Stop the service first \(Ctrl-C on npm start/)
+    expect(refused.err).toMatch(/[Ss]top the service first \(Ctrl-C on npm start/)
     expect(refused.err).not.toMatch(/psql/)
 
     const bad = await run('migrate', ['--apply', statement, '--apply', 'ALTER TABLE "vehiculos" RENAME COLUMN "nada" TO "algo";'], env)

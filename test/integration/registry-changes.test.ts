@@ -296,9 +296,9 @@ describe('a destructive change to modules.yaml', () => {
     expect(message).toMatch(/renames a field, which the start does not do by itself[^]*refusing to start/)
     expect(message).toContain('vehiculos: column "modelo" has no field any more and "modelo_x" is new')
     expect(message).toContain(`npm run migrate -- --apply 'ALTER TABLE "vehiculos" RENAME COLUMN "modelo" TO "modelo_x";'`)
-    expect(message).toMatch(/record version\(s\) hold a value under "modelo"[^]*\/verificar reports those records as broken/)
+    expect(message).toMatch(/stored version\(s\) of records hold a value under "modelo"[^]*\/verificar reports those records as broken/)
     if (usingPostgres) expect(message).toContain('psql "$DATABASE_URL"')
-    else expect(message).toMatch(/Stop the service first \(Ctrl-C on npm start/)
+    else expect(message).toMatch(/[Ss]top the service first \(Ctrl-C on npm start/)
     expect(message).not.toMatch(/does not exist/)
   })
 
