@@ -4,12 +4,13 @@
  * the environment (loadConfig: secrets, production guards, CORS_ORIGINS,
  * TRUST_PROXY …), a role able to be the first superadmin, ADMIN_PASSWORD
  * against the users module's rules, CHECKPOINT_DIR, and, with
- * DATABASE_URL, the database: reachable, the schema change the start would
- * make (refused when it would lose or rewrite data), the stored system keys
- * against ENCRYPTION_KEY(S). It writes nothing to the database.
+ * DATABASE_URL or an embedded database in DATA_DIR, the database:
+ * reachable, the schema change the start would make (refused when it would
+ * lose or rewrite data, or rename a field), the stored system keys against
+ * ENCRYPTION_KEY(S). It writes nothing to the database.
  */
-import { accessSync, constants, mkdirSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import pino from 'pino'
 import { compileAccess } from '../core/access.js'
@@ -19,7 +20,7 @@ import { redactUrl } from '../core/redact-url.js'
 import { loadRegistry } from '../core/registry/load.js'
 import type { Registry } from '../core/registry/types.js'
 import { openDatabase } from '../db/open.js'
-import { destructiveChange, planSchema } from '../db/schema-sync.js'
+import { planSchema, schemaRefusal } from '../db/schema-sync.js'
 import { checkSystemKeys } from '../db/system-keys.js'
 import { trustProxyWarning } from '../http/trust-proxy.js'
 import { otherChainsFiles, sharedStore, storedChainIdentity } from '../records/chain-identity.js'
@@ -33,11 +34,13 @@ Checks what the start would refuse, and says what it checked:
   - a role in usuarios.rol holding "*.*" (the first superadmin's), and
     ADMIN_PASSWORD against the users module's rules;
   - CHECKPOINT_DIR can be created and written;
-  - with DATABASE_URL: PostgreSQL answers, the schema change the start would
-    make (additive changes are listed; one that would drop or rewrite data
-    is refused, as the start refuses it), the stored system keys open
-    with ENCRYPTION_KEY / ENCRYPTION_KEYS, and CHECKPOINT_DIR holds no
-    other chain's checkpoints. Nothing is written to it.
+  - with DATABASE_URL, or the embedded database in DATA_DIR/pgdata when it
+    exists (stop npm start first: it serves one process): the database
+    answers, the schema change the start would make (additive changes are
+    listed; a rename, or one that would drop or rewrite data, is refused
+    as the start refuses it, with the statements to run), and the stored
+    system keys open with ENCRYPTION_KEY / ENCRYPTION_KEYS, and CHECKPOINT_DIR
+    holds no other chain's checkpoints. Nothing is written to it.
   --sin-entorno   check modules.yaml only (no environment, no database)
 Exit status: 0 all checked; 1 something the start would refuse (the
 message says what to fix).
@@ -82,16 +85,20 @@ function checkEnvironment (config: Config, registry: Registry): void {
 }
 
 async function checkDatabase (config: Config, registry: Registry, file: string): Promise<void> {
-  if (config.databaseUrl === undefined) { say('database: not checked (no DATABASE_URL; the embedded database is brought in line at start)'); return }
+  const embeddedPath = join(config.dataDir, 'pgdata')
+  if (config.databaseUrl === undefined && !existsSync(embeddedPath)) { say(`database: not checked (no DATABASE_URL, and no embedded database in ${embeddedPath} yet: the first start creates it)`); return }
   let db
   try {
     db = await openDatabase(config, registry, pino({ level: 'silent' }))
   } catch (err) {
+    // The embedded database's own refusal (in use by npm start) says what to do.
+    if (config.databaseUrl === undefined || err instanceof ConfigError) throw err
     throw new ConfigError(`PostgreSQL at ${redactUrl(config.databaseUrl)} cannot be reached (${err instanceof Error ? err.message : String(err)}); check DATABASE_URL and that the database is up (the start would wait for it)`)
   }
   try {
     const plan = await planSchema(db.orm)
-    if (plan.destructive.length > 0) throw destructiveChange(file, plan.destructive)
+    const refusal = schemaRefusal(file, plan, db.kind)
+    if (refusal !== undefined) throw refusal
     say(`database schema: OK — ${plan.safe.length === 0 ? 'matches modules.yaml' : `the start will apply ${plan.safe.length} additive statement(s):`}`)
     for (const s of plan.safe) say(`  ${s};`)
     const creates = plan.safe.some((s) => /create table "sys_claves"/i.test(s))

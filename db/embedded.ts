@@ -50,7 +50,8 @@ function lock (dataDir: string): () => void {
       const pid = readPid(file)
       if (pid !== undefined && alive(pid)) {
         throw new ConfigError(`the embedded database in ${dataDir} is in use by process ${pid} (npm start, or another command): ` +
-          'the embedded database serves one process at a time. Stop that process first, or run the service and the commands on PostgreSQL (DATABASE_URL). ' +
+          'the embedded database serves one process at a time. Stop that process first (Ctrl-C on npm start, or let the command finish), ' +
+          'then run this again and start the service after it; or run the service and the commands on PostgreSQL (DATABASE_URL). ' +
           `If no such process runs, delete ${file}.`)
       }
       rmSync(file, { force: true }) // left by a process that died

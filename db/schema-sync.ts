@@ -6,9 +6,10 @@
  * PostgreSQL advisory lock.
  */
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
-import { ConfigError } from '../core/errors.js'
 import { ensureSearchSupport } from './search-setup.js'
-import { isDocumentDrop, withDocumentRebuilds } from './search-document-plan.js'
+import { isDocumentDrop, withDocumentDrops, withDocumentRebuilds } from './search-document-plan.js'
+import { findRenames, type RenamedField } from './schema-renames.js'
+import { schemaRefusal, type DatabaseKind } from './schema-refusal.js'
 import { inTransaction } from './transaction.js'
 
 const LOCK_KEY = 720_092 // any constant shared by all instances
@@ -35,6 +36,8 @@ export interface SchemaPlan {
   readonly safe: string[]
   /** Statements that would drop or rewrite data: the start refuses them. */
   readonly destructive: string[]
+  /** Fields renamed in modules.yaml: refused too (db/schema-renames.ts). */
+  readonly renames: RenamedField[]
 }
 
 /** What the start would do to the database, without doing it (also `npm run check`). */
@@ -50,33 +53,32 @@ export async function planSchema (orm: MikroORM, em: EntityManager = orm.em.fork
     if (!safe.includes(s)) (isDocumentDrop(s) ? derived : destructive).push(s)
     else if (TYPE_CHANGE.test(s) && !(await widensVarchar(em, s))) destructive.push(s)
   }
-  return { safe: await withDocumentRebuilds(orm, em, [...safe, ...derived]), destructive }
+  return {
+    safe: await withDocumentRebuilds(orm, em, [...safe, ...derived]),
+    // An operator runs these as listed: a type change needs the search document dropped first (the next start adds it back).
+    destructive: await withDocumentDrops(em, destructive, safe),
+    renames: await findRenames(orm, em),
+  }
 }
 
-/** The refusal of a destructive change, with what an operator can do about it. */
-export function destructiveChange (modulesFile: string, destructive: readonly string[]): ConfigError {
-  return new ConfigError(
-    `${modulesFile} no longer matches the database in a way that would lose or rewrite data; refusing to start.\n` +
-    'These statements would be needed:\n' + destructive.map((s) => `  ${s};`).join('\n') + '\n' +
-    'Either restore the previous declaration in modules.yaml, or back up the database and run the ' +
-    'statements yourself (psql), then start again.')
-}
+export { schemaRefusal, type DatabaseKind }
 
 /**
- * `lock`: take the advisory lock (PostgreSQL). Embedded PGlite serves one
+ * On PostgreSQL under the advisory lock. Embedded PGlite serves one
  * instance and runs a transaction exclusively, so the introspection queries
  * (on other pooled connections) would wait for the lock holder forever.
  */
-export async function syncSchema (orm: MikroORM, modulesFile: string, lock: boolean): Promise<string[]> {
+export async function syncSchema (orm: MikroORM, modulesFile: string, kind: DatabaseKind): Promise<string[]> {
   const apply = async (em: EntityManager): Promise<string[]> => {
     // The search indexes of the module tables need these first.
     await ensureSearchSupport(em)
-    const { safe, destructive } = await planSchema(orm, em)
-    if (destructive.length > 0) throw destructiveChange(modulesFile, destructive)
-    for (const s of safe) await em.getConnection().execute(s, [], 'run', em.getTransactionContext())
-    return safe
+    const plan = await planSchema(orm, em)
+    const refusal = schemaRefusal(modulesFile, plan, kind)
+    if (refusal !== undefined) throw refusal
+    for (const s of plan.safe) await em.getConnection().execute(s, [], 'run', em.getTransactionContext())
+    return plan.safe
   }
-  if (!lock) return apply(orm.em.fork())
+  if (kind === 'embedded') return apply(orm.em.fork())
   return inTransaction(orm.em.fork(), async (em) => {
     await em.getConnection().execute(`select pg_advisory_xact_lock(${LOCK_KEY})`, [], 'all', em.getTransactionContext())
     return apply(em)

@@ -43,6 +43,28 @@ function declaredDocument (orm: MikroORM, table: string): { name: string, add: s
   }
 }
 
+async function storedDocuments (em: EntityManager): Promise<Array<{ table: string, column: string }>> {
+  return em.getConnection().execute<Array<{ table: string, column: string }>>(
+    'select table_name as "table", column_name as "column" from information_schema.columns ' +
+    `where table_schema = current_schema() and column_name like '${DOCUMENT_COLUMN_PREFIX.replace(/_/g, '\\_')}%'`,
+    [], 'all', em.getTransactionContext())
+}
+
+/**
+ * Refused statements as an operator would run them: with a column type
+ * change, the stored documents of its table and the indexes the plan drops
+ * go first (PostgreSQL refuses or fails the change while an index or a
+ * generated column reads the column the old way); the next start adds back
+ * what is declared.
+ */
+export async function withDocumentDrops (em: EntityManager, destructive: readonly string[], safe: readonly string[]): Promise<string[]> {
+  const tables = new Set(destructive.map((s) => TYPE_CHANGE_TABLE.exec(s)?.[1]).filter((t): t is string => t !== undefined))
+  if (tables.size === 0) return [...destructive]
+  const drops = (await storedDocuments(em)).filter((d) => tables.has(d.table) && DOCUMENT.test(d.column) && !destructive.some((s) => s.includes(quote(d.column))))
+  const indexDrops = safe.filter((s) => /^drop index "[^"]+"$/.test(s))
+  return [...drops.map((d) => `alter table ${quote(d.table)} drop column ${quote(d.column)}`), ...indexDrops, ...destructive]
+}
+
 /**
  * `safe` with every table whose column type changes and that has a stored
  * document in the database reordered: its document columns dropped first
@@ -54,10 +76,7 @@ export async function withDocumentRebuilds (orm: MikroORM, em: EntityManager, sa
   const tableOf = (s: string): string | undefined => TYPE_CHANGE_TABLE.exec(s)?.[1]
   const tables = [...new Set(safe.map(tableOf).filter((t): t is string => t !== undefined))]
   if (tables.length === 0) return [...safe]
-  const existing = await em.getConnection().execute<Array<{ table: string, column: string }>>(
-    'select table_name as "table", column_name as "column" from information_schema.columns ' +
-    `where table_schema = current_schema() and column_name like '${DOCUMENT_COLUMN_PREFIX.replace(/_/g, '\\_')}%'`,
-    [], 'all', em.getTransactionContext())
+  const existing = await storedDocuments(em)
   let rest = [...safe]
   const first: string[] = []
   const last: string[] = []

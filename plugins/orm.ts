@@ -33,7 +33,7 @@ async function ormPlugin (app: FastifyInstance, opts: OrmOptions): Promise<void>
   const db = await openDatabase(app.config, app.registry, app.log, opts)
   const { orm, entities } = db
   app.addHook('onClose', async () => { await db.close() })
-  const applied = await syncSchema(orm, app.config.modulesFile, db.kind === 'postgresql')
+  const applied = await syncSchema(orm, app.config.modulesFile, db.kind)
   if (applied.length > 0) app.log.info({ statements: applied.length }, 'database schema updated from modules.yaml')
   app.decorate('orm', orm)
   app.decorate('entities', entities)

@@ -8,6 +8,7 @@
 import { AppError, type ErrorDetail } from '../core/errors.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { Rejected, typeOf, type ColumnValue } from '../core/field-types/index.js'
+import { FORMATS } from '../core/field-types/formats.js'
 
 export type { ColumnValue }
 
@@ -30,7 +31,9 @@ export function normalizeBody (mod: ModuleDef, body: Record<string, unknown>, mo
     const f = mod.fieldMap.get(key)
     if (f === undefined) { invalid.push({ campo: key, mensaje: 'no es un campo de este módulo' }); continue }
     if (raw === null && f.required) { missing.push({ campo: key, mensaje: 'es obligatorio' }); continue }
-    const v = raw === null ? null : typeOf(f).normalize(raw, timeZone)
+    let v = raw === null ? null : typeOf(f).normalize(raw, timeZone)
+    // A declared format (a DNI's check letter) is checked here, before any encryption.
+    if (f.format !== undefined && typeof v === 'string') v = FORMATS[f.format].check(v)
     if (v instanceof Rejected) invalid.push({ campo: key, mensaje: v.mensaje })
     else values.set(f, v)
   }

@@ -8,6 +8,7 @@ import type { FieldDef } from '../registry/types.js'
 import { hint } from '../registry/suggest.js'
 import { isCleanText } from '../text.js'
 import { asDeclared, asStored, described, stringOutput } from './common.js'
+import { FORMATS } from './formats.js'
 import { AS_TEXT } from './plaintext.js'
 import { Rejected, type DeclaredDefault, type FieldTypeImpl } from './types.js'
 
@@ -18,6 +19,7 @@ export function textInput (f: FieldDef, extra: { writeOnly?: true } = {}): TSche
     ...(f.maxLength !== undefined && { maxLength: f.maxLength }),
     ...(f.minLength !== undefined && { minLength: f.minLength }),
     ...(f.pattern !== undefined && { pattern: f.pattern }),
+    ...(f.format !== undefined && { pattern: FORMATS[f.format].pattern, description: [f.description, FORMATS[f.format].description].filter((d) => d !== undefined).join('. ') }),
     ...(f.enum !== undefined && { enum: [...f.enum] }),
     ...extra,
   })

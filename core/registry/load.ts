@@ -62,9 +62,13 @@ export function parseRegistry (text: string, file: string): Registry {
     return line === undefined ? file : `${file}:${line}`
   }
   if (doc.errors.length > 0) {
+    // Reported like a schema error (below), with the column too: `file:line:column: …`.
     const e = doc.errors[0]!
-    const line = e.linePos?.[0]?.line ?? lines.linePos(e.pos[0]).line
-    throw new ConfigError(`${file}${line === undefined ? '' : `:${line}`}: YAML syntax error: ${e.message.split('\n')[0]}`)
+    // Past the indentation a position may start with, to the character at fault.
+    let at = e.pos[0]
+    while (text[at] === ' ') at++
+    const { line, col } = lines.linePos(at)
+    throw new ConfigError(`${file} is not valid:\n  ${file}:${line}:${col}: YAML syntax error: ${e.message.split('\n')[0]}`)
   }
   const data = doc.toJS({ maxAliasCount: 1000 }) as unknown
   if (data === null || typeof data !== 'object') {

@@ -23,6 +23,8 @@ export const FieldSchema = Type.Object({
   min: Type.Optional(Type.Number()),
   max: Type.Optional(Type.Number()),
   pattern: Type.Optional(Type.String()),
+  // Any text here: build.ts names the known formats with a closest-name hint.
+  format: Type.Optional(Type.String()),
   max_items: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
   filterable: Type.Optional(Type.Boolean()),
   column: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', maxLength: 63 })),

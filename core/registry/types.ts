@@ -8,6 +8,10 @@ export const FIELD_TYPES = [
 ] as const
 export type FieldType = typeof FIELD_TYPES[number]
 
+/** The `format:` names a string field may declare (core/field-types/formats.ts). */
+export const FIELD_FORMATS = ['dni'] as const
+export type FieldFormat = typeof FIELD_FORMATS[number]
+
 /** The actions of a permission string `{module}.{action}`. */
 export const ACTIONS = ['ver', 'crear', 'editar', 'eliminar', 'descifrar'] as const
 export type Action = typeof ACTIONS[number]
@@ -35,6 +39,8 @@ export interface FieldDef {
   readonly min?: number
   readonly max?: number
   readonly pattern?: string
+  /** A checked shape of a string field (`dni`: DNI or NIE with its check letter). */
+  readonly format?: FieldFormat
   readonly maxItems?: number
   /** May be used in `?campo=` filters and `sort`; filterable fields are indexed. */
   readonly filterable: boolean

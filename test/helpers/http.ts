@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import { expect } from 'vitest'
 import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js'
+import { dniLetter } from '../../core/field-types/dni.js'
 import { ADMIN } from './app.js'
 
 export interface Res {
@@ -63,12 +64,18 @@ export function expectError (res: Res, status: number, error: string): void {
 
 let sampleCounter = 0
 
+/** A DNI with its right check letter (format: dni), from a number below 100,000,000. */
+export function validDni (n: number): string {
+  return `${String(n).padStart(8, '0')}${dniLetter(n)}`
+}
+
 /** A valid value for a field; refs come from `refs` (module name → id). */
 export function sampleValue (f: FieldDef, refs: Map<string, string>, n: number): unknown {
   switch (f.type) {
     case 'string': {
       if (f.enum !== undefined) return f.enum[0]
       if (f.name === 'username') return `user${n}x${process.pid}`
+      if (f.format === 'dni') return validDni(10_000_000 + n)
       const s = `${f.name.slice(0, 8)}-${n}`
       return s.slice(0, f.maxLength ?? 500).padEnd(f.minLength ?? 0, 'x')
     }

@@ -78,6 +78,44 @@ describe('failures end non-zero with the fix', () => {
   })
 })
 
+describe('on the embedded database (DATA_DIR/pgdata)', () => {
+  it('check refuses a rename with a command that reaches it; migrate --apply runs it (refused while the service holds the database); check then accepts', { timeout: 240_000 }, async () => {
+    const dataDir = tmp()
+    const env = { DATA_DIR: dataDir, ...SECRETS, ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: 'admin-password-123' }
+    const renamed = join(tmp(), 'modules.yaml')
+    writeFileSync(renamed, readFileSync('modules.yaml', 'utf8').replace('      modelo: { type: string }', '      modelo_vehiculo: { type: string }'))
+    const statement = 'ALTER TABLE "vehiculos" RENAME COLUMN "modelo" TO "modelo_vehiculo";'
+    const app = await buildApp({ config: loadConfig({ ...env, METRICS_PORT: '0' }), logger: false })
+    try {
+      // While the service holds the embedded database, the commands say to stop it first.
+      const held = await run('migrate', ['--apply', statement], env)
+      expect(held.code).toBe(1)
+      expect(held.err).toMatch(new RegExp(`in use by process ${process.pid} .*Stop that process first \\(Ctrl-C on npm start`))
+      const heldCheck = await run('check', [renamed], env)
+      expect(heldCheck.code).toBe(1)
+      expect(heldCheck.err).toMatch(/in use by process \d+ .*Ctrl-C on npm start/)
+    } finally {
+      await app.close()
+    }
+    const refused = await run('check', [renamed], env)
+    expect(refused.code).toBe(1)
+    expect(refused.err).toContain('vehiculos: column "modelo" has no field any more and "modelo_vehiculo" is new')
+    expect(refused.err).toContain(`npm run migrate -- --apply '${statement}'`)
+    expect(refused.err).toMatch(/[Ss]top the service first \(Ctrl-C on npm start/)
+    expect(refused.err).not.toMatch(/psql/)
+
+    const bad = await run('migrate', ['--apply', statement, '--apply', 'ALTER TABLE "vehiculos" RENAME COLUMN "nada" TO "algo";'], env)
+    expect(bad.code).toBe(1)
+    expect(bad.err).toMatch(/^statement 2 of 2 failed: .*"nada" does not exist\n {2}ALTER TABLE "vehiculos" RENAME COLUMN "nada" TO "algo";\nNothing was applied/)
+    const applied = await run('migrate', ['--apply', statement], { ...env, MODULES_FILE: renamed })
+    expect(applied.code, applied.err).toBe(0)
+    expect(applied.out).toMatch(/^Applying 1 statement\(s\) to the embedded database in one transaction…\n {2}\[1\/1\] ALTER TABLE "vehiculos" RENAME COLUMN "modelo" TO "modelo_vehiculo"; \(\d+ ms\)\nApplied and committed\.\nThe next start \(or npm run migrate\) applies \d+ additive statement\(s\)\.\n$/)
+    const accepted = await run('check', [renamed], env)
+    expect(accepted.code, accepted.err).toBe(0)
+    expect(accepted.out).toMatch(/database schema: OK — the start will apply \d+ additive statement\(s\):\n {2}drop index "vehiculos_modelo_/)
+  })
+})
+
 describe('npm run check refuses what the start refuses', () => {
   it('says what it checked when all is well (modules.yaml, environment, superadmin role, checkpoint directory)', async () => {
     const dataDir = tmp()
@@ -156,9 +194,23 @@ describe('npm run check refuses what the start refuses', () => {
         expect(readFileSync(changed, 'utf8')).not.toBe(original)
         const refused = await run('check', [changed], env)
         expect(refused.code).toBe(1)
-        expect(refused.err).toMatch(/no longer matches the database in a way that would lose or rewrite data; refusing to start\.\nThese statements would be needed:\n  alter table "[^"]+" alter column "modelo" type boolean/)
+        expect(refused.err).toMatch(/no longer matches the database in a way that would lose or rewrite data; refusing to start\.\nThese statements would be needed:\n( {2}.*\n)* {2}alter table "[^"]+" alter column "modelo" type boolean/)
         const start = buildApp({ config: loadConfig({ ...env, MODULES_FILE: changed, METRICS_PORT: '0' }), logger: false })
         await expect(start).rejects.toThrow(refused.err.split('\n')[0]!.replace(changed, resolve(changed)))
+
+        // A rename: refused by check with the statement, applied by migrate --apply, then in line.
+        writeFileSync(changed, original.replace('      modelo: { type: string }', '      modelo_vehiculo: { type: string }'))
+        const rename = await run('check', [changed], env)
+        expect(rename.code).toBe(1)
+        expect(rename.err).toContain(`npm run migrate -- --apply 'ALTER TABLE "vehiculos" RENAME COLUMN "modelo" TO "modelo_vehiculo";'`)
+        expect(rename.err).toContain('psql "$DATABASE_URL"')
+        const applied = await run('migrate', ['--apply', 'ALTER TABLE "vehiculos" RENAME COLUMN "modelo" TO "modelo_vehiculo";'], { ...env, MODULES_FILE: changed })
+        expect(applied.code, applied.err).toBe(0)
+        expect(applied.out).toMatch(/^Applying 1 statement\(s\) to the database in one transaction…\n/)
+        expect((await run('migrate', [], { ...env, MODULES_FILE: changed })).code).toBe(0)
+        const renamedCheck = await run('check', [changed], env)
+        expect(renamedCheck.code, renamedCheck.err).toBe(0)
+        expect(renamedCheck.out).toMatch(/database schema: OK — matches modules\.yaml/)
       } finally {
         await db.drop()
       }

@@ -21,7 +21,7 @@ import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, ok, sampleBody, userWithRole } from '../helpers/http.js'
+import { client, expectError, login, ok, sampleBody, userWithRole, validDni } from '../helpers/http.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -85,7 +85,7 @@ function valueArb (f: FieldDef): fc.Arbitrary<[unknown, unknown]> {
   const same = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<[unknown, unknown]> => a.map((v) => [v, v])
   let arb: fc.Arbitrary<[unknown, unknown]>
   switch (f.type) {
-    case 'string': arb = f.enum !== undefined ? same(fc.constantFrom(...f.enum)) : same(textArb(f.maxLength ?? 500)); break
+    case 'string': arb = f.enum !== undefined ? same(fc.constantFrom(...f.enum)) : f.format === 'dni' ? same(fc.integer({ min: 0, max: 99_999_999 }).map(validDni)) : same(textArb(f.maxLength ?? 500)); break
     case 'text': arb = same(textArb(40)); break
     case 'integer': arb = same(fc.integer({ min: f.min ?? -1000, max: f.max ?? 1_000_000 })); break
     case 'decimal': arb = same(fc.integer({ min: Math.ceil((f.min ?? -10_000) * 100), max: 10_000_000 }).map((c) => c / 100)); break
@@ -134,7 +134,8 @@ async function apply (op: Op, s: Model): Promise<void> {
   if (op.k === 'put') {
     for (const [name, [v, show]] of op.pairs) {
       const f = s.m.fieldMap.get(name)!
-      const u = f.unique && typeof v === 'string' ? `u${++uniq}_${v}`.slice(0, f.maxLength ?? 500) : v
+      // A unique value per put (a DNI keeps its check letter: format dni).
+      const u = !f.unique || typeof v !== 'string' ? v : f.format === 'dni' ? validDni((Number(v.slice(0, 8)) + ++uniq) % 100_000_000) : `u${++uniq}_${v}`.slice(0, f.maxLength ?? 500)
       sent[name] = u; shown[name] = f.unique && typeof v === 'string' ? u : show
     }
   } else if (op.k === 'same') {
@@ -226,8 +227,9 @@ describe('tampering behind the service is found at the right version', () => {
 
   it.each(per.fields.filter((f) => f.encrypted).map((f) => [f.name, f] as const))('an encrypted column (%s) replaced by another record\'s ciphertext: current version; undone: valid', async (_n, f) => {
     const col = valueColumn(f)
-    await put(per, p2._id, { [f.name]: f.type === 'date' ? '1980-02-03' : `X${Date.now()}`.slice(0, 20) })
-    p1 = await put(per, p1._id, { [f.name]: f.type === 'date' ? '1979-01-02' : `Y${Date.now()}`.slice(0, 20) })
+    const text = (n: number): string => f.format === 'dni' ? validDni(n) : `${n}`.slice(0, 20)
+    await put(per, p2._id, { [f.name]: f.type === 'date' ? '1980-02-03' : text(Date.now() % 90_000_000) })
+    p1 = await put(per, p1._id, { [f.name]: f.type === 'date' ? '1979-01-02' : text(Date.now() % 90_000_000 + 1) })
     const [orig] = await sql(`select "${col}" as x from "${per.table}" where "_id" = $1`, [p1._id]) as Array<{ x: string }>
     await sql(`update "${per.table}" set "${col}" = (select "${col}" from "${per.table}" where "_id" = $2) where "_id" = $1`, [p1._id, p2._id])
     await broken(per, p1._id, p1._version)

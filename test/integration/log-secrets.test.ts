@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { loadRegistry } from '../../core/registry/load.js'
 import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
-import { call, login, refOrder, sampleBody } from '../helpers/http.js'
+import { call, login, refOrder, sampleBody, validDni } from '../helpers/http.js'
 
 const registry = loadRegistry('modules.yaml')
 const mod = (name: string) => registry.byName.get(name)!
@@ -81,7 +81,7 @@ describe('log lines at trace level', () => {
     expect((await app.inject({ method: 'POST', url: '/auth/login', headers: json, payload: badUtf8 })).statusCode).toBe(400)
 
     // Encrypted values in creates, updates, filters (plain, encoded names, operators) and broken bodies.
-    const dni = (n: number): string => `${String(70000000 + n)}${'TRWAGMYFPDXBNJZSQVHLCKE'[n % 23]}`
+    const dni = (n: number): string => validDni(70_000_000 + n)
     const [d1, d2, d3, d4, d5, d6, d7, d8, d9] = Array.from({ length: 9 }, (_, i) => dni(i + 1))
     secrets.push(d1!, d2!, d3!, d4!, d5!, d6!, d7!, d8!, d9!)
     const den = await call(app, 'POST', '/denuncias', { token, body: { ...sampleBody(mod('denuncias'), refs), denunciante_dni: d1, denunciante_telefono: '699123457', denunciante_domicilio: 'Calle Secreta 17' } })

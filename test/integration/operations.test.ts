@@ -33,7 +33,7 @@ describe('logs', () => {
     try {
       const token = await login(app)
       const api = client(app, token)
-      const per = await api.post('/personal', { tip: 'T-LOG-1', nif: '99887766Q', nombre: 'Eva', apellidos: 'Ruiz', escala: 'oficial', contacto_telefono: '611223344' })
+      const per = await api.post('/personal', { tip: 'T-LOG-1', nif: '99887766P', nombre: 'Eva', apellidos: 'Ruiz', escala: 'oficial', contacto_telefono: '611223344' })
       expect(per.status).toBe(201)
       await api.get(`/personal/${per.body.data._id as string}`)
       await api.post('/auth/login', { username: ADMIN.username, password: 'clave-equivocada-999' })
@@ -44,7 +44,7 @@ describe('logs', () => {
     const all = lines.join('')
     expect(lines.length).toBeGreaterThan(5)
     expect(all).toContain('"reqId":"trace-abc-123"')
-    for (const secret of [ADMIN.password, 'clave-equivocada-999', '99887766Q', '611223344', TEST_KEY]) {
+    for (const secret of [ADMIN.password, 'clave-equivocada-999', '99887766P', '611223344', TEST_KEY]) {
       expect(all).not.toContain(secret)
     }
     expect(all).not.toMatch(/eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+/) // no JWT

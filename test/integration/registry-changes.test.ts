@@ -14,7 +14,7 @@ import { valueColumn } from '../../db/columns.js'
 import { planSchema } from '../../db/schema-sync.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { call, client, expectError, login, sampleBody, userWithRole } from '../helpers/http.js'
-import { usingRedis } from '../helpers/services.js'
+import { usingPostgres, usingRedis } from '../helpers/services.js'
 
 const real = readFileSync('modules.yaml', 'utf8')
 const registry = loadRegistry('modules.yaml')
@@ -274,11 +274,84 @@ describe('a destructive change to modules.yaml', () => {
     expect(message).toMatch(/"color"/)
   })
 
+  it('a type change of a field the search document reads names statements that run as listed', async () => {
+    const message = await refused(vehiculos('      color: { type: string, max_length: 30 }\n', '      color: { type: text }\n'))
+    // PostgreSQL refuses a type change under a generated column: the document is dropped first (the next start adds it back).
+    expect(message).toMatch(/--apply 'alter table "vehiculos" drop column "_search_[0-9a-f]{8}";'[^]*alter column "color" type text/)
+    const statements = [...message.matchAll(/--apply '([^']+);'/g)].map((m) => m[1]!)
+    await h.db.query('begin')
+    try {
+      for (const st of statements) await h.db.query(st)
+    } finally {
+      await h.db.query('rollback')
+    }
+  })
+
+  it('a renamed field is refused with the rename statement and a command that reaches this database; no raw SQL error, data untouched', async () => {
+    const current = await h.app({ registry: parseRegistry(withColor, 'temp.yaml') })
+    const put = await client(current, await login(current)).put(`/vehiculos/${oldId}`, { modelo: 'Golf' })
+    expect(put.status, JSON.stringify(put.body)).toBe(200)
+    await h.closeApp(current)
+    const message = await refused(vehiculos('      modelo: { type: string }\n', '      modelo_x: { type: string }\n'))
+    expect(message).toMatch(/renames a field, which the start does not do by itself[^]*refusing to start/)
+    expect(message).toContain('vehiculos: column "modelo" has no field any more and "modelo_x" is new')
+    expect(message).toContain(`npm run migrate -- --apply 'ALTER TABLE "vehiculos" RENAME COLUMN "modelo" TO "modelo_x";'`)
+    expect(message).toMatch(/stored version\(s\) of records hold a value under "modelo"[^]*\/verificar reports those records as broken/)
+    if (usingPostgres) expect(message).toContain('psql "$DATABASE_URL"')
+    else expect(message).toMatch(/[Ss]top the service first \(Ctrl-C on npm start/)
+    expect(message).not.toMatch(/does not exist/)
+  })
+
+  it('a rename together with another change of the field (MikroORM plans an add and a drop) is refused as a rename too', async () => {
+    const message = await refused(vehiculos('      modelo: { type: string }\n', '      modelo_x: { type: string, max_length: 40 }\n'))
+    expect(message).toContain('RENAME COLUMN "modelo" TO "modelo_x"')
+  })
+
+  it('a renamed encrypted field that holds values is refused without a rename statement: its values would no longer decrypt', async () => {
+    const admin = client(base, adminToken)
+    const per = await admin.post('/personal', sampleBody(registry.byName.get('personal')!, new Map()))
+    expect(per.status, JSON.stringify(per.body)).toBe(201)
+    const message = await refused(edit(withColor, '      nif: {', '      nif_agente: {'))
+    expect(message).toContain('personal: column "nif" has no field any more and "nif_agente" is new')
+    expect(message).toMatch(/encrypted field[^]*would decrypt[^]*Do not rename the column/)
+    expect(message).toContain('personal.descifrar')
+    expect(message).not.toContain('RENAME COLUMN')
+  })
+
+  it('a rename run as the refusal says: the next start finishes it (indexes, search document), values read under the new name', async () => {
+    const renamed = edit(withColor, '      matricula: {', '      matricula_nueva: {')
+    const message = await refused(renamed)
+    const statements = [...message.matchAll(/--apply '([^']+);'/g)].map((m) => m[1]!)
+    expect(statements).toEqual(['ALTER TABLE "vehiculos" RENAME COLUMN "matricula" TO "matricula_nueva"'])
+    const old = await h.db.query<{ matricula: string }>('select "matricula" from "vehiculos" where "_id" = $1', [oldId])
+    for (const st of statements) await h.db.query(st)
+    try {
+      const app = await h.app({ registry: parseRegistry(renamed, 'temp.yaml') })
+      expect(await planSchema(app.orm)).toEqual({ safe: [], destructive: [], renames: [] })
+      const api = client(app, await login(app))
+      expect((await api.get(`/vehiculos/${oldId}`)).body.data.matricula_nueva).toBe(old[0]!.matricula)
+      expect((await api.get(`/vehiculos?matricula_nueva=${encodeURIComponent(old[0]!.matricula)}`)).body.data.total).toBe(1)
+      await h.closeApp(app)
+    } finally {
+      await h.db.query('ALTER TABLE "vehiculos" RENAME COLUMN "matricula_nueva" TO "matricula"')
+    }
+  })
+
+  it('a field made required while records hold nulls in it starts (no table change); those records stay readable and writable', async () => {
+    const app = await h.app({ registry: parseRegistry(edit(withColor, '      bastidor: { type: string, unique: true, max_length: 32 }\n', '      bastidor: { type: string, required: true, unique: true, max_length: 32 }\n'), 'temp.yaml') })
+    const api = client(app, await login(app))
+    expect((await api.get(`/vehiculos/${oldId}`)).body.data).toMatchObject({ bastidor: null })
+    const put = await api.put(`/vehiculos/${oldId}`, { km_actuales: 10 })
+    expect(put.status, JSON.stringify(put.body)).toBe(200)
+    expectError(await api.put(`/vehiculos/${oldId}`, { bastidor: null }), 400, 'Datos requeridos')
+    await h.closeApp(app)
+  })
+
   it('the data stays readable by an instance on the matching file', async () => {
     const app = await h.app({ registry: parseRegistry(withColor, 'temp.yaml') })
     const res = await client(app, await login(app)).get(`/vehiculos/${oldId}`)
     expect(res.status).toBe(200)
-    expect(res.body.data).toMatchObject({ color: 'azul', _version: 2 })
+    expect(res.body.data).toMatchObject({ color: 'azul', modelo: 'Golf', km_actuales: 10, _version: 4 })
   })
 
   it('a longer max_length is additive: the column widens by itself, values kept', async () => {
@@ -307,7 +380,7 @@ describe('the stored search document follows the text fields', () => {
     expect((await api.put(`/vehiculos/${oldId}`, { acabado: 'Metalizado' })).status).toBe(200)
     expect((await api.get('/vehiculos?q=metalizado')).body.data.records.map((r: { _id: string }) => r._id)).toEqual([oldId])
     expect((await api.get('/vehiculos?q=azul')).body.data.records.map((r: { _id: string }) => r._id)).toEqual([oldId])
-    expect(await planSchema(app.orm)).toEqual({ safe: [], destructive: [] })
+    expect(await planSchema(app.orm)).toEqual({ safe: [], destructive: [], renames: [] })
   })
 })
 
@@ -332,10 +405,10 @@ describe('long table and field names', () => {
     expect(names.length).toBeGreaterThanOrEqual(12)
     expect(new Set(names).size).toBe(names.length)
     for (const name of names) expect(Buffer.byteLength(name), name).toBeLessThanOrEqual(63)
-    expect(await planSchema(app.orm)).toEqual({ safe: [], destructive: [] })
+    expect(await planSchema(app.orm)).toEqual({ safe: [], destructive: [], renames: [] })
     await h.closeApp(app)
     const again = await h.app({ registry: parseRegistry(text, 'temp.yaml') })
-    expect(await planSchema(again.orm)).toEqual({ safe: [], destructive: [] })
+    expect(await planSchema(again.orm)).toEqual({ safe: [], destructive: [], renames: [] })
     const api = client(again, await login(again))
     const body = { descripcion_del_objeto_intervenido: 'Navaja', numero_de_precinto_de_la_bolsa_de_pruebas: 'P-1' }
     const id = (await api.post('/inventario_de_material_incautado_en_diligencias', body)).body.data._id as string

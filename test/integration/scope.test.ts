@@ -16,7 +16,7 @@ import { parseRegistry } from '../../core/registry/load.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { planNodes } from '../helpers/explain.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, ok, refOrder, sampleBody } from '../helpers/http.js'
+import { client, expectError, login, ok, refOrder, sampleBody, validDni } from '../helpers/http.js'
 
 const ROLE_ENUM = 'enum: [superadmin, administrador, jefe, oficial, agente, consulta]'
 const text = readFileSync('modules.yaml', 'utf8')
@@ -206,7 +206,7 @@ describe.each(modules.map((m) => [m.name, m] as const))('%s', (_name, mod) => {
 
 describe('the default matrix', () => {
   const den = registry.byName.get('denuncias')!
-  const dni = (n: number): string => `${String(n).padStart(8, '0')}Z`
+  const dni = (n: number): string => validDni(n)
 
   it('agente: sees only own complaints, sanctions, calls, shifts, vehicles and equipment; the staff directory whole, withheld', async () => {
     const a = await user('agente', await staff())

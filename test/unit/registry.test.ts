@@ -214,8 +214,18 @@ describe('mistakes in modules.yaml', () => {
 
   it('searchable without encrypted', () => {
     const l = lineOf('infractor_dni:')
-    expectProblem(edit('infractor_dni: { type: string, max_length: 20, encrypted: true, searchable: true }', 'infractor_dni: { type: string, max_length: 20, searchable: true }'),
+    expectProblem(edit('infractor_dni: { type: string, format: dni, max_length: 20, encrypted: true, searchable: true }', 'infractor_dni: { type: string, format: dni, max_length: 20, searchable: true }'),
       l, 'modules.sanciones.fields.infractor_dni.searchable', 'only encrypted fields are searchable')
+  })
+
+  it('an unknown format, with a hint; a format on a field that is not a string, or with a pattern or enum; a default that does not fit it', () => {
+    const l = lineOf('infractor_dni:')
+    const dni = 'infractor_dni: { type: string, format: dni,'
+    expectProblem(edit(dni, 'infractor_dni: { type: string, format: dnii,'), l, 'modules.sanciones.fields.infractor_dni.format', 'unknown format "dnii" (did you mean "dni"?); formats are dni')
+    expectProblem(edit(dni, 'infractor_dni: { type: text, format: dni,'), l, 'modules.sanciones.fields.infractor_dni.format', 'only string fields take a format (this one is text)')
+    expectProblem(edit(dni, `${dni} pattern: '[0-9]+',`), l, 'modules.sanciones.fields.infractor_dni.format', 'a field with a format takes no pattern')
+    expectProblem(edit(dni, `${dni} default: 12345678A,`), l, 'modules.sanciones.fields.infractor_dni.default', 'default "12345678A" does not fit format dni: letra de control incorrecta')
+    expect(parseRegistry(edit(dni, `${dni} default: 12345678Z,`), 'temp.yaml').byName.get('sanciones')!.fieldMap.get('infractor_dni')!.format).toBe('dni')
   })
 
   it('a default that is not one of the enum values, with a hint', () => {
@@ -240,6 +250,14 @@ describe('mistakes in modules.yaml', () => {
       '      marca: { type: string }\n     modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla')).message
     expect(message).toMatch(/YAML syntax error/)
     expect(message).toContain(`temp.yaml:${l}:`)
+  })
+
+  it('YAML syntax errors name file, line and column, in the style of schema errors', () => {
+    const l = lineOf('      modelo: { type: string }', lineOf('  vehiculos:'))
+    const indent = errorOf(edit('      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla', '     modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla')).message
+    expect(indent).toBe(`temp.yaml is not valid:\n  temp.yaml:${l}:6: YAML syntax error: All mapping items must start at the same column`)
+    const tab = errorOf(edit('      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla', '\tmodelo: x\n      tipo: { type: string, required: true, enum: [patrulla')).message
+    expect(tab).toMatch(new RegExp(`^temp\\.yaml is not valid:\n  temp\\.yaml:${l}:1: YAML syntax error: Tabs are not allowed`))
   })
 
   it('a duplicated key is refused', () => {
