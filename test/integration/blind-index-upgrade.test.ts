@@ -21,7 +21,7 @@ import { client, login, ok } from '../helpers/http.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const DNI = '71234567X'
+const DNI = '71234567W'
 const SECRETS = { JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789', ENCRYPTION_KEY: TEST_KEY }
 
 let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, indexKey: Buffer, publicKey: string
@@ -101,11 +101,11 @@ describe('one blind-index key per field', () => {
 
 describe('the upgrade from one index key for every field', () => {
   it('rebuilds every stored index (tables and history) once, with progress; searches find, /verificar holds, no _hash changes', { timeout: 180_000 }, async () => {
-    const d = await denuncia({ denunciante_dni: '52345678P' })
+    const d = await denuncia({ denunciante_dni: '52345678R' })
     ok(await api.put(`/denuncias/${d._id}`, { observaciones: 'segunda versión' }))
-    const s = await sancion({ infractor_dni: '52345678P' })
-    const p = ok(await api.post('/personal', { tip: 'TIP-UPG', nif: '62345678Q', nombre: 'Ana', apellidos: 'Pérez', escala: 'oficial' }), 201)
-    const cases = [['denuncias', 'denunciante_dni', d._id, '52345678P'], ['sanciones', 'infractor_dni', s._id, '52345678P'], ['personal', 'nif', p._id, '62345678Q']] as const
+    const s = await sancion({ infractor_dni: '52345678R' })
+    const p = ok(await api.post('/personal', { tip: 'TIP-UPG', nif: '62345678S', nombre: 'Ana', apellidos: 'Pérez', escala: 'oficial' }), 201)
+    const cases = [['denuncias', 'denunciante_dni', d._id, '52345678R'], ['sanciones', 'infractor_dni', s._id, '52345678R'], ['personal', 'nif', p._id, '62345678S']] as const
 
     // The database as the code before S21 left it: every index under the one key, no scheme row.
     await h.closeApp(app)
@@ -145,13 +145,13 @@ describe('the upgrade from one index key for every field', () => {
     expect(await bidx('denuncias', 'denunciante_dni', d._id)).not.toBe(await bidx('sanciones', 'infractor_dni', s._id))
     expect(await sql("select nombre from sys_claves where nombre = 'esquema_indice'")).toHaveLength(1)
     // The unique NIF still holds through the rebuilt index.
-    expect((await api.post('/personal', { tip: 'TIP-UPG2', nif: '62345678q', nombre: 'Otra', apellidos: 'Más', escala: 'oficial' })).status).toBe(409)
+    expect((await api.post('/personal', { tip: 'TIP-UPG2', nif: '62345678s', nombre: 'Otra', apellidos: 'Más', escala: 'oficial' })).status).toBe(409)
   })
 
   it('rotate-keys --reindexar rebuilds old-scheme indexes too and records the scheme, so the next start has nothing to do', { timeout: 180_000 }, async () => {
-    const d = await denuncia({ denunciante_dni: '92345678M' })
+    const d = await denuncia({ denunciante_dni: '92345678B' })
     await h.closeApp(app)
-    await sql('update denuncias set denunciante_dni_bidx = $1 where "_id" = $2', [oldIndex('92345678M'), d._id])
+    await sql('update denuncias set denunciante_dni_bidx = $1 where "_id" = $2', [oldIndex('92345678B'), d._id])
     await sql("delete from sys_claves where nombre = 'esquema_indice'")
     const env = {
       ...(h.db.url !== undefined && { DATABASE_URL: h.db.url }), JWT_SECRET: h.config.jwtSecret, ENCRYPTION_KEY: TEST_KEY,
@@ -161,7 +161,7 @@ describe('the upgrade from one index key for every field', () => {
     expect(report.modules.denuncias!.rewritten).toBe(1)
     expect(await sql("select nombre from sys_claves where nombre = 'esquema_indice'")).toHaveLength(1)
     await start()
-    expect(await found('denuncias', 'denunciante_dni=92345678M')).toEqual([d._id])
+    expect(await found('denuncias', 'denunciante_dni=92345678B')).toEqual([d._id])
     expect(ok(await api.get(`/denuncias/${d._id}/verificar`))).toEqual({ valido: true })
   })
 
@@ -170,8 +170,8 @@ describe('the upgrade from one index key for every field', () => {
     const good = await auditor()
     expect(good.code, good.out).toBe(0)
     expect(good.out).toMatch(/Blind indexes checked: [1-9]\d*\./)
-    const d = await denuncia({ denunciante_dni: '82345678B' })
-    const s = await sancion({ infractor_dni: '82345678B' })
+    const d = await denuncia({ denunciante_dni: '82345678C' })
+    const s = await sancion({ infractor_dni: '82345678C' })
     const own = await bidx('sanciones', 'infractor_dni', s._id)
     await sql('update sanciones set infractor_dni_bidx = (select denunciante_dni_bidx from denuncias where "_id" = $1) where "_id" = $2', [d._id, s._id])
     expect(ok(await api.get(`/sanciones/${s._id}/verificar`))).toEqual({ valido: false, version_rota: 1, motivo: MOTIVOS.INDICE_CIEGO })

@@ -18,7 +18,7 @@ let app: FastifyInstance
 let admin: Api
 let adminId: string
 
-const DNI = '48151623S'
+const DNI = '48151623L'
 
 /** A complaint with the required fields; `set` overrides any. */
 async function denuncia (set: Record<string, unknown>): Promise<string> {
