@@ -8,35 +8,22 @@
  */
 import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
+import { ADMIN, type Harness } from '../helpers/app.js'
 import { client, login } from '../helpers/http.js'
-import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
+import { usePrivateRedis } from '../helpers/private-redis.js'
+import type { RedisServer } from '../helpers/redis-server.js'
 import { RedisSequenceStore } from '../../stores/redis-stores.js'
 
 const YEAR = Number(new Intl.DateTimeFormat('en', { timeZone: 'Europe/Madrid', year: 'numeric' }).format(new Date()))
 const CALL = { tipo_incidencia: 'normal', descripcion: 'x' }
 const DENUNCIA = { denunciante_nombre: 'Ana Pérez', tipo: 'robo', fecha_hechos: '2026-03-01 10:00:00', lugar_hechos: 'Calle Mayor 1', descripcion: 'Robo' }
 
+const fixture = usePrivateRedis()
+const { instances } = fixture
 let h: Harness
-beforeAll(async () => { h = await createHarness() })
-afterAll(async () => { await h.close() })
-
-let redis: RedisServer | undefined
-let apps: FastifyInstance[] = []
-afterEach(async () => {
-  for (const app of apps) await h.closeApp(app)
-  apps = []
-  await redis?.destroy()
-  redis = undefined
-})
-
-async function instances (server: RedisServer): Promise<[FastifyInstance, FastifyInstance]> {
-  apps = [await h.app({ env: { REDIS_URL: server.url } }), await h.app({ env: { REDIS_URL: server.url } })]
-  expect(apps.map((a) => a.stores.kind)).toEqual(['redis', 'redis'])
-  return [apps[0]!, apps[1]!]
-}
+beforeAll(() => { h = fixture.h })
 
 const seq = (id: string): number => Number(/^[A-Z0-9]{3}-\d{4}-(\d{5,})$/.exec(id)![1])
 let users = 0
@@ -89,7 +76,7 @@ function expectAbove (fresh: string[], before: number[], gaps: number[]): void {
 
 describe('ids after Redis comes back older', () => {
   it('restarted from an older RDB snapshot: no 409, every new id above every stored one, no gap filled', async () => {
-    redis = await startRedisServer(['--save', '', '--appendonly', 'no'])
+    const redis = await fixture.start(['--save', '', '--appendonly', 'no'])
     const [a, b] = await instances(redis)
     const token = await login(a, ADMIN.username, ADMIN.password)
     await createAll(token, [[a, 'sala092'], [b, 'sala092'], [a, 'usuarios']])
@@ -117,7 +104,7 @@ describe('ids after Redis comes back older', () => {
   })
 
   it('reloaded older under connected instances: the one that issued notices, the other re-seeds on the collision', async () => {
-    redis = await startRedisServer(['--save', '', '--appendonly', 'no', '--enable-debug-command', 'yes'])
+    const redis = await fixture.start(['--save', '', '--appendonly', 'no', '--enable-debug-command', 'yes'])
     const [a, b] = await instances(redis)
     const token = await login(a, ADMIN.username, ADMIN.password)
     const both: Array<[FastifyInstance, Module]> = [[a, 'sala092'], [b, 'sala092'], [a, 'usuarios'], [b, 'usuarios'], [a, 'denuncias'], [b, 'denuncias']]
@@ -146,7 +133,7 @@ describe('ids after Redis comes back older', () => {
 
 describe('the Redis sequence store', () => {
   it('distrusts a counter that went back or a connection that is new, until seeded again', async () => {
-    redis = await startRedisServer(['--save', '', '--appendonly', 'no'])
+    const redis = await fixture.start(['--save', '', '--appendonly', 'no'])
     const c = redis.client()
     try {
       if (c.status !== 'ready') await new Promise((resolve) => c.once('ready', resolve))

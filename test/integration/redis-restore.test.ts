@@ -11,11 +11,12 @@
  */
 import { copyFileSync, readdirSync, statSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
+import { ADMIN, type Harness } from '../helpers/app.js'
 import { client, expectError, login } from '../helpers/http.js'
-import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
+import { usePrivateRedis } from '../helpers/private-redis.js'
+import type { RedisServer } from '../helpers/redis-server.js'
 import { Redis } from 'ioredis'
 import { RedisSessionStore } from '../../stores/redis-stores.js'
 import type { SessionFill, UserSnapshot } from '../../stores/types.js'
@@ -23,25 +24,10 @@ import type { SessionFill, UserSnapshot } from '../../stores/types.js'
 const PW = 'contraseña-segura-123'
 const BAD_TOKEN = 'Token inválido o expirado'
 
+const fixture = usePrivateRedis()
+const { instances } = fixture
 let h: Harness
-beforeAll(async () => { h = await createHarness() })
-afterAll(async () => { await h.close() })
-
-let redis: RedisServer | undefined
-let apps: FastifyInstance[] = []
-afterEach(async () => {
-  for (const app of apps) await h.closeApp(app)
-  apps = []
-  await redis?.destroy()
-  redis = undefined
-})
-
-/** Two instances on the private Redis. */
-async function instances (server: RedisServer): Promise<[FastifyInstance, FastifyInstance]> {
-  apps = [await h.app({ env: { REDIS_URL: server.url } }), await h.app({ env: { REDIS_URL: server.url } })]
-  expect(apps.map((a) => a.stores.kind)).toEqual(['redis', 'redis'])
-  return [apps[0]!, apps[1]!]
-}
+beforeAll(() => { h = fixture.h })
 
 interface Scene {
   /** Logged out on A after the capture. */
@@ -115,7 +101,7 @@ async function reconnected (...list: FastifyInstance[]): Promise<void> {
 
 describe('a Redis that comes back older', () => {
   it('restarted from an RDB snapshot taken before the revocations: nothing revoked works on either instance', async () => {
-    redis = await startRedisServer(['--save', '', '--appendonly', 'no'])
+    const redis = await fixture.start(['--save', '', '--appendonly', 'no'])
     const [a, b] = await instances(redis)
     const scene = await prepare(a, b)
     const c = redis.client()
@@ -130,7 +116,7 @@ describe('a Redis that comes back older', () => {
   })
 
   it('restarted from an append-only file that lost its tail: nothing revoked works on either instance', async () => {
-    redis = await startRedisServer(['--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--auto-aof-rewrite-percentage', '0'])
+    const redis = await fixture.start(['--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--auto-aof-rewrite-percentage', '0'])
     const [a, b] = await instances(redis)
     const scene = await prepare(a, b)
     const aofDir = join(redis.dir, 'appendonlydir')
@@ -146,7 +132,7 @@ describe('a Redis that comes back older', () => {
   })
 
   it('reloaded with an older state while the instances stay connected: caught by the epoch check', async () => {
-    redis = await startRedisServer(['--save', '', '--appendonly', 'no', '--enable-debug-command', 'yes'])
+    const redis = await fixture.start(['--save', '', '--appendonly', 'no', '--enable-debug-command', 'yes'])
     const [a, b] = await instances(redis)
     const scene = await prepare(a, b)
     const c = redis.client()
@@ -166,7 +152,7 @@ describe('a Redis that comes back older', () => {
   })
 
   it('a Redis that lost everything (restarted empty) answers from the database, and the cache works again', async () => {
-    redis = await startRedisServer(['--save', '', '--appendonly', 'no'])
+    const redis = await fixture.start(['--save', '', '--appendonly', 'no'])
     const [a, b] = await instances(redis)
     const scene = await prepare(a, b)
     await revoke(a, b, scene)
@@ -207,7 +193,7 @@ describe('the Redis session store', () => {
   }
 
   it('after a reconnection nothing is trusted until a database read confirms it, even by an instance that learnt nothing meanwhile', async () => {
-    redis = await startRedisServer(['--save', '', '--appendonly', 'no'])
+    const redis = await fixture.start(['--save', '', '--appendonly', 'no'])
     const a = await store(redis)
     const b = await store(redis)
     await warm(a, 3, active('j1'))
@@ -229,7 +215,7 @@ describe('the Redis session store', () => {
   })
 
   it('revocations applied out of order: a fill read before the later one never lands in between', async () => {
-    redis = await startRedisServer(['--save', '', '--appendonly', 'no'])
+    const redis = await fixture.start(['--save', '', '--appendonly', 'no'])
     const s = await store(redis)
     await warm(s, 3, { user: { snapshot: user('jefe'), ttlMs: 60_000 } })
     expect((await s.lookup('-', 'USR-2026-00001')).user?.rol).toBe('jefe')
