@@ -1,6 +1,6 @@
 /**
  * Mermaid state diagrams of the modules' declared state machines, for the
- * README (kept in sync by `npm run diagrams` and a test). Pure.
+ * administrator's guide, docs/administrator-guide.md (kept in sync by `npm run diagrams` and a test). Pure.
  */
 import type { ModuleDef, Registry } from './registry/types.js'
 
@@ -18,7 +18,7 @@ export function stateDiagram (mod: ModuleDef): string {
   return lines.join('\n')
 }
 
-/** The README section: one diagram per module with declared moves, then the others. */
+/** The section of docs/administrator-guide.md "State machines": one diagram per module with declared moves, then the others. */
 export function stateSection (registry: Registry): string {
   const parts: string[] = []
   const free: string[] = []

@@ -1,11 +1,11 @@
 /**
- * The hash chain (SPEC S7; README "The hash chain", "History and
+ * The hash chain (SPEC S7; docs/operator-guide.md "The hash chain", "History and
  * verification"): it holds after long random sequences of updates, deletes,
  * restores and state moves; history entries carry the right version, action,
  * hash and changed fields; tampering behind the service's back (live row,
  * ciphertext, history rows, versions) is found at the right version; and the
  * documented algorithm — the auditor script and a recomputation here from the
- * README rules — agrees with the service, also across the autumn DST fold.
+ * docs/operator-guide.md rules — agrees with the service, also across the autumn DST fold.
  */
 import { createHash, createHmac } from 'node:crypto'
 import { execFile } from 'node:child_process'
@@ -33,7 +33,7 @@ let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, token: str
 const refs = new Map<string, string>()
 const personalPool: string[] = []
 
-/** Canonical JSON as the README states it, written apart from the service's code. */
+/** Canonical JSON as docs/operator-guide.md states it, written apart from the service's code. */
 const canon = (v: unknown): string => v === null || typeof v !== 'object'
   ? JSON.stringify(v ?? null)
   : Array.isArray(v) ? `[${v.map(canon).join(',')}]`
@@ -303,7 +303,7 @@ describe('tampering behind the service is found at the right version', () => {
 })
 
 // ---------------------------------------------------------------- the documented algorithm
-/** Every hash the README rules give for a version read from `historial` (one per reading of ambiguous local times). */
+/** Every hash the rules of docs/operator-guide.md give for a version read from `historial` (one per reading of ambiguous local times). */
 function readmeHashes (m: ModuleDef, version: Rec, prev: string): string[] {
   const r = version.registro
   // Formats 2 and 3 leave out fields without a value; format 1 keeps its sealed fields when null.
@@ -326,10 +326,10 @@ function readmeHashes (m: ModuleDef, version: Rec, prev: string): string[] {
 }
 
 describe('the documented algorithm', () => {
-  it('the README worked example hashes as documented', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
-    const text = /^(\{"_created":"2026-06-01T08:30:00Z".*\})$/m.exec(readme)![1]!
-    const [h1, h2] = [...readme.matchAll(/`([0-9a-f]{64})`/g)].map((x) => x[1]!)
+  it('the worked example of docs/operator-guide.md hashes as documented', () => {
+    const guide = readFileSync(join(ROOT, 'docs/operator-guide.md'), 'utf8')
+    const text = /^(\{"_created":"2026-06-01T08:30:00Z".*\})$/m.exec(guide)![1]!
+    const [h1, h2] = [...guide.matchAll(/`([0-9a-f]{64})`/g)].map((x) => x[1]!)
     expect(canon(JSON.parse(text))).toBe(text)
     expect(sha(text)).toBe(h1)
     expect(sha(canon({ ...JSON.parse(text), _version: 2, _prev: h1, km_actuales: 121000, _modified: '2026-06-02T10:00:00Z' }))).toBe(h2)

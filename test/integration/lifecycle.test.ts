@@ -1,7 +1,9 @@
 /**
- * The record lifecycle (SPEC S5–S7; README "State machines", "Concurrency,
- * delete and restore", "Read log", "History and verification"): every state
- * machine of modules.yaml move by move, the README diagrams in sync with it,
+ * The record lifecycle (SPEC S5–S7; docs/administrator-guide.md "State
+ * machines"; docs/user-guide.md "Concurrency, delete and restore";
+ * docs/operator-guide.md "Read log", "History and verification"): every state
+ * machine of modules.yaml move by move, the diagrams of
+ * docs/administrator-guide.md in sync with it,
  * optimistic locking and serialised writes under concurrency, soft delete and
  * restore, the read log of decrypted data, and masking in the history.
  */
@@ -116,11 +118,11 @@ describe('state machines (generated from modules.yaml)', () => {
     }
   })
 
-  it('the README state diagrams are those generated from modules.yaml (npm run diagrams)', () => {
-    const readme = readFileSync('README.md', 'utf8')
-    const [start, end] = [readme.indexOf(BEGIN), readme.indexOf(END)]
+  it('the state diagrams of docs/administrator-guide.md are those generated from modules.yaml (npm run diagrams)', () => {
+    const guide = readFileSync('docs/administrator-guide.md', 'utf8')
+    const [start, end] = [guide.indexOf(BEGIN), guide.indexOf(END)]
     expect(start >= 0 && end > start).toBe(true)
-    expect(readme.slice(start, end + END.length)).toBe(stateSection(registry))
+    expect(guide.slice(start, end + END.length)).toBe(stateSection(registry))
   })
 })
 
