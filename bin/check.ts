@@ -30,7 +30,7 @@ const HELP = `npm run check [-- [file] [--sin-entorno] [--help]]
 
 Checks what the start would refuse, and says what it checked:
   - modules.yaml (the file given, or MODULES_FILE, or ./modules.yaml);
-  - the environment, read as the start reads it (README "Configuration");
+  - the environment, read as the start reads it (docs/operator-guide.md "Configuration");
   - a role in usuarios.rol holding "*.*" (the first superadmin's), and
     ADMIN_PASSWORD against the users module's rules;
   - CHECKPOINT_DIR can be created and written;

@@ -1,6 +1,6 @@
 /**
  * `npm run checkpoint`: seals the global chain and publishes a signed
- * checkpoint of its head now (README "Integrity"), as the running service
+ * checkpoint of its head now (docs/operator-guide.md "Integrity"), as the running service
  * does every CHECKPOINT_INTERVAL: one new file in CHECKPOINT_DIR, and the
  * checkpoint on standard output. Needs the database and ENCRYPTION_KEY
  * (the signing key is kept wrapped by it). Exit status 1 when the chain no

@@ -1,6 +1,6 @@
 /**
  * `npm run integrity-key [-- --publica | --indice]`: prints, base64, one of
- * the keys an auditor needs (README "Integrity"):
+ * the keys an auditor needs (docs/operator-guide.md "Integrity"):
  *
  * - (no option) the integrity key, to recompute `_hash` of records with
  *   encrypted fields (deploy/auditoria/verificar-cadena.mjs). A secret.

@@ -26,7 +26,7 @@ const HELP = `npm run migrate [-- --apply <statement> … | --help]  (in the ima
 Without options: brings the database schema in line with modules.yaml
 exactly as the start does (additive changes only, under the same advisory
 lock as the instances), rebuilds blind indexes still under the old single
-index key (once, in one transaction, with progress; README "Encryption"),
+index key (once, in one transaction, with progress; docs/user-guide.md "Encryption"),
 then exits. Needs DATABASE_URL; waits for
 PostgreSQL with back-off like the start (STARTUP_WAIT).
 
@@ -87,7 +87,7 @@ async function main (): Promise<void> {
     const applied = await syncSchema(db.orm, config.modulesFile, db.kind)
     for (const s of applied) say(`  ${s};`)
     say(applied.length === 0 ? 'The schema was already in line; nothing to apply.' : `${applied.length} statements applied.`)
-    // Blind indexes of before one key per field: rebuilt once, in one transaction (README "Encryption").
+    // Blind indexes of before one key per field: rebuilt once, in one transaction (docs/user-guide.md "Encryption").
     const keys = await loadSystemKeys(db.orm.em.fork(), config.encryptionKeys)
     const cipher = createFieldCipher(config.encryptionKeys, keys)
     const report = await upgradeBlindIndexes(db.orm.em, registry, cipher, config.encryptionKeys, {

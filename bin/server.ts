@@ -17,7 +17,7 @@ import { startingServer } from '../http/starting-server.js'
 
 const HELP = `npm start  (in the image: node dist/bin/server.js)
 
-Starts the records service: reads the environment (README "Configuration")
+Starts the records service: reads the environment (docs/operator-guide.md "Configuration")
 and MODULES_FILE, waits for PostgreSQL and Redis with back-off when they
 are not reachable yet (for ever, or up to STARTUP_WAIT; meanwhile HOST:PORT
 answers /health 200 and everything else 503), brings the database schema in line with modules.yaml, and

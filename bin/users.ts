@@ -55,7 +55,7 @@ sessions (unexpired, not revoked), id.
 
 Creates a user. Without --password a random one is generated and printed
 once. The password must have at least 10 characters, not be a documented
-placeholder (README, "Authentication and roles") nor the username.
+placeholder (docs/user-guide.md, "Authentication and roles") nor the username.
 `,
   deactivate: `npm run users -- deactivate <username>
 

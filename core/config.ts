@@ -1,5 +1,5 @@
 /**
- * The environment contract (README, "Configuration"), read once, checked and
+ * The environment contract (docs/operator-guide.md, "Configuration"), read once, checked and
  * frozen. In development without secrets, JWT_SECRET and ENCRYPTION_KEY are
  * generated once and kept in DATA_DIR/secrets.json; with
  * NODE_ENV=production, DATABASE_URL or REDIS_URL the service refuses to
@@ -47,7 +47,7 @@ export interface Config {
   readonly logLevel: string
   /** Token lifetime in seconds (7 days). */
   readonly tokenTtlSeconds: number
-  /** Where signed checkpoints of the global chain are published, one new file each (README "Integrity"). */
+  /** Where signed checkpoints of the global chain are published, one new file each (docs/operator-guide.md "Integrity"). */
   readonly checkpointDir: string
   /** How often the global chain is sealed and its head published. */
   readonly checkpointIntervalMs: number

@@ -2,7 +2,7 @@
  * Every error the service can answer with: code, HTTP status and the exact
  * Spanish text of SPEC S9. Nothing else in the code base invents error text;
  * the single error handler (plugins/error-handler.ts) maps these to the
- * `{success: false, error}` envelope. The README lists this table.
+ * `{success: false, error}` envelope. docs/user-guide.md "Errors" lists this table.
  */
 
 export interface ErrorDetail {
@@ -93,7 +93,7 @@ export const MESSAGES = {
 
 /**
  * Why `/verificar` found a record not intact (`motivo` beside `valido:
- * false`; README "Integrity"). Never an error: the request succeeded.
+ * false`; docs/operator-guide.md "Integrity"). Never an error: the request succeeded.
  * ILEGIBLE is the one warning beside `valido: true`: the record holds
  * against every checkpoint that could be read.
  */

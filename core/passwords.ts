@@ -1,8 +1,8 @@
 /**
  * Passwords the service refuses wherever a password is set (SPEC S13): the
- * placeholders its own documentation shows (deploy/env.example, README)
+ * placeholders its own documentation shows (deploy/env.example, README.md, docs/)
  * and the commonest defaults, compared ignoring case and surrounding
- * spaces, and the account's own username. README "Authentication and
+ * spaces, and the account's own username. docs/user-guide.md "Authentication and
  * roles" lists them; keep the two in step.
  */
 
@@ -30,7 +30,7 @@ export function passwordProblem (password: string, username: string | undefined,
   if (limits.minLength !== undefined && length < limits.minLength) return { mensaje: `debe tener al menos ${limits.minLength} caracteres`, operator: `is shorter than ${limits.minLength} characters` }
   if (limits.maxLength !== undefined && length > limits.maxLength) return { mensaje: `admite como máximo ${limits.maxLength} caracteres`, operator: `is longer than ${limits.maxLength} characters` }
   const folded = password.trim().toLowerCase()
-  if (PLACEHOLDERS.has(folded)) return { mensaje: 'es una contraseña de ejemplo de la documentación; elija otra', operator: 'is a placeholder from the documentation (README, deploy/env.example)' }
+  if (PLACEHOLDERS.has(folded)) return { mensaje: 'es una contraseña de ejemplo de la documentación; elija otra', operator: 'is a placeholder from the documentation (README.md, docs/, deploy/env.example)' }
   if (username !== undefined && folded === username.trim().toLowerCase()) return { mensaje: 'no puede ser igual al nombre de usuario', operator: 'equals the username' }
   return undefined
 }

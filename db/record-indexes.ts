@@ -16,7 +16,7 @@
  *   pointers: 10,000 rows of one value take about 9 index pages on the
  *   benchmark's table against 111 or more in the live index (whose every
  *   entry differs by `_created` and `_id`), and the count costs about half
- *   the CPU (README › Performance). It costs each create one more b-tree
+ *   the CPU (docs/performance.md). It costs each create one more b-tree
  *   insertion per field;
  * - the default order itself, `(_created, _id)` (`<table>_created_id_idx`),
  *   over every row, so a list that includes deleted records keeps it;

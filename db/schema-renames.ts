@@ -4,7 +4,7 @@
  * MikroORM would rename the column by itself when the two look alike (and
  * then fail on the search document that already names the new column), or
  * add one and drop the other. Neither is safe: a field's name is sealed
- * in every record's `_hash` (README "The hash chain") and bound into each
+ * in every record's `_hash` (docs/operator-guide.md "The hash chain") and bound into each
  * encrypted value (core/crypto.ts, AES-GCM additional data), so the start
  * refuses and says what the rename costs and how to do it.
  */

@@ -71,7 +71,7 @@ function unwrap (wrap: FieldCipher, nombre: string, valor: string): Buffer {
     return Buffer.from(wrap.decrypt(valor, 'sys_claves', nombre), 'base64')
   } catch {
     throw new ConfigError(`the ${nombre} key in table sys_claves is wrapped with encryption key ${String(keyIdOf(valor))}, ` +
-      'which is neither ENCRYPTION_KEY nor one of ENCRYPTION_KEYS; start with the key it was written with (see README, "Key rotation")')
+      'which is neither ENCRYPTION_KEY nor one of ENCRYPTION_KEYS; start with the key it was written with (see docs/operator-guide.md, "Key rotation")')
   }
 }
 

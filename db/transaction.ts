@@ -8,7 +8,7 @@
  * `AsyncLocalStorage.run` turns on V8's promise hooks for the rest of the
  * process, so from then on every promise of every request, reads
  * included, pays a call into JavaScript: about 4% of a GET's CPU
- * (README › Performance). Here nothing needs either: every query is given
+ * (docs/performance.md). Here nothing needs either: every query is given
  * `tem` (or its transaction context) explicitly, and every write is a
  * native statement, never an entity persisted for a flush. Should one ever
  * be persisted, it is flushed before the commit, as MikroORM would.

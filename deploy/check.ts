@@ -1,6 +1,6 @@
 /**
  * `npm run deploy:check [-- --write]`: validates deploy/ without a
- * container engine or a cluster (README "Deploy", what is and is not
+ * container engine or a cluster (docs/operator-guide.md "Deploy", what is and is not
  * validated). Exit 1 on any problem, each named with its fix.
  *
  * - Kubernetes (deploy/k8s/*.yaml): every object against the bundled

@@ -44,7 +44,7 @@ export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, { tags, r
             fecha: Type.String(),
             _hash: Type.String(),
             campos: Type.Array(Type.String(), { description: 'Campos cuyo valor cambió en esta versión' }),
-            sello: Type.Integer({ description: 'Formato del sello de _hash (1, 2 o 3; README, "The hash chain")' }),
+            sello: Type.Integer({ description: 'Formato del sello de _hash (1, 2 o 3; docs/operator-guide.md, "The hash chain")' }),
             campos_sellados: Type.Optional(Type.Array(Type.String(), { description: 'Formato 1: campos que entraron en _hash, también los nulos' })),
             registro: recordRef,
           })),
@@ -66,7 +66,7 @@ export function lifecycleRoutes (app: FastifyInstance, mod: ModuleDef, { tags, r
         200: envelope(Type.Object({
           valido: Type.Boolean(),
           version_rota: Type.Optional(Type.Integer({ description: 'Primera versión que no se sostiene, cuando se sabe' })),
-          motivo: Type.Optional(Type.String({ description: 'Qué no se sostiene (README, "History and verification"); junto a valido true, un aviso: un punto de control ilegible' })),
+          motivo: Type.Optional(Type.String({ description: 'Qué no se sostiene (docs/operator-guide.md, "History and verification"); junto a valido true, un aviso: un punto de control ilegible' })),
         })),
       },
     },

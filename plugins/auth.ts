@@ -58,7 +58,7 @@ declare module 'fastify' {
 const VERIFIED_TOKENS = 5_000
 /** How long a user snapshot may stay cached; writes to the user drop it at once. */
 const USER_CACHE_MS = 5 * 60_000
-/** How often an instance reads the database's revocation epoch (README, "Sessions and a Redis restore"). */
+/** How often an instance reads the database's revocation epoch (docs/operator-guide.md, "Sessions and a Redis restore"). */
 export const EPOCH_CHECK_MS = 2_000
 
 function bearer (request: FastifyRequest): string {

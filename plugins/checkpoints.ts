@@ -4,7 +4,7 @@
  * CHECKPOINT_DIR and the log; decorates the app with them (`app.checkpoints`)
  * for /verificar, the on-demand route and the metrics. One instance seals
  * at a time; the others skip that round. The start refuses a CHECKPOINT_DIR
- * that holds another chain's checkpoints (README "Tamper evidence").
+ * that holds another chain's checkpoints (docs/operator-guide.md "Tamper evidence").
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'

@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { ConfigError } from '../core/errors.js'
 
-/** Few buckets: one observation per request must stay cheap (README "Metrics"). */
+/** Few buckets: one observation per request must stay cheap (docs/operator-guide.md "Metrics"). */
 const BUCKETS = [0.005, 0.025, 0.1, 0.5, 2.5]
 /** Route label of a request no route matched (404 of an unknown address). */
 const NO_ROUTE = '(ninguna)'

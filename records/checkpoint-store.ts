@@ -1,5 +1,5 @@
 /**
- * CHECKPOINT_DIR as a store of checkpoint files (README "Tamper evidence"):
+ * CHECKPOINT_DIR as a store of checkpoint files (docs/operator-guide.md "Tamper evidence"):
  * each written atomically or not at all, read newest first, and compacted
  * so that it does not grow without bound.
  *

@@ -39,7 +39,7 @@ export async function versionsOf (em: EntityManager, mod: ModuleDef, id: string)
 
 /**
  * What an auditor needs, beside the record, to recompute one version's
- * `_hash` (README "The hash chain"): its seal format and, for format 1, the
+ * `_hash` (docs/operator-guide.md "The hash chain"): its seal format and, for format 1, the
  * fields it was sealed with.
  */
 export function sealInfo (mod: ModuleDef, entry: HistoryRow): { sello: number, campos_sellados?: string[] } {

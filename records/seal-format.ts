@@ -1,5 +1,5 @@
 /**
- * Which declared fields enter a version's `_hash` (SPEC S7, README "The hash
+ * Which declared fields enter a version's `_hash` (SPEC S7, docs/operator-guide.md "The hash
  * chain"). A change to modules.yaml must never invalidate a stored hash, so
  * the payload may not depend on what is declared *now*:
  *
@@ -49,7 +49,7 @@ export function sealOf (mod: ModuleDef, entry: { sello: number, datos: Row }): S
   return { format: 1, fields: new Set(mod.fields.filter((f) => Object.hasOwn(entry.datos, valueColumn(f))).map((f) => f.name)) }
 }
 
-/** What `_clave` of format 3 is the HMAC of (README "The hash chain"). */
+/** What `_clave` of format 3 is the HMAC of (docs/operator-guide.md "The hash chain"). */
 export function sealKeyInput (id: string, version: number): string {
   return `sello\u0000${id}\u0000${version}`
 }

@@ -1,7 +1,7 @@
 /**
  * The auditor's check of a whole database against the signed checkpoints of
- * its global chain (README, "Integrity"), for verificar-cadena.mjs --db.
- * Shares no code with the service: everything here follows the README.
+ * its global chain (docs/operator-guide.md, "Integrity"), for verificar-cadena.mjs --db.
+ * Shares no code with the service: everything here follows docs/operator-guide.md.
  *
  *   entry  = SHA-256 hex of the canonical JSON of {accion, campos, fecha,
  *            hash, modulo, registro, sello, usuario, version} of a

@@ -1,6 +1,6 @@
 /**
  * The auditor's recomputation of every live row's _hash from its values
- * (README "Tamper evidence"), for cadena-global.mjs: a field edited in SQL
+ * (docs/operator-guide.md "Tamper evidence"), for cadena-global.mjs: a field edited in SQL
  * in the live row, with its history untouched, is reported naming the
  * fields. The payload is verificar-cadena.mjs's `payloadOf` (the same as
  * for one record's history); the helpers (canonical JSON, SHA-256, column

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The auditor's independent verifier (README, "Integrity"). It shares no
- * code with the service: everything it computes follows the README.
+ * The auditor's independent verifier (docs/operator-guide.md, "Integrity"). It shares no
+ * code with the service: everything it computes follows docs/operator-guide.md.
  *
  * Two checks:
  *
@@ -82,7 +82,7 @@ const canonical = (v) => v === null || typeof v !== 'object'
     : `{${Object.keys(v).filter((k) => v[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`
 
 /**
- * What enters a version's _hash (README "The hash chain"): `r` the record
+ * What enters a version's _hash (docs/operator-guide.md "The hash chain"): `r` the record
  * (API form: declared fields by name), `at` the UTC instant
  * (YYYY-MM-DDTHH:MM:SSZ) of each datetime field and of _created, _modified
  * and _deleted, `hmac(name, plaintext)` the digest of an encrypted value,

@@ -11,7 +11,7 @@
  *    under reads and writes: only 2xx and 503, no acknowledged write lost,
  *    nothing half written, and the instances recover by themselves.
  *
- * Each scenario prints what it saw (`[faults] …`) for the README figures.
+ * Each scenario prints what it saw (`[faults] …`) for the figures of docs/operator-guide.md ("Faults").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN, login, call, startStack, type Stack } from './helpers/stack.js'

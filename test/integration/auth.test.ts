@@ -64,7 +64,7 @@ describe('login, tokens, /me and logout', () => {
     expect([res.status, res.body.success]).toEqual([200, true])
     const { token, user } = res.body.data
     expect(Object.keys(res.body.data).sort()).toEqual(['dispositivo', 'token', 'user'])
-    // Opaque and signed (README "Accounts and sessions"): two base64url parts.
+    // Opaque and signed (docs/user-guide.md "Accounts and sessions"): two base64url parts.
     expect(res.body.data.dispositivo).toMatch(/^[\w-]+\.[\w-]{43}$/)
     expect(user).toEqual({ id: expect.stringMatching(USR_ID), username: ADMIN.username, nombre: expect.any(String), rol: 'superadmin' })
     expect(decode(token, 0)).toMatchObject({ alg: 'HS256' })

@@ -1,5 +1,6 @@
 /**
- * Field encryption end to end (SPEC S4; README "Encryption", "Key rotation"),
+ * Field encryption end to end (SPEC S4; docs/user-guide.md "Encryption",
+ * docs/operator-guide.md "Key rotation"),
  * through HTTP and the database, for every module of modules.yaml with
  * encrypted fields: no plaintext in any table, the stored format, masking per
  * role, blind-index search and uniqueness, the system keys, and key rotation
@@ -39,7 +40,7 @@ const STORED = /^v1:([0-9a-f]{8}):[A-Za-z0-9+/]{16}:[A-Za-z0-9+/]+={0,2}$/
 const kidOf = (v: string): string | undefined => STORED.exec(v)?.[1]
 const unwrap = (key: string, nombre: string, valor: string): Buffer => Buffer.from(createFieldCipher([Buffer.from(key, 'base64')],
   { indexKey: Buffer.alloc(32), integrityKey: Buffer.alloc(32) }).decrypt(valor, 'sys_claves', nombre), 'base64')
-/** A blind index as the README documents it: HMAC under the field's own key, derived from the index key. */
+/** A blind index as docs/user-guide.md "Encryption" documents it: HMAC under the field's own key, derived from the index key. */
 const hmac = (key: Buffer, m: string, f: string, v: string): string => createHmac('sha256', fieldIndexKey(key, m, f)).update(normaliseSearchable(v)).digest('hex')
 const qs = (k: string, v: string): string => `?${k}=${encodeURIComponent(v)}`
 
@@ -364,7 +365,7 @@ describe('key rotation over a few thousand rows', () => {
     expectError(await admin.get(`/denuncias/${before.denuncias![0]!._id}`), 500, 'Error interno del servidor')
     const again = await rotate(toolEnv(KEY_B, KEY_A), false)
     expect([again.systemKeysRewrapped, rewritten(again), again.modules.sys_historial?.rewritten]).toEqual([0, zeros, 0])
-    // README step 4 drops key A: nothing stored anywhere (history included) may still need it.
+    // docs/operator-guide.md "Key rotation", step 4, drops key A: nothing stored anywhere (history included) may still need it.
     const left = Object.entries(await dump()).filter(([, text]) => text.includes(`v1:${kid(KEY_A)}:`)).map(([t]) => t)
     expect.soft(left, 'tables still holding values under key A').toEqual([])
   }, 120_000)

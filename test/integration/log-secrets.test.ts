@@ -1,5 +1,5 @@
 /**
- * Logs hold no secret (SPEC S4, S14, S15; README "Security"): an app at
+ * Logs hold no secret (SPEC S4, S14, S15; docs/operator-guide.md "Security"): an app at
  * LOG_LEVEL=trace writes its log to a capture stream while it is sent
  * logins (right and wrong password, malformed JSON holding a password),
  * bearer tokens, creates, updates and filters carrying DNIs and NIFs

@@ -7,7 +7,7 @@
  * required in records. GET /docs is the explorer for a browser and the
  * document for anything else; nothing under /docs needs a token or counts
  * against the normal limits, and no asset comes from another host. (The typed-client check,
- * the linter and the browser test run apart: README "API explorer and
+ * the linter and the browser test run apart: docs/user-guide.md "API explorer and
  * OpenAPI document".)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Dependencies point one way (README "Architecture"): routes, generated
+ * Dependencies point one way (docs/architecture.md): routes, generated
  * routes and plugins → records → db, stores, core. Read from
  * the import statements of every source file, so a new import that breaks
  * the direction fails here.

@@ -190,7 +190,7 @@ describe('core/crypto.ts', () => {
     // Neither is the single-key index of before.
     const old = createHmac('sha256', mac.indexKey).update(dni).digest('hex')
     expect([a, b, c]).not.toContain(old)
-    // Exactly as the README documents it, with Node's HKDF and HMAC alone.
+    // Exactly as docs/user-guide.md "Encryption" documents it, with Node's HKDF and HMAC alone.
     const fieldKey = Buffer.from(hkdfSync('sha256', mac.indexKey, Buffer.alloc(0), Buffer.from('indice-ciego:denuncias.denunciante_dni', 'utf8'), 32))
     expect(fieldIndexKey(mac.indexKey, 'denuncias', 'denunciante_dni')).toEqual(fieldKey)
     expect(createHmac('sha256', fieldKey).update(dni, 'utf8').digest('hex')).toBe(a)
