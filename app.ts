@@ -87,7 +87,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
         void sendError(reply.headers(headers), err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'REGISTRO_NO_ENCONTRADO' : 'DATOS_INVALIDOS')
       })
     },
-    // HTTP Node cannot parse, oversized headers: the envelope too (SPEC S21).
+    // HTTP Node cannot parse, oversized headers: the envelope too (docs/user-guide.md "Errors").
     clientErrorHandler: function (this: FastifyInstance, err, socket) { answerClientError(err, socket, this.log) },
   }
   if (options.serverFactory !== undefined) serverOptions.serverFactory = options.serverFactory

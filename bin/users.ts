@@ -1,6 +1,6 @@
 /**
  * `npm run users -- <command>` (`node dist/bin/users.js <command>` in the
- * image): user management with the database alone, no HTTP (SPEC S13) —
+ * image): user management with the database alone, no HTTP (docs/administrator-guide.md "User management from the command line") —
  * the way back in when every superadmin password is lost. Writes go
  * through the records layer as the service itself (records/users/
  * user-admin.ts); the revocation epoch they raise in the database makes

@@ -1,5 +1,5 @@
 /**
- * Who may do what (interface "Authentication", SPEC S8 and S11). A role
+ * Who may do what (interface "Authentication", docs/user-guide.md "Authentication and roles"). A role
  * holds permission strings `{module}.{action}` with `*` on either side
  * (`*` includes `descifrar`), optionally limited to the caller's own
  * records with `:propios`. Compiled once per registry into a table, so a

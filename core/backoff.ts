@@ -1,5 +1,5 @@
 /**
- * Waiting for a dependency at start-up (SPEC S14): try, and on failure wait
+ * Waiting for a dependency at start-up (docs/operator-guide.md "Start-up waits for PostgreSQL and Redis"): try, and on failure wait
  * 1 s, 2 s, 4 s … up to 30 s between attempts, saying each time what it
  * waits for and when it tries again; give up only after `deadlineMs`
  * (STARTUP_WAIT; 0: never) or on an error that waiting cannot fix (`fatal`,

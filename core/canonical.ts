@@ -1,5 +1,5 @@
 /**
- * Canonical JSON (SPEC S7): object keys sorted by UTF-16 code units at every
+ * Canonical JSON (docs/operator-guide.md "The hash chain"): object keys sorted by UTF-16 code units at every
  * depth, no insignificant white space, arrays in order. Used for `_hash`.
  */
 export function canonicalJson (value: unknown): string {

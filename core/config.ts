@@ -33,7 +33,7 @@ export interface Config {
     readonly tokenWindowMs: number
     /** Client addresses that skip every per-IP limit (RATE_LIMIT_IP_EXEMPT); the token limit still applies. */
     readonly ipExempt: AddressList
-    /** The per-IP window of /docs* and of /ready, each counted apart (SPEC S21). */
+    /** The per-IP window of /docs* and of /ready, each counted apart (docs/user-guide.md "Rate limits"). */
     readonly docsMax: number
     readonly docsWindowMs: number
   }
@@ -90,7 +90,7 @@ function key (raw: string, name: string): Buffer {
 const TRUST_PROXY_FORMS = `true, false, a hop count (1, 2 …: trusts whatever is that many hops back, forgeable by a client that reaches the service directly) or ${ADDRESS_LIST_FORMS}`
 
 /**
- * Which peers may set X-Forwarded-For (SPEC S10, S21): false, true, a hop
+ * Which peers may set X-Forwarded-For (docs/operator-guide.md "Client address and TRUST_PROXY"): false, true, a hop
  * count, or the proxies' addresses/CIDRs (handed to Fastify's trustProxy
  * as written). Anything else stops the start.
  */

@@ -1,5 +1,5 @@
 /**
- * Field encryption (SPEC S4): AES-256-GCM, a fresh 96-bit IV per value, the
+ * Field encryption (docs/user-guide.md "Encryption"): AES-256-GCM, a fresh 96-bit IV per value, the
  * record id and field name as additional authenticated data, and the key id
  * in the stored value so old keys keep decrypting after a rotation.
  *
@@ -9,7 +9,7 @@
  * keys of their own, which never change when ENCRYPTION_KEY rotates (they
  * are kept wrapped by it in the database: plugins/system-keys.ts).
  *
- * Each searchable field has its own blind-index key (SPEC S21), so the same
+ * Each searchable field has its own blind-index key (docs/user-guide.md "Encryption"), so the same
  * DNI in two fields or modules has unrelated index values:
  *
  *   field key = HKDF-SHA-256(ikm = index key, salt = empty,

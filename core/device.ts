@@ -1,5 +1,5 @@
 /**
- * The device value of a login (SPEC S21, OWASP's device cookie): an opaque,
+ * The device value of a login (docs/user-guide.md "Rate limits", OWASP's device cookie): an opaque,
  * signed value a client gets at each successful login and presents at the
  * next one, so that failures from other clients never lock it out
  * (http/login-lockout.ts). It names a random device id, the user (id and

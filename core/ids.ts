@@ -1,4 +1,4 @@
-/** Record ids: `PREFIX-YYYY-NNNNN` (SPEC S2); the sequence widens past 99,999. */
+/** Record ids: `PREFIX-YYYY-NNNNN` (docs/user-guide.md "Records"); the sequence widens past 99,999. */
 
 export function formatId (prefix: string, year: number, seq: number): string {
   return `${prefix}-${year}-${String(seq).padStart(5, '0')}`

@@ -1,5 +1,5 @@
 /**
- * Passwords the service refuses wherever a password is set (SPEC S13): the
+ * Passwords the service refuses wherever a password is set (docs/user-guide.md "Accounts and sessions"): the
  * placeholders its own documentation shows (deploy/env.example, README.md, docs/)
  * and the commonest defaults, compared ignoring case and surrounding
  * spaces, and the account's own username. docs/user-guide.md "Authentication and

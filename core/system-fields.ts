@@ -1,5 +1,5 @@
 /**
- * The fields every record carries besides the declared ones (SPEC S1, S7):
+ * The fields every record carries besides the declared ones (docs/user-guide.md "Records"):
  * the one list the entity, the registry check, list queries, the record
  * view, the hash payload and the OpenAPI record schema are built from.
  * Pure data: no I/O.
@@ -45,7 +45,7 @@ export const SYSTEM_FIELDS: readonly SystemField[] = Object.freeze([
   { name: '_version', type: 'integer', leads: false, filterable: true, sealed: true, column: { type: 'integer' }, output: { type: 'integer', nullable: false } },
   // A SHA-256 in hex; filtering on it would only help someone probing the chain.
   { name: '_hash', type: 'string', leads: false, filterable: false, sealed: false, column: { type: 'string', length: 64 }, output: { type: 'string', nullable: false } },
-  // Soft deletion (SPEC S5): lists leave these out unless asked, through `incluir_eliminados`.
+  // Soft deletion (docs/user-guide.md "Concurrency, delete and restore"): lists leave these out unless asked, through `incluir_eliminados`.
   { name: '_deleted', type: 'datetime', leads: false, filterable: false, sealed: true, column: { ...DATETIME, nullable: true }, output: { type: 'string', nullable: true } },
 ] satisfies SystemField[])
 

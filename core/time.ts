@@ -1,5 +1,5 @@
 /**
- * Dates and times in the service time zone (SPEC S10). Instants are stored
+ * Dates and times in the service time zone (docs/user-guide.md "API"). Instants are stored
  * in UTC and shown as `YYYY-MM-DD HH:MM:SS` in the zone; input is that form
  * (read in the zone) or ISO 8601 with an offset. A local time that does not
  * exist (the spring DST gap) or an impossible date is rejected (null).
@@ -124,7 +124,7 @@ const LOCAL = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/
 const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
 
 /**
- * Years a date or an instant may fall in (SPEC S15). Beyond them the
+ * Years a date or an instant may fall in (docs/operator-guide.md "Hostile input"). Beyond them the
  * `YYYY-MM-DD` form has no room, and before them the zone database's local
  * mean times and the Julian/Gregorian switch would make a value read back
  * different from what was written (`0001-01-01T00:00:00Z` came back as

@@ -1,5 +1,5 @@
 /**
- * The tables of the global chain (SPEC S15, docs/operator-guide.md "Integrity"):
+ * The tables of the global chain (docs/operator-guide.md "Tamper evidence: the global chain and checkpoints"):
  * `sys_cadena`, every history entry in the order it was sealed, each linked
  * to the one before; `sys_cadena_estado`, the sealer's watermark (the
  * transaction id below which every history row is sealed); and

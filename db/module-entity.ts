@@ -1,6 +1,6 @@
 /**
  * Builds the MikroORM EntitySchema of a module: one table named after the
- * module, one column per field (SPEC S1), the system columns, the list
+ * module, one column per field (docs/administrator-guide.md "modules.yaml reference"), the system columns, the list
  * indexes (db/record-indexes.ts: every filterable field over the live rows),
  * the search indexes (db/search-sql.ts) and a
  * unique constraint for every unique one.

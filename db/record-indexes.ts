@@ -1,5 +1,5 @@
 /**
- * The b-tree indexes of a module table that serve lists (SPEC S5), written
+ * The b-tree indexes of a module table that serve lists (docs/user-guide.md "Listing"), written
  * as SQL so they can be partial and composite (MikroORM compares
  * expression indexes by name, so a changed shape takes a new name):
  *

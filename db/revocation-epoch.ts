@@ -1,5 +1,5 @@
 /**
- * The revocation epoch (SPEC S15): a counter in the database raised in the
+ * The revocation epoch (docs/operator-guide.md "Sessions and a Redis restore"): a counter in the database raised in the
  * same transaction as every revocation — a logout, every write to a user —
  * so the database says how many revocations it holds. Redis keeps the epoch
  * its cache has caught up with; an instance that finds Redis behind the

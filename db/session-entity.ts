@@ -1,9 +1,9 @@
 /**
  * Issued tokens (by jti). The database keeps every session so a revoked
- * token stays revoked after Redis loses its keys (SPEC S8). Holds no secret:
+ * token stays revoked after Redis loses its keys (docs/operator-guide.md "Sessions and a Redis restore"). Holds no secret:
  * a jti cannot be turned into a token. Revoking every session of a user
  * (a password set by someone else, a deactivation, `cerrar-sesiones`,
- * SPEC S13) is one statement here, in the transaction of that change.
+ * docs/user-guide.md "Accounts and sessions") is one statement here, in the transaction of that change.
  */
 import { EntitySchema } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'

@@ -97,7 +97,7 @@ export async function rewrapSystemKeys (em: EntityManager, keys: readonly Buffer
 }
 
 /**
- * The blind-index scheme in force (SPEC S21): 1, one index key for every
+ * The blind-index scheme in force (docs/user-guide.md "Encryption"): 1, one index key for every
  * field (before); 2, one key per module and field (core/crypto.ts). Kept as
  * the `esquema_indice` row of `sys_claves`, wrapped like the keys (so
  * re-wrapping and the start's key check treat it alike); no row is 1.

@@ -1,6 +1,6 @@
 /**
  * The checks of `npm run deploy:check` on who can reach the instances and
- * whose X-Forwarded-For they believe (SPEC S21, docs/operator-guide.md "Deploy"):
+ * whose X-Forwarded-For they believe (docs/operator-guide.md "Deploy"):
  *
  * - no TRUST_PROXY anywhere in deploy/ is a bare hop count or `true`
  *   (forgeable by a client that reaches an instance directly);

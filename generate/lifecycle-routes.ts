@@ -1,5 +1,5 @@
 /**
- * The lifecycle routes of a module (SPEC S5, S7, S15): restore a
+ * The lifecycle routes of a module (docs/user-guide.md "Concurrency, delete and restore"; docs/operator-guide.md "History and verification"): restore a
  * soft-deleted record, list its versions, verify its hash chain. History and
  * verification work on deleted records too, for callers who may see deleted
  * records (`eliminar`): an audit does not end with a deletion.

@@ -1,6 +1,6 @@
 /**
  * The query parameters of a module's list as the OpenAPI document shows
- * them (SPEC S5, S12, S14): the page, sort and flag parameters the list
+ * them (docs/user-guide.md "Listing"; docs/user-guide.md "API explorer and OpenAPI document"): the page, sort and flag parameters the list
  * parser reserves, and one parameter per filter and operator in the
  * `campo[op]` form. Both lists come from records/list-query.ts (which reads
  * each field type's operators), so a new operator or reserved parameter

@@ -1,5 +1,5 @@
 /**
- * The `operationId`s of a module's generated routes (SPEC S14): a verb and
+ * The `operationId`s of a module's generated routes (docs/user-guide.md "API explorer and OpenAPI document"): a verb and
  * the module name in PascalCase — `listDenuncias`, `getDenuncias`,
  * `createSala092`, `verifyObjetosPerdidos` — stable while the module keeps
  * its name, and what a generated client calls its methods.

@@ -19,5 +19,5 @@ export function expectedVersion (request: FastifyRequest): number | undefined {
 
 /** The `:id` path parameter. */
 export const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id
-/** `ETag: "<_version>"` of a record (SPEC S6). */
+/** `ETag: "<_version>"` of a record (docs/user-guide.md "Concurrency, delete and restore"). */
 export const etag = (record: Record<string, unknown>): string => `"${String(record._version)}"`

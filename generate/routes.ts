@@ -27,7 +27,7 @@ export function moduleRoutes (mod: ModuleDef) {
     const tags = [mod.label]
     const op = operationName(mod)
 
-    // The action at all, before the body is parsed and validated (SPEC S9 order: 403 before 400);
+    // The action at all, before the body is parsed and validated (docs/user-guide.md "Errors" order: 403 before 400);
     // a route with a body refuses a request without one. Attached to the routes that need them
     // (http/route-hooks.ts). Synchronous hooks take `done` (no promise per request); Fastify
     // answers what they throw.

@@ -1,5 +1,5 @@
 /**
- * A cheap look at a body's shape before the JSON schema sees it (SPEC S15:
+ * A cheap look at a body's shape before the JSON schema sees it (docs/operator-guide.md "Hostile input":
  * no request may hold the event loop). Ajv, which must collect every error
  * to name every missing field, would otherwise walk 200,000 items of an
  * array that may hold 200 and build an error for each, or one error per
@@ -11,7 +11,7 @@
  */
 import type { FastifySchemaValidationError } from 'fastify'
 
-/** At most this many problems are collected, and shown in `detalles` (SPEC S15). */
+/** At most this many problems are collected, and shown in `detalles` (docs/operator-guide.md "Hostile input"). */
 export const MAX_ERRORS = 20
 
 interface ObjectSchema {

@@ -1,5 +1,5 @@
 /**
- * Requests Node cannot parse (SPEC S21): a broken request line or header,
+ * Requests Node cannot parse (docs/user-guide.md "Errors"): a broken request line or header,
  * a bad Content-Length or chunk, headers past Node's limit (16 KiB), a
  * request that never finished arriving. No route sees them, so they are
  * answered here, on the raw socket, in the service's error envelope: 400

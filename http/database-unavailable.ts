@@ -1,5 +1,5 @@
 /**
- * Whether an error means "PostgreSQL is not there right now" (SPEC S15:
+ * Whether an error means "PostgreSQL is not there right now" (docs/operator-guide.md "Faults":
  * unreachable, starting up, shutting down, failing over), so that it
  * answers 503 and not 500. The error can reach us in many shapes: a
  * DriverException that MikroORM made of a failed query (the driver's

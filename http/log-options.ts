@@ -1,7 +1,7 @@
 /**
  * Pino options of the service: request ids come from app.ts; here, what a
  * log line may hold. Logs at any level, trace included, never hold a
- * password, a token or an encrypted field's value (SPEC S4, S14, S15):
+ * password, a token or an encrypted field's value (docs/operator-guide.md "Logs"):
  *
  * - requests are logged as method, URL, host and client address only (no
  *   headers, no body), with secret and free-text query values hidden

@@ -1,5 +1,5 @@
 /**
- * A request URL as it may be written to the log (SPEC S4, S14, S21): the
+ * A request URL as it may be written to the log (docs/operator-guide.md "Logs"): the
  * value of every query parameter that names a secret (an encrypted field,
  * whose filter carries a DNI in clear, a password or a token) or carries
  * free text a person typed (`q`, any `[contiene]`, also inside a group of
@@ -14,7 +14,7 @@ export const HIDDEN = '[oculto]'
 /** Parameter names whose value is secret whatever the module: credentials. */
 const ALWAYS = /password|contrase|token|secret|clave|jwt/i
 
-/** Free-text search (SPEC S12): a name, or a part of it between brackets, that is `q` or `contiene`. */
+/** Free-text search (docs/user-guide.md "Search (SPEC S12)"): a name, or a part of it between brackets, that is `q` or `contiene`. */
 const freeText = (name: string): boolean => name.split(/[[\]]/).some((part) => /^\s*(?:q|contiene)\s*$/i.test(part))
 
 function decoded (name: string): string | undefined {

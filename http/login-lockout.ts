@@ -1,5 +1,5 @@
 /**
- * The login lock-out (SPEC S15, S21): failed logins of one username in
+ * The login lock-out (docs/user-guide.md "Rate limits"): failed logins of one username in
  * sliding 15-minute logs in the shared store, so every instance counts
  * together.
  *
@@ -131,7 +131,7 @@ export async function forgetAttempt (store: RateLimitStore, attempt: Admitted): 
 }
 
 /**
- * Lifts every lock of one username (SPEC S13, `POST
+ * Lifts every lock of one username (docs/user-guide.md "Rate limits", `POST
  * /usuarios/{id}/desbloquear`): forgets its total log and every address's,
  * device's and session's log, atomically. Returns how many logs held failures.
  */

@@ -1,5 +1,5 @@
 /**
- * What the OpenAPI document says beyond the route schemas (SPEC S14), so a
+ * What the OpenAPI document says beyond the route schemas (docs/user-guide.md "API explorer and OpenAPI document"), so a
  * generated client is complete: an `operationId` per route (a route that
  * names none gets one from its method and path), `security: []` on the
  * routes that need no token, the S9 error responses each route can give

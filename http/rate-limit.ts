@@ -1,5 +1,5 @@
 /**
- * Rate limits (SPEC S10): per client IP (50/minute) and per token
+ * Rate limits (docs/user-guide.md "Rate limits"): per client IP (50/minute) and per token
  * (1000/hour) by default, counted in fixed windows in the shared store so
  * every instance counts together. The counting itself rides along with the
  * session lookup in plugins/auth.ts (one Redis round trip per request);
@@ -14,15 +14,15 @@ export interface Limit extends Window {
   readonly max: number
 }
 
-/** The per-IP limit of SPEC S10, or none for an address of RATE_LIMIT_IP_EXEMPT (S21). */
+/** The per-IP limit of docs/user-guide.md "Rate limits", or none for an address of RATE_LIMIT_IP_EXEMPT (docs/operator-guide.md "Client address and TRUST_PROXY"). */
 export function ipLimit (request: FastifyRequest, config: Config): Limit | undefined {
   if (config.rateLimit.ipExempt.includes(request.ip)) return undefined
   return { key: `ip:${request.ip}`, windowMs: config.rateLimit.ipWindowMs, max: config.rateLimit.ipMax }
 }
 
 /**
- * The per-IP window of /docs* or /ready (SPEC S21), apart from the S10
- * limits and from each other; none for an exempt address.
+ * The per-IP window of /docs* or /ready (docs/user-guide.md "Rate limits"), apart from the per-IP
+ * and per-token limits and from each other; none for an exempt address.
  */
 export function ownWindowLimit (name: 'docs' | 'ready', request: FastifyRequest, config: Config): Limit | undefined {
   if (config.rateLimit.ipExempt.includes(request.ip)) return undefined

@@ -10,10 +10,10 @@ declare module 'fastify' {
     /**
      * false: not rate limited and no RateLimit headers (/health). A window
      * name ('docs', 'ready'): only that per-IP window of this instance
-     * (RATE_LIMIT_DOCS_*, SPEC S21), not the limits of SPEC S10.
+     * (RATE_LIMIT_DOCS_*, docs/user-guide.md "Rate limits"), not the per-IP and per-token limits.
      */
     rateLimit?: false | 'docs' | 'ready'
-    /** false: RateLimit-* headers only on a 429 (/ready, SPEC S10). */
+    /** false: RateLimit-* headers only on a 429 (/ready, docs/user-guide.md "Rate limits"). */
     rateLimitHeaders?: boolean
   }
 }

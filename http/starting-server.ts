@@ -1,5 +1,5 @@
 /**
- * The public port while the service starts (SPEC S14): when PostgreSQL or
+ * The public port while the service starts (docs/operator-guide.md "Start-up waits for PostgreSQL and Redis"): when PostgreSQL or
  * Redis is not reachable yet, bin/server.ts listens while it waits, so that
  * an orchestrator sees a live process that is not ready yet (a start that
  * need not wait listens once the app is built, so a client that waits for

@@ -1,5 +1,5 @@
 /**
- * TRUST_PROXY as Fastify's `trustProxy` option (SPEC S10, S21). Addresses
+ * TRUST_PROXY as Fastify's `trustProxy` option (docs/operator-guide.md "Client address and TRUST_PROXY"). Addresses
  * and CIDRs go to Fastify as they are (@fastify/proxy-addr): X-Forwarded-For
  * is read only when the connection comes from one of them, walking back
  * through trusted hops only, so a client that reaches an instance directly

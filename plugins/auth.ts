@@ -1,5 +1,5 @@
 /**
- * Bearer-token authentication (SPEC S8) and rate limits (S10, S21). /docs*
+ * Bearer-token authentication (docs/user-guide.md "Authentication and roles") and rate limits (docs/user-guide.md "Rate limits"). /docs*
  * and /ready are counted only in a per-IP window of their own; /health not
  * at all. Every other route passes through one onRequest hook that counts
  * the request against the IP (unless RATE_LIMIT_IP_EXEMPT names the
@@ -89,7 +89,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
 
   app.decorateRequest('caller', null as unknown as AuthenticatedCaller)
 
-  // /docs* and /ready are counted in this instance's memory (SPEC S21): what
+  // /docs* and /ready are counted in this instance's memory (docs/user-guide.md "Rate limits"): what
   // they cost is this instance's CPU, and /ready must answer truthfully
   // (503) rather than wait on the Redis it reports on.
   const ownWindows = new MemoryRateLimitStore()

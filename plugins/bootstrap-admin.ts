@@ -1,5 +1,5 @@
 /**
- * The first superadmin (SPEC S8): when no user exists, ADMIN_USERNAME and
+ * The first superadmin (docs/operator-guide.md "Configuration"): when no user exists, ADMIN_USERNAME and
  * ADMIN_PASSWORD create one; in embedded mode without them, user `admin`
  * gets a random password that the start-up banner prints once.
  */
@@ -44,7 +44,7 @@ async function bootstrapAdmin (app: FastifyInstance): Promise<void> {
   }
   if (password === undefined) password = generated = randomBytes(12).toString('base64url')
   else {
-    // The users policy would refuse it too; say here what to change (SPEC S13).
+    // The users policy would refuse it too; say here what to change (docs/user-guide.md "Accounts and sessions").
     const problem = passwordProblem(password, username, users.fieldMap.get('password')!)
     if (problem !== undefined) {
       throw new ConfigError(`ADMIN_PASSWORD ${problem.operator}; refusing to create the first superadmin "${username}" with it. ` +

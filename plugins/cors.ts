@@ -1,5 +1,5 @@
 /**
- * CORS (SPEC S14) through @fastify/cors, only when CORS_ORIGINS names
+ * CORS (docs/operator-guide.md "CORS") through @fastify/cors, only when CORS_ORIGINS names
  * origins: a browser page on one of them may call the API, preflight
  * included; any other origin gets no CORS header (the browser then keeps
  * the answer from the page). Registered before authentication, so a

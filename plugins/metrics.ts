@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (SPEC S14) on a listener of their own, METRICS_PORT
+ * Prometheus metrics (docs/operator-guide.md "Metrics") on a listener of their own, METRICS_PORT
  * (default 9464; 0: none), never on the public port: the public port
  * answers /metrics like any unknown route. One onResponse hook feeds one
  * histogram (its `_count` is the request count) labelled by method, route

@@ -1,5 +1,5 @@
 /**
- * Unknown addresses. The token is checked first (SPEC S9 order), then the
+ * Unknown addresses. The token is checked first (docs/user-guide.md "Errors" order), then the
  * first path segment decides: not a module → `Módulo no encontrado`; a
  * module or service path with a wrong tail or method → `Ruta no encontrada`.
  */

@@ -1,11 +1,11 @@
 /**
  * The API explorer and the OpenAPI 3.1 document generated from modules.yaml
- * (SPEC S14): `GET /docs` is Swagger UI, served with its assets by the
+ * (docs/user-guide.md "API explorer and OpenAPI document"): `GET /docs` is Swagger UI, served with its assets by the
  * service itself (no CDN); `GET /docs/json` (and `/docs/yaml`) the document.
  * A client that asks `/docs` for anything but HTML (no `text/html` in
  * `Accept`: curl, scripts, generators) gets the document there too, as before
  * the explorer existed. The document is built once per start and answered
- * with its ETag (a revalidation is 304, SPEC S21). Nothing under /docs needs
+ * with its ETag (a revalidation is 304, docs/operator-guide.md "Security headers"). Nothing under /docs needs
  * a token; it has a per-IP window of its own (plugins/auth.ts), not the
  * normal limits. What the document says beyond the route schemas:
  * http/openapi-docs.ts.

@@ -1,5 +1,5 @@
 /**
- * Security headers (SPEC S21) through @fastify/helmet: every response,
+ * Security headers (docs/operator-guide.md "Security headers") through @fastify/helmet: every response,
  * errors, 401s, 429s and CORS preflights included, says `nosniff`,
  * `Referrer-Policy: no-referrer` and denies framing (`X-Frame-Options:
  * DENY` and CSP `frame-ancestors 'none'`); HSTS only with HSTS=true (a

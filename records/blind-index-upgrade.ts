@@ -1,5 +1,5 @@
 /**
- * The upgrade to one blind-index key per field (SPEC S21; docs/user-guide.md
+ * The upgrade to one blind-index key per field (docs/user-guide.md
  * "Encryption"). Indexes stored under the old single key are recomputed
  * from the decrypted values — in the module tables and in every history
  * snapshot — in ONE transaction, under an advisory lock, before the

@@ -1,5 +1,5 @@
 /**
- * The global chain's identity (SPEC S21; docs/operator-guide.md "Tamper evidence"): 16
+ * The global chain's identity (docs/operator-guide.md "Tamper evidence: the global chain and checkpoints"): 16
  * random bytes (hex) made by the first start of a database and kept in
  * `sys_cadena_estado.cadena`, written into every checkpoint (format 2), so
  * that a checkpoint store shared by two databases — an embedded run and a

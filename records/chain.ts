@@ -1,5 +1,5 @@
 /**
- * The integrity chain (SPEC S7). `_hash` of version n is SHA-256 of the
+ * The integrity chain (docs/operator-guide.md "The hash chain"). `_hash` of version n is SHA-256 of the
  * canonical JSON of the record at n (see record-view.ts `hashPayload`) with
  * `_prev` = the hash of version n-1 ('' for version 1). Verification
  * recomputes every stored version from the history, each under the seal

@@ -1,5 +1,5 @@
 /**
- * What a checkpoint of the global chain is (SPEC S15, S21; docs/operator-guide.md "Tamper
+ * What a checkpoint of the global chain is (docs/operator-guide.md "Tamper
  * evidence"), its Ed25519 signature, and what a file that claims to be one
  * turns out to be. Format 2 names the chain it belongs to:
  *

@@ -1,5 +1,5 @@
 /**
- * Signed checkpoints of the global chain's head (SPEC S15, S21; docs/operator-guide.md
+ * Signed checkpoints of the global chain's head (docs/operator-guide.md
  * "Tamper evidence"): evidence, outside the database, of how long the chain
  * was and what its last link was (checkpoint-format.ts). The private key's
  * seed is the `firma` system key (sys_claves, wrapped by ENCRYPTION_KEY), so

@@ -1,5 +1,5 @@
 /**
- * Append-only history (SPEC S7): every version of every record — create,
+ * Append-only history (docs/operator-guide.md "History and verification"): every version of every record — create,
  * each update, delete, restore — as the full stored row (encrypted values
  * stay encrypted), written in the same transaction as the change. One table
  * for all modules, so a module added to modules.yaml needs nothing more.

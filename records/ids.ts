@@ -1,5 +1,5 @@
 /**
- * Draws record ids from the shared sequence store (SPEC S2). When the store
+ * Draws record ids from the shared sequence store (docs/user-guide.md "Records"). When the store
  * does not know a counter (first record of the year, Redis flushed or
  * restarted) it is seeded from the highest id stored in the table, so an id
  * is never reused.

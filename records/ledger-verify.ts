@@ -1,6 +1,6 @@
 /**
- * What /verificar checks of one record against the global chain (SPEC S15,
- * docs/operator-guide.md "Integrity"), once its own versions hold (chain.ts):
+ * What /verificar checks of one record against the global chain
+ * (docs/operator-guide.md "Tamper evidence: the global chain and checkpoints"), once its own versions hold (chain.ts):
  *
  * - no checkpoint seen is forged;
  * - the chain reaches the newest checkpoint known and its link there is the

@@ -1,5 +1,5 @@
 /**
- * The global chain (SPEC S15, docs/operator-guide.md "Integrity"): every history entry of
+ * The global chain (docs/operator-guide.md "Tamper evidence: the global chain and checkpoints"): every history entry of
  * every record, in the order its transaction committed, each linked to the
  * one before, so that deleting or editing any sealed entry — a record rolled
  * back, the newest versions of the whole history truncated — changes every

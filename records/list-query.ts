@@ -1,5 +1,5 @@
 /**
- * Parses a list request's query string (SPEC S5, S12) into an ORM filter,
+ * Parses a list request's query string (docs/user-guide.md "Listing") into an ORM filter,
  * search conditions (records/search-query.ts), an order and a page. Pure: unit-tested alone. Anything it does not
  * understand is a 400 naming the parameter; it never passes client text
  * into SQL other than as a bound value.
@@ -119,7 +119,7 @@ function intParam (raw: string | string[] | undefined, key: string, fallback: nu
   return Number(text)
 }
 
-/** `limit` (default 100, clamped to 1000) and `offset` (default 0) of any list (SPEC S5). */
+/** `limit` (default 100, clamped to 1000) and `offset` (default 0) of any list (docs/user-guide.md "Listing"). */
 export function parsePage (query: RawQuery): { limit: number, offset: number } {
   const limit = Math.min(intParam(query.limit, 'limit', DEFAULT_LIMIT, 1), MAX_LIMIT)
   const offset = intParam(query.offset, 'offset', 0, 0)

@@ -110,7 +110,7 @@ export class ModuleRecords {
     return { ...(v !== undefined && { visible: v }), allows: (row) => reaches(scope, mod, caller, row) }
   }
 
-  /** 403 unless the caller holds the action on this module at all (checked before validation, SPEC S9). */
+  /** 403 unless the caller holds the action on this module at all (checked before validation, docs/user-guide.md "Errors"). */
   authorize (action: Action): void {
     if (this.scope(action) === 'none') throw new AppError('SIN_PERMISOS')
   }
@@ -119,7 +119,7 @@ export class ModuleRecords {
    * API records of stored rows, each decrypted when the caller's
    * `descifrar` scope reaches `owner(row)` (the row itself, or for history
    * the record as it is now), else withheld. Decrypted values leave only
-   * after the read is logged (SPEC S7).
+   * after the read is logged (docs/operator-guide.md "Read log").
    */
   private async views (rows: Row[], owner?: Row, search?: ReadLogRow): Promise<ApiRecord[]> {
     const { mod, encrypted } = this.plan
@@ -153,7 +153,7 @@ export class ModuleRecords {
     // A filter on an encrypted value only finds records whose value the caller may read.
     const decryptable = q.filtersEncrypted && this.scope('descifrar') === 'own' ? ownCondition(mod, this.ctx.caller) : undefined
     const { rows, total } = await service.list(this.ctx.reads, and(q.where, this.visible(), decryptable), q)
-    // Probing for a person leaves a trace (SPEC S21): which encrypted fields
+    // Probing for a person leaves a trace (docs/operator-guide.md "Read log"): which encrypted fields
     // were searched and how many matched, never the value; also for an
     // empty page or no match. Every list and its total pass here.
     const search: ReadLogRow | undefined = q.encryptedFields.length === 0
@@ -169,7 +169,7 @@ export class ModuleRecords {
 
   /**
    * The stored live row an action that is no write of the record acts on
-   * (a user's sessions, SPEC S13): 403 without the action at all, 404
+   * (a user's sessions, docs/user-guide.md "Accounts and sessions"): 403 without the action at all, 404
    * outside `ver` (or missing, deleted), 403 outside the action's scope.
    */
   async target (id: string, action: 'editar' | 'eliminar'): Promise<Row> {
@@ -203,7 +203,7 @@ export class ModuleRecords {
   /**
    * A record for its history or verification: within the caller's `ver`
    * scope, and when deleted only for holders of `eliminar` (who may see
-   * deleted records, SPEC S15); else 404 like GET.
+   * deleted records, docs/operator-guide.md "History and verification"); else 404 like GET.
    */
   private async audited (id: string): Promise<Row> {
     this.authorize('ver')
@@ -214,8 +214,8 @@ export class ModuleRecords {
 
   /**
    * Every version of a record the caller may see, masked as the record is
-   * now (SPEC S7, S11); changed encrypted fields are named only to callers
-   * who may decrypt them (SPEC S15).
+   * now (docs/operator-guide.md "History and verification"; docs/user-guide.md "Authentication and roles"); changed encrypted fields are named only to callers
+   * who may decrypt them (docs/operator-guide.md "History and verification").
    */
   async history (id: string): Promise<HistoryEntryView[]> {
     const { mod, encrypted } = this.plan

@@ -1,5 +1,5 @@
 /**
- * The read log (SPEC S7, S21): every response that carried decrypted
+ * The read log (docs/operator-guide.md "Read log"): every response that carried decrypted
  * sensitive fields leaves one row per record (`lectura`) — who, when, which
  * module, record and fields — and every list filtered on an encrypted field
  * one row (`busqueda`) — who, when, module, the fields filtered on and the

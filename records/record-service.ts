@@ -110,7 +110,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     return row
   }
 
-  /** Every ref must name a live record of its module (SPEC S3). */
+  /** Every ref must name a live record of its module (docs/administrator-guide.md "modules.yaml reference"). */
   async function checkRefs (em: EntityManager, values: Map<FieldDef, ColumnValue>): Promise<void> {
     for (const [f, v] of values) {
       if (f.ref === undefined || v === null) continue
@@ -155,7 +155,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     return out
   }
 
-  /** Sets `_hash` (SPEC S7) and returns the hashed payload, for change detection. */
+  /** Sets `_hash` (docs/operator-guide.md "The hash chain") and returns the hashed payload, for change detection. */
   function seal (row: Row, previousHash: string): Record<string, unknown> {
     const payload = hashPayload(mod, row, deps.cipher, previousHash)
     row._hash = sha256(canonicalJson(payload))
@@ -213,7 +213,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
       } catch (err) {
         // The id was taken: the counter is behind the table (Redis restored
         // older, or lost while a create was in flight). Re-seed above the
-        // collision and the stored ids, and draw again (SPEC S21).
+        // collision and the stored ids, and draw again (docs/operator-guide.md "Ids and a Redis restore").
         if (drawn !== undefined && attempt < ID_ATTEMPTS && isUniqueViolationOf(err, idKeys)) {
           taken = Math.max(taken ?? 0, sequenceOf(drawn) ?? 0)
           drawn = undefined
@@ -298,7 +298,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
   }
 
   /**
-   * Undoes a soft delete (SPEC S5): clears `_deleted` as a new version. A
+   * Undoes a soft delete (docs/user-guide.md "Concurrency, delete and restore"): clears `_deleted` as a new version. A
    * record that is not deleted is returned as it is (idempotent).
    */
   async function restore (em: EntityManager, caller: Caller, id: string, guard: RowGuard): Promise<Row> {

@@ -64,7 +64,7 @@ export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record
 }
 
 /**
- * The record as it enters `_hash` (SPEC S7): field values in a time-zone-free
+ * The record as it enters `_hash` (docs/operator-guide.md "The hash chain"): field values in a time-zone-free
  * form; each encrypted field as an HMAC of its plaintext, never the plaintext;
  * which declared fields enter depends on the seal format (seal-format.ts),
  * and format 3 adds the keyed `_clave`.

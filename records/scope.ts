@@ -1,5 +1,5 @@
 /**
- * Row-level scope (SPEC S11): which records are the caller's own. One
+ * Row-level scope (docs/user-guide.md "Authentication and roles"): which records are the caller's own. One
  * definition, in two forms that cannot drift apart: a condition the service
  * adds to every query it runs (lists and their totals, GET, PUT, DELETE,
  * history, verification), and a predicate over a row already read (may this

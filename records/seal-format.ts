@@ -1,5 +1,5 @@
 /**
- * Which declared fields enter a version's `_hash` (SPEC S7, docs/operator-guide.md "The hash
+ * Which declared fields enter a version's `_hash` (docs/operator-guide.md "The hash
  * chain"). A change to modules.yaml must never invalidate a stored hash, so
  * the payload may not depend on what is declared *now*:
  *

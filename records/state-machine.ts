@@ -1,5 +1,5 @@
 /**
- * State moves (SPEC S6): a module with declared transitions allows only
+ * State moves (docs/administrator-guide.md "State machines"): a module with declared transitions allows only
  * those; a move may require fields to hold a value after the update.
  * Modules without declared transitions accept any move between their
  * allowed values. Sending the current state again is no move. Pure.

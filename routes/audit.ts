@@ -1,9 +1,9 @@
 /**
  * The auditor's routes, superadmins only: GET /auditoria/lecturas — the read
- * log of decrypted data and of searches on encrypted fields (SPEC S7, S21;
+ * log of decrypted data and of searches on encrypted fields (docs/operator-guide.md "Read log";
  * records/read-log.ts); POST
  * /auditoria/puntos-control — seal the global chain and publish a signed
- * checkpoint of its head now (SPEC S15; records/checkpoints.ts).
+ * checkpoint of its head now (docs/operator-guide.md "Tamper evidence: the global chain and checkpoints"; records/checkpoints.ts).
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'

@@ -1,4 +1,4 @@
-/** POST /auth/login, POST /auth/logout, GET /me (interface "Endpoints") and PUT /me/password (SPEC S13). */
+/** POST /auth/login, POST /auth/logout, GET /me (interface "Endpoints") and PUT /me/password (docs/user-guide.md "Accounts and sessions"). */
 import fp from 'fastify-plugin'
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -43,7 +43,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
 
   /**
    * Logs the locks a failure filled (`fresh`: warn, and counted in the
-   * metrics) or an attempt met (info), SPEC S21; the username only when
+   * metrics) or an attempt met (info), docs/user-guide.md "Rate limits"; the username only when
    * such a user exists (a password typed into the username box must not
    * reach the log).
    */
@@ -60,9 +60,9 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   }
 
   app.post('/auth/login', {
-    // 401 Credenciales inválidas; 429 for a locked-out username (SPEC S15, S21).
+    // 401 Credenciales inválidas; 429 for a locked-out username (docs/user-guide.md "Rate limits").
     config: { public: true, openapi: { errors: [401, 429] } },
-    // Missing body or credentials: `Datos requeridos` (SPEC S9), before type checks.
+    // Missing body or credentials: `Datos requeridos` (docs/user-guide.md "Errors"), before type checks.
     preValidation: async (request) => {
       const body = request.body as Record<string, unknown> | undefined | null
       if (body === undefined || body === null) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'username', mensaje: 'es obligatorio' }, { campo: 'password', mensaje: 'es obligatorio' }])
@@ -88,7 +88,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     const stored = (row?.[col('password')] as string | null | undefined) ?? dummyHash
     const known = row === null ? undefined : row[col('username')] as string
     // Issued to another user of that name, or under an older password: it
-    // was absent after all (SPEC S21), and the address rules decide.
+    // was absent after all (docs/user-guide.md "Rate limits"), and the address rules decide.
     const device = claimed !== undefined && row !== null && devices.holds(claimed, row._id as string, stored) ? claimed : undefined
     if (admission.admitted.viaDevice && device === undefined) {
       await forgetAttempt(app.stores.rateLimits, admission.admitted)
@@ -108,7 +108,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     const now = new Date()
     const ttl = app.config.tokenTtlSeconds
     // Only while the user is still as verified: a deactivation or a new
-    // password committed meanwhile leaves no session behind (SPEC S13).
+    // password committed meanwhile leaves no session behind (docs/user-guide.md "Accounts and sessions").
     const session = { jti, usuario: row._id as string, emitido: now, expira: new Date(now.getTime() + ttl * 1000), revocado: null }
     if (!await insertSessionIfCurrent(request.em, session, users.login, stored)) throw new AppError('CREDENCIALES_INVALIDAS')
     await app.stores.sessions.putSession(jti, row._id as string, ttl * 1000)
@@ -137,7 +137,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     return { success: true, data: { message: MESSAGES.SESION_CERRADA } }
   })
 
-  // PUT /me/password (SPEC S13): the current password is checked like a
+  // PUT /me/password (docs/user-guide.md "Accounts and sessions"): the current password is checked like a
   // login — each try is logged in the caller's address log and the
   // session's own first (http/login-lockout.ts), so a stolen token cannot
   // be used to guess it — and the new one set through

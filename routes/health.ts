@@ -1,7 +1,7 @@
 /**
  * GET /health (liveness) and GET /ready (database and Redis reachable); no
  * token. /health is never limited; /ready has a per-IP window of its own
- * (SPEC S21) and, as S10 says, no RateLimit-* headers but on a 429.
+ * (docs/user-guide.md "Rate limits") and, as that section says, no RateLimit-* headers but on a 429.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'

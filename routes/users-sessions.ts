@@ -1,5 +1,5 @@
 /**
- * Actions on a user that are no write of the user record (SPEC S13):
+ * Actions on a user that are no write of the user record (docs/user-guide.md "Accounts and sessions"):
  * `POST /usuarios/{id}/cerrar-sesiones` revokes every session of the user;
  * `POST /usuarios/{id}/desbloquear` lifts the login lock-out of the user's
  * username on every address and device. Both need `usuarios.editar` (within its

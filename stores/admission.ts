@@ -1,5 +1,5 @@
 /**
- * Admitting a request (SPEC S8, S10): count it against its rate-limit
+ * Admitting a request (docs/user-guide.md "Rate limits"): count it against its rate-limit
  * windows and, when it carries a token, look its session and user up: one
  * operation of the stores, so that with Redis it is one command (one Lua
  * script, stores/redis-rate-limit-store.ts `hitAndRead`) instead of a

@@ -1,5 +1,5 @@
 /**
- * The Redis rate-limit store (SPEC S10) and the login lock-out's sliding
+ * The Redis rate-limit store (docs/user-guide.md "Rate limits") and the login lock-out's sliding
  * logs (S15), with the unlock of one username on every address (S13).
  * Every update is one Lua script (atomic); every key lives under the
  * configured namespace (`<prefix>rl:`).

@@ -24,7 +24,7 @@ interface SequenceCommands {
 /**
  * The counters live in Redis, which may come back older (restored from a
  * snapshot or an append-only file that lost its tail, a replica promoted
- * with lag; SPEC S21): a counter behind would hand out numbers already
+ * with lag; docs/operator-guide.md "Ids and a Redis restore"): a counter behind would hand out numbers already
  * issued. So, as the session cache does (below), an instance trusts a
  * counter only once it has seeded it from the database (`seedAndNext`)
  * over the connection it is using: after each (re)connection the first
@@ -69,7 +69,7 @@ export class RedisSequenceStore implements SequenceStore {
 }
 
 /*
- * The session cache and its freshness (SPEC S15). The database numbers its
+ * The session cache and its freshness (docs/operator-guide.md "Sessions and a Redis restore"). The database numbers its
  * revocations (the revocation epoch, db/revocation-epoch.ts). Redis holds,
  * beside the cached values:
  *   cache:epoch  the epoch the cache has caught up with: every cached value

@@ -5,7 +5,7 @@
  */
 
 /**
- * Per prefix-and-year id counters (SPEC S2, S21). The database holds every
+ * Per prefix-and-year id counters (docs/operator-guide.md "Ids and a Redis restore"). The database holds every
  * id that was stored; a counter is trusted only while it cannot be behind it.
  */
 export interface SequenceStore {
@@ -29,7 +29,7 @@ export interface UserSnapshot {
   readonly nombre: string
   readonly rol: string
   readonly activo: boolean
-  /** Linked staff record (`usuarios.personal_id`), or null: decides row-level scope (SPEC S11). */
+  /** Linked staff record (`usuarios.personal_id`), or null: decides row-level scope (docs/user-guide.md "Authentication and roles"). */
   readonly personalId: string | null
 }
 
@@ -57,7 +57,7 @@ export interface SessionFill {
 }
 
 /**
- * Token sessions and the user cache (SPEC S8, S15). One lookup per request
+ * Token sessions and the user cache (docs/operator-guide.md "Sessions and a Redis restore"). One lookup per request
  * answers both in a single round trip. The database stays the authority:
  * it numbers every revocation (db/revocation-epoch.ts); the cache holds only
  * what the database confirmed, keeps the epoch it has caught up with, and a
@@ -81,7 +81,7 @@ export interface SessionStore {
   dropUser (userId: string, epoch: number): Promise<void>
   /**
    * After the database committed revocation `epoch`, which revoked these
-   * sessions of the user (SPEC S13): marks each revoked and forgets the
+   * sessions of the user (docs/user-guide.md "Accounts and sessions"): marks each revoked and forgets the
    * user's snapshot; the cache's epoch moves once, after the last.
    */
   revokeUser (userId: string, sessions: ReadonlyArray<{ readonly jti: string, readonly ttlMs: number }>, epoch: number): Promise<void>
@@ -117,7 +117,7 @@ export interface AttemptResult {
   readonly counts: readonly number[]
 }
 
-/** Request counters shared by all instances (SPEC S10) and the login lock-out (S8, S15). */
+/** Request counters shared by all instances (docs/user-guide.md "Rate limits") and the login lock-out (same section). */
 export interface RateLimitStore {
   /** Counts one hit against each window and returns the counts, in order. */
   hit (windows: readonly Window[]): Promise<Counter[]>
@@ -135,7 +135,7 @@ export interface RateLimitStore {
   /**
    * Forgets, atomically, every log `attempt` recorded in `index`, the
    * logs `keys`, and the index itself (unlocking a username on every
-   * address, SPEC S13). Returns how many logs held attempts.
+   * address, docs/user-guide.md "Accounts and sessions"). Returns how many logs held attempts.
    */
   clear (index: string, keys: readonly string[]): Promise<number>
 }

@@ -1,5 +1,5 @@
 /**
- * `format: dni` (SPEC S21): a Spanish DNI (8 digits and a check letter) or
+ * `format: dni` (docs/administrator-guide.md "modules.yaml reference"): a Spanish DNI (8 digits and a check letter) or
  * NIE (X, Y or Z, 7 digits and a check letter). The letter is
  * TRWAGMYFPDXBNJZSQVHLCKE[n mod 23], where n is the DNI's number, or the
  * NIE's with X=0, Y=1, Z=2 in front. What the blind index already folds

@@ -38,7 +38,7 @@ export function typeOf (f: Pick<FieldDef, 'type'>): FieldTypeImpl {
 }
 
 /**
- * The filter operators of a declared field (SPEC S5, S12); the list code and
+ * The filter operators of a declared field (docs/user-guide.md "Listing"); the list code and
  * the API documentation both ask here. All of its type's when it is
  * filterable; its type's search operators otherwise (`contiene` and `vacio`
  * on a text, `vacio` on an array); an encrypted field only through its

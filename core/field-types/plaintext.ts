@@ -1,5 +1,5 @@
 /**
- * The text a value is encrypted, blind-indexed and digested as (SPEC S7):
+ * The text a value is encrypted, blind-indexed and digested as (docs/operator-guide.md "The hash chain"):
  * strings as they are, anything else as canonical JSON, so an auditor in
  * any language can recompute a digest from the API's output.
  */

@@ -12,7 +12,7 @@ import type { FieldDef, Registry } from '../registry/types.js'
 /** A declared field's value ready for storage (before encryption/hashing). */
 export type ColumnValue = string | number | boolean | Date | unknown[] | null
 
-/** The operators of a list filter `?campo[op]=` (SPEC S5, S12). */
+/** The operators of a list filter `?campo[op]=` (docs/user-guide.md "Listing"). */
 export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'contiene', 'vacio'] as const
 export type FilterOperator = typeof FILTER_OPERATORS[number]
 
@@ -53,7 +53,7 @@ export interface FieldTypeImpl {
   readonly searchOperators: readonly FilterOperator[]
   /**
    * Text a person may search in (string, text): `contiene` ignores case and
-   * accents, and `q` searches it (core of SPEC S12; db/search-sql.ts).
+   * accents, and `q` searches it (core of docs/user-guide.md "Search (SPEC S12)"; db/search-sql.ts).
    */
   readonly textSearch: boolean
   /** What `vacio` counts as no value besides null: an empty string or an empty array. */

@@ -137,7 +137,7 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffN
   return Object.freeze(def)
 }
 
-/** Resolves `owner_fields` (SPEC S11): refs to the staff module, or `_id` in the staff module itself. */
+/** Resolves `owner_fields` (docs/administrator-guide.md "modules.yaml reference"): refs to the staff module, or `_id` in the staff module itself. */
 function ownersOf (name: string, m: ModuleFile, fieldMap: ReadonlyMap<string, FieldDef>, staffName: string | undefined): { ownerFields: readonly FieldDef[], ownedById: boolean } {
   const ownerFields: FieldDef[] = []
   let ownedById = false

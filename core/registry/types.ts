@@ -16,7 +16,7 @@ export type FieldFormat = typeof FIELD_FORMATS[number]
 export const ACTIONS = ['ver', 'crear', 'editar', 'eliminar', 'descifrar'] as const
 export type Action = typeof ACTIONS[number]
 
-/** Suffix that limits a permission to the caller's own records (SPEC S11): `denuncias.editar:propios`. */
+/** Suffix that limits a permission to the caller's own records (docs/administrator-guide.md "modules.yaml reference"): `denuncias.editar:propios`. */
 export const OWN_SUFFIX = 'propios'
 
 export interface FieldDef {
@@ -72,7 +72,7 @@ export interface ModuleDef {
   readonly fields: readonly FieldDef[]
   readonly fieldMap: ReadonlyMap<string, FieldDef>
   /**
-   * Owner fields (SPEC S11): `ref` fields to the staff module whose value
+   * Owner fields (docs/administrator-guide.md "modules.yaml reference"): `ref` fields to the staff module whose value
    * ties a record to a staff member. A record is the caller's own when the
    * caller created it or one of these holds the caller's `personal_id`.
    */

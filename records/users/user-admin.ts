@@ -1,5 +1,5 @@
 /**
- * User management without HTTP (bin/users.ts, SPEC S13): what an operator
+ * User management without HTTP (bin/users.ts, docs/administrator-guide.md "User management from the command line"): what an operator
  * with access to the database alone may do to accounts. Every change is a
  * write of the records layer as the service itself (`SISTEMA`, acting with
  * the super role), so it gets its history entry, its place in the hash

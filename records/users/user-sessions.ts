@@ -1,5 +1,5 @@
 /**
- * Ending every session of a user without writing the user (SPEC S13,
+ * Ending every session of a user without writing the user (docs/user-guide.md "Accounts and sessions",
  * `POST /usuarios/{id}/cerrar-sesiones`): the database first, in one
  * transaction with the revocation epoch, then the cache on every
  * instance. The writes that end sessions as a side effect (a password set,

@@ -2,7 +2,7 @@
  * What is special about the users module, as subscribers of the records
  * hook bus:
  * - only a holder of `*.*` creates, edits, deletes or restores a user whose
- *   role holds `*.*` (SPEC S8);
+ *   role holds `*.*` (docs/user-guide.md "Authentication and roles");
  * - a password must not be a documented placeholder nor the username, and
  *   must fit the field's length, wherever it is set (HTTP, the command
  *   line, ADMIN_PASSWORD at start-up; S13);

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:hostile`: what the worst-shape 1 MiB bodies
- * (test/helpers/hostile-shapes.ts) cost the server (SPEC S15: each answers
+ * (test/helpers/hostile-shapes.ts) cost the server (docs/operator-guide.md "Hostile input": each answers
  * its 400 in under 50 ms of CPU), and what they do to everyone else's
  * latency. Not part of `npm test`; embedded by default, PostgreSQL and
  * Redis when DATABASE_URL / REDIS_URL are set (a throw-away database).

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:list`: filtered lists (SPEC S5, issue 10) over a large
+ * `npm run bench:list`: filtered lists (docs/performance.md "Lists over a million rows", issue 10) over a large
  * `sala092` table, through the full HTTP stack of a real listening server:
  * a page of 20 in the default order and its exact total, for a selective
  * filter (0.1 % of the rows), a broad one (a third), the two combined and

@@ -1,5 +1,5 @@
 /**
- * The API explorer in a real browser (SPEC S14): Debian's Chromium, driven
+ * The API explorer in a real browser (docs/user-guide.md "API explorer and OpenAPI document"): Debian's Chromium, driven
  * by playwright-core, opens GET /docs on a listening server, finds every
  * module, authorises with a token through the explorer's Authorize dialog,
  * runs `GET /denuncias` with "Try it out" / "Execute" and sees 200 with the

@@ -1,5 +1,5 @@
 /**
- * SPEC S21: a full checkpoint store is an outage of the store, not
+ * docs/operator-guide.md "Tamper evidence: the global chain and checkpoints": a full checkpoint store is an outage of the store, not
  * tampering. CHECKPOINT_DIR is a 64 KiB tmpfs; a service process seals every
  * second. The volume is filled; records are written and read: every record
  * verifies, no empty or cut-short checkpoint file is left, the failed writes

@@ -1,5 +1,5 @@
 /**
- * Issue 8, scenario d (SPEC S15 first bullet): Redis comes back from a
+ * Issue 8, scenario d (docs/operator-guide.md "Sessions and a Redis restore"): Redis comes back from a
  * stale snapshot. Tokens are issued and Redis saves a snapshot; then some
  * tokens are logged out and a user is deactivated through the API; Redis
  * dies without saving (SHUTDOWN NOSAVE) and is started again from the same
@@ -8,7 +8,7 @@
  * deactivated user must still get 401, on every instance and through nginx;
  * the other tokens keep working.
  *
- * SPEC S21, the same fault for ids: records are created across the
+ * docs/operator-guide.md "Ids and a Redis restore", the same fault for ids: records are created across the
  * instances, Redis saves, more are created (and some numbers are drawn by
  * creates that then fail: gaps), Redis comes back from the snapshot with
  * every counter behind. Creates across the instances must all succeed (no

@@ -1,6 +1,6 @@
 /**
- * 1 MiB request bodies of the worst shapes found for this service (SPEC
- * S15), shared by the test that checks their answers
+ * 1 MiB request bodies of the worst shapes found for this service
+ * (docs/operator-guide.md "Hostile input"), shared by the test that checks their answers
  * (test/integration/input-limits.test.ts) and the benchmark that measures
  * their cost (test/bench/hostile-body.bench.ts). Each is between 0.5 and
  * 1 MiB, and wrong for both POST and PUT of `denuncias`; several sit just

@@ -1,5 +1,5 @@
 /**
- * The fixture of the Redis restore scenarios (SPEC S15, S21): a harness
+ * The fixture of the Redis restore scenarios (docs/operator-guide.md "Sessions and a Redis restore"; docs/operator-guide.md "Ids and a Redis restore"): a harness
  * for the file, and per test a redis-server of its own with two instances
  * on it, all stopped after the test. Registers its hooks where it is called
  * (a test file's top level).

@@ -1,5 +1,5 @@
 /**
- * Accounts and sessions (SPEC S13), through HTTP on two instances sharing
+ * Accounts and sessions (docs/user-guide.md "Accounts and sessions"), through HTTP on two instances sharing
  * the database and the stores: a password set by an administrator, a
  * deactivation and a deletion end every session for good; PUT /me/password
  * keeps only the session in use; cerrar-sesiones and desbloquear (every

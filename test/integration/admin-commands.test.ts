@@ -1,5 +1,5 @@
 /**
- * The admin commands (SPEC S14), run as child processes the way an
+ * The admin commands (docs/operator-guide.md "Admin commands"), run as child processes the way an
  * operator runs them: each answers --help (integrity-key's without
  * printing or even reading a key), ends non-zero with the fix in the
  * message on failure, and `check` refuses what the start refuses: the

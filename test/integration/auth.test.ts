@@ -1,5 +1,5 @@
 /**
- * Authentication and users (interface "Authentication", SPEC S8): login,
+ * Authentication and users (interface "Authentication", docs/user-guide.md "Authentication and roles"): login,
  * tokens, /me, logout and revocation across instances and restarts, roles
  * and `activo` read afresh on every instance, password handling, username
  * rules, the superadmin guard and the bootstrap administrator.

@@ -1,6 +1,6 @@
 /**
- * Backup and restore as docs/operations.md tells an operator to do it (SPEC
- * S21): records with encrypted fields, several versions and a delete are
+ * Backup and restore as docs/operations.md tells an operator to do it
+ * (docs/operations.md "Backup and restore"): records with encrypted fields, several versions and a delete are
  * written and a checkpoint published; `pg_dump -Fc` of the database,
  * `pg_restore` into a fresh database, the service started on it with the
  * same keys and checkpoint directory. Every record's `/verificar` is valid,
@@ -171,7 +171,7 @@ describe('PostgreSQL: pg_dump -Fc, pg_restore into a fresh database, start on it
 describe('embedded: a copy of the stopped service\'s data directory', () => {
   it('starts on the copy: every record verifies and reads back, the next create gets the next id', async () => {
     const original = join(dir, 'embedded')
-    // A deployment of its own: its checkpoints may not share the PostgreSQL one's directory (chain identity, SPEC S21).
+    // A deployment of its own: its checkpoints may not share the PostgreSQL one's directory (chain identity, docs/operator-guide.md "Tamper evidence: the global chain and checkpoints").
     const own = { CHECKPOINT_DIR: join(dir, 'puntos-control-embebido') }
     const source = await start(own, original)
     const before = await write(source)

@@ -1,5 +1,5 @@
 /**
- * One blind-index key per module and field (SPEC S21; docs/user-guide.md "Encryption"):
+ * One blind-index key per module and field (docs/user-guide.md "Encryption"):
  * the same DNI in denuncias.denunciante_dni and sanciones.infractor_dni has
  * unrelated stored indexes; a database whose indexes were written under the
  * old single key (written here in SQL, as the old code computed them) is

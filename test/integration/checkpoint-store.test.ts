@@ -1,5 +1,5 @@
 /**
- * The checkpoint store and the auditor's script (SPEC S21; docs/operator-guide.md "Tamper
+ * The checkpoint store and the auditor's script (docs/operator-guide.md "Tamper
  * evidence"): an unreadable checkpoint file is an outage of the store, not
  * a forgery, for /verificar and for the script; two databases pointed at
  * one CHECKPOINT_DIR are told apart by their chain's identity and the second

@@ -1,5 +1,5 @@
 /**
- * The client address cannot be forged (SPEC S21), on a real listening
+ * The client address cannot be forged (docs/operator-guide.md "Client address and TRUST_PROXY"), on a real listening
  * server: requests reach it from 127.0.0.1, and X-Forwarded-For is read only
  * when TRUST_PROXY names that peer. RATE_LIMIT_IP_EXEMPT lets an address
  * past the per-IP limit while the token limit still holds. /docs* and

@@ -1,6 +1,6 @@
 /**
  * HTTP that Node cannot parse is answered in the service's error envelope
- * (SPEC S21, docs/user-guide.md "Errors"): a broken request line, a broken header, a bad
+ * (docs/user-guide.md "Errors"): a broken request line, a broken header, a bad
  * Content-Length or chunk → 400 `Petición HTTP mal formada`; headers past
  * Node's 16 KiB → 431 `Cabeceras demasiado grandes`. Sent as raw bytes over
  * a TCP socket to a listening app, and to the starting server that answers

@@ -1,5 +1,5 @@
 /**
- * CORS (SPEC S14): CORS_ORIGINS lets pages on those origins call the API,
+ * CORS (docs/operator-guide.md "CORS"): CORS_ORIGINS lets pages on those origins call the API,
  * preflight included; other origins get no CORS header; without
  * CORS_ORIGINS no CORS header is ever sent and OPTIONS is an unknown route.
  */

@@ -1,5 +1,5 @@
 /**
- * The database going away and coming back, for real (SPEC S15): while it
+ * The database going away and coming back, for real (docs/operator-guide.md "Faults"): while it
  * is unreachable, shutting down or starting up, reads and writes answer
  * 503 `Servicio no disponible` (never 500), a write cut inside its
  * transaction leaves nothing behind, /ready says not ready, and the service

@@ -1,5 +1,5 @@
 /**
- * `format: dni` (SPEC S21 "Staff data as a force keeps it"): the default
+ * `format: dni` (docs/administrator-guide.md "modules.yaml reference"): the default
  * modules.yaml declares it on every DNI/NIF field, and a DNI or NIE with a
  * wrong check letter is refused with 400 `Datos inválidos` naming the field,
  * before encryption, on create and update; a right one is stored trimmed

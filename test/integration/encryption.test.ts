@@ -1,5 +1,5 @@
 /**
- * Field encryption end to end (SPEC S4; docs/user-guide.md "Encryption",
+ * Field encryption end to end (docs/user-guide.md "Encryption",
  * docs/operator-guide.md "Key rotation"),
  * through HTTP and the database, for every module of modules.yaml with
  * encrypted fields: no plaintext in any table, the stored format, masking per
@@ -355,7 +355,7 @@ describe('key rotation over a few thousand rows', () => {
     }
     await withInstance({ ENCRYPTION_KEY: KEY_B }, async (onlyB) => {
       expect(await snapshot(onlyB)).toEqual(before)
-      // History (SPEC S7) of a record first written under key A must survive dropping key A too.
+      // History (docs/operator-guide.md "History and verification") of a record first written under key A must survive dropping key A too.
       const id = before.personal![300]!._id
       expect.soft((await onlyB.get(`/personal/${id}/historial`)).status, 'historial with key B only').toBe(200)
       expect.soft((await onlyB.get(`/personal/${id}/verificar`)).body.data, 'verificar with key B only').toEqual({ valido: true })

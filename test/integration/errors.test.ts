@@ -1,5 +1,5 @@
 /**
- * Every error row of SPEC S9 that the records API and login can produce,
+ * Every error row of docs/user-guide.md "Errors" that the records API and login can produce,
  * through HTTP: exact status, exact Spanish text, `detalles` where they name
  * a field, the order of the checks (401 → 404 module → 403 → 400 → 404
  * record → 409), no partial write after a failed create, and an envelope

@@ -18,7 +18,7 @@ const MODULES = refOrder(registry)
 const RUNS = { post: 80, put: 50, raw: 40, query: 80, ids: 50 }
 const MiB = 1024 * 1024
 
-/** SPEC S9: every 4xx text a client may get here, with its status. */
+/** docs/user-guide.md "Errors": every 4xx text a client may get here, with its status. */
 const S9: Record<string, number> = {
   'Datos requeridos': 400,
   'Datos inválidos': 400,

@@ -1,5 +1,5 @@
 /**
- * Ids survive a Redis that comes back older (SPEC S21, S2). Each case runs
+ * Ids survive a Redis that comes back older (docs/operator-guide.md "Ids and a Redis restore"). Each case runs
  * a private redis-server and two instances on it: records are created, Redis
  * saves a snapshot, more are created (and some numbers are drawn by creates
  * that then fail: gaps), then Redis comes back with the snapshot's older

@@ -1,5 +1,5 @@
 /**
- * Record ids (SPEC S2): `PREFIX-YYYY-NNNNN` with the year in the service
+ * Record ids (docs/user-guide.md "Records"): `PREFIX-YYYY-NNNNN` with the year in the service
  * time zone, successive numbers per prefix and year, unique across
  * instances under concurrency, never reused (after deletes, Redis flushes
  * and restarts) and drawn only after validation.

@@ -1,5 +1,5 @@
 /**
- * Hostile bodies and the input rules of SPEC S15 (docs/operator-guide.md "Security"):
+ * Hostile bodies and the input rules of docs/operator-guide.md "Hostile input":
  * 1 MiB bodies of the worst shapes answer 400 in the S9 envelope with at
  * most 20 `detalles` and write nothing (their CPU cost is measured by
  * `npm run bench:hostile`, not here); invalid UTF-8 is `JSON mal formado`;

@@ -1,5 +1,5 @@
 /**
- * The hash chain (SPEC S7; docs/operator-guide.md "The hash chain", "History and
+ * The hash chain (docs/operator-guide.md "The hash chain", "History and
  * verification"): it holds after long random sequences of updates, deletes,
  * restores and state moves; history entries carry the right version, action,
  * hash and changed fields; tampering behind the service's back (live row,

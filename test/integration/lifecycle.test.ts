@@ -1,5 +1,5 @@
 /**
- * The record lifecycle (SPEC S5–S7; docs/administrator-guide.md "State
+ * The record lifecycle (docs/administrator-guide.md "State
  * machines"; docs/user-guide.md "Concurrency, delete and restore";
  * docs/operator-guide.md "Read log", "History and verification"): every state
  * machine of modules.yaml move by move, the diagrams of
@@ -347,7 +347,7 @@ describe('history masking', () => {
       const r = await create(m)
       const plain = m.fields.find((f) => (f.type === 'string' || f.type === 'text') && !f.enum && !f.unique && !f.encrypted)!
       ok(await admin.put(`/${m.path}/${r._id}`, { [plain.name]: 'Cambio' }))
-      // (not deleted: a deleted record's history is only for holders of eliminar, SPEC S15)
+      // (not deleted: a deleted record's history is only for holders of eliminar, docs/operator-guide.md "History and verification")
       ok(await admin.put(`/${m.path}/${r._id}`, { [plain.name]: 'Cambio dos' }))
       const masked = await versions(m, r._id, as('agente'))
       expect(masked).toHaveLength(3)

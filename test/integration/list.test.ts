@@ -1,5 +1,5 @@
 /**
- * GET /{module} over HTTP (SPEC S5, S4): paging without overlap or gap under
+ * GET /{module} over HTTP (docs/user-guide.md "Listing"): paging without overlap or gap under
  * several orders, the filter operators, soft-deleted records, blind-index
  * search on an encrypted field, and masking of encrypted fields in lists.
  */

@@ -1,5 +1,5 @@
 /**
- * Logs hold no secret (SPEC S4, S14, S15; docs/operator-guide.md "Security"): an app at
+ * Logs hold no secret (docs/operator-guide.md "Logs"): an app at
  * LOG_LEVEL=trace writes its log to a capture stream while it is sent
  * logins (right and wrong password, malformed JSON holding a password),
  * bearer tokens, creates, updates and filters carrying DNIs and NIFs
@@ -103,7 +103,7 @@ describe('log lines at trace level', () => {
     expect((await app.inject({ method: 'POST', url: '/denuncias', headers: { ...json, authorization: `Bearer ${token}` }, payload: Buffer.from(`{"denunciante_dni":"${d7}\xfe"}`, 'latin1') })).statusCode).toBe(400)
     expect((await call(app, 'POST', '/denuncias', { token, raw: `denunciante_dni=${d8}`, headers: { 'content-type': 'text/plain' } })).status).toBe(415)
 
-    // Free text a person typed (SPEC S21): `q` and `[contiene]`, plain, encoded, inside a group;
+    // Free text a person typed (docs/operator-guide.md "Logs"): `q` and `[contiene]`, plain, encoded, inside a group;
     // and a password typed into the username box (no such user: no username logged).
     secrets.push('Texto-Libre-3391', 'Bici-Roja-4410', 'Codificada-5521', 'Grupo-6632', 'Mayus-7701', 'Clave-En-Usuario-7743')
     for (const [url, status] of [

@@ -1,5 +1,5 @@
 /**
- * The lock-out cannot be turned against an account (SPEC S21, OWASP's
+ * The lock-out cannot be turned against an account (docs/user-guide.md "Rate limits", OWASP's
  * device cookie), through HTTP on two instances sharing the database and
  * the stores (Redis when REDIS_URL is set): 100 failures for `admin` from
  * 10 addresses lock it for every client without a device value, but the

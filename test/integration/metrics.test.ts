@@ -1,5 +1,5 @@
 /**
- * GET /metrics (SPEC S14): Prometheus text on the METRICS_PORT listener,
+ * GET /metrics (docs/operator-guide.md "Metrics"): Prometheus text on the METRICS_PORT listener,
  * scraped here over real HTTP; request counts and latencies by route
  * pattern and status, 429 refusals, the database pool, Redis, the process.
  * The public port answers /metrics like any unknown route.

@@ -1,6 +1,6 @@
 /**
  * The API explorer and the OpenAPI document are complete enough for a
- * generated client (SPEC S14): servers, one unique operationId per route,
+ * generated client (docs/user-guide.md "API explorer and OpenAPI document"): servers, one unique operationId per route,
  * every list query parameter with its operators (from the field types),
  * every error response in the S9 envelope, bodies that reject unknown keys
  * (and a service that does), required fields not nullable, system fields

@@ -1,6 +1,6 @@
 /**
- * A fuzz run generated from the service's own OpenAPI document (SPEC S9,
- * S14, S15): every path and method it lists, with path ids of every shape,
+ * A fuzz run generated from the service's own OpenAPI document (docs/user-guide.md "Errors",
+ * docs/user-guide.md "API explorer and OpenAPI document"; docs/operator-guide.md "Hostile input"): every path and method it lists, with path ids of every shape,
  * query parameters (those the document declares, plus filters named after
  * the properties of each module's record schema, with every operator) and
  * request bodies built from the document's body schemas — valid-ish, then
@@ -27,7 +27,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000)
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_123)
 const registry = loadRegistry('modules.yaml')
 
-/** SPEC S9: every text a client may get, with its status. */
+/** docs/user-guide.md "Errors": every text a client may get, with its status. */
 const S9: Record<string, number> = {
   'Datos requeridos': 400, 'Datos inválidos': 400, 'JSON mal formado': 400, 'Token no proporcionado': 401, 'Token inválido o expirado': 401,
   'Credenciales inválidas': 401, 'Sin permisos para esta operación': 403, 'Registro no encontrado': 404, 'Módulo no encontrado': 404,

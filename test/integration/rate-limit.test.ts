@@ -1,5 +1,5 @@
 /**
- * Rate limits (SPEC S10) and the login lock-out (S8, S15), through HTTP:
+ * Rate limits (docs/user-guide.md "Rate limits") and the login lock-out (same section), through HTTP:
  * per-IP and per-token fixed windows counted across instances, the
  * RateLimit-* headers on every response but /health and /ready, Retry-After
  * on a 429, X-Forwarded-For honoured only from TRUST_PROXY (addresses or a

@@ -1,6 +1,6 @@
 /**
  * Revocation and deactivation hold whatever state Redis comes back in
- * (SPEC S15). Each case runs a private redis-server with its own directory
+ * (docs/operator-guide.md "Sessions and a Redis restore"). Each case runs a private redis-server with its own directory
  * and two instances on it: tokens are used on both (so Redis caches them as
  * active), Redis's state is captured, then on instance A a token is logged
  * out, a user deactivated and a jefe demoted to consulta; then Redis comes

@@ -1,9 +1,9 @@
 /**
- * modules.yaml is the single source of truth (SPEC S1): a module or field
+ * modules.yaml is the single source of truth (docs/administrator-guide.md "modules.yaml reference"): a module or field
  * added to it becomes working endpoints and columns on the next start over
  * the same database; a change that would lose or rewrite data stops the
  * start and leaves the data alone. Also the service routes that need no
- * token: /health, /ready and the OpenAPI document at /docs (SPEC S10).
+ * token: /health, /ready and the OpenAPI document at /docs (docs/user-guide.md "API").
  */
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Row-level scope (SPEC S11), through HTTP and for every module of the
+ * Row-level scope (docs/user-guide.md "Authentication and roles"), through HTTP and for every module of the
  * registry. Two roles added to the real modules.yaml drive the generic part:
  * `propio` (every action limited to own records, creating excepted) and
  * `mixto` (sees everything; edits, deletes and decrypts only its own). Own
@@ -241,7 +241,7 @@ describe('the default matrix', () => {
     expect(ok(await admin.get(`/denuncias?denunciante_dni=${dni(2)}`)).total).toBe(1)
     const reads = await h.db.query<{ registro: string }>("select registro from sys_lecturas where usuario = $1 and tipo = 'lectura'", [o.id])
     expect(new Set(reads.map((r) => r.registro))).toEqual(new Set([assigned]))
-    // Each search by DNI left a trace, with the matches within the oficial's scope (SPEC S21).
+    // Each search by DNI left a trace, with the matches within the oficial's scope (docs/operator-guide.md "Read log").
     const searches = await h.db.query<{ coincidencias: number }>("select coincidencias from sys_lecturas where usuario = $1 and tipo = 'busqueda' order by id", [o.id])
     expect(searches.map((r) => r.coincidencias)).toEqual([1, 0])
   })

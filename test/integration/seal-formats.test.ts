@@ -1,6 +1,6 @@
 /**
  * A change to modules.yaml that the service accepts never invalidates a
- * stored hash (SPEC S7, last paragraph; docs/operator-guide.md "The hash chain"). Records
+ * stored hash (docs/operator-guide.md "The hash chain"). Records
  * sealed by the service before seal format 2 (test/fixtures/seal-v1.json,
  * made by make-seal-v1-fixture.ts on that code) and records sealed now both
  * verify — in /verificar and in the auditor's own script — after the

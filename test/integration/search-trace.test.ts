@@ -1,5 +1,5 @@
 /**
- * Probing for a person leaves a trace (SPEC S21; docs/operator-guide.md "Read log"): a list
+ * Probing for a person leaves a trace (docs/operator-guide.md "Read log"): a list
  * filtered on an encrypted field writes one read-log entry of kind
  * `busqueda` — user, time, module, the encrypted fields, the number of
  * matches — never the value searched for, also for an empty page and for

@@ -1,5 +1,5 @@
 /**
- * Responses that carry personal data are not cached or sniffed (SPEC S21):
+ * Responses that carry personal data are not cached or sniffed (docs/operator-guide.md "Security headers"):
  * every API response — a record, a list, an error, a 401, a 429, a 404, a
  * CORS preflight — has Cache-Control: no-store, nosniff, no-referrer and
  * frame denial; HSTS only with HSTS=true. /docs keeps a CSP that lets the

@@ -1,5 +1,5 @@
 /**
- * Start-up before PostgreSQL and Redis are reachable (SPEC S14): the
+ * Start-up before PostgreSQL and Redis are reachable (docs/operator-guide.md "Start-up waits for PostgreSQL and Redis"): the
  * server (a child process, `node --import tsx bin/server.ts`) listens at
  * once, `/health` answers 200 and `/ready` 503 while it waits, logging what
  * it waits for and when it tries again; when this test starts its own

@@ -1,5 +1,5 @@
 /**
- * Tamper evidence beyond one record's chain (SPEC S15; docs/operator-guide.md "Integrity"):
+ * Tamper evidence beyond one record's chain (docs/operator-guide.md "Tamper evidence: the global chain and checkpoints"):
  * the global chain over every history entry and its signed checkpoints.
  * Each tampering made in SQL behind the service's back — a record rolled
  * back (plain, encrypted, a deletion undone), the newest versions of the

@@ -1,5 +1,5 @@
 /**
- * The user-management command line (bin/users.ts, SPEC S13): each command
+ * The user-management command line (bin/users.ts, docs/administrator-guide.md "User management from the command line"): each command
  * against the test database (its main function, and as a child process),
  * checked through the service's HTTP interface: recovery of a lost
  * superadmin password then login, old tokens revoked, deactivation for

@@ -1,5 +1,5 @@
 /**
- * The operator side of the environment (SPEC S14): production guards,
+ * The operator side of the environment (docs/operator-guide.md "Configuration"): production guards,
  * CORS_ORIGINS, METRICS_PORT and STARTUP_WAIT. Every refusal is a
  * ConfigError that names the variable and says how to fix it.
  */

@@ -1,5 +1,5 @@
 /**
- * TRUST_PROXY and RATE_LIMIT_IP_EXEMPT (SPEC S10, S21): every documented
+ * TRUST_PROXY and RATE_LIMIT_IP_EXEMPT (docs/operator-guide.md "Client address and TRUST_PROXY"): every documented
  * form is read as meant, every address list the configuration accepts is
  * one Fastify's trustProxy (proxy-addr) accepts too, and anything else stops
  * the start with a ConfigError that names the variable, the accepted forms

@@ -1,5 +1,5 @@
 /**
- * Which errors mean "the database is not there right now" (SPEC S15, 503)
+ * Which errors mean "the database is not there right now" (docs/operator-guide.md "Faults", 503)
  * and which stay 500: the shapes they reach the error mapping in (the
  * driver's error, MikroORM's DriverException around it, knex's pool
  * timeout, node's socket errors, a cause chain, an AggregateError). The

@@ -1,5 +1,5 @@
 /**
- * parseListQuery (SPEC S5, S3, S4, S10) alone: query text in, ORM filter,
+ * parseListQuery (docs/user-guide.md "Listing") alone: query text in, ORM filter,
  * order and page out, or a 400 `Datos inválidos` naming the parameter.
  */
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * modules.yaml: the real file loads into a frozen registry (SPEC S1–S3), and
+ * modules.yaml: the real file loads into a frozen registry (docs/administrator-guide.md "modules.yaml reference"), and
  * every kind of mistake stops the start with a ConfigError naming the file,
  * the line and the key path, with a closest-name hint where one helps. Each
  * broken file is the real file with one edit, so line numbers are the real

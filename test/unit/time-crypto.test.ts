@@ -1,5 +1,5 @@
 /**
- * The pure building blocks: service-time-zone dates (SPEC S10), field
+ * The pure building blocks: service-time-zone dates (docs/user-guide.md "API"), field
  * encryption and blind indexes (S4), canonical JSON (S7) and the
  * environment contract (core/config.ts).
  */
