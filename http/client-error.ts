@@ -29,9 +29,9 @@ export function answerClientError (err: ClientError, socket: Duplex, log?: Trace
   log?.trace({ err }, 'client error')
   const code = clientErrorCode(err)
   const status = ERRORS[code].status
-  // Not in the middle of a response on this connection (pipelining).
-  const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
-  if (socket.writable && !busy) {
+  // As Fastify's own default handler: public socket state only (node:http
+  // keeps whether a response is under way in a private field, not read here).
+  if (socket.writable) {
     const body = JSON.stringify(errorBody(code))
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
