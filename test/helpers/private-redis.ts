@@ -43,3 +43,15 @@ export function usePrivateRedis (): PrivateRedis {
     },
   }
 }
+
+/** Until every instance answers /ready again (they reconnect to Redis by themselves). */
+export async function reconnected (...list: FastifyInstance[]): Promise<void> {
+  for (const app of list) {
+    let status = 0
+    for (let i = 0; i < 100 && status !== 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      status = (await app.inject({ method: 'GET', url: '/ready' })).statusCode
+    }
+    expect(status).toBe(200)
+  }
+}

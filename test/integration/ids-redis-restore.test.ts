@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { ADMIN, type Harness } from '../helpers/app.js'
 import { client, login } from '../helpers/http.js'
-import { usePrivateRedis } from '../helpers/private-redis.js'
+import { reconnected, usePrivateRedis } from '../helpers/private-redis.js'
 import type { RedisServer } from '../helpers/redis-server.js'
 import { RedisSequenceStore } from '../../stores/redis-stores.js'
 
@@ -52,17 +52,6 @@ async function stored (table: string, prefix: string): Promise<number[]> {
 async function failedDraw (server: RedisServer, key: string): Promise<number> {
   const c = server.client()
   try { return await c.incr(`${h.redisPrefix}seq:${key}`) } finally { c.disconnect() }
-}
-
-async function reconnected (...list: FastifyInstance[]): Promise<void> {
-  for (const app of list) {
-    let status = 0
-    for (let i = 0; i < 100 && status !== 200; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      status = (await app.inject({ method: 'GET', url: '/ready' })).statusCode
-    }
-    expect(status).toBe(200)
-  }
 }
 
 /** New ids: distinct, above every stored one, and none in a gap below the highest stored. */

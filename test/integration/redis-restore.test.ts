@@ -15,7 +15,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { ADMIN, type Harness } from '../helpers/app.js'
 import { client, expectError, login } from '../helpers/http.js'
-import { usePrivateRedis } from '../helpers/private-redis.js'
+import { reconnected, usePrivateRedis } from '../helpers/private-redis.js'
 import type { RedisServer } from '../helpers/redis-server.js'
 import { Redis } from 'ioredis'
 import { RedisSessionStore } from '../../stores/redis-stores.js'
@@ -85,18 +85,6 @@ async function expectRevoked (app: FastifyInstance, scene: Scene): Promise<void>
   expectError(await client(app, scene.demoted.token).get('/usuarios?limit=1'), 403, 'Sin permisos para esta operación')
   expect((await client(app, scene.demoted.token).get('/me')).body.data.rol).toBe('consulta')
   expect((await client(app, scene.live).get('/me')).status).toBe(200)
-}
-
-/** Until both instances answer /ready again (they reconnect by themselves). */
-async function reconnected (...list: FastifyInstance[]): Promise<void> {
-  for (const app of list) {
-    let status = 0
-    for (let i = 0; i < 100 && status !== 200; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      status = (await app.inject({ method: 'GET', url: '/ready' })).statusCode
-    }
-    expect(status).toBe(200)
-  }
 }
 
 describe('a Redis that comes back older', () => {
