@@ -23,7 +23,7 @@ import { openDatabase } from '../db/open.js'
 import { planSchema, schemaRefusal } from '../db/schema-sync.js'
 import { checkSystemKeys } from '../db/system-keys.js'
 import { trustProxyWarning } from '../http/trust-proxy.js'
-import { otherChainsFiles, sharedStore, storedChainIdentity } from '../records/chain-identity.js'
+import { otherChainsFiles, sharedStore, storedChainIdentity } from '../records/integrity/chain-identity.js'
 
 const HELP = `npm run check [-- [file] [--sin-entorno] [--help]]
 (in the image: node dist/bin/check.js …)

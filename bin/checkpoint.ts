@@ -14,9 +14,9 @@ import { ConfigError, REASONS } from '../core/errors.js'
 import { loadRegistry } from '../core/registry/load.js'
 import { openDatabase } from '../db/open.js'
 import { loadSystemKeys } from '../db/system-keys.js'
-import { chainIdentity, sharedStore } from '../records/chain-identity.js'
-import { createSigner } from '../records/checkpoint-format.js'
-import { Checkpoints } from '../records/checkpoints.js'
+import { chainIdentity, sharedStore } from '../records/integrity/chain-identity.js'
+import { createSigner } from '../records/integrity/checkpoint-format.js'
+import { Checkpoints } from '../records/integrity/checkpoints.js'
 
 const HELP = `npm run checkpoint [-- --help]
 (in the image: node dist/bin/checkpoint.js)

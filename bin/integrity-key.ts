@@ -16,7 +16,7 @@ import { ConfigError } from '../core/errors.js'
 import { loadRegistry } from '../core/registry/load.js'
 import { openDatabase } from '../db/open.js'
 import { loadSystemKeys } from '../db/system-keys.js'
-import { createSigner } from '../records/checkpoint-format.js'
+import { createSigner } from '../records/integrity/checkpoint-format.js'
 
 const HELP = `npm run integrity-key [-- --publica | --indice | --help]
 (in the image: node dist/bin/integrity-key.js …)

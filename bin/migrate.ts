@@ -19,7 +19,7 @@ import { planSchema, schemaRefusal, syncSchema } from '../db/schema-sync.js'
 import { inTransaction } from '../db/transaction.js'
 import { createFieldCipher } from '../core/crypto.js'
 import { loadSystemKeys } from '../db/system-keys.js'
-import { upgradeBlindIndexes } from '../records/blind-index-upgrade.js'
+import { upgradeBlindIndexes } from '../records/integrity/blind-index-upgrade.js'
 
 const HELP = `npm run migrate [-- --apply <statement> … | --help]  (in the image: node dist/bin/migrate.js)
 

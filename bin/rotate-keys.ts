@@ -21,7 +21,7 @@ import { loadRegistry } from '../core/registry/load.js'
 import { openDatabase } from '../db/open.js'
 import type { EmbeddedDatabase } from '../db/embedded.js'
 import { BLIND_INDEX_SCHEME, SystemKeyEntity, loadSystemKeys, recordBlindIndexScheme, rewrapSystemKeys } from '../db/system-keys.js'
-import { hasEncryptedFields, rotateHistory, rotateModule, type RotationProgress } from '../records/key-rotation.js'
+import { hasEncryptedFields, rotateHistory, rotateModule, type RotationProgress } from '../records/integrity/key-rotation.js'
 
 export interface RotateOptions {
   batchSize: number

@@ -19,7 +19,7 @@ import { loadRegistry } from '../core/registry/load.js'
 import { openDatabase } from '../db/open.js'
 import type { EmbeddedDatabase } from '../db/embedded.js'
 import { loadSystemKeys } from '../db/system-keys.js'
-import { createRecords } from '../records/records.js'
+import { RecordsLayer } from '../records/records-layer.js'
 import { subscribeUsersPolicy } from '../records/users/users-policy.js'
 import { UserAdmin, UserAdminError, generatePassword } from '../records/users/user-admin.js'
 import { createStores } from '../stores/factory.js'
@@ -204,7 +204,7 @@ async function withAdmin (opts: UsersCliOptions, err: (t: string) => void, fn: (
     if (config.redisUrl !== undefined) redis = await connectRedis(config.redisUrl, err)
     const stores = createStores(redis, config.redisPrefix)
     const keys = await loadSystemKeys(em, config.encryptionKeys)
-    const records = createRecords({ registry, access: compileAccess(registry), cipher: createFieldCipher(config.encryptionKeys, keys), sequences: stores.sequences, timeZone: config.timeZone })
+    const records = new RecordsLayer({ registry, access: compileAccess(registry), cipher: createFieldCipher(config.encryptionKeys, keys), sequences: stores.sequences, timeZone: config.timeZone })
     subscribeUsersPolicy(records.hooks, registry.usersModule, records.access, stores.sessions)
     return await fn(new UserAdmin(em, records, registry))
   } finally {

@@ -1,10 +1,20 @@
 /**
- * Passwords the service refuses wherever a password is set (docs/user-guide.md "Accounts and sessions"): the
+ * Passwords: how one is stored (Argon2id) and which ones the service
+ * refuses wherever a password is set (docs/user-guide.md "Accounts and sessions"): the
  * placeholders its own documentation shows (deploy/env.example, README.md, docs/)
  * and the commonest defaults, compared ignoring case and surrounding
  * spaces, and the account's own username. docs/user-guide.md "Authentication and
  * roles" lists them; keep the two in step.
+ *
+ * The hashing is computation, not I/O (the library hashes on libuv's
+ * thread pool), so it belongs in core/ beside the rules.
  */
+import { hash as argon2Hash } from '@node-rs/argon2'
+
+/** Argon2id with the library's defaults (m=19 MiB, t=2, p=1), as OWASP advises. */
+export function hashPassword (plain: string): Promise<string> {
+  return argon2Hash(plain, { algorithm: 2 })
+}
 
 export const PLACEHOLDER_PASSWORDS: readonly string[] = [
   'password', 'password123', 'contraseña', 'contraseña123', 'contrasena', 'contrasena123',

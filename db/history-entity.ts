@@ -22,13 +22,13 @@ export interface HistoryRow {
   /** The stored row of this version, system columns included. */
   datos: Row
   /**
-   * Seal format of `hash` (seal-format.ts). The column came with format 2:
+   * Seal format of `hash` (records/integrity/seal-format.ts). The column came with format 2:
    * its default 1 is what the rows written before it read as.
    */
   sello: number
   /**
    * Id of the transaction that wrote the row (xid8, as text): the global
-   * chain's sealer (records/ledger.ts) takes rows in transaction order once
+   * chain's sealer (records/integrity/ledger.ts) takes rows in transaction order once
    * their transaction has ended. Set by the database's default.
    */
   xid?: string

@@ -3,9 +3,10 @@
  * (`with r as (insert into <table> …) insert into sys_historial …`): one
  * round trip instead of four (BEGIN, two INSERTs, COMMIT), and as atomic —
  * a statement commits whole or not at all, both rows carry the same
- * transaction id (`xid`, the global chain's order, records/ledger.ts).
- * For creates that need nothing else inside their transaction (no
- * reference or uniqueness check, no `inside` hook): records/record-service.ts.
+ * transaction id (`xid`, the global chain's order, records/integrity/ledger.ts).
+ * Every create writes with it (records/storage/sql-module-storage.ts):
+ * alone when nothing else needs its transaction, else inside the
+ * transaction that runs its reference and uniqueness checks and `inside` hooks.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Row } from './module-entity.js'

@@ -5,7 +5,7 @@
  * transaction id below which every history row is sealed); and
  * `sys_puntos_control`, a copy of each signed checkpoint of the chain's head
  * (the evidence that matters is published outside the database too).
- * Written by records/ledger.ts and records/checkpoints.ts.
+ * Written by records/integrity/ledger.ts and records/integrity/checkpoints.ts.
  */
 import { EntitySchema } from '@mikro-orm/core'
 
@@ -16,7 +16,7 @@ export interface LedgerRow {
   modulo: string
   registro: string
   version: number
-  /** SHA-256 of the history row's own columns (records/ledger.ts `entryHash`). */
+  /** SHA-256 of the history row's own columns (records/integrity/ledger.ts `entryHash`). */
   entrada: string
   /** SHA-256 of the previous link followed by `entrada`. */
   enlace: string
@@ -41,7 +41,7 @@ export interface LedgerStateRow {
   id: number
   /** Every history row whose transaction id is below this is sealed (xid8 as text). */
   marca: string
-  /** The chain's identity, written into every checkpoint (records/chain-identity.ts). */
+  /** The chain's identity, written into every checkpoint (records/integrity/chain-identity.ts). */
   cadena?: string | null
 }
 

@@ -1,6 +1,6 @@
 /**
  * The service's own keys: the blind-index key, the integrity key and the
- * checkpoint signing key (the Ed25519 seed of records/checkpoints.ts). Each
+ * checkpoint signing key (the Ed25519 seed of records/integrity/checkpoints.ts). Each
  * is 32 random bytes generated on first start and stored in `sys_claves`
  * wrapped (AES-256-GCM) by ENCRYPTION_KEY, so operators manage one secret,
  * and rotating it (npm run rotate-keys) re-wraps these without changing

@@ -1,6 +1,6 @@
 /**
  * Runs the global chain's sealer and publishes signed checkpoints of its
- * head (records/checkpoints.ts) every CHECKPOINT_INTERVAL, into
+ * head (records/integrity/checkpoints.ts) every CHECKPOINT_INTERVAL, into
  * CHECKPOINT_DIR and the log; decorates the app with them (`app.checkpoints`)
  * for /verificar, the on-demand route and the metrics. One instance seals
  * at a time; the others skip that round. The start refuses a CHECKPOINT_DIR
@@ -9,8 +9,8 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { ConfigError } from '../core/errors.js'
-import { chainIdentity, sharedStore } from '../records/chain-identity.js'
-import { Checkpoints, type ForeignFile } from '../records/checkpoints.js'
+import { chainIdentity, sharedStore } from '../records/integrity/chain-identity.js'
+import { Checkpoints, type ForeignFile } from '../records/integrity/checkpoints.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,7 +18,7 @@ declare module 'fastify' {
   }
 }
 
-/** How often an instance compacts CHECKPOINT_DIR (records/checkpoint-store.ts). */
+/** How often an instance compacts CHECKPOINT_DIR (records/integrity/checkpoint-store.ts). */
 const COMPACT_EVERY_MS = 3_600_000
 
 async function checkpointsPlugin (app: FastifyInstance): Promise<void> {

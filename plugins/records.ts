@@ -1,17 +1,18 @@
 /**
- * Decorates the app with the records layer (`app.records`) and every
- * request with its caller's records service (`request.records`, built on
- * first use from the request's EntityManager, caller and route). Subscribes
- * the users module's policy to the hook bus.
+ * Decorates the app with the records layer (`app.records`, a RecordsLayer)
+ * and every request with its caller's records (`request.records`, a
+ * CallerRecords built on first use from the request's EntityManager, caller
+ * and route). Subscribes the users module's policy to the hook bus.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { createRecords, type CallerRecords, type Records } from '../records/records.js'
+import type { CallerRecords } from '../records/caller-records.js'
+import { RecordsLayer } from '../records/records-layer.js'
 import { subscribeUsersPolicy } from '../records/users/users-policy.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    records: Records
+    records: RecordsLayer
   }
   interface FastifyRequest {
     /** Every module's records as this request's caller may see them. */
@@ -21,7 +22,7 @@ declare module 'fastify' {
 }
 
 async function recordsPlugin (app: FastifyInstance): Promise<void> {
-  const records = createRecords({
+  const records = new RecordsLayer({
     registry: app.registry,
     access: app.access,
     cipher: app.cipher,

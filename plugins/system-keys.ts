@@ -1,16 +1,16 @@
 /**
  * Decorates the app with the field cipher, keyed by ENCRYPTION_KEY(S) and the
  * system keys of db/system-keys.ts, and with the checkpoint signer (the
- * `firma` system key, records/checkpoints.ts). Before the app serves, blind
+ * `firma` system key, records/integrity/checkpoints.ts). Before the app serves, blind
  * indexes stored under the old single index key are rebuilt once
- * (records/blind-index-upgrade.ts).
+ * (records/integrity/blind-index-upgrade.ts).
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createFieldCipher, type FieldCipher } from '../core/crypto.js'
 import { loadSystemKeys } from '../db/system-keys.js'
-import { upgradeBlindIndexes } from '../records/blind-index-upgrade.js'
-import { createSigner, type Signer } from '../records/checkpoint-format.js'
+import { upgradeBlindIndexes } from '../records/integrity/blind-index-upgrade.js'
+import { createSigner, type Signer } from '../records/integrity/checkpoint-format.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from '../db/module-entity.js'
 import { HistoryEntity, type HistoryAction, type HistoryRow } from '../db/history-entity.js'
-import { currentSeal, sealOf } from './seal-format.js'
+import { currentSeal, sealOf } from './integrity/seal-format.js'
 
 export type { HistoryAction, HistoryRow } from '../db/history-entity.js'
 

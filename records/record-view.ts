@@ -10,7 +10,7 @@ import { formatDateTime } from '../core/time.js'
 import { valueColumn } from '../db/columns.js'
 import type { Row } from '../db/module-entity.js'
 import { FIELD_TYPES_IMPL, typeOf, type FieldTypeImpl, type InstantFormat } from '../core/field-types/index.js'
-import { currentSeal, isSealed, sealKeyInput, type Seal } from './seal-format.js'
+import { currentSeal, isSealed, sealKeyInput, type Seal } from './integrity/seal-format.js'
 import { buildRecordView, type RecordView } from './view-builder.js'
 
 export interface ViewContext {
@@ -66,7 +66,7 @@ export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record
 /**
  * The record as it enters `_hash` (docs/operator-guide.md "The hash chain"): field values in a time-zone-free
  * form; each encrypted field as an HMAC of its plaintext, never the plaintext;
- * which declared fields enter depends on the seal format (seal-format.ts),
+ * which declared fields enter depends on the seal format (integrity/seal-format.ts),
  * and format 3 adds the keyed `_clave`.
  */
 export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string, seal: Seal = currentSeal(mod)): Record<string, unknown> {

@@ -3,7 +3,7 @@
  * log of decrypted data and of searches on encrypted fields (docs/operator-guide.md "Read log";
  * records/read-log.ts); POST
  * /auditoria/puntos-control — seal the global chain and publish a signed
- * checkpoint of its head now (docs/operator-guide.md "Tamper evidence: the global chain and checkpoints"; records/checkpoints.ts).
+ * checkpoint of its head now (docs/operator-guide.md "Tamper evidence: the global chain and checkpoints"; records/integrity/checkpoints.ts).
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'

@@ -14,7 +14,7 @@ import { AppError } from '../../core/errors.js'
 import { passwordProblem } from '../../core/passwords.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import type { Row } from '../../db/module-entity.js'
-import type { Records } from '../records.js'
+import type { RecordsLayer } from '../records-layer.js'
 import { usersTable, type UsersTable } from './users-table.js'
 
 export interface UserLine {
@@ -42,7 +42,7 @@ export class UserAdmin {
   /** The role that holds `*.*` (the first in usuarios.rol). */
   readonly superRole: string
 
-  constructor (private readonly em: EntityManager, private readonly records: Records, registry: Registry) {
+  constructor (private readonly em: EntityManager, private readonly records: RecordsLayer, registry: Registry) {
     this.users = registry.usersModule
     this.table = usersTable(registry)
     const superRole = this.roles().find((r) => records.access.isSuper(r))

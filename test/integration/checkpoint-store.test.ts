@@ -20,7 +20,7 @@ import { DETAILS, MOTIVOS } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
-import { createSigner, type Checkpoint } from '../../records/checkpoint-format.js'
+import { createSigner, type Checkpoint } from '../../records/integrity/checkpoint-format.js'
 import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
 import { client, login, ok, sampleBody } from '../helpers/http.js'
 

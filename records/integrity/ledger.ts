@@ -24,11 +24,11 @@
  * purpose: a REPEATABLE READ snapshot would be taken by the statement that
  * waits for the lock, before the previous holder's entries are visible.)
  */
-import { createHash } from 'node:crypto'
 import { IsolationLevel } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { canonicalJson } from '../core/canonical.js'
-import { inTransaction } from '../db/transaction.js'
+import { canonicalJson } from '../../core/canonical.js'
+import { inTransaction } from '../../db/transaction.js'
+import { sha256 } from './version-hash.js'
 
 export const GENESIS = '0'.repeat(64)
 
@@ -65,10 +65,6 @@ export function entryHash (e: EntryColumns): string {
 
 export function linkHash (previous: string, entry: string): string {
   return sha256(previous + entry)
-}
-
-function sha256 (text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex')
 }
 
 export interface ChainHead {

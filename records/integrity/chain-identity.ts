@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { ConfigError } from '../core/errors.js'
+import { ConfigError } from '../../core/errors.js'
 import { wellFormed } from './checkpoint-format.js'
 import { CheckpointStore } from './checkpoint-store.js'
 

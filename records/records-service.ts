@@ -1,12 +1,13 @@
 /**
- * One module's records as one caller may see and change them: the service
- * every generated route goes through (ARCHITECTURE: "one service per
- * request built with the caller's access"). It decides every permission —
+ * RecordsService: one module's records as one caller may see and change
+ * them, the service every generated route goes through (docs/architecture.md
+ * "Glossary"). It decides every permission —
  * the action at all (403), row-level scope in every query it runs (404 for
  * rows outside `ver`, 403 for visible rows outside `editar`/`eliminar`),
  * decrypt-or-withhold per row (`descifrar` scope) and the read log — so a
  * list, its total, a GET, the history and the verification never disagree.
- * Returns API records; knows nothing of HTTP.
+ * Reads and writes through the module's storage (storage/module-storage.ts),
+ * handing it the caller's scope. Returns API records; knows nothing of HTTP.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { AccessTable, Caller, Scope } from '../core/access.js'
@@ -16,12 +17,12 @@ import type { Action, ModuleDef } from '../core/registry/types.js'
 import { formatDateTime, nowSeconds } from '../core/time.js'
 import type { Row } from '../db/module-entity.js'
 import type { ReadLogRow } from '../db/read-log-entity.js'
-import { verifyChain, type Verdict } from './chain.js'
-import type { Checkpoints } from './checkpoints.js'
+import { verifyChain, type Verdict } from './integrity/chain.js'
+import type { Checkpoints } from './integrity/checkpoints.js'
 import { sealInfo, versionsOf, type HistoryAction } from './history.js'
 import { parseListQuery } from './list-query.js'
 import { logReads } from './read-log.js'
-import type { RecordService, RowGuard } from './record-service.js'
+import type { ModuleStorage, RowGuard } from './storage/module-storage.js'
 import { toApiRecord } from './record-view.js'
 import { and, reaches, scopeCondition, ownCondition, type Where } from './scope.js'
 
@@ -61,24 +62,24 @@ export interface RequestContext {
   route (): string
 }
 
-export interface ModuleRecordsDeps {
+export interface RecordsServiceDeps {
   readonly access: AccessTable
   readonly cipher: FieldCipher
   readonly timeZone: string
-  /** The global chain's checkpoints /verificar checks against (records/checkpoints.ts). */
+  /** The global chain's checkpoints /verificar checks against (records/integrity/checkpoints.ts). */
   readonly checkpoints?: Checkpoints
 }
 
 /** What the module's declaration says once, for every request. */
 export interface ModulePlan {
   readonly mod: ModuleDef
-  readonly service: RecordService
+  readonly storage: ModuleStorage
   /** Names of the encrypted fields. */
   readonly encrypted: readonly string[]
 }
 
-export function modulePlan (mod: ModuleDef, service: RecordService): ModulePlan {
-  return { mod, service, encrypted: mod.fields.filter((f) => f.encrypted).map((f) => f.name) }
+export function modulePlan (mod: ModuleDef, storage: ModuleStorage): ModulePlan {
+  return { mod, storage, encrypted: mod.fields.filter((f) => f.encrypted).map((f) => f.name) }
 }
 
 const ACTION_INDEX: Record<Action, number> = { ver: 0, crear: 1, editar: 2, eliminar: 3, descifrar: 4 }
@@ -87,10 +88,10 @@ const ACTION_INDEX: Record<Action, number> = { ver: 0, crear: 1, editar: 2, elim
  * A class rather than closures: a request builds one object and no
  * functions, which the hot path notices.
  */
-export class ModuleRecords {
+export class RecordsService {
   private readonly scopes: Array<Scope | undefined> = [undefined, undefined, undefined, undefined, undefined]
 
-  constructor (private readonly plan: ModulePlan, private readonly deps: ModuleRecordsDeps, private readonly ctx: RequestContext) {}
+  constructor (private readonly plan: ModulePlan, private readonly deps: RecordsServiceDeps, private readonly ctx: RequestContext) {}
 
   private scope (action: Action): Scope {
     const i = ACTION_INDEX[action]
@@ -146,13 +147,13 @@ export class ModuleRecords {
 
   async list (query: Record<string, string | string[] | undefined>): Promise<ListPage> {
     this.authorize('ver')
-    const { mod, service } = this.plan
+    const { mod, storage } = this.plan
     const q = parseListQuery(mod, query, this.deps.timeZone, this.deps.cipher)
     if (q.includeDeleted && this.scope('eliminar') === 'none') throw new AppError('SIN_PERMISOS')
     if (q.filtersEncrypted && this.scope('descifrar') === 'none') throw new AppError('SIN_PERMISOS')
     // A filter on an encrypted value only finds records whose value the caller may read.
     const decryptable = q.filtersEncrypted && this.scope('descifrar') === 'own' ? ownCondition(mod, this.ctx.caller) : undefined
-    const { rows, total } = await service.list(this.ctx.reads, and(q.where, this.visible(), decryptable), q)
+    const { rows, total } = await storage.list(this.ctx.reads, and(q.where, this.visible(), decryptable), q)
     // Probing for a person leaves a trace (docs/operator-guide.md "Read log"): which encrypted fields
     // were searched and how many matched, never the value; also for an
     // empty page or no match. Every list and its total pass here.
@@ -164,7 +165,7 @@ export class ModuleRecords {
 
   async get (id: string): Promise<ApiRecord> {
     this.authorize('ver')
-    return this.view(await this.plan.service.findLive(this.ctx.reads, id, this.visible()))
+    return this.view(await this.plan.storage.findLive(this.ctx.reads, id, this.visible()))
   }
 
   /**
@@ -175,29 +176,29 @@ export class ModuleRecords {
   async target (id: string, action: 'editar' | 'eliminar'): Promise<Row> {
     this.authorize(action)
     const guard = this.guard(action)
-    const row = await this.plan.service.findLive(this.ctx.em, id, guard.visible)
+    const row = await this.plan.storage.findLive(this.ctx.em, id, guard.visible)
     if (!guard.allows(row)) throw new AppError('SIN_PERMISOS')
     return row
   }
 
   async create (body: Record<string, unknown>): Promise<ApiRecord> {
     this.authorize('crear')
-    return this.view(await this.plan.service.create(this.ctx, this.ctx.caller, body))
+    return this.view(await this.plan.storage.create(this.ctx, this.ctx.caller, body))
   }
 
   async update (id: string, body: Record<string, unknown>, expectedVersion?: number): Promise<ApiRecord> {
     this.authorize('editar')
-    return this.view(await this.plan.service.update(this.ctx.em, this.ctx.caller, id, body, this.guard('editar'), expectedVersion))
+    return this.view(await this.plan.storage.update(this.ctx.em, this.ctx.caller, id, body, this.guard('editar'), expectedVersion))
   }
 
   async remove (id: string, expectedVersion?: number): Promise<void> {
     this.authorize('eliminar')
-    await this.plan.service.remove(this.ctx.em, this.ctx.caller, id, this.guard('eliminar'), expectedVersion)
+    await this.plan.storage.remove(this.ctx.em, this.ctx.caller, id, this.guard('eliminar'), expectedVersion)
   }
 
   async restore (id: string): Promise<ApiRecord> {
     this.authorize('eliminar')
-    return this.view(await this.plan.service.restore(this.ctx.em, this.ctx.caller, id, this.guard('eliminar')))
+    return this.view(await this.plan.storage.restore(this.ctx.em, this.ctx.caller, id, this.guard('eliminar')))
   }
 
   /**
@@ -207,7 +208,7 @@ export class ModuleRecords {
    */
   private async audited (id: string): Promise<Row> {
     this.authorize('ver')
-    const live = await this.plan.service.findAny(this.ctx.em, id, this.visible())
+    const live = await this.plan.storage.findAny(this.ctx.em, id, this.visible())
     if (live._deleted !== null && live._deleted !== undefined && this.scope('eliminar') === 'none') throw new AppError('REGISTRO_NO_ENCONTRADO')
     return live
   }

@@ -25,9 +25,9 @@
  * null), so a value written there behind the service's back breaks the hash
  * instead of going unnoticed.
  */
-import type { ModuleDef } from '../core/registry/types.js'
-import { valueColumn } from '../db/columns.js'
-import type { Row } from '../db/module-entity.js'
+import type { ModuleDef } from '../../core/registry/types.js'
+import { valueColumn } from '../../db/columns.js'
+import type { Row } from '../../db/module-entity.js'
 
 export type Seal =
   | { readonly format: 2 | 3 }

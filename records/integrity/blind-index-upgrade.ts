@@ -15,13 +15,13 @@
  */
 import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { FieldCipher } from '../core/crypto.js'
-import type { ModuleDef, Registry } from '../core/registry/types.js'
-import { blindIndexColumn, valueColumn } from '../db/columns.js'
-import { HistoryEntity } from '../db/history-entity.js'
-import { entityName, type Row } from '../db/module-entity.js'
-import { BLIND_INDEX_SCHEME, blindIndexScheme, recordBlindIndexScheme } from '../db/system-keys.js'
-import { inTransaction } from '../db/transaction.js'
+import type { FieldCipher } from '../../core/crypto.js'
+import type { ModuleDef, Registry } from '../../core/registry/types.js'
+import { blindIndexColumn, valueColumn } from '../../db/columns.js'
+import { HistoryEntity } from '../../db/history-entity.js'
+import { entityName, type Row } from '../../db/module-entity.js'
+import { BLIND_INDEX_SCHEME, blindIndexScheme, recordBlindIndexScheme } from '../../db/system-keys.js'
+import { inTransaction } from '../../db/transaction.js'
 import { refreshed, type RotationProgress } from './key-rotation.js'
 
 /** Any constant shared by all instances (the schema sync has its own). */

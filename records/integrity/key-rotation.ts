@@ -11,13 +11,13 @@
  */
 import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import type { FieldCipher } from '../core/crypto.js'
-import { keyIdOf } from '../core/crypto.js'
-import type { ModuleDef, Registry } from '../core/registry/types.js'
-import { entityName, type Row } from '../db/module-entity.js'
-import { blindIndexColumn, valueColumn } from '../db/columns.js'
-import { HistoryEntity } from '../db/history-entity.js'
-import { inTransaction } from '../db/transaction.js'
+import type { FieldCipher } from '../../core/crypto.js'
+import { keyIdOf } from '../../core/crypto.js'
+import type { ModuleDef, Registry } from '../../core/registry/types.js'
+import { entityName, type Row } from '../../db/module-entity.js'
+import { blindIndexColumn, valueColumn } from '../../db/columns.js'
+import { HistoryEntity } from '../../db/history-entity.js'
+import { inTransaction } from '../../db/transaction.js'
 
 export interface RotationProgress {
   /** Rows looked at so far in this module. */

@@ -10,7 +10,7 @@
  * adopted by the chain whose key signed it.
  */
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
-import { canonicalJson } from '../core/canonical.js'
+import { canonicalJson } from '../../core/canonical.js'
 import type { ChainHead } from './ledger.js'
 
 export interface Checkpoint {

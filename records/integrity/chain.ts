@@ -1,7 +1,7 @@
 /**
  * The integrity chain (docs/operator-guide.md "The hash chain"). `_hash` of version n is SHA-256 of the
- * canonical JSON of the record at n (see record-view.ts `hashPayload`) with
- * `_prev` = the hash of version n-1 ('' for version 1). Verification
+ * canonical JSON of the record at n with `_prev` = the hash of version n-1
+ * ('' for version 1): version-hash.ts, the one formula. Verification
  * recomputes every stored version from the history, each under the seal
  * format it was written with (seal-format.ts), checks the versions
  * run 1..n without a gap, and that the live row is the last of them: an
@@ -11,23 +11,18 @@
  * record would make a search find the wrong record). Then the record is
  * checked against the global chain and its checkpoints (ledger-verify.ts).
  */
-import { createHash } from 'node:crypto'
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { canonicalJson } from '../core/canonical.js'
-import { keyIdOf, type FieldCipher } from '../core/crypto.js'
-import { MOTIVOS } from '../core/errors.js'
-import type { ModuleDef } from '../core/registry/types.js'
-import type { Row } from '../db/module-entity.js'
-import { versionsOf } from './history.js'
-import { hashPayload } from './record-view.js'
+import { canonicalJson } from '../../core/canonical.js'
+import { keyIdOf, type FieldCipher } from '../../core/crypto.js'
+import { MOTIVOS } from '../../core/errors.js'
+import type { ModuleDef } from '../../core/registry/types.js'
+import type { Row } from '../../db/module-entity.js'
+import { versionsOf } from '../history.js'
 import { currentSeal, sealOf, type Seal } from './seal-format.js'
-import { blindIndexColumn, valueColumn } from '../db/columns.js'
+import { versionHash } from './version-hash.js'
+import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import type { Checkpoints } from './checkpoints.js'
 import { verifyInLedger } from './ledger-verify.js'
-
-export function sha256 (text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex')
-}
 
 export interface Verdict {
   valido: boolean
@@ -64,8 +59,7 @@ function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string,
     }
   }
   try {
-    const payload = hashPayload(mod, row, cipher, prev, seal)
-    return { hash: sha256(canonicalJson(payload)), payload }
+    return versionHash(mod, row, cipher, prev, seal)
   } catch {
     return undefined // a ciphertext that no longer decrypts was tampered with
   }

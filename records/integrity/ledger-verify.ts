@@ -23,9 +23,9 @@
  * is `valido: true` with motivo ILEGIBLE, never a forgery.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { MOTIVOS } from '../core/errors.js'
-import type { ModuleDef } from '../core/registry/types.js'
-import type { Row } from '../db/module-entity.js'
+import { MOTIVOS } from '../../core/errors.js'
+import type { ModuleDef } from '../../core/registry/types.js'
+import type { Row } from '../../db/module-entity.js'
 import type { Checkpoints } from './checkpoints.js'
 import type { Verdict } from './chain.js'
 import { brokenLink, entriesOf, entryHash, GENESIS, historyColumnsOf, strayVersions } from './ledger.js'

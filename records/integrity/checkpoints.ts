@@ -19,7 +19,7 @@
  * ones are told apart from forgeries.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
-import { MOTIVOS, REASONS } from '../core/errors.js'
+import { MOTIVOS, REASONS } from '../../core/errors.js'
 import { classify, type Checkpoint, type Signer } from './checkpoint-format.js'
 import { CheckpointStore } from './checkpoint-store.js'
 import { brokenLink, chainHead, seal, type ChainHead, type SealResult } from './ledger.js'

@@ -1,0 +1,59 @@
+/**
+ * CallerRecords: every module's records as one request's caller may see
+ * them (`request.records`, docs/architecture.md "Glossary"). A module's
+ * RecordsService is built on first use and kept for the request; the read
+ * log and checkpoints, which belong to no module, are asked here.
+ */
+import { AppError, DETAILS, MOTIVOS } from '../core/errors.js'
+import type { ModuleDef } from '../core/registry/types.js'
+import type { Checkpoint } from './integrity/checkpoints.js'
+import { listReads } from './read-log.js'
+import { RecordsService, type ModulePlan, type RecordsServiceDeps, type RequestContext } from './records-service.js'
+
+export interface CheckpointAnswer {
+  /** The checkpoint published; null when the chain no longer extends the newest one known (`motivo`). */
+  punto_control: Checkpoint | null
+  /** Entries sealed by this run. */
+  sellados: number
+  /** Ed25519 public key (raw, base64) that verifies it. */
+  clave_publica: string
+  motivo?: string
+}
+
+export class CallerRecords {
+  private last: RecordsService | undefined
+  private lastName = ''
+
+  constructor (private readonly plans: ReadonlyMap<string, ModulePlan>, private readonly deps: RecordsServiceDeps, private readonly ctx: RequestContext) {}
+
+  /** One module's records service for this caller. */
+  of (mod: ModuleDef): RecordsService {
+    // A request nearly always works on one module: keep that one.
+    if (this.last === undefined || this.lastName !== mod.name) {
+      this.last = new RecordsService(this.plans.get(mod.name)!, this.deps, this.ctx)
+      this.lastName = mod.name
+    }
+    return this.last
+  }
+
+  /** A page of the read log (superadmins only, else 403). */
+  async reads (query: Record<string, unknown>): ReturnType<typeof listReads> {
+    if (!this.deps.access.isSuper(this.ctx.caller.rol)) throw new AppError('SIN_PERMISOS')
+    return listReads(this.ctx.em, query, this.deps.timeZone)
+  }
+
+  /** Seals the global chain and publishes a signed checkpoint of its head now (superadmins only, else 403). */
+  async checkpoint (): Promise<CheckpointAnswer> {
+    if (!this.deps.access.isSuper(this.ctx.caller.rol)) throw new AppError('SIN_PERMISOS')
+    const checkpoints = this.deps.checkpoints!
+    const { checkpoint, sealed, refused, unpublished } = await checkpoints.run(this.ctx.em, true)
+    // Signed but not written to the store: the caller asked for a published checkpoint.
+    if (unpublished !== undefined) throw new AppError('SERVICIO_NO_DISPONIBLE', [{ campo: 'punto_control', mensaje: DETAILS.PUNTO_CONTROL_NO_PUBLICADO }])
+    return {
+      punto_control: checkpoint ?? null,
+      sellados: sealed?.sealed ?? 0,
+      clave_publica: checkpoints.signer.publicKey,
+      ...(refused !== undefined && { motivo: MOTIVOS[refused] }),
+    }
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * The one formula of a version's `_hash` (docs/operator-guide.md "The hash
+ * chain"): SHA-256 of the canonical JSON of the record's hash payload
+ * (records/record-view.ts `hashPayload`: which fields, in which form, by
+ * seal format), whose `_prev` is the previous version's hash ('' for
+ * version 1). The write path seals with it (records/storage/) and
+ * verification recomputes with it (chain.ts), so the two cannot drift.
+ */
+import { createHash } from 'node:crypto'
+import { canonicalJson } from '../../core/canonical.js'
+import type { FieldCipher } from '../../core/crypto.js'
+import type { ModuleDef } from '../../core/registry/types.js'
+import type { Row } from '../../db/module-entity.js'
+import { hashPayload } from '../record-view.js'
+import { currentSeal, type Seal } from './seal-format.js'
+
+/** SHA-256 of UTF-8 text, lower-case hex (a version's hash, the global chain's entries and links). */
+export function sha256 (text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex')
+}
+
+/**
+ * The hash of a stored row (or history snapshot) as version of `mod`,
+ * given the previous version's hash and the seal format it is sealed with
+ * (the current one for a new version), and the payload hashed (for the
+ * history entry's `campos`). Throws when an encrypted value does not decrypt.
+ */
+export function versionHash (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string, seal: Seal = currentSeal(mod)): { hash: string, payload: Record<string, unknown> } {
+  const payload = hashPayload(mod, row, cipher, previousHash, seal)
+  return { hash: sha256(canonicalJson(payload)), payload }
+}

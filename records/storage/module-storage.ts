@@ -1,0 +1,79 @@
+/**
+ * The storage side of one module's records: what is stored and how a
+ * write reaches the database, with no permission decided here. The
+ * caller's records service (records/records-service.ts) decides what the
+ * caller may see and change and hands that in: `visible`, the condition
+ * of the rows the caller may see, and a RowGuard for a change. Every
+ * write is one transaction (or one statement) with its history entry, its
+ * `_hash` and the hook bus. Knows nothing of HTTP; returns stored rows,
+ * throws AppErrors. Implemented by sql-module-storage.ts.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Caller } from '../../core/access.js'
+import type { Row } from '../../db/module-entity.js'
+import type { ListQuery } from '../list-query.js'
+import type { Where } from '../scope.js'
+
+/** What one change may reach, decided by the caller's access. */
+export interface RowGuard {
+  /** Condition of the records the caller may see (`ver` scope); undefined: every record. */
+  readonly visible?: Where
+  /** Whether the action may change this visible row (`editar` / `eliminar` scope). */
+  readonly allows: (row: Row) => boolean
+}
+
+/**
+ * Where a create gets its EntityManager: `em`, the request's own (forked
+ * when first asked for, plugins/orm.ts), for a create that runs a
+ * transaction; `reads`, when given, for one that is a single statement
+ * outside any transaction (nothing of a unit of work is used), so such a
+ * create forks none.
+ */
+export interface CreateEms {
+  readonly em: EntityManager
+  readonly reads?: EntityManager
+}
+
+/** The list options storage applies: order, page, and the full-text search with its relevance order. */
+export type ListPageOptions = Pick<ListQuery, 'orderBy' | 'limit' | 'offset' | 'search' | 'rank'>
+
+export interface ModuleStorage {
+  /**
+   * Stores a new record from a request body (normalised, passwords hashed,
+   * encrypted, sealed) with its first history entry, drawing its id from
+   * the sequence store. The `before` hooks may refuse it; references must
+   * name live records (400) and unique values be free (409). Returns the
+   * stored row.
+   */
+  create (ems: CreateEms, caller: Caller, body: Record<string, unknown>): Promise<Row>
+
+  /**
+   * Changes the declared fields `body` names of a live record within the
+   * guard (404 outside `visible`, 403 when the guard refuses it), at
+   * `expectedVersion` when given (409 otherwise), as a new version with
+   * its history entry. Returns the row as written.
+   */
+  update (em: EntityManager, caller: Caller, id: string, body: Record<string, unknown>, guard: RowGuard, expectedVersion?: number): Promise<Row>
+
+  /** Soft-deletes a live record within the guard (404, 403, 409 as update) as a new version. Returns the row as written. */
+  remove (em: EntityManager, caller: Caller, id: string, guard: RowGuard, expectedVersion?: number): Promise<Row>
+
+  /**
+   * Undoes a soft delete within the guard as a new version; a record that
+   * is not deleted is returned as it is (idempotent).
+   */
+  restore (em: EntityManager, caller: Caller, id: string, guard: RowGuard): Promise<Row>
+
+  /**
+   * A live (not deleted) record by id within `visible`, optionally locked
+   * for the transaction `em` runs; else 404, the same for a missing id and
+   * for one the caller may not see.
+   */
+  findLive (em: EntityManager, id: string, visible?: Where, lock?: boolean): Promise<Row>
+
+  /** A record whether deleted or not (history, verification, restore); else 404 as findLive. */
+  findAny (em: EntityManager, id: string, visible?: Where, lock?: boolean): Promise<Row>
+
+  /** A page of the stored rows matching `where` and its exact total. */
+  list (em: EntityManager, where: Where, page: ListPageOptions): Promise<{ rows: Row[], total: number }>
+}

@@ -1,0 +1,68 @@
+/**
+ * One module's stored rows as a write makes them: declared fields as
+ * column values (passwords hashed, encrypted values with their blind
+ * indexes), the system fields of a new record, and the seal (`_hash`,
+ * records/integrity/version-hash.ts).
+ */
+import type { Caller } from '../../core/access.js'
+import type { FieldCipher } from '../../core/crypto.js'
+import { typeOf } from '../../core/field-types/index.js'
+import { hashPassword } from '../../core/passwords.js'
+import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
+import { SYSTEM_COLUMNS } from '../../core/system-fields.js'
+import { nowSeconds } from '../../core/time.js'
+import { blindIndexColumn, valueColumn } from '../../db/columns.js'
+import type { Row } from '../../db/module-entity.js'
+import { changedFields } from '../integrity/chain.js'
+import { versionHash } from '../integrity/version-hash.js'
+import type { ColumnValue } from '../normalize.js'
+
+/**
+ * Passwords replaced by their Argon2id hash — done before any transaction
+ * opens, so the slow hashing never holds a connection or a row lock.
+ */
+export async function hashPasswords (values: Map<FieldDef, ColumnValue>): Promise<Map<FieldDef, ColumnValue>> {
+  const out = new Map(values)
+  for (const [f, v] of values) if (typeOf(f).writeOnly && v !== null) out.set(f, await hashPassword(v as string))
+  return out
+}
+
+export class RowBuilder {
+  /** Every column of the module's table: the system columns, then each field's value (and blind index). */
+  readonly columns: readonly string[]
+
+  constructor (private readonly mod: ModuleDef, private readonly cipher: FieldCipher) {
+    this.columns = [...SYSTEM_COLUMNS, ...mod.fields.flatMap((f) => f.searchable ? [valueColumn(f), blindIndexColumn(f)] : [valueColumn(f)])]
+  }
+
+  /** Column values of the declared fields (passwords already hashed): encrypted and blind-indexed. */
+  toColumns (id: string, values: Map<FieldDef, ColumnValue>): Row {
+    const out: Row = {}
+    for (const [f, v] of values) {
+      if (f.encrypted) {
+        const plaintext = v === null ? null : typeOf(f).toPlaintext(v)
+        out[valueColumn(f)] = plaintext === null ? null : this.cipher.encrypt(plaintext, id, f.name)
+        if (f.searchable) out[blindIndexColumn(f)] = plaintext === null ? null : this.cipher.blindIndex(this.mod.name, f.name, plaintext)
+        continue
+      }
+      out[valueColumn(f)] = v
+    }
+    return out
+  }
+
+  /** Sets `_hash` (docs/operator-guide.md "The hash chain") and returns the hashed payload, for change detection. */
+  seal (row: Row, previousHash: string): Record<string, unknown> {
+    const { hash, payload } = versionHash(this.mod, row, this.cipher, previousHash)
+    row._hash = hash
+    return payload
+  }
+
+  /** A new row with its system fields, sealed, and the fields its first history entry names. */
+  newRow (id: string, stored: Map<FieldDef, ColumnValue>, caller: Caller): { row: Row, campos: string[] } {
+    const now = nowSeconds()
+    const base: Row = Object.fromEntries(this.columns.map((c) => [c, null]))
+    const row: Row = { ...base, ...this.toColumns(id, stored), _id: id, _created: now, _created_by: caller.id, _modified: now, _modified_by: caller.id, _version: 1, _deleted: null }
+    const payload = this.seal(row, '')
+    return { row, campos: changedFields(this.mod, undefined, payload) }
+  }
+}
