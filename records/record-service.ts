@@ -16,7 +16,7 @@ import { nowSeconds } from '../core/time.js'
 import type { SequenceStore } from '../stores/types.js'
 import { SYSTEM_COLUMNS } from '../core/system-fields.js'
 import { entityName, type Row } from '../db/module-entity.js'
-import { findRow, findRowsAndCount } from '../db/row-query.js'
+import { countRows, findRow, findRowsAndCount } from '../db/row-query.js'
 import { blindIndexColumn, columnSpec, valueColumn } from '../db/columns.js'
 import { insertWithHistory, insertWithHistorySql } from '../db/insert-with-history.js'
 import { storedName } from '../db/identifier.js'
@@ -115,7 +115,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     for (const [f, v] of values) {
       if (f.ref === undefined || v === null) continue
       const target = deps.registry.byName.get(f.ref!)!
-      const n = await em.count(entityName(target), { _id: v as string, _deleted: null })
+      const n = await countRows(em, entityName(target), { _id: v as string, _deleted: null })
       if (n === 0) throw new AppError('DATOS_INVALIDOS', [{ campo: f.name, mensaje: `no existe ${target.label} con id ${String(v)}` }])
     }
   }
@@ -125,7 +125,7 @@ export function createRecordService (mod: ModuleDef, deps: ServiceDeps) {
     for (const [f, v] of values) {
       if (!f.unique || v === null) continue
       const where = f.encrypted ? { [blindIndexColumn(f)]: deps.cipher.blindIndex(mod.name, f.name, typeOf(f).toPlaintext(v)) } : { [valueColumn(f)]: v }
-      const n = await em.count(entity, selfId === undefined ? where : { ...where, _id: { $ne: selfId } })
+      const n = await countRows(em, entity, selfId === undefined ? where : { ...where, _id: { $ne: selfId } })
       if (n > 0) throw new AppError('REGISTRO_DUPLICADO', [{ campo: f.name, mensaje: 'ya existe un registro con este valor' }])
     }
   }
