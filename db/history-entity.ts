@@ -1,7 +1,7 @@
 /**
  * The table of every version of every record (`sys_historial`), written by
- * records/history.ts. One table for all modules, so a module added to
- * modules.yaml needs nothing more.
+ * records/history.ts and db/insert-with-history.ts. One table for all
+ * modules, so a module added to modules.yaml needs nothing more.
  */
 import { EntitySchema } from '@mikro-orm/core'
 import type { Row } from './module-entity.js'

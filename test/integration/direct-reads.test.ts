@@ -257,6 +257,22 @@ describe('the SQL of a read', () => {
   })
 })
 
+describe('an array value', () => {
+  it('is a jsonb column equal to that array (the uniqueness check of an array field), in any key order', async () => {
+    await h.db.query(`
+      insert into personal ("_id", "_created", "_created_by", "_modified", "_modified_by", "_version", "_hash", idiomas)
+      select 'PER-1990-0000' || i, now(), 'USR-1990-00001', now(), 'USR-1990-00001', 1, repeat('0', 64), v::jsonb
+      from (values (1, '["es", {"idioma": "en", "nivel": "B2"}]'), (2, '["es"]'), (3, null)) as t(i, v)`)
+    const em = app.orm.em.fork()
+    const count = async (where: Where): Promise<number> => countRows(em, 'mod_personal', where)
+    expect(await count({ idiomas: ['es', { nivel: 'B2', idioma: 'en' }] })).toBe(1)
+    expect(await count({ idiomas: ['es'] })).toBe(1)
+    expect(await count({ idiomas: ['es'], _id: { $ne: 'PER-1990-00002' } })).toBe(0)
+    expect(await count({ idiomas: ['en'] })).toBe(0)
+    expect(await count({ idiomas: [] })).toBe(0)
+  })
+})
+
 /** How many of the 120 seeded rows satisfy `p` of their number. */
 function seeded (p: (i: number) => boolean): number {
   let c = 0
