@@ -196,19 +196,21 @@ describe('reads of the vocabulary', () => {
   })
 })
 
-/** The SQL one read sent: its text and values (embedded mode sends the values inlined, db/driver.ts). */
-async function sent (read: () => Promise<unknown>): Promise<Array<{ sql: string, bindings: unknown[] }>> {
-  const seen: Array<{ sql: string, bindings: unknown[] }> = []
+/** The SQL statements `run` sent: text, values (embedded mode sends them inlined, db/driver.ts) and statement name. */
+async function queriesOf (run: () => Promise<unknown>): Promise<Array<{ sql: string, bindings: unknown[], name?: string }>> {
+  const seen: Array<{ sql: string, bindings: unknown[], name?: string }> = []
   const knex = app.orm.em.getConnection().getKnex()
-  const onQuery = (q: { sql: string, bindings?: unknown[] }): void => { seen.push({ sql: q.sql, bindings: q.bindings ?? [] }) }
+  const onQuery = (q: { sql: string, bindings?: unknown[], name?: string }): void => { seen.push({ sql: q.sql, bindings: q.bindings ?? [], ...(q.name !== undefined && { name: q.name }) }) }
   knex.on('query', onQuery)
   try {
-    await read()
+    await run()
   } finally {
     knex.off('query', onQuery)
   }
   return seen
 }
+/** The SQL one read sent: its text and values. */
+const sent = async (read: () => Promise<unknown>): Promise<Array<{ sql: string, bindings: unknown[] }>> => (await queriesOf(read)).map(({ sql, bindings }) => ({ sql, bindings }))
 /** What the driver sends for `text` with `values`: parameters on PostgreSQL, the values inlined in embedded mode. */
 function asSent (text: string, values: unknown[]): { sql: string, bindings: unknown[] } {
   if (usingPostgres) return { sql: text, bindings: values }
@@ -280,19 +282,8 @@ function seeded (p: (i: number) => boolean): number {
   return c
 }
 
-/** The SQL statements one request ran, with their statement names. */
-async function statementsOf (request: () => Promise<unknown>): Promise<Array<{ sql: string, name?: string }>> {
-  const seen: Array<{ sql: string, name?: string }> = []
-  const knex = app.orm.em.getConnection().getKnex()
-  const onQuery = (q: { sql: string, name?: string }): void => { if (/from "vehiculos"/.test(q.sql)) seen.push({ sql: q.sql, ...(q.name !== undefined && { name: q.name }) }) }
-  knex.on('query', onQuery)
-  try {
-    await request()
-  } finally {
-    knex.off('query', onQuery)
-  }
-  return seen
-}
+/** The SQL statements one request ran on the table, with their statement names. */
+const statementsOf = async (request: () => Promise<unknown>): Promise<Array<{ sql: string, name?: string }>> => (await queriesOf(request)).filter((q) => /from "vehiculos"/.test(q.sql))
 
 describe('named prepared statements', () => {
   it('a GET by id, the total of a list and a page one live index serves run as named statements (PostgreSQL); other pages and a search are planned for their values every time', async () => {
