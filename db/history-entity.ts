@@ -38,10 +38,11 @@ export interface HistoryRow {
 export const HISTORY_VERSION_UNIQUE = 'sys_historial_version_unique'
 
 /**
- * The columns of `sys_historial`, defined once: the entity below is made
- * from them, and so is the column list every new entry is written with
- * (`HISTORY_WRITTEN_COLUMNS`: MikroORM's insert of records/history.ts and
- * the one-statement create of db/insert-with-history.ts).
+ * The columns of `sys_historial`, defined once. Made from them: the entity
+ * below (MikroORM's insert of records/history.ts writes through it), the
+ * type of a new entry (`HistoryEntry`, what records/history.ts makes) and
+ * the column list of the one-statement create (`HISTORY_WRITTEN_COLUMNS`,
+ * db/insert-with-history.ts). `HistoryRow` must name the same columns.
  */
 const HISTORY_PROPERTIES = {
   id: { type: 'bigint', primary: true, autoincrement: true, fieldName: 'id' },

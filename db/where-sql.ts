@@ -4,13 +4,14 @@
  * with numbered parameters, run by db/row-query.ts without building a
  * query builder per request (issue 10: a third of a GET's CPU).
  *
- * The vocabulary: `{ column: value }`, `null`, `$ne`, `$in`, `$nin`, `$gt`,
- * `$gte`, `$lt`, `$lte`, `$and`, `$or`, over plain column names and scalar
- * values; and `{ column: [...] }`, a jsonb column equal to that array (the
- * uniqueness check of an `array` field, records/record-service.ts).
- * Anything else (an object value, an unknown operator, an empty list) is
- * a programmer error: a TypeError naming it, never handed to another query
- * path. Pure.
+ * The vocabulary: `{ column: value }`, `null`, `$ne`, `$in`, `$nin` (an
+ * empty list matches nothing, resp. everything), `$gt`, `$gte`, `$lt`,
+ * `$lte`, `$ilike` (a pattern: `contiene` on an id, records/search-query.ts),
+ * `$and`, `$or`, over plain column names and scalar values; and
+ * `{ column: [...] }`, a jsonb column equal to that array (the uniqueness
+ * check of an `array` field, records/record-service.ts). Anything else (an
+ * object value, an unknown operator, a list of objects) is a programmer
+ * error: a TypeError naming it, never handed to another query path. Pure.
  */
 
 /** A filter of the vocabulary above. */
@@ -37,9 +38,11 @@ function param (params: unknown[], v: Scalar): string {
   return `$${params.length}`
 }
 
-function list (column: string, op: string, params: unknown[], values: unknown): string {
-  if (!Array.isArray(values) || values.length === 0 || !values.every(isScalar)) throw outside(`"${column}" ${op}`, values)
-  return values.map((v) => param(params, v)).join(', ')
+/** `in` / `not in` a list; an empty one matches nothing (`in`) or everything (`not in`). */
+function list (column: string, op: '$in' | '$nin', params: unknown[], values: unknown): string {
+  if (!Array.isArray(values) || !values.every(isScalar)) throw outside(`"${column}" ${op}`, values)
+  if (values.length === 0) return op === '$in' ? 'false' : 'true'
+  return `"${column}" ${op === '$in' ? 'in' : 'not in'} (${values.map((v) => param(params, v)).join(', ')})`
 }
 
 /** One column's condition: a value, null, or an object of operators. */
@@ -52,7 +55,9 @@ function columnCondition (column: string, v: unknown, params: unknown[]): string
   const parts: string[] = []
   for (const [op, operand] of Object.entries(v as Record<string, unknown>)) {
     if (op === '$in' || op === '$nin') {
-      parts.push(`${col} ${op === '$in' ? 'in' : 'not in'} (${list(column, op, params, operand)})`)
+      parts.push(list(column, op, params, operand))
+    } else if (op === '$ilike' && typeof operand === 'string') {
+      parts.push(`${col} ilike ${param(params, operand)}`)
     } else if (op === '$ne' && operand === null) {
       parts.push(`${col} is not null`)
     } else if (COMPARISONS[op] !== undefined && isScalar(operand)) {

@@ -26,6 +26,8 @@ describe('whereSql', () => {
     ['not in a list', { estado: { $nin: ['a'] } }, '"estado" not in ($1)', ['a']],
     ['a range', { _created: { $gte: when, $lt: when } }, '"_created" >= $1 and "_created" < $2', [when, when]],
     ['numbers and booleans', { n: { $gt: 3 }, activo: true }, '"n" > $1 and "activo" = $2', [3, true]],
+    ['an empty list: nothing, or everything', { a: { $in: [] }, b: { $nin: [] } }, 'false and true', []],
+    ['a pattern, case-insensitive', { _id: { $ilike: '%den-2026%' } }, '"_id" ilike $1', ['%den-2026%']],
     ['an array: a jsonb column equal to it', { idiomas: ['es', { nivel: 'B2' }] }, '"idiomas" = $1::jsonb', ['["es",{"nivel":"B2"}]']],
     ['and/or, in order', { $and: [{ _id: 'x' }, { $or: [{ _created_by: 'u' }, { agente: 'p' }] }] },
       '("_id" = $1) and (("_created_by" = $2) or ("agente" = $3))', ['x', 'u', 'p']],
@@ -37,7 +39,7 @@ describe('whereSql', () => {
     ['a raw fragment key', { '[raw]: search_fold(x) like ?': [] }],
     ['an object value', { tags: { a: 1 } }],
     ['an unknown operator', { n: { $like: 'a%' } }],
-    ['an empty list', { n: { $in: [] } }],
+    ['a pattern that is no text', { n: { $ilike: 3 } }],
     ['a list with an object', { n: { $in: [{}] } }],
     ['a quoted name', { 'a"b': 1 }],
     ['an empty $or', { $or: [] }],
@@ -56,7 +58,7 @@ describe('whereSql', () => {
     const list = messageOf({ $or: [{ _id: 'x' }, { tags: { $in: [['48151623L']] } }] })
     expect(list).toContain('"tags" $in (an array of 1)')
     expect(list).not.toContain('48151623L')
-    expect(messageOf({ dni: { $in: [] } })).toContain('"dni" $in (an array of 0)')
+    expect(messageOf({ dni: { $in: [{ n: '48151623L' }] } })).toContain('"dni" $in (an array of 1)')
   })
 })
 
