@@ -5,6 +5,9 @@
  * (db/prepared-statements.ts), and `rows()` runs the records layer's own
  * SQL (db/row-query.ts) the same way: PostgreSQL then parses a query once
  * per connection instead of planning every text with its values inlined.
+ * Both go through node-postgres's public query config (`name`, `text`,
+ * `values`, `types`); node-postgres describes the result of every
+ * execution (docs/performance.md "What changed").
  *
  * A BEGIN that fails throws its own error. A pooled connection can be dead before the pool knows it: PostgreSQL
  * shut down or restarted, and the socket's end has not been read yet. knex
@@ -16,11 +19,9 @@
  * …), which the error mapping (http/database-unavailable.ts) answers with
  * 503; knex has by then marked the connection, and the pool replaces it.
  */
-import type pg from 'pg'
 import { Utils, type AnyEntity, type Configuration, type EntityData, type LoggingOptions } from '@mikro-orm/core'
 import { PostgreSqlConnection, PostgreSqlDriver, type Knex, type QueryResult } from '@mikro-orm/postgresql'
 import { isStalePlan, isUntypedParameter } from '../core/postgres-errors.js'
-import { queryKnownShape, type Shapes } from './known-shape-query.js'
 import { PreparedStatements } from './prepared-statements.js'
 
 type BeginOptions = Parameters<PostgreSqlConnection['begin']>[0]
@@ -49,8 +50,6 @@ const toDate = (text: string): Date => new Date(text)
 
 export class ServiceConnection extends PostgreSqlConnection {
   private readonly statements = new PreparedStatements(STATEMENT_LIMIT)
-  /** Result shapes of each pooled connection's named statements (db/known-shape-query.ts). */
-  private readonly shapes = new WeakMap<PgConnection, Shapes>()
   /**
    * Whether values are sent as parameters of named statements (prepared
    * once per connection). db/open.ts turns it off for PGlite: its socket
@@ -126,10 +125,7 @@ export class ServiceConnection extends PostgreSqlConnection {
       // As knex does for its own queries: whoever watches the queries (tests, debugging) sees these too.
       client.emit('query', { sql: text, bindings: values, ...(name !== undefined && { name }) })
       try {
-        if (name === undefined) return await conn.query({ text, values, ...(types !== undefined && { types }) })
-        let shapes = this.shapes.get(conn)
-        if (shapes === undefined) this.shapes.set(conn, shapes = new Map())
-        return await queryKnownShape(conn as unknown as pg.ClientBase, { name, text, values, ...(types !== undefined && { types: types as pg.CustomTypesConfig }) }, shapes)
+        return await conn.query({ text, values, ...(name !== undefined && { name }), ...(types !== undefined && { types }) })
       } finally {
         await client.releaseConnection(conn)
       }

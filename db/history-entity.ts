@@ -1,7 +1,7 @@
 /**
  * The table of every version of every record (`sys_historial`), written by
- * records/history.ts. One table for all modules, so a module added to
- * modules.yaml needs nothing more.
+ * records/history.ts and db/insert-with-history.ts. One table for all
+ * modules, so a module added to modules.yaml needs nothing more.
  */
 import { EntitySchema } from '@mikro-orm/core'
 import type { Row } from './module-entity.js'
@@ -37,22 +37,45 @@ export interface HistoryRow {
 /** One entry per record version: a create whose id is taken fails on it (or on the record's primary key). */
 export const HISTORY_VERSION_UNIQUE = 'sys_historial_version_unique'
 
+/**
+ * The columns of `sys_historial`, defined once. Made from them: the entity
+ * below (MikroORM's insert of records/history.ts writes through it), the
+ * type of a new entry (`HistoryEntry`, what records/history.ts makes) and
+ * the column list of the one-statement create (`HISTORY_WRITTEN_COLUMNS`,
+ * db/insert-with-history.ts). `HistoryRow` must name the same columns.
+ */
+const HISTORY_PROPERTIES = {
+  id: { type: 'bigint', primary: true, autoincrement: true, fieldName: 'id' },
+  modulo: { type: 'string', length: 63, fieldName: 'modulo' },
+  registro: { type: 'string', length: 40, fieldName: 'registro' },
+  version: { type: 'integer', fieldName: 'version' },
+  accion: { type: 'string', length: 16, fieldName: 'accion' },
+  usuario: { type: 'string', length: 40, fieldName: 'usuario', index: true },
+  fecha: { type: 'datetime', columnType: 'timestamptz', fieldName: 'fecha' },
+  hash: { type: 'string', length: 64, fieldName: 'hash' },
+  campos: { type: 'json', columnType: 'jsonb', fieldName: 'campos' },
+  datos: { type: 'json', columnType: 'jsonb', fieldName: 'datos' },
+  sello: { type: 'smallint', fieldName: 'sello', default: 1 },
+  xid: { type: 'bigint', columnType: 'xid8', fieldName: 'xid', defaultRaw: 'pg_current_xact_id()', index: 'sys_historial_xid_idx', lazy: true },
+} as const satisfies Record<keyof HistoryRow, { readonly type: string, readonly fieldName: string } & Readonly<Record<string, unknown>>>
+
+type HistoryProperties = typeof HISTORY_PROPERTIES
+/** The columns the database fills (`id`, `xid`): never written by the service. */
+type Filled = { [K in keyof HistoryProperties]: HistoryProperties[K] extends { autoincrement: true } | { defaultRaw: string } ? K : never }[keyof HistoryProperties]
+/** A column a new entry is written with. */
+export type HistoryColumn = Exclude<keyof HistoryProperties, Filled>
+/** A new entry, as records/history.ts makes it: every written column, nothing else. */
+export type HistoryEntry = Pick<HistoryRow, HistoryColumn>
+
+/** The columns of a new entry, in the table's order; `json`: sent as JSON text (jsonb). */
+export const HISTORY_WRITTEN_COLUMNS: ReadonlyArray<{ readonly name: HistoryColumn, readonly json: boolean }> =
+  (Object.entries(HISTORY_PROPERTIES) as Array<[keyof HistoryProperties, HistoryProperties[keyof HistoryProperties]]>)
+    .filter(([, p]) => !('autoincrement' in p) && !('defaultRaw' in p))
+    .map(([name, p]) => ({ name: name as HistoryColumn, json: p.type === 'json' }))
+
 export const HistoryEntity = new EntitySchema<HistoryRow>({
   name: 'sys_historial',
   tableName: 'sys_historial',
-  properties: {
-    id: { type: 'bigint', primary: true, autoincrement: true, fieldName: 'id' },
-    modulo: { type: 'string', length: 63, fieldName: 'modulo' },
-    registro: { type: 'string', length: 40, fieldName: 'registro' },
-    version: { type: 'integer', fieldName: 'version' },
-    accion: { type: 'string', length: 16, fieldName: 'accion' },
-    usuario: { type: 'string', length: 40, fieldName: 'usuario', index: true },
-    fecha: { type: 'datetime', columnType: 'timestamptz', fieldName: 'fecha' },
-    hash: { type: 'string', length: 64, fieldName: 'hash' },
-    campos: { type: 'json', columnType: 'jsonb', fieldName: 'campos' },
-    datos: { type: 'json', columnType: 'jsonb', fieldName: 'datos' },
-    sello: { type: 'smallint', fieldName: 'sello', default: 1 },
-    xid: { type: 'bigint', columnType: 'xid8', fieldName: 'xid', defaultRaw: 'pg_current_xact_id()', index: 'sys_historial_xid_idx', lazy: true },
-  },
+  properties: HISTORY_PROPERTIES,
   uniques: [{ name: HISTORY_VERSION_UNIQUE, properties: ['modulo', 'registro', 'version'] }],
 })

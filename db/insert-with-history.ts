@@ -10,6 +10,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Row } from './module-entity.js'
+import { HISTORY_WRITTEN_COLUMNS } from './history-entity.js'
 
 /** A column of the insert; `json`: sent as JSON text (jsonb). */
 export interface InsertColumn {
@@ -21,11 +22,8 @@ function ident (name: string): string {
   return `"${name.replace(/"/g, '""')}"`
 }
 
-const HISTORY_COLUMNS: readonly InsertColumn[] = [
-  { name: 'modulo', json: false }, { name: 'registro', json: false }, { name: 'version', json: false },
-  { name: 'accion', json: false }, { name: 'usuario', json: false }, { name: 'fecha', json: false },
-  { name: 'hash', json: false }, { name: 'campos', json: true }, { name: 'datos', json: true }, { name: 'sello', json: false },
-]
+/** The history entry's columns: the entity's (db/history-entity.ts). */
+const HISTORY_COLUMNS: readonly InsertColumn[] = HISTORY_WRITTEN_COLUMNS
 
 /** The statement's text for a table and its columns: made once per module. */
 export function insertWithHistorySql (table: string, columns: readonly InsertColumn[]): string {

@@ -118,10 +118,8 @@ export async function openDatabase (config: Config, registry: Registry, log: DbL
         hint: 'check DATABASE_URL (host, port, user, password, database) and that PostgreSQL is up and reachable from here',
         onWait: (w) => { opts.onWaiting?.(); log.warn({ waitingFor: w.what, attempt: w.attempt, reason: w.reason, nextAttemptInMs: w.nextAttemptInMs }, `waiting for ${w.what} (${w.reason}); next attempt in ${w.nextAttemptInMs / 1000} s`) },
       })
-    // PGlite serves every pooled connection from one session, where a
-    // statement named on one connection already exists for the next:
-    // embedded mode sends its parameters unnamed.
-    // PGlite: values stay inlined (db/driver.ts says why).
+    // Both modes run every query through db/driver.ts; PGlite's only
+    // difference: values stay inlined, never named (db/driver.ts says why).
     if (embedded !== undefined) (orm.em.getConnection() as ServiceConnection).namedStatements = false
     return {
       orm,

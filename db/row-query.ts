@@ -1,19 +1,19 @@
 /**
- * Reads a module's rows as plain objects without making ORM entities (no
- * identity map, no change tracking: the records layer only turns rows into
- * API records or writes them back by explicit statements; that bookkeeping
- * was about a fifth of a GET's server CPU, issue 10). A filter and order
- * of the records layer's vocabulary (db/where-sql.ts) are written as SQL
- * here and run through the connection (db/driver.ts: a named prepared
- * statement where that is safe), search conditions (db/search-sql.ts)
- * included; a filter outside the vocabulary is built by MikroORM's query
- * builder, its result mapped by the driver alike.
+ * Reads and counts a module's rows as plain objects without making ORM
+ * entities (no identity map, no change tracking: the records layer only
+ * turns rows into API records or writes them back by explicit statements;
+ * that bookkeeping was about a fifth of a GET's server CPU, issue 10).
+ * The one way the records layer queries a module's rows: its filter and
+ * order (db/where-sql.ts, the only compiler of a `Where`) and the search
+ * conditions (db/search-sql.ts) are written as SQL here and run through
+ * the connection (db/driver.ts: a named prepared statement where that is
+ * safe). A filter outside the vocabulary is a programmer error: a
+ * TypeError, never another query path.
  */
-import { LockMode, raw, RawQueryFragment } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Row } from './module-entity.js'
 import { ServiceConnection } from './driver.js'
-import { orderSql, whereSql } from './where-sql.js'
+import { orderSql, whereSql, type Where } from './where-sql.js'
 import { numberPlaceholders } from './placeholders.js'
 import type { SqlCondition } from './search-sql.js'
 
@@ -27,7 +27,6 @@ export interface RowQuery {
 
 /** What a read of one entity selects: every column but the lazy ones (the stored search document, db/search-sql.ts). */
 interface ReadPlan {
-  readonly columns: string[]
   /** `select <columns> from <table>` */
   readonly select: string
   readonly from: string
@@ -42,13 +41,13 @@ function planOf (em: EntityManager, entity: string): ReadPlan {
     const props = meta.props.filter((p) => p.lazy !== true && p.persist !== false)
     const from = ` from "${meta.tableName}"`
     const selected = props.map((p) => p.fieldNames[0] === p.name ? `"${p.name}"` : `"${p.fieldNames[0]}" as "${p.name}"`)
-    plan = { columns: props.map((p) => p.name), select: `select ${selected.join(', ')}${from}`, from }
+    plan = { select: `select ${selected.join(', ')}${from}`, from }
     plans.set(meta, plan)
   }
   return plan
 }
 
-/** A filter (and order) of the vocabulary as SQL with its values; undefined when it needs the query builder. */
+/** A filter (and order) as SQL with its values. */
 interface Compiled {
   readonly cond: string
   /** Values of `cond`, which the count takes alone. */
@@ -66,11 +65,10 @@ function numbered (c: SqlCondition, params: unknown[]): string {
   return text
 }
 
-function compile (where: object, orderBy: RowQuery['orderBy'], search: readonly SqlCondition[] = [], rank?: SqlCondition): Compiled | undefined {
+function compile (where: Where, orderBy: RowQuery['orderBy'], search: readonly SqlCondition[] = [], rank?: SqlCondition): Compiled {
   const params: unknown[] = []
   let cond = whereSql(where, params)
   const order = orderBy === undefined ? '' : orderSql(orderBy)
-  if (cond === undefined || order === undefined) return undefined
   // The filter may be an `or` at its top: it is bracketed before anything is ANDed to it.
   if (search.length > 0) cond = [`(${cond})`, ...search.map((c) => `(${numbered(c, params)})`)].join(' and ')
   const orderParams: unknown[] = []
@@ -80,12 +78,14 @@ function compile (where: object, orderBy: RowQuery['orderBy'], search: readonly 
   return { cond, params, order: order === '' ? relevance : `${relevance}, ${order}`, orderParams: all.slice(params.length) }
 }
 
-function serviceConnection (em: EntityManager): ServiceConnection | undefined {
+/** The service's connection: db/open.ts opens every database, PostgreSQL and embedded alike, with db/driver.ts. */
+function serviceConnection (em: EntityManager): ServiceConnection {
   const connection = em.getConnection()
-  return connection instanceof ServiceConnection ? connection : undefined
+  if (!(connection instanceof ServiceConnection)) throw new TypeError('module rows are read through the service\'s driver (db/driver.ts): open the database with db/open.ts')
+  return connection
 }
 
-/** Rows of a compiled filter, the same rows and values as the query builder's. */
+/** Rows of a compiled filter. */
 async function direct (connection: ServiceConnection, em: EntityManager, entity: string, c: Compiled, q: RowQuery): Promise<Row[]> {
   const params = [...c.params, ...c.orderParams]
   let sql = `${planOf(em, entity).select} where ${c.cond}`
@@ -120,27 +120,29 @@ async function directCount (connection: ServiceConnection, em: EntityManager, en
   return rows[0]!.n as number
 }
 
-function builder (em: EntityManager, entity: string, where: object, q: RowQuery) {
-  const qb = em.createQueryBuilder<Row>(entity).select(planOf(em, entity).columns as never).where(where as never)
-  if (q.orderBy !== undefined) qb.orderBy(q.orderBy as never)
-  if (q.limit !== undefined) qb.limit(q.limit, q.offset ?? 0)
-  if (q.lock === true) qb.setLockMode(LockMode.PESSIMISTIC_WRITE)
-  return qb
-}
-
 /** The first row matching `where`, or null. */
-export async function findRow (em: EntityManager, entity: string, where: object, lock = false): Promise<Row | null> {
-  const connection = serviceConnection(em)
-  const compiled = connection === undefined ? undefined : compile(where, undefined)
-  const rows = compiled === undefined
-    ? await builder(em, entity, where, { limit: 1, lock }).execute('all', true) as Row[]
-    : await direct(connection!, em, entity, compiled, { limit: 1, lock })
+export async function findRow (em: EntityManager, entity: string, where: Where, lock = false): Promise<Row | null> {
+  const rows = await direct(serviceConnection(em), em, entity, compile(where, undefined), { limit: 1, lock })
   return rows[0] ?? null
 }
 
+/**
+ * How many rows match `where` (a reference or a unique value already
+ * taken). Errors are converted as the ORM's own queries' are (unique
+ * violations, connection loss …).
+ */
+export async function countRows (em: EntityManager, entity: string, where: Where): Promise<number> {
+  const connection = serviceConnection(em)
+  const compiled = compile(where, undefined)
+  try {
+    return await directCount(connection, em, entity, compiled)
+  } catch (err) {
+    throw em.getDriver().convertException(err as Error)
+  }
+}
+
 /** A page: its order, size and position, and the search conditions ANDed with the filter. */
-export interface PageQuery extends Pick<RowQuery, 'limit' | 'offset'> {
-  orderBy: RowQuery['orderBy'] | (() => RowQuery['orderBy'])
+export interface PageQuery extends Pick<RowQuery, 'orderBy' | 'limit' | 'offset'> {
   /** Conditions as SQL with `?` placeholders (db/search-sql.ts). */
   search?: readonly SqlCondition[]
   /** A relevance: the page is ordered by it, highest first, then by `orderBy`. */
@@ -149,33 +151,13 @@ export interface PageQuery extends Pick<RowQuery, 'limit' | 'offset'> {
   onLiveIndex?: boolean
 }
 
-/**
- * A page of rows and the exact count of all the matching rows, the two
- * queries sent together, straight to PostgreSQL when db/where-sql.ts
- * covers the filter and order. Else (or when `where` and `orderBy` are
- * given as functions, as a test does to compare) the query builder makes
- * them, with the search conditions as MikroORM raw fragments made inside
- * this call: MikroORM keeps a registry of live fragments, which
- * `RawQueryFragment.run` empties after.
- */
-export async function findRowsAndCount (em: EntityManager, entity: string, where: object | (() => object), q: PageQuery): Promise<[Row[], number]> {
+/** A page of rows and the exact count of all the matching rows, the two queries sent together. */
+export async function findRowsAndCount (em: EntityManager, entity: string, where: Where, q: PageQuery): Promise<[Row[], number]> {
   const connection = serviceConnection(em)
-  const compiled = connection === undefined || typeof where === 'function' || typeof q.orderBy === 'function' ? undefined : compile(where, q.orderBy, q.search, q.rank)
-  if (compiled !== undefined) {
-    const keyed = q.onLiveIndex === true && (q.search ?? []).length === 0 && q.rank === undefined && q.limit !== undefined
-    const page = keyed
-      ? keyedPage(connection!, em, entity, compiled, { limit: q.limit!, offset: q.offset, direction: Object.values((q.orderBy as NonNullable<RowQuery['orderBy']>)[0]!)[0]! })
-      : direct(connection!, em, entity, compiled, { limit: q.limit, offset: q.offset })
-    return Promise.all([page, directCount(connection!, em, entity, compiled)])
-  }
-  return RawQueryFragment.run(async () => {
-    const base = typeof where === 'function' ? where() : where
-    const search = (q.search ?? []).map((c) => ({ [raw(c.sql, c.params)]: [] }))
-    const w = search.length === 0 ? base : { $and: [base, ...search] }
-    const order = typeof q.orderBy === 'function' ? q.orderBy() : q.orderBy
-    const orderBy = q.rank === undefined ? order : [{ [raw(q.rank.sql, q.rank.params)]: 'desc' as const }, ...(order ?? [])]
-    const page = builder(em, entity, w, { limit: q.limit, offset: q.offset, orderBy }).execute('all', true) as Promise<Row[]>
-    const count = em.createQueryBuilder<Row>(entity).where(w as never).getCount()
-    return Promise.all([page, count])
-  })
+  const compiled = compile(where, q.orderBy, q.search, q.rank)
+  const keyed = q.onLiveIndex === true && q.orderBy !== undefined && (q.search ?? []).length === 0 && q.rank === undefined && q.limit !== undefined
+  const page = keyed
+    ? keyedPage(connection, em, entity, compiled, { limit: q.limit!, offset: q.offset, direction: Object.values(q.orderBy![0]!)[0]! })
+    : direct(connection, em, entity, compiled, { limit: q.limit, offset: q.offset })
+  return Promise.all([page, directCount(connection, em, entity, compiled)])
 }

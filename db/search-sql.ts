@@ -20,7 +20,7 @@ import { operatorsOf, typeOf } from '../core/field-types/index.js'
 import { valueColumn } from './columns.js'
 import { storedName } from './identifier.js'
 
-/** A condition (or an order key) as SQL text with bound values; turned into a MikroORM raw fragment at query time. */
+/** A condition (or an order key) as SQL text with `?` placeholders and their values; db/row-query.ts numbers and binds them. */
 export interface SqlCondition {
   readonly sql: string
   readonly params: readonly unknown[]

@@ -1,16 +1,21 @@
 /**
- * The records layer's filter objects as SQL with numbered parameters, for
- * the reads it runs most (a record by id, a page and its total): what
- * MikroORM's query builder would write for the same object, without
- * building a query builder per request (issue 10: a third of a GET's CPU).
+ * A query's conditions, in the one form the records layer writes them
+ * (records/scope.ts, records/list-query.ts), and their only compiler: SQL
+ * with numbered parameters, run by db/row-query.ts without building a
+ * query builder per request (issue 10: a third of a GET's CPU).
  *
- * It understands the vocabulary the records layer writes (records/scope.ts,
- * records/list-query.ts): `{ column: value }`, `null`, `$ne`, `$in`,
- * `$nin`, `$gt`, `$gte`, `$lt`, `$lte`, `$and`, `$or`, over plain column
- * names and scalar values. Anything else (a raw search fragment, an object
- * value) is answered with undefined, and the caller hands the filter to the
- * query builder instead. Pure.
+ * The vocabulary: `{ column: value }`, `null`, `$ne`, `$in`, `$nin` (an
+ * empty list matches nothing, resp. everything), `$gt`, `$gte`, `$lt`,
+ * `$lte`, `$ilike` (a pattern: `contiene` on an id, records/search-query.ts),
+ * `$and`, `$or`, over plain column names and scalar values; and
+ * `{ column: [...] }`, a jsonb column equal to that array (the uniqueness
+ * check of an `array` field, records/record-service.ts). Anything else (an
+ * object value, an unknown operator, a list of objects) is a programmer
+ * error: a TypeError naming it, never handed to another query path. Pure.
  */
+
+/** A filter of the vocabulary above. */
+export type Where = Record<string, unknown>
 
 export type Scalar = string | number | boolean | Date
 
@@ -21,72 +26,76 @@ function isScalar (v: unknown): v is Scalar {
   return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v instanceof Date
 }
 
+/** The error for a filter outside the vocabulary: what left it and its kind, never a value (a filter holds personal data). */
+function outside (what: string, v: unknown): TypeError {
+  const kind = Array.isArray(v) ? `an array of ${v.length}` : v === null ? 'null' : v instanceof Date ? 'a date' : typeof v
+  return new TypeError(`a filter outside the vocabulary of db/where-sql.ts: ${what} (${kind})`)
+}
+
 /** A parameter's placeholder: `params` receives the value. */
 function param (params: unknown[], v: Scalar): string {
   params.push(v)
   return `$${params.length}`
 }
 
-function list (params: unknown[], values: unknown): string | undefined {
-  if (!Array.isArray(values) || values.length === 0 || !values.every(isScalar)) return undefined
-  return values.map((v) => param(params, v)).join(', ')
+/** `in` / `not in` a list; an empty one matches nothing (`in`) or everything (`not in`). */
+function list (column: string, op: '$in' | '$nin', params: unknown[], values: unknown): string {
+  if (!Array.isArray(values) || !values.every(isScalar)) throw outside(`"${column}" ${op}`, values)
+  if (values.length === 0) return op === '$in' ? 'false' : 'true'
+  return `"${column}" ${op === '$in' ? 'in' : 'not in'} (${values.map((v) => param(params, v)).join(', ')})`
 }
 
 /** One column's condition: a value, null, or an object of operators. */
-function columnCondition (column: string, v: unknown, params: unknown[]): string | undefined {
+function columnCondition (column: string, v: unknown, params: unknown[]): string {
   const col = `"${column}"`
   if (v === null) return `${col} is null`
   if (isScalar(v)) return `${col} = ${param(params, v)}`
-  if (typeof v !== 'object' || Array.isArray(v)) return undefined
+  if (Array.isArray(v)) return `${col} = ${param(params, JSON.stringify(v))}::jsonb`
+  if (typeof v !== 'object') throw outside(`the value of "${column}"`, v)
   const parts: string[] = []
   for (const [op, operand] of Object.entries(v as Record<string, unknown>)) {
     if (op === '$in' || op === '$nin') {
-      const items = list(params, operand)
-      if (items === undefined) return undefined
-      parts.push(`${col} ${op === '$in' ? 'in' : 'not in'} (${items})`)
+      parts.push(list(column, op, params, operand))
+    } else if (op === '$ilike' && typeof operand === 'string') {
+      parts.push(`${col} ilike ${param(params, operand)}`)
     } else if (op === '$ne' && operand === null) {
       parts.push(`${col} is not null`)
     } else if (COMPARISONS[op] !== undefined && isScalar(operand)) {
       parts.push(`${col} ${COMPARISONS[op]} ${param(params, operand)}`)
     } else {
-      return undefined
+      throw outside(`"${column}" ${op}`, operand)
     }
   }
-  return parts.length === 0 ? undefined : parts.join(' and ')
+  if (parts.length === 0) throw outside(`the value of "${column}"`, v)
+  return parts.join(' and ')
 }
 
-function group (items: unknown, joiner: 'and' | 'or', params: unknown[]): string | undefined {
-  if (!Array.isArray(items) || items.length === 0) return undefined
-  const parts: string[] = []
-  for (const item of items) {
-    const sql = whereSql(item, params)
-    if (sql === undefined) return undefined
-    parts.push(`(${sql})`)
-  }
-  return parts.join(` ${joiner} `)
+function group (key: string, items: unknown, joiner: 'and' | 'or', params: unknown[]): string {
+  if (!Array.isArray(items) || items.length === 0) throw outside(key, items)
+  return items.map((item) => `(${whereSql(item, params)})`).join(` ${joiner} `)
 }
 
 /**
  * The filter as SQL (`true` for an empty one), pushing its values onto
- * `params` in placeholder order; undefined when it leaves the vocabulary.
+ * `params` in placeholder order; a TypeError when it leaves the vocabulary.
  */
-export function whereSql (where: unknown, params: unknown[]): string | undefined {
-  if (where === null || typeof where !== 'object' || Array.isArray(where)) return undefined
+export function whereSql (where: unknown, params: unknown[]): string {
+  if (where === null || typeof where !== 'object' || Array.isArray(where)) throw outside('a filter that is not an object', where)
   const parts: string[] = []
   for (const [key, v] of Object.entries(where as Record<string, unknown>)) {
-    const sql = key === '$and' ? group(v, 'and', params) : key === '$or' ? group(v, 'or', params) : COLUMN.test(key) ? columnCondition(key, v, params) : undefined
-    if (sql === undefined) return undefined
-    parts.push(sql)
+    if (key === '$and' || key === '$or') parts.push(group(key, v, key === '$and' ? 'and' : 'or', params))
+    else if (COLUMN.test(key)) parts.push(columnCondition(key, v, params))
+    else throw outside(`the key "${key.slice(0, 64)}"`, v)
   }
   return parts.length === 0 ? 'true' : parts.join(' and ')
 }
 
-/** `order by` of `[{ column: 'asc' | 'desc' }]`; undefined when it leaves the vocabulary. */
-export function orderSql (orderBy: ReadonlyArray<Record<string, string>>): string | undefined {
+/** `order by` of `[{ column: 'asc' | 'desc' }]`; a TypeError when it leaves the vocabulary. */
+export function orderSql (orderBy: ReadonlyArray<Record<string, string>>): string {
   const parts: string[] = []
   for (const o of orderBy) {
     for (const [column, dir] of Object.entries(o)) {
-      if (!COLUMN.test(column) || (dir !== 'asc' && dir !== 'desc')) return undefined
+      if (!COLUMN.test(column) || (dir !== 'asc' && dir !== 'desc')) throw outside('the order', o)
       parts.push(`"${column}" ${dir}`)
     }
   }

@@ -11,6 +11,7 @@ import { AppError, ConfigError } from '../core/errors.js'
 import { passwordProblem } from '../core/passwords.js'
 import type { Caller } from '../core/access.js'
 import { entityName } from '../db/module-entity.js'
+import { countRows } from '../db/row-query.js'
 
 export interface FirstLogin {
   readonly username: string
@@ -33,7 +34,7 @@ function systemCaller (rol: string): Caller {
 async function bootstrapAdmin (app: FastifyInstance): Promise<void> {
   const users = app.registry.usersModule
   const em = app.orm.em.fork()
-  if (await em.count(entityName(users), { _deleted: null }) > 0) return
+  if (await countRows(em, entityName(users), { _deleted: null }) > 0) return
   const embedded = app.databaseKind === 'embedded'
   const username = app.config.adminUsername ?? (embedded ? 'admin' : undefined)
   let password = app.config.adminPassword

@@ -7,13 +7,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from '../db/module-entity.js'
-import { HistoryEntity, type HistoryAction, type HistoryRow } from '../db/history-entity.js'
+import { HistoryEntity, type HistoryAction, type HistoryEntry, type HistoryRow } from '../db/history-entity.js'
 import { currentSeal, sealOf } from './integrity/seal-format.js'
 
-export type { HistoryAction, HistoryRow } from '../db/history-entity.js'
+export type { HistoryAction, HistoryEntry, HistoryRow } from '../db/history-entity.js'
 
-/** The history entry of one version of a row. */
-export function versionEntry (mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[]): HistoryRow {
+/** The history entry of one version of a row: its type is the entity's written columns (db/history-entity.ts), so none can be left out or added. */
+export function versionEntry (mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[]): HistoryEntry {
   return {
     modulo: mod.name,
     registro: row._id as string,

@@ -1,5 +1,5 @@
 /**
- * Parses a list request's query string (docs/user-guide.md "Listing") into an ORM filter,
+ * Parses a list request's query string (docs/user-guide.md "Listing") into a filter (db/where-sql.ts),
  * search conditions (records/search-query.ts), an order and a page. Pure: unit-tested alone. Anything it does not
  * understand is a 400 naming the parameter; it never passes client text
  * into SQL other than as a bound value.

@@ -9,8 +9,10 @@ import type { Caller, Scope } from '../core/access.js'
 import type { ModuleDef } from '../core/registry/types.js'
 import { valueColumn } from '../db/columns.js'
 import type { Row } from '../db/module-entity.js'
+import type { Where } from '../db/where-sql.js'
 
-export type Where = Record<string, unknown>
+/** A query's conditions: the one form, compiled by db/where-sql.ts. */
+export type { Where }
 
 /** The caller's own records: created by them, or tied to their staff record by an owner field. */
 export function ownCondition (mod: ModuleDef, caller: Caller): Where {

@@ -12,7 +12,7 @@ import { typeOf } from '../core/field-types/index.js'
 import { isIndexed } from '../db/columns.js'
 import { containsCondition, emptyCondition, foldsSubstring, matchCondition, rankExpression, type SqlCondition } from '../db/search-sql.js'
 
-/** A condition of a list: an ORM filter, or SQL the service runs as a raw fragment. */
+/** A condition of a list: a filter (db/where-sql.ts), or a search condition in SQL (db/search-sql.ts). */
 export type Condition = { where: Record<string, unknown> } | { sql: SqlCondition }
 
 /** The longest `q` and `contiene` text (as long as any stored string field). */

@@ -11,6 +11,7 @@ import { typeOf } from '../../core/field-types/index.js'
 import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js'
 import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import { entityName } from '../../db/module-entity.js'
+import { countRows } from '../../db/row-query.js'
 import type { ColumnValue } from '../normalize.js'
 
 export class WriteChecks {
@@ -31,7 +32,7 @@ export class WriteChecks {
     for (const [f, v] of values) {
       if (f.ref === undefined || v === null) continue
       const target = this.registry.byName.get(f.ref!)!
-      const n = await em.count(entityName(target), { _id: v as string, _deleted: null })
+      const n = await countRows(em, entityName(target), { _id: v as string, _deleted: null })
       if (n === 0) throw new AppError('DATOS_INVALIDOS', [{ campo: f.name, mensaje: `no existe ${target.label} con id ${String(v)}` }])
     }
   }
@@ -42,7 +43,7 @@ export class WriteChecks {
     for (const [f, v] of values) {
       if (!f.unique || v === null) continue
       const where = f.encrypted ? { [blindIndexColumn(f)]: this.cipher.blindIndex(mod.name, f.name, typeOf(f).toPlaintext(v)) } : { [valueColumn(f)]: v }
-      const n = await em.count(entity, selfId === undefined ? where : { ...where, _id: { $ne: selfId } })
+      const n = await countRows(em, entity, selfId === undefined ? where : { ...where, _id: { $ne: selfId } })
       if (n > 0) throw new AppError('REGISTRO_DUPLICADO', [{ campo: f.name, mensaje: 'ya existe un registro con este valor' }])
     }
   }

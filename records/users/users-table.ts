@@ -6,6 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Registry } from '../../core/registry/types.js'
 import { entityName } from '../../db/module-entity.js'
+import { findRow } from '../../db/row-query.js'
 import { valueColumn } from '../../db/columns.js'
 import type { UserSnapshot } from '../../stores/types.js'
 import type { LoginColumns } from '../../db/session-entity.js'
@@ -29,7 +30,7 @@ export function usersTable (registry: Registry): UsersTable {
     entity: entityName(users),
     login: { table: users.table, activo: column('activo'), password: column('password') },
     column,
-    findLive: async (em, where) => await em.findOne(entityName(users), { ...where, _deleted: null }) as Record<string, unknown> | null,
+    findLive: async (em, where) => await findRow(em, entityName(users), { ...where, _deleted: null }),
     snapshot: (row) => ({
       id: row._id as string,
       username: row[column('username')] as string,
