@@ -8,7 +8,7 @@
  * action (generate/routes.ts).
  */
 import type { FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify'
-import type { TObject, TSchema } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
 import type { Action, ModuleDef, Registry } from '../../core/registry/types.js'
 import type { RouteDocs } from '../../http/openapi-docs.js'
 import type { ModuleSchemas } from '../schemas.js'
@@ -27,7 +27,7 @@ export interface OperationContext {
 
 /** The route's schema (validation and document) and what the document says beyond it (http/openapi-docs.ts). */
 export interface OperationSchema {
-  readonly schema: FastifySchema & { params?: TObject }
+  readonly schema: FastifySchema
   readonly openapi?: RouteDocs
 }
 
