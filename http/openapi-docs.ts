@@ -132,9 +132,10 @@ const REF = '#/components/responses/'
 /**
  * The paths of the operations every module has (their operationIds in
  * `everyModule`) after the others, each group in the order its routes were
- * added: the hand-written routes and the modules' own operations come
- * first, then each module's generated ones, whichever plugin registers a
- * module's own operation (generate/operations/index.ts).
+ * added: the hand-written routes and the modules' own operations first,
+ * then each module's generated ones. A module's own operation is added by
+ * that module's plugin, among the generated ones (generate/operations/index.ts);
+ * listed with the hand-written routes, it is found where it always was.
  */
 function ordered (paths: Record<string, Record<string, Schema>>, everyModule: ReadonlySet<string>): Record<string, Record<string, Schema>> {
   const entries = Object.entries(paths)
