@@ -28,8 +28,8 @@ import checkpointsPlugin from './plugins/checkpoints.js'
 import authPlugin from './plugins/auth.js'
 import authRoutes from './routes/auth.js'
 import auditRoutes from './routes/audit.js'
-import usersSessionsRoutes from './routes/users-sessions.js'
 import recordsPlugin from './plugins/records.js'
+import sessionsPlugin from './plugins/sessions.js'
 import bootstrapAdmin from './plugins/bootstrap-admin.js'
 import healthPlugin from './routes/health.js'
 import notFound from './plugins/not-found.js'
@@ -115,11 +115,11 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(checkpointsPlugin)
     await app.register(authPlugin)
     await app.register(recordsPlugin)
+    await app.register(sessionsPlugin)
     await app.register(notFound)
     await app.register(healthPlugin)
     await app.register(authRoutes)
     await app.register(auditRoutes)
-    await app.register(usersSessionsRoutes)
     for (const mod of registry.modules) {
       await app.register(moduleRoutes(mod), { prefix: `/${mod.path}` })
     }

@@ -2,7 +2,7 @@
  * The device value of a login (docs/user-guide.md "Rate limits", OWASP's device cookie): an opaque,
  * signed value a client gets at each successful login and presents at the
  * next one, so that failures from other clients never lock it out
- * (http/login-lockout.ts). It names a random device id, the user (id and
+ * (records/auth/lockout.ts). It names a random device id, the user (id and
  * username) and when it was issued, and is valid for DEVICE_MAX_AGE_MS and
  * only while the user's password is the one it was issued under (a
  * password change voids every value given out before).

@@ -9,7 +9,7 @@
  * `$lte`, `$ilike` (a pattern: `contiene` on an id, records/search-query.ts),
  * `$and`, `$or`, over plain column names and scalar values; and
  * `{ column: [...] }`, a jsonb column equal to that array (the uniqueness
- * check of an `array` field, records/record-service.ts). Anything else (an
+ * check of an `array` field, records/storage/write-checks.ts). Anything else (an
  * object value, an unknown operator, a list of objects) is a programmer
  * error: a TypeError naming it, never handed to another query path. Pure.
  */

@@ -6,14 +6,13 @@
  */
 import type { ModuleDef } from '../core/registry/types.js'
 
-export type OperationVerb = 'list' | 'get' | 'create' | 'update' | 'delete' | 'restore' | 'history' | 'verify'
-
 /** `objetos_perdidos` → `ObjetosPerdidos`. */
 function pascal (name: string): string {
   return name.split(/[^A-Za-z0-9]+/).filter((w) => w !== '').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')
 }
 
-export function operationName (mod: ModuleDef): (verb: OperationVerb) => string {
+/** `verb` is what the operation does, in English (`list`, `verify`; generate/operations/). */
+export function operationName (mod: ModuleDef): (verb: string) => string {
   const noun = pascal(mod.name)
   return (verb) => `${verb}${noun}`
 }

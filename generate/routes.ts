@@ -1,31 +1,28 @@
 /**
  * The encapsulated route plugin of one module, registered under
- * `/{module.path}`: list, read, create, update, soft delete, restore,
- * history and verification, generated from the declaration. Each handler is
- * a call to the caller's records service and a serialisation; it decides no
- * permission (the service does, asked before validation for the S9 order).
+ * `/{module.path}`: the module's schemas, the hooks its routes share, and
+ * its operations (generate/operations/: those every module has, then the
+ * module's own). Each handler is a call to the caller's records service and
+ * a serialisation; it decides no permission (the service does, asked
+ * before validation for the docs/user-guide.md "Errors" order).
  */
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import { AppError, MESSAGES } from '../core/errors.js'
+import { AppError } from '../core/errors.js'
 import type { ModuleDef } from '../core/registry/types.js'
 import '../http/route-config.js'
 import { appendRouteHook } from '../http/route-hooks.js'
-import { IdParams, Message, envelope } from '../http/schemas.js'
 import { buildSchemas } from './schemas.js'
-import { listQuerystring } from './list-parameters.js'
 import { operationName } from './operation-names.js'
-import { lifecycleRoutes } from './lifecycle-routes.js'
-import { etag, expectedVersion, idOf } from './record-request.js'
+import { EVERY_MODULE, ownOperations } from './operations/index.js'
+import type { Operation, OperationContext } from './operations/operation.js'
 
 export function moduleRoutes (mod: ModuleDef) {
   return async function routes (app: FastifyInstance): Promise<void> {
     const schemas = buildSchemas(mod, app.registry)
     app.addSchema(schemas.record)
     app.openapiSchemas.set(schemas.record.$id!, schemas.doc.record)
-    const RecordRef = Type.Ref(schemas.record)
-    const tags = [mod.label]
-    const op = operationName(mod)
+    const ctx: OperationContext = { registry: app.registry, schemas, recordRef: Type.Ref(schemas.record), tags: [mod.label], operationId: operationName(mod) }
 
     // The action at all, before the body is parsed and validated (docs/user-guide.md "Errors" order: 403 before 400);
     // a route with a body refuses a request without one. Attached to the routes that need them
@@ -46,50 +43,18 @@ export function moduleRoutes (mod: ModuleDef) {
       }
     })
 
-    app.get('/', {
-      config: { action: 'ver', openapi: { querystring: listQuerystring(mod, app.registry) } },
-      schema: { tags, summary: `Listar ${mod.label}`, operationId: op('list'), response: { 200: envelope(Type.Object({ records: Type.Array(RecordRef), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() })) } },
-    }, async (request) => {
-      return { success: true, data: await request.records.of(mod).list(request.query as Record<string, string | string[]>) }
-    })
-
-    app.get('/:id', {
-      config: { action: 'ver' },
-      schema: { tags, summary: `Obtener un registro de ${mod.label}`, operationId: op('get'), params: IdParams, response: { 200: envelope(RecordRef) } },
-    }, async (request, reply) => {
-      const record = await request.records.of(mod).get(idOf(request))
-      void reply.header('etag', etag(record))
-      return { success: true, data: record }
-    })
-
-    app.post('/', {
-      config: { action: 'crear', openapi: { body: schemas.doc.create, errors: [409] } },
-      schema: { tags, summary: `Crear un registro de ${mod.label}`, operationId: op('create'), body: schemas.create, response: { 201: envelope(RecordRef) } },
-    }, async (request, reply) => {
-      const record = await request.records.of(mod).create(request.body as Record<string, unknown>)
-      void reply.code(201).header('etag', etag(record))
-      return { success: true, data: record }
-    })
-
-    app.put('/:id', {
-      config: { action: 'editar', openapi: { body: schemas.doc.update, errors: [409] } },
-      schema: { tags, summary: `Modificar un registro de ${mod.label}`, operationId: op('update'), params: IdParams, body: schemas.update, response: { 200: envelope(RecordRef) } },
-    }, async (request, reply) => {
-      const body = request.body as Record<string, unknown>
-      if (!Object.keys(body).some((k) => !k.startsWith('_'))) throw new AppError('DATOS_REQUERIDOS')
-      const record = await request.records.of(mod).update(idOf(request), body, expectedVersion(request))
-      void reply.header('etag', etag(record))
-      return { success: true, data: record }
-    })
-
-    lifecycleRoutes(app, mod, { tags, recordRef: RecordRef, operationId: op })
-
-    app.delete('/:id', {
-      config: { action: 'eliminar', openapi: { errors: [409] } },
-      schema: { tags, summary: `Eliminar (borrado lógico) un registro de ${mod.label}`, operationId: op('delete'), params: IdParams, response: { 200: Message } },
-    }, async (request) => {
-      await request.records.of(mod).remove(idOf(request), expectedVersion(request))
-      return { success: true, data: { message: MESSAGES.REGISTRO_ELIMINADO } }
-    })
+    const register = (op: Operation, everyModule: boolean): void => {
+      const { schema, openapi } = op.schema(mod, ctx)
+      const docs = everyModule ? { ...openapi, everyModule } : openapi
+      app.route({
+        method: op.method,
+        url: op.url,
+        config: { ...(op.action !== undefined && { action: op.action }), ...(docs !== undefined && { openapi: docs }) },
+        schema,
+        handler: async (request, reply) => op.handle(request, reply, mod),
+      })
+    }
+    for (const op of EVERY_MODULE) register(op, true)
+    for (const op of ownOperations(mod, app.registry)) register(op, false)
   }
 }

@@ -23,6 +23,8 @@ export interface RouteDocs {
   body?: object
   /** Error statuses the route gives beyond those its config implies (409, a 401 of a public route …). */
   errors?: readonly number[]
+  /** An operation every module has (generate/operations/): listed after the other routes (documentObject). */
+  everyModule?: boolean
 }
 
 declare module 'fastify' {
@@ -91,8 +93,11 @@ function errorStatuses (route: RouteOptions, documented: FastifySchema): number[
   return [...s].sort((a, b) => a - b)
 }
 
-/** @fastify/swagger `transform`: one route's schema as the document shows it. */
-export function documentRoute ({ schema, url, route }: { schema: FastifySchema | undefined, url: string, route: RouteOptions }): { schema: FastifySchema, url: string } {
+/**
+ * @fastify/swagger `transform`: one route's schema as the document shows it.
+ * The operationId of an operation every module has is added to `everyModule`.
+ */
+export function documentRoute ({ schema, url, route }: { schema: FastifySchema | undefined, url: string, route: RouteOptions }, everyModule?: Set<string>): { schema: FastifySchema, url: string } {
   const docs = route.config?.openapi ?? {}
   const documented: FastifySchema = { ...schema }
   if (documented.hide === true) return { schema: documented, url }
@@ -100,6 +105,7 @@ export function documentRoute ({ schema, url, route }: { schema: FastifySchema |
   if (docs.body !== undefined) documented.body = docs.body
   const method = Array.isArray(route.method) ? route.method[0]! : route.method
   documented.operationId ??= operationIdOf(method, url)
+  if (docs.everyModule === true) everyModule?.add(documented.operationId)
   if (route.config?.public === true) documented.security = []
   const errors = Object.fromEntries(errorStatuses(route, documented).map((n) => [n, errorSchema(n)]))
   documented.response = { ...(schema?.response as Schema | undefined), ...errors }
@@ -124,13 +130,29 @@ function errorResponse (status: number): Schema {
 const REF = '#/components/responses/'
 
 /**
- * @fastify/swagger `transformObject`: every error response becomes a
- * reference to one shared response per status, and the components the
- * routes documented (`app.openapiSchemas`) replace their namesakes.
+ * The paths of the operations every module has (their operationIds in
+ * `everyModule`) after the others, each group in the order its routes were
+ * added: the hand-written routes and the modules' own operations first,
+ * then each module's generated ones. A module's own operation is added by
+ * that module's plugin, among the generated ones (generate/operations/index.ts);
+ * listed with the hand-written routes, it is found where it always was.
  */
-export function documentObject (doc: Schema, schemas: ReadonlyMap<string, TSchema>): Schema {
+function ordered (paths: Record<string, Record<string, Schema>>, everyModule: ReadonlySet<string>): Record<string, Record<string, Schema>> {
+  const entries = Object.entries(paths)
+  const generated = ([, item]: [string, Record<string, Schema>]): boolean => Object.values(item).some((op) => everyModule.has(op.operationId as string))
+  return Object.fromEntries([...entries.filter((e) => !generated(e)), ...entries.filter(generated)])
+}
+
+/**
+ * @fastify/swagger `transformObject`: every error response becomes a
+ * reference to one shared response per status, the components the
+ * routes documented (`app.openapiSchemas`) replace their namesakes, and the
+ * paths are `ordered`.
+ */
+export function documentObject (doc: Schema, schemas: ReadonlyMap<string, TSchema>, everyModule: ReadonlySet<string> = new Set()): Schema {
   const used = new Set<number>()
-  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Schema>>)) {
+  doc.paths = ordered((doc.paths ?? {}) as Record<string, Record<string, Schema>>, everyModule)
+  for (const item of Object.values(doc.paths as Record<string, Record<string, Schema>>)) {
     for (const op of Object.values(item)) {
       const responses = op.responses as Record<string, Schema> | undefined
       for (const code of Object.keys(responses ?? {})) {

@@ -49,6 +49,8 @@ function wantsHtml (request: FastifyRequest): boolean {
 
 async function openapiPlugin (app: FastifyInstance): Promise<void> {
   app.decorate('openapiSchemas', new Map<string, TSchema>())
+  // The operationIds of the operations every module has, noted as the routes are documented (http/openapi-docs.ts).
+  const everyModule = new Set<string>()
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -62,8 +64,8 @@ async function openapiPlugin (app: FastifyInstance): Promise<void> {
       security: [{ bearerAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    transform: documentRoute,
-    transformObject: (d) => documentObject(('openapiObject' in d ? d.openapiObject : d.swaggerObject) as Record<string, unknown>, app.openapiSchemas),
+    transform: (route) => documentRoute(route, everyModule),
+    transformObject: (d) => documentObject(('openapiObject' in d ? d.openapiObject : d.swaggerObject) as Record<string, unknown>, app.openapiSchemas, everyModule),
   })
   // Built once, when every route is known.
   let json: TaggedDocument | undefined

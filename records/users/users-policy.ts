@@ -25,7 +25,7 @@ import { raiseRevocationEpoch } from '../../db/revocation-epoch.js'
 import { revokeUserSessions, type RevokedSession } from '../../db/session-entity.js'
 import type { SessionStore } from '../../stores/types.js'
 import type { HookBus, WriteEvent } from '../hooks.js'
-import { forCache } from './user-sessions.js'
+import { forCache } from '../auth/user-sessions.js'
 
 /** 403 unless the caller may act on a user of role `targetRol` (only a superadmin acts on a superadmin). */
 export function checkSuperTarget (access: AccessTable, caller: Caller, targetRol: unknown): void {

@@ -19,8 +19,8 @@
  * parallel attempts cannot get past a limit.
  */
 import { randomUUID } from 'node:crypto'
-import { AppError } from '../core/errors.js'
-import type { AttemptLog, RateLimitStore } from '../stores/types.js'
+import { AppError } from '../../core/errors.js'
+import type { AttemptLog, RateLimitStore } from '../../stores/types.js'
 
 export const LOGIN_LOCK = { perAddress: 10, total: 100, perDevice: 10, perSession: 10, windowMs: 15 * 60_000 } as const
 

@@ -1,0 +1,28 @@
+/**
+ * Which operations a module's route plugin registers (docs/architecture.md
+ * "Adding an operation to every module"): those every module has, in the
+ * order they are registered and documented, then the module's own, by the
+ * role the registry gives it.
+ */
+import type { ModuleDef, Registry } from '../../core/registry/types.js'
+import type { Operation } from './operation.js'
+import { list } from './list.js'
+import { get } from './get.js'
+import { create } from './create.js'
+import { update } from './update.js'
+import { remove } from './remove.js'
+import { restore } from './restore.js'
+import { history } from './history.js'
+import { verify } from './verify.js'
+import { endSessions } from './users/end-sessions.js'
+import { unlock } from './users/unlock.js'
+
+export const EVERY_MODULE: readonly Operation[] = [list, get, create, update, remove, restore, history, verify]
+
+/** The users module's own operations: a user's sessions and lock-out. */
+const USERS: readonly Operation[] = [endSessions, unlock]
+
+/** The operations only `mod` has. */
+export function ownOperations (mod: ModuleDef, registry: Registry): readonly Operation[] {
+  return mod.name === registry.usersModule.name ? USERS : []
+}
