@@ -79,7 +79,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     // the password is checked. A device value is taken here on its
     // signature, expiry and username alone.
     const claimed = devices.read(dispositivo, username)
-    let admission = await admitLogin(app.stores.rateLimits, username, request.ip, claimed?.id)
+    let admission = await admitLogin(app.stores.attemptLogs, username, request.ip, claimed?.id)
     // Refused: no username in the line, which is written before it is known to exist.
     report(request, admission.locked, undefined, false)
     if (admission.admitted === undefined) throw admission.refused!
@@ -91,8 +91,8 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     // was absent after all (docs/user-guide.md "Rate limits"), and the address rules decide.
     const device = claimed !== undefined && row !== null && devices.holds(claimed, row._id as string, stored) ? claimed : undefined
     if (admission.admitted.viaDevice && device === undefined) {
-      await forgetAttempt(app.stores.rateLimits, admission.admitted)
-      admission = await admitLogin(app.stores.rateLimits, username, request.ip)
+      await forgetAttempt(app.stores.attemptLogs, admission.admitted)
+      admission = await admitLogin(app.stores.attemptLogs, username, request.ip)
       report(request, admission.locked, undefined, false)
       if (admission.admitted === undefined) throw admission.refused!
     }
@@ -103,7 +103,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
       report(request, engaged(attempt), known, true)
       throw new AppError('CREDENCIALES_INVALIDAS')
     }
-    await loginSucceeded(app.stores.rateLimits, attempt)
+    await loginSucceeded(app.stores.attemptLogs, attempt)
     const jti = randomUUID()
     const now = new Date()
     const ttl = app.config.tokenTtlSeconds
@@ -172,7 +172,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
     const caller = request.caller
     const problem = passwordProblem(nueva, caller.username, passwordField)
     if (problem !== undefined) throw new AppError('DATOS_INVALIDOS', [{ campo: 'password_nueva', mensaje: problem.mensaje }])
-    const admission = await admitPasswordCheck(app.stores.rateLimits, caller.username, request.ip, caller.jti)
+    const admission = await admitPasswordCheck(app.stores.attemptLogs, caller.username, request.ip, caller.jti)
     report(request, admission.locked, caller.username, false)
     if (admission.admitted === undefined) throw admission.refused!
     const row = await users.findLive(request.em, { _id: caller.id })
@@ -182,7 +182,7 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
       report(request, engaged(admission.admitted), caller.username, true)
       throw new AppError('CREDENCIALES_INVALIDAS')
     }
-    await forgetAttempt(app.stores.rateLimits, admission.admitted)
+    await forgetAttempt(app.stores.attemptLogs, admission.admitted)
     await app.records.storage(app.registry.usersModule).update(request.em, caller, caller.id, { [passwordField.name]: nueva }, { allows: () => true })
     request.log.info({ user: caller.id }, 'password changed')
     return { success: true, data: { message: MESSAGES.CONTRASENA_CAMBIADA } }

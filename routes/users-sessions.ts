@@ -59,7 +59,7 @@ async function usersSessionsRoutes (app: FastifyInstance): Promise<void> {
     },
   }, async (request) => {
     const row = await target(request)
-    const logs = await unlockLogin(app.stores.rateLimits, row[usernameColumn] as string)
+    const logs = await unlockLogin(app.stores.attemptLogs, row[usernameColumn] as string)
     request.log.info({ user: row._id, logs }, 'login lock-out lifted')
     return { success: true, data: { message: MESSAGES.USUARIO_DESBLOQUEADO } }
   })
