@@ -64,7 +64,7 @@ export async function createHarness (): Promise<Harness> {
   const redisPrefix = newRedisPrefix()
   const dataDir = mkdtempSync(join(tmpdir(), 'policia-test-'))
   const apps: FastifyInstance[] = []
-  // Every store an instance keeps, in process (no Redis client): all of them are shared.
+  // In-process stores (no Redis client), every one shared by the instances as processes share Redis.
   const memoryStores = (): StoreSet => createStores(undefined, redisPrefix)
   let memory = memoryStores()
   const env = (extra: Record<string, string> = {}): Record<string, string | undefined> =>
