@@ -2,7 +2,8 @@
  * The login lock-out's attempt logs in Redis, shared by every instance
  * (docs/user-guide.md "Rate limits"), with the unlock of one username on
  * every address (docs/user-guide.md "Accounts and sessions"). Every update
- * is one Lua script (atomic); the logs share the rate limits' namespace
+ * is one command, a Lua script (atomic) where it reads or writes several
+ * keys; the logs share the rate limits' namespace
  * (`<prefix>rl:`), where their keys (`login:…`) cannot meet a window's.
  */
 import type { Redis } from 'ioredis'
