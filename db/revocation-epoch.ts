@@ -3,7 +3,7 @@
  * same transaction as every revocation — a logout, every write to a user —
  * so the database says how many revocations it holds. Redis keeps the epoch
  * its cache has caught up with; an instance that finds Redis behind the
- * database drops the cache (stores/redis-stores.ts). The counter is a row of
+ * database drops the cache (stores/sessions/redis.ts). The counter is a row of
  * `sys_estado` (service state, one row per key): updating it takes a row
  * lock, so epochs are handed out in commit order, and a statement that reads
  * epoch N sees exactly the revocations 1..N.

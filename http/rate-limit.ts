@@ -8,7 +8,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../core/errors.js'
 import type { Config } from '../core/config.js'
-import type { Counter, Window } from '../stores/types.js'
+import type { Counter, Window } from '../stores/rate-limits/contract.js'
 
 export interface Limit extends Window {
   readonly max: number

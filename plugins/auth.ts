@@ -17,9 +17,9 @@ import { AppError } from '../core/errors.js'
 import type { Caller } from '../core/access.js'
 import { readRevocationEpoch, readSessionAtEpoch } from '../db/revocation-epoch.js'
 import { usersTable } from '../records/users/users-table.js'
-import type { CachedSession, SessionFill, SessionLookup, UserSnapshot } from '../stores/types.js'
+import type { CachedSession, SessionFill, SessionLookup, UserSnapshot } from '../stores/sessions/contract.js'
 import { enforce, ipLimit, ownWindowLimit, tokenLimit } from '../http/rate-limit.js'
-import { MemoryRateLimitStore } from '../stores/memory-stores.js'
+import { MemoryRateLimitStore } from '../stores/rate-limits/memory.js'
 
 export interface TokenClaims {
   sub: string

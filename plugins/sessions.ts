@@ -18,7 +18,7 @@ async function sessionsPlugin (app: FastifyInstance): Promise<void> {
     registry: app.registry,
     access: app.access,
     sessions: app.stores.sessions,
-    rateLimits: app.stores.rateLimits,
+    attemptLogs: app.stores.attemptLogs,
     users: app.records.storage(app.registry.usersModule),
     jwtSecret: app.config.jwtSecret,
     tokenTtlSeconds: app.config.tokenTtlSeconds,

@@ -1,12 +1,12 @@
 /**
  * Decorates the app with its stores (stores/factory.ts): Redis when
- * REDIS_URL is set, otherwise in-process. Tests may hand in stores so that
- * two instances in one process share them the way two processes share Redis.
+ * REDIS_URL is set, otherwise in-process. Tests may hand in any of them so
+ * that two instances in one process share them the way two processes share
+ * Redis; the factory builds the rest.
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { createStores, type Stores } from '../stores/factory.js'
-import { admitFor } from '../stores/admission.js'
+import { createStores, type StoreSet, type Stores } from '../stores/factory.js'
 
 export type { Stores } from '../stores/factory.js'
 
@@ -17,15 +17,12 @@ declare module 'fastify' {
 }
 
 export interface StoresOptions {
-  stores?: Omit<Stores, 'kind' | 'admit'>
+  stores?: Partial<StoreSet>
 }
 
 async function storesPlugin (app: FastifyInstance, opts: StoresOptions): Promise<void> {
   const redis = app.hasDecorator('redis') ? app.redis : undefined
-  const stores: Stores = opts.stores !== undefined
-    ? { ...opts.stores, admit: admitFor(opts.stores.rateLimits, opts.stores.sessions), kind: redis !== undefined ? 'redis' : 'memory' }
-    : createStores(redis, app.config.redisPrefix)
-  app.decorate('stores', Object.freeze(stores))
+  app.decorate('stores', Object.freeze(createStores(redis, app.config.redisPrefix, opts.stores)))
 }
 
 export default fp(storesPlugin, { name: 'policia-stores', fastify: '5.x', dependencies: ['policia-config', 'policia-redis'] })

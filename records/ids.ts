@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { ModuleDef } from '../core/registry/types.js'
 import { formatId, sequenceKey } from '../core/ids.js'
 import { yearIn } from '../core/time.js'
-import type { SequenceStore } from '../stores/types.js'
+import type { SequenceStore } from '../stores/sequences/contract.js'
 
 export async function highestStored (em: EntityManager, mod: ModuleDef, year: number): Promise<number> {
   const head = `${mod.prefix}-${year}-`

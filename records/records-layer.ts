@@ -9,7 +9,7 @@
 import type { AccessTable } from '../core/access.js'
 import type { FieldCipher } from '../core/crypto.js'
 import type { ModuleDef, Registry } from '../core/registry/types.js'
-import type { SequenceStore } from '../stores/types.js'
+import type { SequenceStore } from '../stores/sequences/contract.js'
 import { CallerRecords } from './caller-records.js'
 import { HookBus } from './hooks.js'
 import type { Checkpoints } from './integrity/checkpoints.js'

@@ -2,12 +2,13 @@
  * Admitting a request (docs/user-guide.md "Rate limits"): count it against its rate-limit
  * windows and, when it carries a token, look its session and user up: one
  * operation of the stores, so that with Redis it is one command (one Lua
- * script, stores/redis-rate-limit-store.ts `hitAndRead`) instead of a
+ * script, stores/rate-limits/redis.ts `hitAndRead`) instead of a
  * script and an MGET; in process, the two stores are simply asked.
  */
-import { RedisRateLimitStore } from './redis-rate-limit-store.js'
-import { RedisSessionStore } from './redis-stores.js'
-import type { Counter, RateLimitStore, SessionLookup, SessionStore, Window } from './types.js'
+import type { Counter, RateLimitStore, Window } from './rate-limits/contract.js'
+import { RedisRateLimitStore } from './rate-limits/redis.js'
+import type { SessionLookup, SessionStore } from './sessions/contract.js'
+import { RedisSessionStore } from './sessions/redis.js'
 
 export interface Admission {
   readonly counters: Counter[]

@@ -1,30 +1,43 @@
 /**
- * The one place that picks the store implementations: Redis (shared by all
- * instances) when a client is given, otherwise in-process (one instance).
+ * The one place that picks the store implementations (docs/architecture.md
+ * "Stores"): Redis (shared by all instances) when a client is given,
+ * otherwise in-process (one instance). Each store given in `overrides` is
+ * used as it is; only the others are built.
  */
 import type { Redis } from 'ioredis'
-import { MemoryRateLimitStore, MemorySequenceStore, MemorySessionStore } from './memory-stores.js'
-import { RedisRateLimitStore, RedisSequenceStore, RedisSessionStore } from './redis-stores.js'
-import type { RateLimitStore, SequenceStore, SessionStore } from './types.js'
 import { admitFor, type Admit } from './admission.js'
+import type { AttemptLogStore } from './attempt-logs/contract.js'
+import { MemoryAttemptLogStore } from './attempt-logs/memory.js'
+import { RedisAttemptLogStore } from './attempt-logs/redis.js'
+import type { RateLimitStore } from './rate-limits/contract.js'
+import { MemoryRateLimitStore } from './rate-limits/memory.js'
+import { RedisRateLimitStore } from './rate-limits/redis.js'
+import type { SequenceStore } from './sequences/contract.js'
+import { MemorySequenceStore } from './sequences/memory.js'
+import { RedisSequenceStore } from './sequences/redis.js'
+import type { SessionStore } from './sessions/contract.js'
+import { MemorySessionStore } from './sessions/memory.js'
+import { RedisSessionStore } from './sessions/redis.js'
 
-export interface Stores {
+/** The stores, one per concept (stores/<name>/contract.ts). */
+export interface StoreSet {
   readonly sequences: SequenceStore
   readonly sessions: SessionStore
   readonly rateLimits: RateLimitStore
+  readonly attemptLogs: AttemptLogStore
+}
+
+export interface Stores extends StoreSet {
   /** A request's rate counters and its session lookup, together (stores/admission.ts). */
   readonly admit: Admit
   readonly kind: 'redis' | 'memory'
 }
 
-/** Redis stores with every key under `prefix`, or in-process ones when `redis` is undefined. */
-export function createStores (redis: Redis | undefined, prefix: string): Stores {
-  if (redis !== undefined) {
-    const sessions = new RedisSessionStore(redis, prefix)
-    const rateLimits = new RedisRateLimitStore(redis, prefix)
-    return { sequences: new RedisSequenceStore(redis, prefix), sessions, rateLimits, admit: admitFor(rateLimits, sessions), kind: 'redis' }
-  }
-  const sessions = new MemorySessionStore()
-  const rateLimits = new MemoryRateLimitStore()
-  return { sequences: new MemorySequenceStore(), sessions, rateLimits, admit: admitFor(rateLimits, sessions), kind: 'memory' }
+/** Redis stores with every key under `prefix`, or in-process ones when `redis` is undefined; `overrides` replace any of them. */
+export function createStores (redis: Redis | undefined, prefix: string, overrides: Partial<StoreSet> = {}): Stores {
+  const sequences = overrides.sequences ?? (redis !== undefined ? new RedisSequenceStore(redis, prefix) : new MemorySequenceStore())
+  const sessions = overrides.sessions ?? (redis !== undefined ? new RedisSessionStore(redis, prefix) : new MemorySessionStore())
+  const rateLimits = overrides.rateLimits ?? (redis !== undefined ? new RedisRateLimitStore(redis, prefix) : new MemoryRateLimitStore())
+  const attemptLogs = overrides.attemptLogs ?? (redis !== undefined ? new RedisAttemptLogStore(redis, prefix) : new MemoryAttemptLogStore())
+  return { sequences, sessions, rateLimits, attemptLogs, admit: admitFor(rateLimits, sessions), kind: redis !== undefined ? 'redis' : 'memory' }
 }

@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { AppError } from '../../core/errors.js'
-import type { AttemptLog, RateLimitStore } from '../../stores/types.js'
+import type { AttemptLog, AttemptLogStore } from '../../stores/attempt-logs/contract.js'
 
 export const LOGIN_LOCK = { perAddress: 10, total: 100, perDevice: 10, perSession: 10, windowMs: 15 * 60_000 } as const
 
@@ -87,7 +87,7 @@ const refusal = (retryMs: number): AppError => new AppError('DEMASIADAS_PETICION
  * client presented a valid device value, and says whether it may go on to
  * the password check.
  */
-export async function admitLogin (store: RateLimitStore, username: string, ip: string, deviceId?: string): Promise<LoginAdmission> {
+export async function admitLogin (store: AttemptLogStore, username: string, ip: string, deviceId?: string): Promise<LoginAdmission> {
   const id = randomUUID()
   const index = indexOf(userKey(username))
   const locked: LockKind[] = []
@@ -104,7 +104,7 @@ export async function admitLogin (store: RateLimitStore, username: string, ip: s
 }
 
 /** A current-password check of `PUT /me/password` by session `jti` from `ip`. */
-export async function admitPasswordCheck (store: RateLimitStore, username: string, ip: string, jti: string): Promise<LoginAdmission> {
+export async function admitPasswordCheck (store: AttemptLogStore, username: string, ip: string, jti: string): Promise<LoginAdmission> {
   const id = randomUUID()
   const logs = [addressLogs(username, ip)[0]!, sessionLog(username, jti)]
   const r = await store.attempt(logs, id, indexOf(userKey(username)))
@@ -121,12 +121,12 @@ export function engaged (attempt: Admitted): LockKind[] {
  * A login that succeeded: its device's or its address's failures are
  * cleared, and it is taken out of the username's total (it was no failure).
  */
-export async function loginSucceeded (store: RateLimitStore, attempt: Admitted): Promise<void> {
+export async function loginSucceeded (store: AttemptLogStore, attempt: Admitted): Promise<void> {
   await Promise.all(attempt.logs.map(async (l) => l.kind === 'total' ? store.forget(l.key, attempt.id) : store.reset(l.key)))
 }
 
 /** An attempt that was no failure (a right current password): taken out of every log it is in. */
-export async function forgetAttempt (store: RateLimitStore, attempt: Admitted): Promise<void> {
+export async function forgetAttempt (store: AttemptLogStore, attempt: Admitted): Promise<void> {
   await Promise.all(attempt.logs.map(async (l) => store.forget(l.key, attempt.id)))
 }
 
@@ -135,7 +135,7 @@ export async function forgetAttempt (store: RateLimitStore, attempt: Admitted): 
  * /usuarios/{id}/desbloquear`): forgets its total log and every address's,
  * device's and session's log, atomically. Returns how many logs held failures.
  */
-export async function unlockLogin (store: RateLimitStore, username: string): Promise<number> {
+export async function unlockLogin (store: AttemptLogStore, username: string): Promise<number> {
   const user = userKey(username)
   return store.clear(indexOf(user), [user])
 }

@@ -19,7 +19,8 @@ import { isCleanText } from '../../core/text.js'
 import { formatDateTime } from '../../core/time.js'
 import type { Row } from '../../db/module-entity.js'
 import { insertSessionIfCurrent } from '../../db/session-entity.js'
-import type { RateLimitStore, SessionStore } from '../../stores/types.js'
+import type { AttemptLogStore } from '../../stores/attempt-logs/contract.js'
+import type { SessionStore } from '../../stores/sessions/contract.js'
 import type { RecordsService } from '../records-service.js'
 import type { ModuleStorage, RowGuard } from '../storage/module-storage.js'
 import { checkSuperTarget } from '../users/users-policy.js'
@@ -31,7 +32,7 @@ export interface SessionsDeps {
   readonly registry: Registry
   readonly access: AccessTable
   readonly sessions: SessionStore
-  readonly rateLimits: RateLimitStore
+  readonly attemptLogs: AttemptLogStore
   /** The users module's storage: a new password is a write of the records layer (history, hash chain, users policy). */
   readonly users: ModuleStorage
   /** Keys the device values (core/device.ts). */
@@ -118,7 +119,7 @@ export async function createSessions (deps: SessionsDeps): Promise<Sessions> {
       // password is checked. A device value is taken here on its
       // signature, expiry and username alone.
       const claimed = devices.read(dispositivo, username)
-      let admission = await admitLogin(deps.rateLimits, username, ip, claimed?.id)
+      let admission = await admitLogin(deps.attemptLogs, username, ip, claimed?.id)
       // Refused: no username in the line, which is written before it is known to exist.
       report.locks(admission.locked, undefined, false)
       if (admission.admitted === undefined) throw admission.refused!
@@ -130,8 +131,8 @@ export async function createSessions (deps: SessionsDeps): Promise<Sessions> {
       // was absent after all (docs/user-guide.md "Rate limits"), and the address rules decide.
       const device = claimed !== undefined && row !== null && devices.holds(claimed, row._id as string, stored) ? claimed : undefined
       if (admission.admitted.viaDevice && device === undefined) {
-        await forgetAttempt(deps.rateLimits, admission.admitted)
-        admission = await admitLogin(deps.rateLimits, username, ip)
+        await forgetAttempt(deps.attemptLogs, admission.admitted)
+        admission = await admitLogin(deps.attemptLogs, username, ip)
         report.locks(admission.locked, undefined, false)
         if (admission.admitted === undefined) throw admission.refused!
       }
@@ -142,7 +143,7 @@ export async function createSessions (deps: SessionsDeps): Promise<Sessions> {
         report.locks(engaged(attempt), known, true)
         throw new AppError('CREDENCIALES_INVALIDAS')
       }
-      await loginSucceeded(deps.rateLimits, attempt)
+      await loginSucceeded(deps.attemptLogs, attempt)
       const jti = randomUUID()
       const now = new Date()
       const ttl = deps.tokenTtlSeconds
@@ -187,7 +188,7 @@ export async function createSessions (deps: SessionsDeps): Promise<Sessions> {
     async changePassword (em, caller, ip, actual, nueva, report) {
       const problem = passwordProblem(nueva, caller.username, passwordField)
       if (problem !== undefined) throw new AppError('DATOS_INVALIDOS', [{ campo: 'password_nueva', mensaje: problem.mensaje }])
-      const admission = await admitPasswordCheck(deps.rateLimits, caller.username, ip, caller.jti)
+      const admission = await admitPasswordCheck(deps.attemptLogs, caller.username, ip, caller.jti)
       report.locks(admission.locked, caller.username, false)
       if (admission.admitted === undefined) throw admission.refused!
       const row = await table.findLive(em, { _id: caller.id })
@@ -197,7 +198,7 @@ export async function createSessions (deps: SessionsDeps): Promise<Sessions> {
         report.locks(engaged(admission.admitted), caller.username, true)
         throw new AppError('CREDENCIALES_INVALIDAS')
       }
-      await forgetAttempt(deps.rateLimits, admission.admitted)
+      await forgetAttempt(deps.attemptLogs, admission.admitted)
       // The caller's own user, whatever their role's scope on the users module.
       const own: RowGuard = { allows: (r) => r._id === caller.id }
       await deps.users.update(em, caller, caller.id, { [passwordField.name]: nueva }, own)
@@ -210,7 +211,7 @@ export async function createSessions (deps: SessionsDeps): Promise<Sessions> {
 
     async unlock (users, caller, id) {
       const row = await target(users, caller, id)
-      return { user: row._id as string, logs: await unlockLogin(deps.rateLimits, row[col('username')] as string) }
+      return { user: row._id as string, logs: await unlockLogin(deps.attemptLogs, row[col('username')] as string) }
     },
   }
 }

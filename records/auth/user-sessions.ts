@@ -10,7 +10,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { raiseRevocationEpoch } from '../../db/revocation-epoch.js'
 import { SessionEntity, revokeUserSessions, type RevokedSession } from '../../db/session-entity.js'
-import type { SessionStore } from '../../stores/types.js'
+import type { SessionStore } from '../../stores/sessions/contract.js'
 import { inTransaction } from '../../db/transaction.js'
 
 /** The revoked sessions as the cache takes them (time left until each token expires). */

@@ -23,7 +23,7 @@ import type { ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
 import { raiseRevocationEpoch } from '../../db/revocation-epoch.js'
 import { revokeUserSessions, type RevokedSession } from '../../db/session-entity.js'
-import type { SessionStore } from '../../stores/types.js'
+import type { SessionStore } from '../../stores/sessions/contract.js'
 import type { HookBus, WriteEvent } from '../hooks.js'
 import { forCache } from '../auth/user-sessions.js'
 

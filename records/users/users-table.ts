@@ -8,7 +8,7 @@ import type { Registry } from '../../core/registry/types.js'
 import { entityName } from '../../db/module-entity.js'
 import { findRow } from '../../db/row-query.js'
 import { valueColumn } from '../../db/columns.js'
-import type { UserSnapshot } from '../../stores/types.js'
+import type { UserSnapshot } from '../../stores/sessions/contract.js'
 import type { LoginColumns } from '../../db/session-entity.js'
 
 export interface UsersTable {

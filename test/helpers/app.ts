@@ -12,7 +12,7 @@ import type { DestinationStream } from 'pino'
 import { loadConfig, type Config } from '../../core/config.js'
 import { buildApp } from '../../app.js'
 import type { Registry } from '../../core/registry/types.js'
-import { MemoryRateLimitStore, MemorySequenceStore, MemorySessionStore } from '../../stores/memory-stores.js'
+import { createStores, type StoreSet } from '../../stores/factory.js'
 import { createTestDatabase, flushPrefix, newRedisPrefix, usingRedis, type TestDatabase } from './services.js'
 
 export const ADMIN = { username: 'admin', password: 'admin-password-123' }
@@ -64,8 +64,8 @@ export async function createHarness (): Promise<Harness> {
   const redisPrefix = newRedisPrefix()
   const dataDir = mkdtempSync(join(tmpdir(), 'policia-test-'))
   const apps: FastifyInstance[] = []
-  const memoryStores = (): { sequences: MemorySequenceStore, sessions: MemorySessionStore, rateLimits: MemoryRateLimitStore } =>
-    ({ sequences: new MemorySequenceStore(), sessions: new MemorySessionStore(), rateLimits: new MemoryRateLimitStore() })
+  // In-process stores (no Redis client), every one shared by the instances as processes share Redis.
+  const memoryStores = (): StoreSet => createStores(undefined, redisPrefix)
   let memory = memoryStores()
   const env = (extra: Record<string, string> = {}): Record<string, string | undefined> =>
     testEnv({ dataDir, redisPrefix, ...(db.url !== undefined && { databaseUrl: db.url }) }, extra)

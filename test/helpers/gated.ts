@@ -9,9 +9,8 @@
 import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import { buildApp } from '../../app.js'
-import { MemoryRateLimitStore, MemorySequenceStore, MemorySessionStore } from '../../stores/memory-stores.js'
-import { RedisRateLimitStore, RedisSequenceStore, RedisSessionStore } from '../../stores/redis-stores.js'
-import type { SessionStore } from '../../stores/types.js'
+import { createStores } from '../../stores/factory.js'
+import type { SessionStore } from '../../stores/sessions/contract.js'
 import type { Harness } from './app.js'
 import { usingRedis } from './services.js'
 
@@ -32,9 +31,8 @@ export interface GatedPair {
 
 export async function gatedPair (h: Harness): Promise<GatedPair> {
   const redis = usingRedis ? new Redis(process.env.REDIS_URL!) : undefined
-  const sequences = redis !== undefined ? new RedisSequenceStore(redis, h.redisPrefix) : new MemorySequenceStore()
-  const sessions: SessionStore = redis !== undefined ? new RedisSessionStore(redis, h.redisPrefix) : new MemorySessionStore()
-  const rateLimits = redis !== undefined ? new RedisRateLimitStore(redis, h.redisPrefix) : new MemoryRateLimitStore()
+  const shared = createStores(redis, h.redisPrefix)
+  const sessions = shared.sessions
   let pending: { method: RegExp, reached: (name: string) => void, released: Promise<void> } | undefined
   const held = new Proxy(sessions, {
     get (target, prop, receiver) {
@@ -53,7 +51,7 @@ export async function gatedPair (h: Harness): Promise<GatedPair> {
   })
   const config = h.config // the harness already lifts the rate limits
   const build = (s: SessionStore): Promise<FastifyInstance> => buildApp({
-    config, logger: false, stores: { sequences, sessions: s, rateLimits }, ...(h.db.embedded !== undefined && { embedded: h.db.embedded }),
+    config, logger: false, stores: { ...shared, sessions: s }, ...(h.db.embedded !== undefined && { embedded: h.db.embedded }),
   })
   const a = await build(sessions)
   const b = await build(held)

@@ -8,9 +8,12 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { admitFor } from '../../stores/admission.js'
-import { MemoryRateLimitStore, MemorySessionStore } from '../../stores/memory-stores.js'
-import { RedisRateLimitStore, RedisSessionStore } from '../../stores/redis-stores.js'
-import type { RateLimitStore, SessionStore, UserSnapshot } from '../../stores/types.js'
+import type { RateLimitStore } from '../../stores/rate-limits/contract.js'
+import { MemoryRateLimitStore } from '../../stores/rate-limits/memory.js'
+import { RedisRateLimitStore } from '../../stores/rate-limits/redis.js'
+import type { SessionStore, UserSnapshot } from '../../stores/sessions/contract.js'
+import { MemorySessionStore } from '../../stores/sessions/memory.js'
+import { RedisSessionStore } from '../../stores/sessions/redis.js'
 import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
 
 const prefix = newRedisPrefix()

@@ -14,7 +14,7 @@ import { ADMIN, type Harness } from '../helpers/app.js'
 import { client, login } from '../helpers/http.js'
 import { reconnected, usePrivateRedis } from '../helpers/private-redis.js'
 import type { RedisServer } from '../helpers/redis-server.js'
-import { RedisSequenceStore } from '../../stores/redis-stores.js'
+import { RedisSequenceStore } from '../../stores/sequences/redis.js'
 
 const YEAR = Number(new Intl.DateTimeFormat('en', { timeZone: 'Europe/Madrid', year: 'numeric' }).format(new Date()))
 const CALL = { tipo_incidencia: 'normal', descripcion: 'x' }

@@ -4,9 +4,15 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { MemoryRateLimitStore, MemorySequenceStore } from '../../stores/memory-stores.js'
-import { RedisRateLimitStore, RedisSequenceStore } from '../../stores/redis-stores.js'
-import type { RateLimitStore, SequenceStore } from '../../stores/types.js'
+import type { AttemptLogStore } from '../../stores/attempt-logs/contract.js'
+import { MemoryAttemptLogStore } from '../../stores/attempt-logs/memory.js'
+import { RedisAttemptLogStore } from '../../stores/attempt-logs/redis.js'
+import type { RateLimitStore } from '../../stores/rate-limits/contract.js'
+import { MemoryRateLimitStore } from '../../stores/rate-limits/memory.js'
+import { RedisRateLimitStore } from '../../stores/rate-limits/redis.js'
+import type { SequenceStore } from '../../stores/sequences/contract.js'
+import { MemorySequenceStore } from '../../stores/sequences/memory.js'
+import { RedisSequenceStore } from '../../stores/sequences/redis.js'
 import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
 
 const prefix = newRedisPrefix()
@@ -17,9 +23,11 @@ afterAll(async () => {
 })
 
 const rateStores: Array<[string, () => RateLimitStore]> = [['memory', () => new MemoryRateLimitStore()]]
+const attemptStores: Array<[string, () => AttemptLogStore]> = [['memory', () => new MemoryAttemptLogStore()]]
 const sequenceStores: Array<[string, () => SequenceStore]> = [['memory', () => new MemorySequenceStore()]]
 if (redis !== undefined) {
   rateStores.push(['redis', () => new RedisRateLimitStore(redis, prefix)])
+  attemptStores.push(['redis', () => new RedisAttemptLogStore(redis, prefix)])
   sequenceStores.push(['redis', () => new RedisSequenceStore(redis, prefix)])
 }
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
@@ -34,7 +42,9 @@ describe.each(rateStores)('%s rate-limit store', (kind, make) => {
     expect(b!.resetMs).toBeGreaterThan(55_000)
     expect(b!.resetMs).toBeLessThanOrEqual(60_000)
   })
+})
 
+describe.each(attemptStores)('%s attempt-log store', (kind, make) => {
   it('the attempt log slides: refused attempts do not count, old ones leave', async () => {
     const store = make()
     const log = { key: `slide-${kind}`, windowMs: 600, max: 3 }

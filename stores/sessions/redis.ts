@@ -1,72 +1,8 @@
-/**
- * Redis stores shared by every instance. Counter updates are single Lua
- * scripts (atomic); every key lives under the configured namespace.
- */
+/** The session cache in Redis, shared by every instance: each change one Lua script (atomic), every key under the namespace. */
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { CachedSession, SequenceStore, SessionFill, SessionLookup, SessionStore, UserSnapshot } from './types.js'
-
-const NEXT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-return redis.call('INCR', KEYS[1])`
-
-const SEED_AND_NEXT = `
-local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
-local floor = tonumber(ARGV[1])
-if cur < floor then redis.call('SET', KEYS[1], floor) end
-return redis.call('INCR', KEYS[1])`
-
-interface SequenceCommands {
-  policiaSeqNext (key: string): Promise<number>
-  policiaSeqSeed (key: string, floor: number): Promise<number>
-}
-
-/**
- * The counters live in Redis, which may come back older (restored from a
- * snapshot or an append-only file that lost its tail, a replica promoted
- * with lag; docs/operator-guide.md "Ids and a Redis restore"): a counter behind would hand out numbers already
- * issued. So, as the session cache does (below), an instance trusts a
- * counter only once it has seeded it from the database (`seedAndNext`)
- * over the connection it is using: after each (re)connection the first
- * draw of every key re-seeds. And it remembers the highest number it drew
- * of each key: Redis answering at or below it went back in time (a reload
- * that kept the connections), so that draw is dropped and the key
- * re-seeded, above that number too.
- */
-export class RedisSequenceStore implements SequenceStore {
-  private readonly redis: Redis & SequenceCommands
-  /** Counts (re)connections; `seeded` holds the one each key was last seeded over. */
-  private connection = 1
-  private readonly seeded = new Map<string, number>()
-  /** The highest number this instance drew of each key. */
-  private readonly drawn = new Map<string, number>()
-
-  constructor (redis: Redis, private readonly prefix: string) {
-    if (typeof (redis as Partial<SequenceCommands>).policiaSeqNext !== 'function') {
-      redis.defineCommand('policiaSeqNext', { numberOfKeys: 1, lua: NEXT })
-      redis.defineCommand('policiaSeqSeed', { numberOfKeys: 1, lua: SEED_AND_NEXT })
-    }
-    redis.on('ready', () => { this.connection++ })
-    this.redis = redis as Redis & SequenceCommands
-  }
-
-  async next (key: string): Promise<number | null> {
-    const stamp = this.connection
-    if (this.seeded.get(key) !== stamp) return null
-    const n = Number(await this.redis.policiaSeqNext(`${this.prefix}seq:${key}`))
-    if (n < 0 || stamp !== this.connection || n <= (this.drawn.get(key) ?? 0)) return null
-    this.drawn.set(key, n)
-    return n
-  }
-
-  async seedAndNext (key: string, floor: number): Promise<number> {
-    const stamp = this.connection
-    const n = Number(await this.redis.policiaSeqSeed(`${this.prefix}seq:${key}`, Math.max(floor, this.drawn.get(key) ?? 0)))
-    if (stamp === this.connection) this.seeded.set(key, stamp)
-    if (n > (this.drawn.get(key) ?? 0)) this.drawn.set(key, n)
-    return n
-  }
-}
+import { defineScripts, luaScript, type ScriptCommands } from '../redis-scripts.js'
+import type { CachedSession, SessionFill, SessionLookup, SessionStore, UserSnapshot } from './contract.js'
 
 /*
  * The session cache and its freshness (docs/operator-guide.md "Sessions and a Redis restore"). The database numbers its
@@ -144,10 +80,11 @@ return e`
 /** Keys per REVOKE call when a user's sessions are revoked together. */
 const REVOKE_CHUNK = 500
 
-interface SessionCommands {
-  policiaFill (...args: Array<string | number>): Promise<number>
-  policiaPutSession (genKey: string, sessionKey: string, value: string, ttlMs: number): Promise<number>
-  policiaRevoke (...args: Array<string | number>): Promise<number>
+const SCRIPTS = {
+  policiaFill: luaScript<[epochKey: string, genKey: string, aheadKey: string, sessionKey: string, userKey: string, epoch: number, gen: string, session: string, sessionTtlMs: number, user: string, userTtlMs: number], number>(FILL, 5),
+  policiaPutSession: luaScript<[genKey: string, sessionKey: string, value: string, ttlMs: number], number>(PUT_SESSION, 2),
+  /** The number of keys, the keys (epoch, gen, ahead, then the targets), the epoch, then value and expiry per target. */
+  policiaRevoke: luaScript<[numberOfKeys: number, ...keysThenArgs: Array<string | number>], number>(REVOKE),
 }
 
 /** `<gen>|<rest>` → rest, when written under generation `gen`. */
@@ -171,24 +108,18 @@ function parseUser (raw: string | null): UserSnapshot | null {
 }
 
 export class RedisSessionStore implements SessionStore {
-  private readonly redis: Redis & SessionCommands
-  /** The client its commands go to. */
-  get client (): Redis { return this.redis }
+  private readonly scripts: ScriptCommands<typeof SCRIPTS>
   /** The highest database epoch this instance knows. */
   private known = 0
   /** Counts (re)connections to Redis; `checked` is the one a database read has confirmed. */
   private connection = 1
   private checked = 0
 
-  constructor (redis: Redis, private readonly prefix: string) {
-    if (typeof (redis as Partial<SessionCommands>).policiaFill !== 'function') {
-      redis.defineCommand('policiaFill', { numberOfKeys: 5, lua: FILL })
-      redis.defineCommand('policiaPutSession', { numberOfKeys: 2, lua: PUT_SESSION })
-      redis.defineCommand('policiaRevoke', { lua: REVOKE })
-    }
+  /** `client`: the one its commands go to (stores/admission.ts reads it together with the rate counters). */
+  constructor (readonly client: Redis, private readonly prefix: string) {
+    this.scripts = defineScripts(client, SCRIPTS)
     // A restart, a failover: whatever answers now may hold an older state.
-    redis.on('ready', () => { this.connection++ })
-    this.redis = redis as Redis & SessionCommands
+    client.on('ready', () => { this.connection++ })
   }
 
   private sessionKey (jti: string): string { return `${this.prefix}sess:${jti}` }
@@ -198,7 +129,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async lookup (jti: string, userId: string): Promise<SessionLookup> {
-    return this.lookupWith(jti, userId, async (keys) => this.redis.mget(...keys))
+    return this.lookupWith(jti, userId, async (keys) => this.client.mget(...keys))
   }
 
   /** `lookup`, its keys read by `read` (with a request's rate counters, stores/admission.ts). */
@@ -214,7 +145,7 @@ export class RedisSessionStore implements SessionStore {
   async fill (epoch: number, values: SessionFill, stamp: number): Promise<void> {
     this.noteEpoch(epoch)
     const { session, user } = values
-    await this.redis.policiaFill(
+    await this.scripts.policiaFill(
       ...this.stateKeys, this.sessionKey(session?.jti ?? '-'), this.userKey(user?.snapshot.id ?? '-'),
       epoch, randomUUID(),
       session === undefined ? '' : `${session.value.state}|${session.value.userId}`, Math.max(Math.ceil(session?.ttlMs ?? 1), 1),
@@ -225,12 +156,12 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async putSession (jti: string, userId: string, ttlMs: number): Promise<void> {
-    await this.redis.policiaPutSession(this.stateKeys[1], this.sessionKey(jti), `active|${userId}`, Math.max(Math.ceil(ttlMs), 1))
+    await this.scripts.policiaPutSession(this.stateKeys[1], this.sessionKey(jti), `active|${userId}`, Math.max(Math.ceil(ttlMs), 1))
   }
 
   async revokeSession (jti: string, userId: string, ttlMs: number, epoch: number): Promise<void> {
     this.noteEpoch(epoch)
-    await this.redis.policiaRevoke(4, ...this.stateKeys, this.sessionKey(jti), epoch, `revoked|${userId}`, Math.max(Math.ceil(ttlMs), 1))
+    await this.scripts.policiaRevoke(4, ...this.stateKeys, this.sessionKey(jti), epoch, `revoked|${userId}`, Math.max(Math.ceil(ttlMs), 1))
   }
 
   async dropUser (userId: string, epoch: number): Promise<void> {
@@ -244,7 +175,7 @@ export class RedisSessionStore implements SessionStore {
     for (let i = 0; i < targets.length; i += REVOKE_CHUNK) {
       const chunk = targets.slice(i, i + REVOKE_CHUNK)
       const last = i + REVOKE_CHUNK >= targets.length
-      await this.redis.policiaRevoke(3 + chunk.length, ...this.stateKeys, ...chunk.map((t) => t[0]), last ? epoch : 0, ...chunk.flatMap((t) => [t[1], t[2]]))
+      await this.scripts.policiaRevoke(3 + chunk.length, ...this.stateKeys, ...chunk.map((t) => t[0]), last ? epoch : 0, ...chunk.flatMap((t) => [t[1], t[2]]))
     }
   }
 
@@ -252,5 +183,3 @@ export class RedisSessionStore implements SessionStore {
     if (epoch > this.known) this.known = epoch
   }
 }
-
-export { RedisRateLimitStore } from './redis-rate-limit-store.js'

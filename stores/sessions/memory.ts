@@ -1,5 +1,5 @@
-/** In-process stores for a single instance (embedded mode, no REDIS_URL). */
-import type { AttemptLog, AttemptResult, CachedSession, Counter, RateLimitStore, SequenceStore, SessionFill, SessionLookup, SessionStore, UserSnapshot, Window } from './types.js'
+/** The session cache in process (one instance, embedded mode, no REDIS_URL). */
+import type { CachedSession, SessionFill, SessionLookup, SessionStore, UserSnapshot } from './contract.js'
 
 /** A Map whose entries expire; expired entries are dropped when read or swept. */
 class ExpiringMap<V> {
@@ -22,23 +22,6 @@ class ExpiringMap<V> {
   private sweep (): void {
     const now = Date.now()
     for (const [k, e] of this.entries) if (e.expires <= now) this.entries.delete(k)
-  }
-}
-
-export class MemorySequenceStore implements SequenceStore {
-  private readonly counters = new Map<string, number>()
-
-  async next (key: string): Promise<number | null> {
-    const cur = this.counters.get(key)
-    if (cur === undefined) return null
-    this.counters.set(key, cur + 1)
-    return cur + 1
-  }
-
-  async seedAndNext (key: string, floor: number): Promise<number> {
-    const cur = Math.max(this.counters.get(key) ?? 0, floor) + 1
-    this.counters.set(key, cur)
-    return cur
   }
 }
 
@@ -103,70 +86,5 @@ export class MemorySessionStore implements SessionStore {
   private forgetAll (): void {
     this.sessions = new ExpiringMap<CachedSession>()
     this.users = new ExpiringMap<UserSnapshot>()
-  }
-}
-
-export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly windows = new Map<string, { count: number, resetAt: number }>()
-
-  async hit (windows: readonly Window[]): Promise<Counter[]> {
-    const now = Date.now()
-    if (this.windows.size > 100_000) {
-      for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k)
-    }
-    return windows.map(({ key, windowMs }) => {
-      let w = this.windows.get(key)
-      if (w === undefined || w.resetAt <= now) {
-        w = { count: 0, resetAt: now + windowMs }
-        this.windows.set(key, w)
-      }
-      w.count++
-      return { count: w.count, resetMs: w.resetAt - now }
-    })
-  }
-
-  private readonly logs = new Map<string, Array<{ at: number, id: string }>>()
-
-  /** Index → the log keys written under it. */
-  private readonly indexes = new Map<string, Set<string>>()
-
-  async attempt (logs: readonly AttemptLog[], id: string, index?: string): Promise<AttemptResult> {
-    const now = Date.now()
-    let retryMs = 0
-    const current = logs.map(({ key, windowMs, max }) => {
-      const log = (this.logs.get(key) ?? []).filter((e) => e.at > now - windowMs)
-      this.logs.set(key, log)
-      // Room again once the entry that makes the log full has left the window.
-      if (log.length >= max) retryMs = Math.max(retryMs, log[log.length - max]!.at + windowMs - now, 1)
-      return log
-    })
-    if (retryMs > 0) return { allowed: false, retryMs, counts: current.map((log) => log.length) }
-    for (const log of current) log.push({ at: now, id })
-    if (index !== undefined) {
-      const keys = this.indexes.get(index) ?? new Set<string>()
-      for (const { key } of logs) keys.add(key)
-      this.indexes.set(index, keys)
-    }
-    return { allowed: true, retryMs: 0, counts: current.map((log) => log.length) }
-  }
-
-  async forget (key: string, id: string): Promise<void> {
-    const log = this.logs.get(key)
-    if (log !== undefined) this.logs.set(key, log.filter((e) => e.id !== id))
-  }
-
-  async reset (key: string): Promise<void> {
-    this.windows.delete(key)
-    this.logs.delete(key)
-  }
-
-  async clear (index: string, keys: readonly string[]): Promise<number> {
-    let cleared = 0
-    for (const key of new Set([...(this.indexes.get(index) ?? []), ...keys])) {
-      if ((this.logs.get(key)?.length ?? 0) > 0) cleared++
-      this.logs.delete(key)
-    }
-    this.indexes.delete(index)
-    return cleared
   }
 }

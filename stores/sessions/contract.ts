@@ -1,26 +1,4 @@
-/**
- * The contracts of the shared state that makes many instances act as one.
- * Each has an in-process implementation (memory-*.ts, one instance, embedded
- * mode) and a Redis one (redis-*.ts, atomic Lua, keys under a namespace).
- */
-
-/**
- * Per prefix-and-year id counters (docs/operator-guide.md "Ids and a Redis restore"). The database holds every
- * id that was stored; a counter is trusted only while it cannot be behind it.
- */
-export interface SequenceStore {
-  /**
-   * The next number of `key`, or null when the counter is unknown (new,
-   * flushed) or may be behind (Redis reconnected since this instance last
-   * seeded it, or answered a number this instance already drew): then seed it.
-   */
-  next (key: string): Promise<number | null>
-  /**
-   * Raises the counter to at least `floor` (the highest stored number) and
-   * to every number this instance drew, and returns the next.
-   */
-  seedAndNext (key: string, floor: number): Promise<number>
-}
+/** The session store's contract: token sessions and the user cache, what a request's authentication reads. */
 
 /** What a request needs to know about its caller, cached across instances. */
 export interface UserSnapshot {
@@ -87,55 +65,4 @@ export interface SessionStore {
   revokeUser (userId: string, sessions: ReadonlyArray<{ readonly jti: string, readonly ttlMs: number }>, epoch: number): Promise<void>
   /** The database's epoch as this instance learnt it (start-up, periodic check): a cache behind it is stale. */
   noteEpoch (epoch: number): void
-}
-
-/** A fixed-window counter after one more hit. */
-export interface Counter {
-  readonly count: number
-  /** Milliseconds until the window ends and the count starts again. */
-  readonly resetMs: number
-}
-
-export interface Window {
-  readonly key: string
-  readonly windowMs: number
-}
-
-/** A sliding log of attempts (login lock-out): at most `max` within any `windowMs`. */
-export interface AttemptLog {
-  readonly key: string
-  readonly windowMs: number
-  readonly max: number
-}
-
-export interface AttemptResult {
-  /** false: a log already held `max` attempts in its window, and this attempt was logged nowhere. */
-  readonly allowed: boolean
-  /** When refused: milliseconds until every full log has room again. */
-  readonly retryMs: number
-  /** Attempts in each log (in order) within its window: after this one when allowed, as found when refused. */
-  readonly counts: readonly number[]
-}
-
-/** Request counters shared by all instances (docs/user-guide.md "Rate limits") and the login lock-out (same section). */
-export interface RateLimitStore {
-  /** Counts one hit against each window and returns the counts, in order. */
-  hit (windows: readonly Window[]): Promise<Counter[]>
-  /**
-   * Logs attempt `id` in every log, atomically, unless one of them is
-   * full (then in none): parallel attempts can never get past a limit.
-   * `index` names a set that remembers the keys of the logs written, so
-   * all of them can be cleared together (`clear`).
-   */
-  attempt (logs: readonly AttemptLog[], id: string, index?: string): Promise<AttemptResult>
-  /** Takes attempt `id` out of one log (a login that succeeded was no failure). */
-  forget (key: string, id: string): Promise<void>
-  /** Forgets a window or attempt log. */
-  reset (key: string): Promise<void>
-  /**
-   * Forgets, atomically, every log `attempt` recorded in `index`, the
-   * logs `keys`, and the index itself (unlocking a username on every
-   * address, docs/user-guide.md "Accounts and sessions"). Returns how many logs held attempts.
-   */
-  clear (index: string, keys: readonly string[]): Promise<number>
 }
