@@ -126,6 +126,11 @@ export async function findRow (em: EntityManager, entity: string, where: Where, 
   return rows[0] ?? null
 }
 
+/** The rows matching `where` in an order, a batch at a time, optionally locked (the key-rotation batches). */
+export async function findRows (em: EntityManager, entity: string, where: Where, q: RowQuery): Promise<Row[]> {
+  return direct(serviceConnection(em), em, entity, compile(where, q.orderBy), q)
+}
+
 /**
  * How many rows match `where` (a reference or a unique value already
  * taken). Errors are converted as the ORM's own queries' are (unique

@@ -13,14 +13,14 @@
  * database has not been upgraded yet; a database already upgraded costs
  * one query.
  */
-import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FieldCipher } from '../../core/crypto.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
-import { blindIndexColumn, valueColumn } from '../../db/columns.js'
+import { blindIndexColumn } from '../../db/columns.js'
 import { HistoryEntity } from '../../db/history-entity.js'
 import { entityName, type Row } from '../../db/module-entity.js'
 import { BLIND_INDEX_SCHEME, blindIndexScheme, recordBlindIndexScheme } from '../../db/system-keys.js'
+import { countRows, findRows } from '../../db/row-query.js'
 import { inTransaction } from '../../db/transaction.js'
 import { refreshed, type RotationProgress } from './key-rotation.js'
 
@@ -61,13 +61,11 @@ export async function upgradeBlindIndexes (em: EntityManager, registry: Registry
     const mods = registry.modules.filter(searchable)
     for (const mod of mods) {
       const entity = entityName(mod)
-      const fields = mod.fields.filter((f) => f.searchable)
-      const columns = ['_id', ...fields.map(valueColumn), ...fields.map(blindIndexColumn)]
-      const p: RotationProgress = { scanned: 0, rewritten: 0, total: await tem.count(entity, {}) }
+      const p: RotationProgress = { scanned: 0, rewritten: 0, total: await countRows(tem, entity, {}) }
       let last = ''
       for (;;) {
         // Locked like the service's writes: an old instance's update waits for the commit.
-        const rows = await tem.find(entity, { _id: { $gt: last } }, { orderBy: { _id: 'asc' }, limit: batchSize, fields: columns as never, lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true }) as Row[]
+        const rows = await findRows(tem, entity, { _id: { $gt: last } }, { orderBy: [{ _id: 'asc' }], limit: batchSize, lock: true })
         if (rows.length === 0) break
         for (const row of rows) {
           const changes = indexChanges(mod, row, row._id as string, cipher)

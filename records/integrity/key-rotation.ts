@@ -9,7 +9,6 @@
  * simply resumes when started again. Records are not changed: no new
  * `_version`, `_modified` or `_hash` (hashes cover plaintext digests).
  */
-import { LockMode } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FieldCipher } from '../../core/crypto.js'
 import { keyIdOf } from '../../core/crypto.js'
@@ -17,6 +16,7 @@ import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import { entityName, type Row } from '../../db/module-entity.js'
 import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import { HistoryEntity } from '../../db/history-entity.js'
+import { countRows, findRows } from '../../db/row-query.js'
 import { inTransaction } from '../../db/transaction.js'
 
 export interface RotationProgress {
@@ -70,15 +70,14 @@ export function refreshed (mod: ModuleDef, row: Row, id: string, cipher: FieldCi
 export async function rotateModule (em: EntityManager, mod: ModuleDef, cipher: FieldCipher, opts: RotationOptions): Promise<RotationProgress> {
   const fields = mod.fields.filter((f) => f.encrypted)
   const entity = entityName(mod)
-  const progress: RotationProgress = { scanned: 0, rewritten: 0, total: await em.fork().count(entity, {}) }
+  const progress: RotationProgress = { scanned: 0, rewritten: 0, total: await countRows(em.fork(), entity, {}) }
   if (fields.length === 0) return progress
-  const columns = ['_id', ...fields.map(valueColumn), ...fields.filter((f) => f.searchable).map(blindIndexColumn)]
   let last = ''
   for (;;) {
     // Read the batch under the same row lock the service takes to write, so
     // an update cannot land between this read and this write.
     const done = await inTransaction(em.fork(), async (tem) => {
-      const rows = await tem.find(entity, { _id: { $gt: last } }, { orderBy: { _id: 'asc' }, limit: opts.batchSize, fields: columns as never, lockMode: LockMode.PESSIMISTIC_WRITE }) as Row[]
+      const rows = await findRows(tem, entity, { _id: { $gt: last } }, { orderBy: [{ _id: 'asc' }], limit: opts.batchSize, lock: true })
       for (const row of rows) {
         const changes = refreshed(mod, row, row._id as string, cipher, opts.reindex === true)
         if (Object.keys(changes).length > 0) progress.rewritten += await tem.nativeUpdate(entity, { _id: row._id }, changes)
