@@ -25,6 +25,8 @@ export async function call (app: FastifyInstance, method: Method, url: string, o
   return { status: res.statusCode, body, headers: res.headers }
 }
 
+export type Api = ReturnType<typeof client>
+
 export function client (app: FastifyInstance, token?: string) {
   const t = token === undefined ? {} : { token }
   return {
@@ -41,25 +43,10 @@ export async function login (app: FastifyInstance, username = ADMIN.username, pa
   return res.body.data.token as string
 }
 
-let userCounter = 0
-
-/** Creates a user with `rol` through the API and logs it in. */
-export async function userWithRole (app: FastifyInstance, adminToken: string, rol: string): Promise<{ id: string, token: string, username: string }> {
-  const username = `u${++userCounter}-${rol}-${process.pid}`.toLowerCase()
-  const password = 'contraseña-segura-123'
-  const res = await call(app, 'POST', '/usuarios', { token: adminToken, body: { username, password, nombre: `Usuario ${rol}`, rol } })
-  expect(res.status, JSON.stringify(res.body)).toBe(201)
-  return { id: res.body.data._id, token: await login(app, username, password), username }
-}
-
 /** The `data` of a successful answer, after checking its status (the body is shown when it differs). */
 export function ok (res: { status: number, body: any }, status = 200): any {
   expect(res.status, JSON.stringify(res.body)).toBe(status)
   return res.body.data
-}
-
-export function expectError (res: Res, status: number, error: string): void {
-  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { success: false, error } })
 }
 
 let sampleCounter = 0

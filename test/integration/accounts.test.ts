@@ -9,17 +9,15 @@
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
+import { MESSAGES } from '../../core/errors.js'
 import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
-import { call, client, expectError, login, type Res } from '../helpers/http.js'
+import { call, client, login, type Res } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
 import { insertSessionIfCurrent } from '../../db/session-entity.js'
 import { usersTable } from '../../records/users/users-table.js'
 
 const PW = 'contraseña-segura-123'
 const NEW_PW = 'otra-clave-muy-larga-456'
-const BAD_TOKEN = 'Token inválido o expirado'
-const BAD_LOGIN = 'Credenciales inválidas'
-const DENIED = 'Sin permisos para esta operación'
-const INVALID = 'Datos inválidos'
 
 let h: Harness
 let appA: FastifyInstance
@@ -46,8 +44,8 @@ const me = async (app: FastifyInstance, token: string): Promise<number> => (awai
 /** Asks both instances, so each has the session cached before the change under test. */
 const warm = async (token: string): Promise<void> => { expect([await me(appA, token), await me(appB, token)]).toEqual([200, 200]) }
 const refusedEverywhere = async (token: string): Promise<void> => {
-  expectError(await call(appA, 'GET', '/me', { token }), 401, BAD_TOKEN)
-  expectError(await call(appB, 'GET', '/me', { token }), 401, BAD_TOKEN)
+  expectError(await call(appA, 'GET', '/me', { token }), 'TOKEN_INVALIDO')
+  expectError(await call(appB, 'GET', '/me', { token }), 'TOKEN_INVALIDO')
 }
 const tryLogin = (app: FastifyInstance, username: string, password: string, ip = '127.0.0.1'): Promise<Res> =>
   app.inject({ method: 'POST', url: '/auth/login', remoteAddress: ip, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ username, password }) })
@@ -87,7 +85,7 @@ describe('a deactivation, a deletion and a password set by an administrator end 
     await refusedEverywhere(u.token)
     await refusedEverywhere(second)
     await warm(other.token)
-    expectError(await tryLogin(appA, u.username, PW), 401, BAD_LOGIN)
+    expectError(await tryLogin(appA, u.username, PW), 'CREDENCIALES_INVALIDAS')
     await warm(await login(appB, u.username, NEW_PW))
   })
 
@@ -123,10 +121,10 @@ describe('PUT /me/password', () => {
     await warm(u.token); await warm(other)
     const res = await call(appB, 'PUT', '/me/password', { token: u.token, body: { password_actual: PW, password_nueva: NEW_PW } })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body).toEqual({ success: true, data: { message: 'Contraseña cambiada; las demás sesiones se han cerrado' } })
+    expect(res.body).toEqual({ success: true, data: { message: MESSAGES.CONTRASENA_CAMBIADA } })
     await warm(u.token)
     await refusedEverywhere(other)
-    expectError(await tryLogin(appA, u.username, PW), 401, BAD_LOGIN)
+    expectError(await tryLogin(appA, u.username, PW), 'CREDENCIALES_INVALIDAS')
     await warm(await login(appA, u.username, NEW_PW))
     // A version of the user by the user, in the history and the chain.
     const hist = await h.db.query<{ usuario: string, accion: string }>('select "usuario", "accion" from "sys_historial" where "registro" = $1 order by "version" desc limit 1', [u.id])
@@ -141,9 +139,9 @@ describe('PUT /me/password', () => {
       headers: { authorization: `Bearer ${u.token}`, 'content-type': 'application/json' },
       payload: JSON.stringify({ password_actual: actual, password_nueva: NEW_PW }),
     }).then((r) => ({ status: r.statusCode, body: r.json(), headers: r.headers }))
-    for (let i = 0; i < 10; i++) expectError(await put('10.9.0.1', `incorrecta-${i}-xxxx`), 401, BAD_LOGIN)
-    expectError(await put('10.9.0.1', PW), 429, 'Demasiadas peticiones')
-    expectError(await tryLogin(appB, u.username, PW, '10.9.0.1'), 429, 'Demasiadas peticiones')
+    for (let i = 0; i < 10; i++) expectError(await put('10.9.0.1', `incorrecta-${i}-xxxx`), 'CREDENCIALES_INVALIDAS')
+    expectError(await put('10.9.0.1', PW), 'DEMASIADAS_PETICIONES')
+    expectError(await tryLogin(appB, u.username, PW, '10.9.0.1'), 'DEMASIADAS_PETICIONES')
     expect((await tryLogin(appB, u.username, PW, '10.9.0.2')).status).toBe(200)
     await warm(u.token)
   })
@@ -153,7 +151,7 @@ describe('PUT /me/password', () => {
     const traced = await h.app({ env: { LOG_LEVEL: 'trace' }, logStream: new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } }) })
     const u = await newUser('agente')
     const put = (actual: string, nueva: string): Promise<Res> => call(traced, 'PUT', '/me/password', { token: u.token, body: { password_actual: actual, password_nueva: nueva } })
-    expectError(await put('secreto-equivocado-1', 'secreto-nuevo-uno-2'), 401, BAD_LOGIN)
+    expectError(await put('secreto-equivocado-1', 'secreto-nuevo-uno-2'), 'CREDENCIALES_INVALIDAS')
     expect((await put(PW, 'secreto-nuevo-dos-3')).status).toBe(200)
     expect((await call(traced, 'PUT', '/me/password', { token: u.token, raw: '{"password_actual":"secreto-roto-4", "password_nueva": ', headers: { 'content-type': 'application/json' } })).status).toBe(400)
     const log = lines.join('')
@@ -164,16 +162,16 @@ describe('PUT /me/password', () => {
   it('answers 400 for missing fields, a short, placeholder or username-equal new password, and unknown keys', async () => {
     const u = await newUser('agente')
     const put = (body: unknown): Promise<Res> => call(appA, 'PUT', '/me/password', { token: u.token, body })
-    expectError(await put({ password_actual: PW }), 400, 'Datos requeridos')
+    expectError(await put({ password_actual: PW }), 'DATOS_REQUERIDOS')
     expect((await put({ password_actual: PW })).body.detalles).toEqual([{ campo: 'password_nueva', mensaje: 'es obligatorio' }])
-    expectError(await put({ password_actual: PW, password_nueva: 'corta' }), 400, INVALID)
+    expectError(await put({ password_actual: PW, password_nueva: 'corta' }), 'DATOS_INVALIDOS')
     for (const bad of ['CHANGE_ME_AT_LEAST_10', 'Password123', u.username.toUpperCase()]) {
       const res = await put({ password_actual: PW, password_nueva: bad })
-      expectError(res, 400, INVALID)
+      expectError(res, 'DATOS_INVALIDOS')
       expect(res.body.detalles[0].campo).toBe('password_nueva')
     }
-    expectError(await put({ password_actual: PW, password_nueva: NEW_PW, rol: 'superadmin' }), 400, INVALID)
-    expectError(await call(appA, 'PUT', '/me/password', { body: { password_actual: PW, password_nueva: NEW_PW } }), 401, 'Token no proporcionado')
+    expectError(await put({ password_actual: PW, password_nueva: NEW_PW, rol: 'superadmin' }), 'DATOS_INVALIDOS')
+    expectError(await call(appA, 'PUT', '/me/password', { body: { password_actual: PW, password_nueva: NEW_PW } }), 'TOKEN_NO_PROPORCIONADO')
     await warm(u.token)
     expect((await tryLogin(appA, u.username, PW)).status).toBe(200)
   })
@@ -186,7 +184,7 @@ describe('POST /usuarios/{id}/cerrar-sesiones', () => {
     await warm(u.token); await warm(second)
     const res = await adminA.post(`/usuarios/${u.id}/cerrar-sesiones`)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body).toEqual({ success: true, data: { message: 'Sesiones del usuario cerradas', sesiones_cerradas: 2 } })
+    expect(res.body).toEqual({ success: true, data: { message: MESSAGES.SESIONES_CERRADAS, sesiones_cerradas: 2 } })
     await refusedEverywhere(u.token)
     await refusedEverywhere(second)
     await warm(await login(appA, u.username, PW)) // the password still works
@@ -195,23 +193,23 @@ describe('POST /usuarios/{id}/cerrar-sesiones', () => {
   it('needs usuarios.editar (403), answers 404 for a missing or deleted user, and only a superadmin acts on a superadmin', async () => {
     const jefe = await newUser('jefe')
     const target = await newUser('agente')
-    expectError(await client(appA, jefe.token).post(`/usuarios/${target.id}/cerrar-sesiones`), 403, DENIED)
-    expectError(await client(appA, jefe.token).post(`/usuarios/${target.id}/desbloquear`), 403, DENIED)
-    expectError(await adminA.post('/usuarios/USR-2020-99999/cerrar-sesiones'), 404, 'Registro no encontrado')
+    expectError(await client(appA, jefe.token).post(`/usuarios/${target.id}/cerrar-sesiones`), 'SIN_PERMISOS')
+    expectError(await client(appA, jefe.token).post(`/usuarios/${target.id}/desbloquear`), 'SIN_PERMISOS')
+    expectError(await adminA.post('/usuarios/USR-2020-99999/cerrar-sesiones'), 'REGISTRO_NO_ENCONTRADO')
     const gone = await newUser('agente')
     expect((await adminA.del(`/usuarios/${gone.id}`)).status).toBe(200)
-    expectError(await adminA.post(`/usuarios/${gone.id}/cerrar-sesiones`), 404, 'Registro no encontrado')
-    expectError(await adminA.post(`/usuarios/${gone.id}/desbloquear`), 404, 'Registro no encontrado')
+    expectError(await adminA.post(`/usuarios/${gone.id}/cerrar-sesiones`), 'REGISTRO_NO_ENCONTRADO')
+    expectError(await adminA.post(`/usuarios/${gone.id}/desbloquear`), 'REGISTRO_NO_ENCONTRADO')
     const administrador = await newUser('administrador')
     const superadmin = await newUser('superadmin')
-    expectError(await client(appB, administrador.token).post(`/usuarios/${superadmin.id}/cerrar-sesiones`), 403, DENIED)
-    expectError(await client(appB, administrador.token).post(`/usuarios/${superadmin.id}/desbloquear`), 403, DENIED)
+    expectError(await client(appB, administrador.token).post(`/usuarios/${superadmin.id}/cerrar-sesiones`), 'SIN_PERMISOS')
+    expectError(await client(appB, administrador.token).post(`/usuarios/${superadmin.id}/desbloquear`), 'SIN_PERMISOS')
     await warm(superadmin.token)
     expect((await client(appB, administrador.token).post(`/usuarios/${target.id}/cerrar-sesiones`)).status).toBe(200)
     await refusedEverywhere(target.token)
     expect((await adminA.post(`/usuarios/${superadmin.id}/cerrar-sesiones`)).status).toBe(200)
     await refusedEverywhere(superadmin.token)
-    expectError(await call(appA, 'POST', `/usuarios/${target.id}/cerrar-sesiones`), 401, 'Token no proporcionado')
+    expectError(await call(appA, 'POST', `/usuarios/${target.id}/cerrar-sesiones`), 'TOKEN_NO_PROPORCIONADO')
   })
 })
 
@@ -219,23 +217,23 @@ describe('POST /usuarios/{id}/desbloquear', () => {
   it('lifts the lock-out of the username on every address, on every instance', async () => {
     const u = await newUser('agente')
     for (const ip of ['10.8.0.1', '10.8.0.2']) {
-      for (let i = 0; i < 10; i++) expectError(await tryLogin(appA, u.username, `incorrecta-${i}-xxxx`, ip), 401, BAD_LOGIN)
-      expectError(await tryLogin(appB, u.username, PW, ip), 429, 'Demasiadas peticiones')
+      for (let i = 0; i < 10; i++) expectError(await tryLogin(appA, u.username, `incorrecta-${i}-xxxx`, ip), 'CREDENCIALES_INVALIDAS')
+      expectError(await tryLogin(appB, u.username, PW, ip), 'DEMASIADAS_PETICIONES')
     }
     const res = await client(appB, await login(appB)).post(`/usuarios/${u.id}/desbloquear`)
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body).toEqual({ success: true, data: { message: 'Bloqueo de inicio de sesión levantado' } })
+    expect(res.body).toEqual({ success: true, data: { message: MESSAGES.USUARIO_DESBLOQUEADO } })
     expect((await tryLogin(appA, u.username, PW, '10.8.0.1')).status).toBe(200)
     expect((await tryLogin(appB, u.username, PW, '10.8.0.2')).status).toBe(200)
     // The failures are forgotten, not only the lock: nine more do not lock again.
-    for (let i = 0; i < 9; i++) expectError(await tryLogin(appA, u.username, `incorrecta-${i}-yyyy`, '10.8.0.1'), 401, BAD_LOGIN)
+    for (let i = 0; i < 9; i++) expectError(await tryLogin(appA, u.username, `incorrecta-${i}-yyyy`, '10.8.0.1'), 'CREDENCIALES_INVALIDAS')
     expect((await tryLogin(appA, u.username, PW, '10.8.0.1')).status).toBe(200)
   })
 
   it('lifts the lock for every client without a device value (100 failures from many addresses)', async () => {
     const u = await newUser('agente')
-    for (let i = 0; i < 100; i++) expectError(await tryLogin(appA, u.username, 'incorrecta-xxxx', `10.7.${Math.floor(i / 9)}.${i % 9 + 1}`), 401, BAD_LOGIN)
-    expectError(await tryLogin(appA, u.username, PW, '10.6.0.1'), 429, 'Demasiadas peticiones')
+    for (let i = 0; i < 100; i++) expectError(await tryLogin(appA, u.username, 'incorrecta-xxxx', `10.7.${Math.floor(i / 9)}.${i % 9 + 1}`), 'CREDENCIALES_INVALIDAS')
+    expectError(await tryLogin(appA, u.username, PW, '10.6.0.1'), 'DEMASIADAS_PETICIONES')
     expect((await adminA.post(`/usuarios/${u.id}/desbloquear`)).status).toBe(200)
     expect((await tryLogin(appB, u.username, PW, '10.6.0.1')).status).toBe(200)
   })
@@ -246,15 +244,15 @@ describe('documented placeholder passwords and the username are refused wherever
     const username = uname('ph')
     for (const password of ['CHANGE_ME_AT_LEAST_10', 'contraseña123', '1234567890', `  ${username.toUpperCase()}  `]) {
       const res = await adminA.post('/usuarios', { username, password, nombre: 'X', rol: 'agente' })
-      expectError(res, 400, INVALID)
+      expectError(res, 'DATOS_INVALIDOS')
       expect(res.body.detalles).toEqual([{ campo: 'password', mensaje: expect.any(String) }])
     }
     const u = await newUser('agente')
     const res = await adminA.put(`/usuarios/${u.id}`, { password: u.username })
-    expectError(res, 400, INVALID)
+    expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles).toEqual([{ campo: 'password', mensaje: 'no puede ser igual al nombre de usuario' }])
     // A new username and a password equal to it, in one update.
-    expectError(await adminA.put(`/usuarios/${u.id}`, { username: `${u.username}.x`, password: `${u.username}.x` }), 400, INVALID)
+    expectError(await adminA.put(`/usuarios/${u.id}`, { username: `${u.username}.x`, password: `${u.username}.x` }), 'DATOS_INVALIDOS')
     await warm(u.token) // nothing was written, nothing revoked
   })
 

@@ -23,6 +23,7 @@ import { loadSystemKeys } from '../../db/system-keys.js'
 import { createSigner, type Checkpoint } from '../../records/checkpoint-format.js'
 import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
 import { client, login, ok, sampleBody } from '../helpers/http.js'
+import { errorOf } from '../helpers/errors.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -124,7 +125,7 @@ describe('a checkpoint store that cannot be written', () => {
       writeFileSync(store, 'no soy un directorio')
       const refused = await a.post('/auditoria/puntos-control')
       expect(refused.status).toBe(503)
-      expect(refused.body).toEqual({ success: false, error: 'Servicio no disponible', detalles: [{ campo: 'punto_control', mensaje: DETAILS.PUNTO_CONTROL_NO_PUBLICADO }] })
+      expect(refused.body).toEqual(errorOf('SERVICIO_NO_DISPONIBLE', [{ campo: 'punto_control', mensaje: DETAILS.PUNTO_CONTROL_NO_PUBLICADO }]))
       expect(own.checkpoints.failures).toBeGreaterThan(0)
       expect(await verificar(veh, v._id, a)).toEqual({ valido: true })
       rmSync(store)

@@ -6,10 +6,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
+import { MESSAGES } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import { valueColumn } from '../../db/columns.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, refOrder, sampleBody, expectError } from '../helpers/http.js'
+import { client, login, refOrder, sampleBody } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
 
 const registry = loadRegistry('modules.yaml')
 let h: Harness
@@ -121,10 +123,10 @@ describe.each(refOrder(registry).map((m) => [m.name, m] as const))('module %s', 
     const victim = (await api.post(base, sampleBody(mod, refs))).body.data._id as string
     const res = await api.del(`${base}/${victim}`)
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ success: true, data: { message: 'Registro eliminado exitosamente' } })
-    expectError(await api.get(`${base}/${victim}`), 404, 'Registro no encontrado')
-    expectError(await api.put(`${base}/${victim}`, sampleBody(mod, refs)), 404, 'Registro no encontrado')
-    expectError(await api.del(`${base}/${victim}`), 404, 'Registro no encontrado')
+    expect(res.body).toEqual({ success: true, data: { message: MESSAGES.REGISTRO_ELIMINADO } })
+    expectError(await api.get(`${base}/${victim}`), 'REGISTRO_NO_ENCONTRADO')
+    expectError(await api.put(`${base}/${victim}`, sampleBody(mod, refs)), 'REGISTRO_NO_ENCONTRADO')
+    expectError(await api.del(`${base}/${victim}`), 'REGISTRO_NO_ENCONTRADO')
     expect((await api.get(`${base}?_id=${victim}`)).body.data.total).toBe(0)
     const rows = await h.db.query<{ _deleted: Date | null, _version: number }>(`select "_deleted", "_version" from "${mod.table}" where "_id" = $1`, [victim])
     expect(rows).toHaveLength(1)

@@ -10,7 +10,8 @@ import type { FastifyInstance } from 'fastify'
 import { loadRegistry } from '../../core/registry/load.js'
 import { valueColumn } from '../../db/columns.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { call, client, expectError, login, sampleBody } from '../helpers/http.js'
+import { call, client, login, sampleBody } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
 
 const registry = loadRegistry('modules.yaml')
 const mod = (name: string) => registry.byName.get(name)!
@@ -49,14 +50,14 @@ describe('a DNI or NIE field', () => {
   it.each(['12345678A', '00000000A', 'X1234567T', 'Y1234567L', 'Z1234567X'])('%s: wrong check letter, 400 naming the field, nothing stored', async (nif) => {
     const before = await staffCount()
     const res = await api.post('/personal', { ...sampleBody(mod('personal'), refs), nif })
-    expectError(res, 400, 'Datos inválidos')
+    expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles).toEqual([LETTER])
     expect(await staffCount()).toBe(before)
   })
 
   it.each(['12345678-Z', '1234567Z', '12345678', 'A1234567L', '12 345678Z', 'X-1234567L'])('%s: not the shape of a DNI or NIE, 400', async (nif) => {
     const res = await api.post('/personal', { ...sampleBody(mod('personal'), refs), nif })
-    expectError(res, 400, 'Datos inválidos')
+    expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles.map((d: { campo: string }) => d.campo)).toEqual(['nif'])
   })
 
@@ -77,14 +78,14 @@ describe('a DNI or NIE field', () => {
     const created = await api.post('/personal', { ...sampleBody(mod('personal'), refs), nif: '11111111H' })
     expect(created.status, JSON.stringify(created.body)).toBe(201)
     const res = await api.put(`/personal/${created.body.data._id as string}`, { nif: '11111111A' })
-    expectError(res, 400, 'Datos inválidos')
+    expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles).toEqual([LETTER])
     expect((await api.get(`/personal/${created.body.data._id as string}`)).body.data).toMatchObject({ nif: '11111111H', _version: 1 })
   })
 
   it('denuncias.denunciante_dni and sanciones.infractor_dni check it too; null and an empty string mean none', async () => {
     const den = await api.post('/denuncias', { ...sampleBody(mod('denuncias'), refs), denunciante_dni: '87654321A' })
-    expectError(den, 400, 'Datos inválidos')
+    expectError(den, 'DATOS_INVALIDOS')
     expect(den.body.detalles).toEqual([{ campo: 'denunciante_dni', mensaje: 'letra de control incorrecta' }])
     const san = await api.post('/sanciones', { ...sampleBody(mod('sanciones'), refs), infractor_dni: 'X0000000A' })
     expect(san.body.detalles).toEqual([{ campo: 'infractor_dni', mensaje: 'letra de control incorrecta' }])

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, userWithRole } from '../helpers/http.js'
+import { client, login } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
 import { usingRedis } from '../helpers/services.js'
 import { POLL_SQL } from '../../db/revocation-epoch.js'
 
@@ -73,7 +74,7 @@ describe('GET /{module}/{id}', () => {
 
   it('costs the same for a caller limited to own records: the scope is part of that one query', async () => {
     const admin = client(app, await login(app))
-    const agente = await userWithRole(app, await login(app), 'agente')
+    const agente = await newUser(app, await login(app), 'agente')
     const api = client(app, agente.token)
     const id = (await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Ruido' })).body.data._id as string
     const foreign = (await admin.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Ajena' })).body.data._id as string

@@ -11,9 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
 import type { Res } from '../helpers/http.js'
+import { errorOf } from '../helpers/errors.js'
 
-const TOO_MANY = { success: false, error: 'Demasiadas peticiones' }
-const BAD_LOGIN = { success: false, error: 'Credenciales inválidas' }
+const TOO_MANY = errorOf('DEMASIADAS_PETICIONES')
+const BAD_LOGIN = errorOf('CREDENCIALES_INVALIDAS')
 const PW = 'contraseña-segura-123'
 const MISSING_USR = '/usuarios/USR-2020-99999'
 

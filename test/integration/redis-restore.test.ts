@@ -14,7 +14,8 @@ import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { ADMIN, type Harness } from '../helpers/app.js'
-import { client, expectError, login } from '../helpers/http.js'
+import { client, login } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
 import { reconnected, usePrivateRedis } from '../helpers/private-redis.js'
 import type { RedisServer } from '../helpers/redis-server.js'
 import { Redis } from 'ioredis'
@@ -22,7 +23,6 @@ import { RedisSessionStore } from '../../stores/redis-stores.js'
 import type { SessionFill, UserSnapshot } from '../../stores/types.js'
 
 const PW = 'contraseña-segura-123'
-const BAD_TOKEN = 'Token inválido o expirado'
 
 const fixture = usePrivateRedis()
 const { instances } = fixture
@@ -79,10 +79,10 @@ async function revoke (a: FastifyInstance, b: FastifyInstance, scene: Scene): Pr
 }
 
 async function expectRevoked (app: FastifyInstance, scene: Scene): Promise<void> {
-  expectError(await client(app, scene.loggedOut).get('/me'), 401, BAD_TOKEN)
-  expectError(await client(app, scene.deactivated).get('/me'), 401, BAD_TOKEN)
-  expectError(await client(app, scene.deactivated).get('/denuncias'), 401, BAD_TOKEN)
-  expectError(await client(app, scene.demoted.token).get('/usuarios?limit=1'), 403, 'Sin permisos para esta operación')
+  expectError(await client(app, scene.loggedOut).get('/me'), 'TOKEN_INVALIDO')
+  expectError(await client(app, scene.deactivated).get('/me'), 'TOKEN_INVALIDO')
+  expectError(await client(app, scene.deactivated).get('/denuncias'), 'TOKEN_INVALIDO')
+  expectError(await client(app, scene.demoted.token).get('/usuarios?limit=1'), 'SIN_PERMISOS')
   expect((await client(app, scene.demoted.token).get('/me')).body.data.rol).toBe('consulta')
   expect((await client(app, scene.live).get('/me')).status).toBe(200)
 }

@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, ok } from '../helpers/http.js'
+import { client, login, ok } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
 
 type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
@@ -83,7 +84,7 @@ describe('busqueda entries', () => {
     const before = (await stored()).length
     ok(await admin.get('/denuncias?tipo=otro'))
     ok(await admin.get('/denuncias'))
-    expectError(await admin.get('/denuncias?denunciante_dni=1&limit=0'), 400, 'Datos inválidos')
+    expectError(await admin.get('/denuncias?denunciante_dni=1&limit=0'), 'DATOS_INVALIDOS')
     expect((await stored()).length).toBe(before)
   })
 
@@ -96,6 +97,6 @@ describe('busqueda entries', () => {
       expect(typeof r.registro).toBe('string')
       expect(r).not.toHaveProperty('coincidencias')
     }
-    expectError(await admin.get('/auditoria/lecturas?tipo=otra'), 400, 'Datos inválidos')
+    expectError(await admin.get('/auditoria/lecturas?tipo=otra'), 'DATOS_INVALIDOS')
   })
 })

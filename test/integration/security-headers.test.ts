@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { call, expectError, login, type Res } from '../helpers/http.js'
+import { call, login, type Res } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
 
 let h: Harness
 let app: FastifyInstance
@@ -59,7 +60,7 @@ describe('security headers on API responses', () => {
     expect(bad.status).toBe(400)
     expectApiHeaders(bad, '400')
     const noToken = await call(app, 'GET', `/denuncias/${id}`)
-    expectError(noToken, 401, 'Token no proporcionado')
+    expectError(noToken, 'TOKEN_NO_PROPORCIONADO')
     expectApiHeaders(noToken, '401')
     const missing = await call(app, 'GET', '/denuncias/DEN-2020-99999', { token })
     expect(missing.status).toBe(404)
@@ -67,7 +68,7 @@ describe('security headers on API responses', () => {
     expectApiHeaders(await call(app, 'GET', '/no-existe', { token }), '404 module')
     // Errors Fastify's router raises before any hook: a malformed URL, an overlong id.
     const malformed = await call(app, 'GET', '/%zz', { token })
-    expectError(malformed, 400, 'Datos inválidos')
+    expectError(malformed, 'DATOS_INVALIDOS')
     expectApiHeaders(malformed, 'malformed URL')
     const overlong = await call(app, 'GET', `/denuncias/${'x'.repeat(300)}`, { token })
     expect(overlong.status).toBe(404)

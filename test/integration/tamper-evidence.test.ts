@@ -22,7 +22,9 @@ import { loadRegistry } from '../../core/registry/load.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
-import { client, expectError, login, ok, sampleBody, userWithRole } from '../helpers/http.js'
+import { client, login, ok, sampleBody } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
+import { expectError } from '../helpers/errors.js'
 import { usingPostgres } from '../helpers/services.js'
 import { insertFromJson } from '../helpers/row-json.js'
 
@@ -389,16 +391,16 @@ describe('a forged checkpoint', () => {
 describe('historial and verificar of a deleted record (SPEC S15)', () => {
   let consulta: string, jefe: string, administrador: string
   beforeAll(async () => {
-    consulta = (await userWithRole(app, token, 'consulta')).token
-    jefe = (await userWithRole(app, token, 'jefe')).token
-    administrador = (await userWithRole(app, token, 'administrador')).token
+    consulta = (await newUser(app, token, 'consulta')).token
+    jefe = (await newUser(app, token, 'jefe')).token
+    administrador = (await newUser(app, token, 'administrador')).token
   })
 
   it('need eliminar: others get 404 as for GET', async () => {
     const d = await create(den)
     ok(await api.del(`/${den.path}/${d._id}`))
     for (const t of [consulta, jefe]) {
-      for (const path of ['', '/historial', '/verificar']) expectError(await client(app, t).get(`/${den.path}/${d._id}${path}`), 404, 'Registro no encontrado')
+      for (const path of ['', '/historial', '/verificar']) expectError(await client(app, t).get(`/${den.path}/${d._id}${path}`), 'REGISTRO_NO_ENCONTRADO')
     }
     const admin = client(app, administrador)
     expect(ok(await admin.get(`/${den.path}/${d._id}/historial`)).versiones.map((v: Rec) => v.accion)).toEqual(['crear', 'eliminar'])
