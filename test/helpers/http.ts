@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { expect } from 'vitest'
 import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js'
 import { dniLetter } from '../../core/field-types/dni.js'
-import { ADMIN } from './app.js'
+import { ADMIN, PASSWORD } from './app.js'
 
 export interface Res {
   status: number
@@ -75,7 +75,7 @@ export function sampleValue (f: FieldDef, refs: Map<string, string>, n: number):
     case 'time': return '08:30'
     case 'array': return ['uno', { nombre: 'Testigo', telefono: '600000000' }]
     case 'ref': return refs.get(f.ref!)
-    case 'password': return 'contraseña-segura-123'
+    case 'password': return PASSWORD
   }
 }
 

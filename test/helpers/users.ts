@@ -1,10 +1,8 @@
 /** Users made through the API, as an administrator makes them (docs/user-guide.md "Authentication and roles"). */
 import type { FastifyInstance } from 'fastify'
 import { expect } from 'vitest'
+import { PASSWORD } from './app.js'
 import { call, login } from './http.js'
-
-/** The password of every user these helpers create. */
-export const PASSWORD = 'contraseña-segura-123'
 
 let userCounter = 0
 

@@ -15,9 +15,11 @@ import type { FastifyInstance } from 'fastify'
 import { parseRegistry } from '../../core/registry/load.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { planNodes } from '../helpers/explain.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, ok, refOrder, sampleBody, validDni } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { client, ok, refOrder, sampleBody, validDni, type Api } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
+import { newUser } from '../helpers/users.js'
 
 const ROLE_ENUM = 'enum: [superadmin, administrador, jefe, oficial, agente, consulta]'
 const text = readFileSync('modules.yaml', 'utf8')
@@ -33,25 +35,17 @@ modules:
 const registry = parseRegistry(text, 'modules.yaml (+ propio, mixto)')
 const modules = refOrder(registry).filter((m) => !m.users)
 
-type Api = ReturnType<typeof client>
 interface User { id: string, api: Api, api2: Api, personalId: string | null }
 
-let h: Harness
-let app: FastifyInstance
-let app2: FastifyInstance
-let admin: Api
+let h: Harness, app: FastifyInstance, app2: FastifyInstance, adminToken: string, admin: Api
 const refs = new Map<string, string>()
-let userCounter = 0
 
 async function staff (): Promise<string> {
   return ok(await admin.post('/personal', sampleBody(registry.byName.get('personal')!, refs)), 201)._id as string
 }
 
 async function user (rol: string, personalId: string | null): Promise<User> {
-  const username = `scope${++userCounter}-${rol}`
-  const password = 'contraseña-segura-123'
-  const id = ok(await admin.post('/usuarios', { username, password, nombre: `U ${rol}`, rol, ...(personalId !== null && { personal_id: personalId }) }), 201)._id as string
-  const token = await login(app, username, password)
+  const { id, token } = await newUser(app, adminToken, rol, personalId !== null ? { personal_id: personalId } : {})
   return { id, api: client(app, token), api2: client(app2, token), personalId }
 }
 
@@ -87,11 +81,8 @@ const ids = (records: Array<{ _id: string }>): string[] => records.map((r) => r.
 const hasEncrypted = (mod: ModuleDef): boolean => mod.fields.some((f) => f.encrypted)
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app({ registry })
+  ({ h, app, token: adminToken, admin } = await startTestApp({ registry }))
   app2 = await h.app({ registry })
-  const token = await login(app)
-  admin = client(app, token)
   refs.set('personal', ok(await admin.post('/personal', sampleBody(registry.byName.get('personal')!, new Map())), 201)._id as string)
   for (const m of modules) {
     if (m.name === 'personal' || refs.has(m.name)) continue
