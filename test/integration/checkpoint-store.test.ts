@@ -24,6 +24,7 @@ import { createSigner, type Checkpoint } from '../../records/checkpoint-format.j
 import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
 import { client, login, ok, sampleBody } from '../helpers/http.js'
 import { errorOf } from '../helpers/errors.js'
+import { sealAll } from '../helpers/seal.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -40,15 +41,6 @@ const verificar = async (m: ModuleDef, id: string, a = api): Promise<Rec> => ok(
 const checkpoint = async (): Promise<Rec> => ok(await api.post('/auditoria/puntos-control'))
 const dir = (): string => h.config.checkpointDir
 const fileName = (seq: number, at: Date, tag = 'abcdef01'): string => `punto-${String(seq).padStart(12, '0')}-${at.toISOString().replace(/[-:.]/g, '')}-${tag}.json`
-
-async function sealAll (): Promise<Rec> {
-  for (let i = 0; ; i++) {
-    const cp = await checkpoint()
-    const [left] = await sql<{ n: number }>('select count(*)::int as n from sys_historial h where not exists (select 1 from sys_cadena c where c.historial = h.id)')
-    if (left!.n === 0 || i >= 600) return cp
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-}
 
 const identity = async (): Promise<string> => (await sql<{ cadena: string }>('select cadena from sys_cadena_estado where id = 1'))[0]!.cadena
 const dbUrl = (): string => h.db.url ?? `postgres://postgres:postgres@localhost/postgres?host=${encodeURIComponent(h.db.embedded!.host)}`
@@ -78,7 +70,7 @@ beforeAll(async () => {
   keys = await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys)
   refs.set('personal', (await create(per))._id)
   refs.set('vehiculos', (await create(veh))._id)
-  await sealAll()
+  await sealAll(api, h.db)
 })
 afterAll(async () => { await h?.close() })
 
@@ -89,7 +81,7 @@ describe('an unreadable checkpoint file is an outage of the store, not tampering
     ['the wrong shape', '{"formato":2,"seq":"muchos"}\n'],
   ])('%s: /verificar still verifies (motivo ILEGIBLE), the script says which file (exit 2), never a forgery', async (_name, text) => {
     const v = await create(veh)
-    await sealAll()
+    await sealAll(api, h.db)
     const file = join(dir(), fileName(999_999_999_999, new Date()))
     writeFileSync(file, text)
     const other = await h.app()
@@ -176,7 +168,7 @@ describe('chain identity', () => {
       writeFileSync(copy, JSON.stringify(cp2))
       try {
         const v = await create(veh)
-        await sealAll()
+        await sealAll(api, h.db)
         app.checkpoints.readDirectory()
         expect(app.checkpoints.problem()).toBeUndefined()
         expect(await verificar(veh, v._id)).toEqual({ valido: true })
@@ -254,7 +246,7 @@ describe('the auditor\'s script sees what /verificar sees', () => {
     ['an encrypted field (a valid ciphertext of another value)', den, 'denunciante_telefono', (id: string): string => app.cipher.encrypt('699999999', id, 'denunciante_telefono')],
   ])('%s edited in SQL in the live row, history untouched: reported naming record and field', async (_n, m, field, value) => {
     const r = await create(m)
-    await sealAll()
+    await sealAll(api, h.db)
     const col = m.fieldMap.get(field)!.column
     const [orig] = await sql<{ x: string }>(`select "${col}" as x from "${m.table}" where "_id" = $1`, [r._id])
     await sql(`update "${m.table}" set "${col}" = $2 where "_id" = $1`, [r._id, value(r._id)])
@@ -270,7 +262,7 @@ describe('the auditor\'s script sees what /verificar sees', () => {
   it('a live encrypted value that does not decrypt (copied from another record) is reported', async () => {
     const a = await create(den, { denunciante_telefono: '600111222' })
     const b = await create(den, { denunciante_telefono: '600333444' })
-    await sealAll()
+    await sealAll(api, h.db)
     const col = den.fieldMap.get('denunciante_telefono')!.column
     const [orig] = await sql<{ x: string }>(`select "${col}" as x from "${den.table}" where "_id" = $1`, [a._id])
     await sql(`update "${den.table}" set "${col}" = (select "${col}" from "${den.table}" where "_id" = $2) where "_id" = $1`, [a._id, b._id])

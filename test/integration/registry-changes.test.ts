@@ -17,15 +17,11 @@ import { call, client, login, sampleBody } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
 import { usingPostgres, usingRedis } from '../helpers/services.js'
+import { edit } from '../helpers/edit-text.js'
 
 const real = readFileSync('modules.yaml', 'utf8')
 const registry = loadRegistry('modules.yaml')
 const SYSTEM = ['_id', '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_deleted']
-
-function edit (text: string, from: string, to: string): string {
-  expect(text.split(from).length - 1, `"${from}" must occur once`).toBe(1)
-  return text.replace(from, to)
-}
 
 const AGENTE = '  agente:\n    description: Agente (operaciones básicas)\n    permissions:\n'
 const withObjetos = edit(real, AGENTE, `${AGENTE}      - objetos_perdidos.ver\n      - objetos_perdidos.crear\n`) + `
