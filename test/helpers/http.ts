@@ -13,13 +13,14 @@ export interface Res {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
 
-export async function call (app: FastifyInstance, method: Method, url: string, opts: { token?: string, body?: unknown, headers?: Record<string, string>, raw?: string } = {}): Promise<Res> {
+/** One request through app.inject; `ip` is the client address (default 127.0.0.1). */
+export async function call (app: FastifyInstance, method: Method, url: string, opts: { token?: string, body?: unknown, headers?: Record<string, string>, raw?: string, ip?: string } = {}): Promise<Res> {
   const headers: Record<string, string> = { ...opts.headers }
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`
   let payload: string | undefined
   if (opts.raw !== undefined) payload = opts.raw
   else if (opts.body !== undefined) { payload = JSON.stringify(opts.body); headers['content-type'] ??= 'application/json' }
-  const res = await app.inject({ method, url, headers, ...(payload !== undefined && { payload }) })
+  const res = await app.inject({ method, url, headers, ...(payload !== undefined && { payload }), ...(opts.ip !== undefined && { remoteAddress: opts.ip }) })
   let body: unknown
   try { body = res.json() } catch { body = res.body }
   return { status: res.statusCode, body, headers: res.headers }

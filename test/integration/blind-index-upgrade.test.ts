@@ -17,7 +17,7 @@ import { MOTIVOS } from '../../core/errors.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import { rotateKeys } from '../../bin/rotate-keys.js'
 import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
-import { client, login, ok } from '../helpers/http.js'
+import { client, login, ok, type Api } from '../helpers/http.js'
 import { sealAll } from '../helpers/seal.js'
 
 type Rec = Record<string, any>
@@ -25,7 +25,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const DNI = '71234567W'
 const SECRETS = { JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789', ENCRYPTION_KEY: TEST_KEY }
 
-let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, indexKey: Buffer, publicKey: string
+let h: Harness, app: FastifyInstance, api: Api, indexKey: Buffer, publicKey: string
 const sql = <T = Rec>(text: string, params: unknown[] = []): Promise<T[]> => h.db.query<T>(text, params)
 const dbUrl = (): string => h.db.url ?? `postgres://postgres:postgres@localhost/postgres?host=${encodeURIComponent(h.db.embedded!.host)}`
 

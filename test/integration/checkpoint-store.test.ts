@@ -22,9 +22,10 @@ import type { ModuleDef } from '../../core/registry/types.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import { createSigner, type Checkpoint } from '../../records/checkpoint-format.js'
 import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
-import { client, login, ok, sampleBody } from '../helpers/http.js'
+import { client, login, ok, sampleBody, type Api } from '../helpers/http.js'
 import { errorOf } from '../helpers/errors.js'
 import { sealAll } from '../helpers/seal.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -32,7 +33,7 @@ const registry = loadRegistry('modules.yaml')
 const mod = (name: string): ModuleDef => registry.byName.get(name)!
 const veh = mod('vehiculos'), den = mod('denuncias'), per = mod('personal')
 
-let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, token: string
+let h: Harness, app: FastifyInstance, api: Api, token: string
 let keys: Awaited<ReturnType<typeof loadSystemKeys>>
 const refs = new Map<string, string>()
 const sql = <T = Rec>(text: string, params: unknown[] = []): Promise<T[]> => h.db.query<T>(text, params)
@@ -63,10 +64,7 @@ async function expectAuditorOk (): Promise<void> {
 }
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  token = await login(app)
-  api = client(app, token)
+  ({ h, app, token, admin: api } = await startTestApp())
   keys = await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys)
   refs.set('personal', (await create(per))._id)
   refs.set('vehiculos', (await create(veh))._id)

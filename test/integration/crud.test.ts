@@ -5,24 +5,20 @@
  * column per field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
 import { MESSAGES } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import { valueColumn } from '../../db/columns.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, refOrder, sampleBody } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { refOrder, sampleBody, type Api } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const registry = loadRegistry('modules.yaml')
-let h: Harness
-let app: FastifyInstance
-let api: ReturnType<typeof client>
+let h: Harness, api: Api
 const refs = new Map<string, string>()
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  api = client(app, await login(app))
+  ({ h, admin: api } = await startTestApp())
 })
 afterAll(async () => { await h.close() })
 

@@ -9,23 +9,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { loadRegistry } from '../../core/registry/load.js'
 import { valueColumn } from '../../db/columns.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { call, client, login, sampleBody } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { call, sampleBody, type Api } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const registry = loadRegistry('modules.yaml')
 const mod = (name: string) => registry.byName.get(name)!
 const LETTER = { campo: 'nif', mensaje: 'letra de control incorrecta' }
 
-let h: Harness
-let app: FastifyInstance
-let api: ReturnType<typeof client>
+let h: Harness, app: FastifyInstance, api: Api
 const refs = new Map<string, string>()
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  api = client(app, await login(app))
+  ({ h, app, admin: api } = await startTestApp())
 })
 afterAll(async () => { await h.close() })
 

@@ -19,12 +19,12 @@ import { rotateKeys, type RotateReport } from '../../bin/rotate-keys.js'
 import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import { hasEncryptedFields, rotateModule } from '../../records/key-rotation.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
-import { TEST_KEY, createHarness, type Harness } from '../helpers/app.js'
-import { client, login, sampleBody, validDni, type Res } from '../helpers/http.js'
+import { TEST_KEY, type Harness } from '../helpers/app.js'
+import { client, login, sampleBody, validDni, type Res, type Api } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
 
 const registry = loadRegistry('modules.yaml')
@@ -136,11 +136,10 @@ async function rotate (env: Record<string, string | undefined>, newIndexKey: boo
 const rewritten = (r: RotateReport): Record<string, number> => Object.fromEntries(Object.entries(r.modules).filter(([k]) => k !== 'sys_historial').map(([k, v]) => [k, v.rewritten]))
 
 beforeAll(async () => {
-  h = await createHarness()
-  const app = await h.app()
-  const token = await login(app)
-  admin = client(app, token)
-  for (const r of registry.roles) roles.set(r.name, client(app, (await newUser(app, token, r.name)).token))
+  const t = await startTestApp()
+  h = t.h
+  admin = t.admin
+  for (const r of registry.roles) roles.set(r.name, client(t.app, (await newUser(t.app, t.token, r.name)).token))
 })
 afterAll(async () => { await h.close() })
 

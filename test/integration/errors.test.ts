@@ -10,23 +10,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import type { ErrorCode } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { call, client, login, sampleBody, type Res } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { call, client, login, sampleBody, type Res, type Api } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const registry = loadRegistry('modules.yaml')
 const MISSING_DEN = 'DEN-2026-99999'
 
-let h: Harness
-let app: FastifyInstance
-let adminToken: string
-let admin: ReturnType<typeof client>
+let h: Harness, app: FastifyInstance, adminToken: string, admin: Api
 let adminId: string
 const tok: Record<'consulta' | 'agente' | 'administrador', string> = { consulta: '', agente: '', administrador: '' }
-let consulta: ReturnType<typeof client>
-let agente: ReturnType<typeof client>
-let administrador: ReturnType<typeof client>
+let consulta: Api
+let agente: Api
+let administrador: Api
 let denId: string
 let deletedPer: string
 const refs = new Map<string, string>()
@@ -62,10 +60,7 @@ async function failedPost (name: string, payload: { body?: unknown, raw?: string
 const JSON_CT = { 'content-type': 'application/json' }
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  adminToken = await login(app)
-  admin = client(app, adminToken)
+  ({ h, app, token: adminToken, admin } = await startTestApp())
   adminId = (await admin.get('/me')).body.data._id
   for (const rol of ['consulta', 'agente', 'administrador'] as const) tok[rol] = (await newUser(app, adminToken, rol)).token
   consulta = client(app, tok.consulta)

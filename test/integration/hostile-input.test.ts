@@ -11,9 +11,10 @@ import type { FastifyInstance } from 'fastify'
 import { ERRORS } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { login, refOrder, sampleBody } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { refOrder, sampleBody } from '../helpers/http.js'
 import { expectError, statusByText } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const registry = loadRegistry('modules.yaml')
 const MODULES = refOrder(registry)
@@ -24,17 +25,13 @@ const MiB = 1024 * 1024
 const S9 = statusByText(['DATOS_REQUERIDOS', 'DATOS_INVALIDOS', 'JSON_MAL_FORMADO', 'REGISTRO_NO_ENCONTRADO', 'RUTA_NO_ENCONTRADA', 'MODULO_NO_ENCONTRADO',
   'CONFLICTO_VERSION', 'REGISTRO_DUPLICADO', 'TRANSICION_NO_PERMITIDA', 'PETICION_DEMASIADO_GRANDE', 'TIPO_CONTENIDO_NO_SOPORTADO'])
 
-let h: Harness
-let app: FastifyInstance
-let token: string
+let h: Harness, app: FastifyInstance, token: string
 const refs = new Map<string, string>()
 /** One live record per module: the target of PUT and the source of refs. */
 const targets = new Map<string, string>()
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  token = await login(app)
+  ({ h, app, token } = await startTestApp())
   for (const mod of MODULES) {
     const res = await send('POST', `/${mod.path}`, JSON.stringify(sampleBody(mod, refs)))
     expect(res.status, JSON.stringify(res.body)).toBe(201)

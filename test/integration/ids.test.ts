@@ -6,10 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { createHarness, type Harness } from '../helpers/app.js'
+import type { Harness } from '../helpers/app.js'
 import { client, login, type Res } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const madridYear = (d = new Date()): number => Number(new Intl.DateTimeFormat('en', { timeZone: 'Europe/Madrid', year: 'numeric' }).format(d))
 const YEAR = madridYear()
@@ -22,10 +23,8 @@ let appB: FastifyInstance
 let token: string
 
 beforeAll(async () => {
-  h = await createHarness()
-  appA = await h.app()
+  ({ h, app: appA, token } = await startTestApp())
   appB = await h.app()
-  token = await login(appA)
 })
 afterAll(async () => { await h.close() })
 

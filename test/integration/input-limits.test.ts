@@ -12,25 +12,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { ERRORS, type ErrorCode } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { call, login, refOrder, sampleBody, type Res } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { call, refOrder, sampleBody, type Res } from '../helpers/http.js'
 import { errorOf, expectError } from '../helpers/errors.js'
 import { HOSTILE_SHAPES } from '../helpers/hostile-shapes.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const registry = loadRegistry('modules.yaml')
 const mod = (name: string) => registry.byName.get(name)!
 const MiB = 1024 * 1024
 
-let h: Harness
-let app: FastifyInstance
-let token: string
+let h: Harness, app: FastifyInstance, token: string
 const refs = new Map<string, string>()
 let denuncia: string
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  token = await login(app)
+  ({ h, app, token } = await startTestApp())
   for (const m of refOrder(registry)) {
     if (m.name === 'usuarios') continue
     const res = await call(app, 'POST', `/${m.path}`, { token, body: sampleBody(m, refs) })

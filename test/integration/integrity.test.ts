@@ -20,10 +20,11 @@ import { loadRegistry } from '../../core/registry/load.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, ok, sampleBody, validDni } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { client, ok, sampleBody, validDni, type Api } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -31,7 +32,7 @@ const registry = loadRegistry('modules.yaml')
 const mod = (name: string): ModuleDef => registry.byName.get(name)!
 const TZ = 'Europe/Madrid'
 
-let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, token: string, integrityKey: string, dir: string
+let h: Harness, app: FastifyInstance, api: Api, token: string, integrityKey: string, dir: string
 const refs = new Map<string, string>()
 const personalPool: string[] = []
 
@@ -65,10 +66,7 @@ async function expectAuditorOk (m: ModuleDef, id: string, versions: number): Pro
 }
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  token = await login(app)
-  api = client(app, token)
+  ({ h, app, token, admin: api } = await startTestApp())
   integrityKey = (await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys)).integrityKey.toString('base64')
   dir = mkdtempSync(join(tmpdir(), 'integridad-'))
   for (let i = 0; i < 3; i++) personalPool.push((await create(mod('personal')))._id)

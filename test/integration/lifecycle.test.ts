@@ -15,12 +15,12 @@ import { ERRORS, type ErrorCode } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import type { Action, ModuleDef, TransitionDef } from '../../core/registry/types.js'
 import { BEGIN, END, stateSection } from '../../core/state-diagram.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, ok, refOrder, sampleBody, sampleValue, type Res } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { client, login, ok, refOrder, sampleBody, sampleValue, type Res, type Api } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
 const registry = loadRegistry('modules.yaml')
 // Whole (unscoped) permissions; row-level scope has its own tests (scope.test.ts).
@@ -39,9 +39,7 @@ const create = async (m: ModuleDef, extra: Rec = {}, requiredOnly = false): Prom
 const versions = async (m: ModuleDef, id: string, api = admin): Promise<Rec[]> => ok(await api.get(`/${m.path}/${id}/historial`)).versiones
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  admin = client(app, await login(app))
+  ({ h, app, admin } = await startTestApp())
   users.set('superadmin', { id: ok(await admin.get('/me'))._id, api: admin })
   for (const rol of registry.roles.map((r) => r.name).filter((r) => r !== 'superadmin')) {
     const u = await newUser(app, (await login(app)), rol)

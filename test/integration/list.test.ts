@@ -5,17 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { client, type Api } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
 
-let h: Harness
-let app: FastifyInstance
-let admin: Api
+let h: Harness, token: string, app: FastifyInstance, admin: Api
 let adminId: string
 let jefe: { id: string, api: Api }
 let agente: Api
@@ -58,10 +56,7 @@ async function walk (extra: Array<[string, string]>, limit = 7): Promise<string[
 const cmp = (a: unknown, b: unknown): number => (a === b ? 0 : (a as string | number) < (b as string | number) ? -1 : 1)
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  const token = await login(app)
-  admin = client(app, token)
+  ({ h, app, token, admin } = await startTestApp())
   adminId = (await admin.get('/me')).body.data._id
   const j = await newUser(app, token, 'jefe')
   jefe = { id: j.id, api: client(app, j.token) }

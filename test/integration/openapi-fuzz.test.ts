@@ -20,10 +20,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { loadRegistry } from '../../core/registry/load.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { call, login, refOrder, sampleBody } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { call, refOrder, sampleBody } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { statusByText } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000)
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_123)
@@ -40,6 +41,7 @@ interface Req { method: Operation['method'], url: string, caller: string, payloa
 
 let h: Harness
 let app: FastifyInstance
+let admin: string
 let doc: Schema
 /** Caller name → Authorization header value (undefined: none). */
 const callers = new Map<string, string | undefined>()
@@ -49,9 +51,7 @@ const ids = new Map<string, string[]>()
 const callerIds = new Set<string>()
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  const admin = await login(app)
+  ({ h, app, token: admin } = await startTestApp())
   callers.set('admin', `Bearer ${admin}`)
   for (const rol of ['jefe', 'oficial', 'agente', 'consulta']) {
     const u = await newUser(app, admin, rol)

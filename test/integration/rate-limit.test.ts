@@ -49,8 +49,8 @@ async function token (app: FastifyInstance = setup, username = ADMIN.username, p
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   return res.body.data.token as string
 }
-/** A new user's username (made on `setup`). */
-const newUsername = async (): Promise<string> => (await createUser(setup, await token(), 'consulta')).username
+/** A new user's username (made on `setup`, from an address of its own: counters are shared). */
+const newUsername = async (): Promise<string> => (await createUser(setup, await token(), 'consulta', {}, newIp())).username
 
 /** RateLimit-* headers as numbers (NaN when absent). */
 function rl (res: Res): { limit: number, remaining: number, reset: number } {

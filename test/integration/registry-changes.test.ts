@@ -12,12 +12,13 @@ import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
 import { ConfigError } from '../../core/errors.js'
 import { valueColumn } from '../../db/columns.js'
 import { planSchema } from '../../db/schema-sync.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { call, client, login, sampleBody } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { call, client, login, sampleBody, type Api } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
 import { usingPostgres, usingRedis } from '../helpers/services.js'
 import { edit } from '../helpers/edit-text.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const real = readFileSync('modules.yaml', 'utf8')
 const registry = loadRegistry('modules.yaml')
@@ -58,9 +59,7 @@ async function documentsOf (table: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  h = await createHarness()
-  base = await h.app()
-  adminToken = await login(base)
+  ({ h, app: base, token: adminToken } = await startTestApp())
 })
 afterAll(async () => { await h.close() })
 
@@ -124,7 +123,7 @@ describe('a module added to modules.yaml', () => {
   const reg = parseRegistry(withObjetos, 'temp.yaml')
   const mod = reg.byName.get('objetos_perdidos')!
   let app: FastifyInstance
-  let api: ReturnType<typeof client>
+  let api: Api
   let personalId: string
   let id: string
   const year = new Intl.DateTimeFormat('en', { timeZone: 'Europe/Madrid', year: 'numeric' }).format(new Date())

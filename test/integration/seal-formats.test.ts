@@ -26,7 +26,7 @@ import { createFieldCipher } from '../../core/crypto.js'
 import { sha256 } from '../../records/chain.js'
 import { hashPayload } from '../../records/record-view.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, ok } from '../helpers/http.js'
+import { client, login, ok, type Api } from '../helpers/http.js'
 import { insertFromJson } from '../helpers/row-json.js'
 import { edit } from '../helpers/edit-text.js'
 
@@ -57,7 +57,7 @@ function grown (): string {
 `
 }
 
-let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, integrityKey: string, dir: string
+let h: Harness, app: FastifyInstance, api: Api, integrityKey: string, dir: string
 let registry: Registry = loadRegistry(join(ROOT, 'modules.yaml'))
 let modulesFile = join(ROOT, 'modules.yaml')
 const mod = (name: string): ModuleDef => registry.byName.get(name)!

@@ -6,17 +6,14 @@
  * no match; lists without such a filter write none.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, ok } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { ok, type Api } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
 
-let h: Harness
-let app: FastifyInstance
-let admin: Api
+let h: Harness, admin: Api
 let adminId: string
 
 const DNI = '48151623L'
@@ -33,9 +30,7 @@ const searches = async (qs = ''): Promise<Rec[]> => ok(await admin.get(`/auditor
 const stored = async (): Promise<Rec[]> => h.db.query("select * from sys_lecturas where tipo = 'busqueda' order by id desc")
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  admin = client(app, await login(app))
+  ({ h, admin } = await startTestApp())
   adminId = ok(await admin.get('/me'))._id
   await denuncia({ denunciante_dni: DNI })
   await denuncia({ denunciante_dni: DNI.toLowerCase() })

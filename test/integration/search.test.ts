@@ -11,18 +11,15 @@ import type { FastifyInstance } from 'fastify'
 import { RawQueryFragment } from '@mikro-orm/core'
 import { ensureSearchSupport } from '../../db/search-setup.js'
 import { planNodes } from '../helpers/explain.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, ok } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { client, ok, type Api } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
 
-let h: Harness
-let app: FastifyInstance
-let admin: Api
-let adminToken: string
+let h: Harness, app: FastifyInstance, admin: Api, adminToken: string
 let staffId: string
 const den = {} as Record<'bici' | 'movil' | 'pct' | 'robos', string>
 
@@ -44,10 +41,7 @@ async function denuncia (set: Record<string, unknown>, api = admin): Promise<str
 }
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  adminToken = await login(app)
-  admin = client(app, adminToken)
+  ({ h, app, token: adminToken, admin } = await startTestApp())
   staffId = ok(await admin.post('/personal', { tip: 'TIP-1', nif: '12345678Z', nombre: 'Ana', apellidos: 'Pérez', escala: 'oficial' }), 201)._id
   den.bici = await denuncia({ descripcion: 'Robo de una Bicicleta roja junto al camión de reparto', lugar_hechos: 'Calle Mayor', prioridad: 'alta', denunciante_email: 'ana@example.org', testigos: ['Luis'], denunciante_dni: '11111111H', agente_asignado: staffId })
   den.movil = await denuncia({ descripcion: 'Hurto de un móvil', lugar_hechos: 'Plaza de España', denunciante_email: '', testigos: [], observaciones: '' })

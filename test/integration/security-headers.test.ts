@@ -8,19 +8,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { call, login, type Res } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { call, type Res } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-let h: Harness
-let app: FastifyInstance
-let token: string
+let h: Harness, app: FastifyInstance, token: string
 let id: string
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app({ env: { CORS_ORIGINS: 'https://intranet.policia.example' } })
-  token = await login(app)
+  ({ h, app, token } = await startTestApp({ env: { CORS_ORIGINS: 'https://intranet.policia.example' } }))
   const created = await call(app, 'POST', '/denuncias', { token, body: { denunciante_nombre: 'Juan Pérez', denunciante_dni: '12345678Z', tipo: 'hurto', fecha_hechos: '2026-06-01 10:30:00', lugar_hechos: 'Plaza Mayor', descripcion: 'Sustracción de cartera' } })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
   id = created.body.data._id as string

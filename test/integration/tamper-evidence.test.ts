@@ -21,13 +21,14 @@ import { MOTIVOS } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
-import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
-import { client, login, ok, sampleBody } from '../helpers/http.js'
+import { TEST_KEY, type Harness } from '../helpers/app.js'
+import { client, ok, sampleBody, type Api } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
 import { usingPostgres } from '../helpers/services.js'
 import { insertFromJson } from '../helpers/row-json.js'
 import { sealAll } from '../helpers/seal.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -35,7 +36,7 @@ const registry = loadRegistry('modules.yaml')
 const mod = (name: string): ModuleDef => registry.byName.get(name)!
 const veh = mod('vehiculos'), per = mod('personal'), den = mod('denuncias')
 
-let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, token: string, publicKey: string, indexKey: string, integrityKey: string
+let h: Harness, app: FastifyInstance, api: Api, token: string, publicKey: string, indexKey: string, integrityKey: string
 const refs = new Map<string, string>()
 
 const create = async (m: ModuleDef, extra: Rec = {}): Promise<Rec> => ok(await api.post(`/${m.path}`, { ...sampleBody(m, refs), ...extra }), 201)
@@ -86,10 +87,7 @@ async function rollBack (m: ModuleDef, id: string, version: number): Promise<() 
 }
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  token = await login(app)
-  api = client(app, token)
+  ({ h, app, token, admin: api } = await startTestApp())
   const keys = await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys)
   indexKey = keys.indexKey.toString('base64')
   integrityKey = keys.integrityKey.toString('base64')
