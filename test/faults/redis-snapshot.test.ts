@@ -18,9 +18,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, login, startStack, type Stack } from './helpers/stack.js'
 import { waitFor } from './helpers/processes.js'
+import { PASSWORD } from '../helpers/app.js'
 import { errorOf } from '../helpers/errors.js'
 
-const PASSWORD = 'contraseña-segura-123'
 
 describe('Redis restored from a stale snapshot, three instances behind nginx', () => {
   let stack: Stack

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import type { ErrorCode } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
-import type { Harness } from '../helpers/app.js'
+import { PASSWORD, type Harness } from '../helpers/app.js'
 import { call, client, login, sampleBody, type Res, type Api } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
@@ -234,7 +234,7 @@ describe('403 Sin permisos para esta operación', () => {
   })
   it('only a superadmin creates, edits or deletes a superadmin', async () => {
     let n = 0
-    const user = (rol: string) => ({ username: `e${++n}x${process.pid}${rol.slice(0, 3)}`, password: 'contraseña-segura-123', nombre: `Usuario ${rol}`, rol })
+    const user = (rol: string) => ({ username: `e${++n}x${process.pid}${rol.slice(0, 3)}`, password: PASSWORD, nombre: `Usuario ${rol}`, rol })
     fail(await failedPost('usuarios', { body: user('superadmin') }, tok.administrador), 'SIN_PERMISOS')
     const sup = await created(await admin.post('/usuarios', user('superadmin')))
     fail(await administrador.put(`/usuarios/${sup}`, { nombre: 'Otro' }), 'SIN_PERMISOS')
