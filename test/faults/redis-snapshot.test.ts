@@ -18,8 +18,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, login, startStack, type Stack } from './helpers/stack.js'
 import { waitFor } from './helpers/processes.js'
+import { PASSWORD } from '../helpers/app.js'
+import { errorOf } from '../helpers/errors.js'
 
-const PASSWORD = 'contraseña-segura-123'
 
 describe('Redis restored from a stale snapshot, three instances behind nginx', () => {
   let stack: Stack
@@ -82,7 +83,7 @@ describe('Redis restored from a stale snapshot, three instances behind nginx', (
     for (const base of bases) {
       for (const name of refused) {
         const res = await call(base, 'GET', '/me', { token: tokens[name] })
-        expect({ token: name, at: base, status: res.status, body: res.body }).toEqual({ token: name, at: base, status: 401, body: { success: false, error: 'Token inválido o expirado' } })
+        expect({ token: name, at: base, status: res.status, body: res.body }).toEqual({ token: name, at: base, status: 401, body: errorOf('TOKEN_INVALIDO') })
       }
     }
     // A deactivated user cannot log in again either.

@@ -17,6 +17,8 @@ import { createTestDatabase, flushPrefix, newRedisPrefix, usingRedis, type TestD
 
 export const ADMIN = { username: 'admin', password: 'admin-password-123' }
 export const TEST_KEY = Buffer.alloc(32, 7).toString('base64')
+/** The password of every user the tests create (test/helpers/users.ts, sample bodies). */
+export const PASSWORD = 'contraseña-segura-123'
 
 export interface Harness {
   readonly db: TestDatabase

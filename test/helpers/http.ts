@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { expect } from 'vitest'
 import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js'
 import { dniLetter } from '../../core/field-types/dni.js'
-import { ADMIN } from './app.js'
+import { ADMIN, PASSWORD } from './app.js'
 
 export interface Res {
   status: number
@@ -13,17 +13,20 @@ export interface Res {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
 
-export async function call (app: FastifyInstance, method: Method, url: string, opts: { token?: string, body?: unknown, headers?: Record<string, string>, raw?: string } = {}): Promise<Res> {
+/** One request through app.inject; `ip` is the client address (default 127.0.0.1). */
+export async function call (app: FastifyInstance, method: Method, url: string, opts: { token?: string, body?: unknown, headers?: Record<string, string>, raw?: string, ip?: string } = {}): Promise<Res> {
   const headers: Record<string, string> = { ...opts.headers }
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`
   let payload: string | undefined
   if (opts.raw !== undefined) payload = opts.raw
   else if (opts.body !== undefined) { payload = JSON.stringify(opts.body); headers['content-type'] ??= 'application/json' }
-  const res = await app.inject({ method, url, headers, ...(payload !== undefined && { payload }) })
+  const res = await app.inject({ method, url, headers, ...(payload !== undefined && { payload }), ...(opts.ip !== undefined && { remoteAddress: opts.ip }) })
   let body: unknown
   try { body = res.json() } catch { body = res.body }
   return { status: res.statusCode, body, headers: res.headers }
 }
+
+export type Api = ReturnType<typeof client>
 
 export function client (app: FastifyInstance, token?: string) {
   const t = token === undefined ? {} : { token }
@@ -41,25 +44,10 @@ export async function login (app: FastifyInstance, username = ADMIN.username, pa
   return res.body.data.token as string
 }
 
-let userCounter = 0
-
-/** Creates a user with `rol` through the API and logs it in. */
-export async function userWithRole (app: FastifyInstance, adminToken: string, rol: string): Promise<{ id: string, token: string, username: string }> {
-  const username = `u${++userCounter}-${rol}-${process.pid}`.toLowerCase()
-  const password = 'contraseña-segura-123'
-  const res = await call(app, 'POST', '/usuarios', { token: adminToken, body: { username, password, nombre: `Usuario ${rol}`, rol } })
-  expect(res.status, JSON.stringify(res.body)).toBe(201)
-  return { id: res.body.data._id, token: await login(app, username, password), username }
-}
-
 /** The `data` of a successful answer, after checking its status (the body is shown when it differs). */
 export function ok (res: { status: number, body: any }, status = 200): any {
   expect(res.status, JSON.stringify(res.body)).toBe(status)
   return res.body.data
-}
-
-export function expectError (res: Res, status: number, error: string): void {
-  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { success: false, error } })
 }
 
 let sampleCounter = 0
@@ -88,7 +76,7 @@ export function sampleValue (f: FieldDef, refs: Map<string, string>, n: number):
     case 'time': return '08:30'
     case 'array': return ['uno', { nombre: 'Testigo', telefono: '600000000' }]
     case 'ref': return refs.get(f.ref!)
-    case 'password': return 'contraseña-segura-123'
+    case 'password': return PASSWORD
   }
 }
 

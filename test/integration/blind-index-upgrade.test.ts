@@ -17,14 +17,15 @@ import { MOTIVOS } from '../../core/errors.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import { rotateKeys } from '../../bin/rotate-keys.js'
 import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
-import { client, login, ok } from '../helpers/http.js'
+import { client, login, ok, type Api } from '../helpers/http.js'
+import { sealAll } from '../helpers/seal.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const DNI = '71234567W'
 const SECRETS = { JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789', ENCRYPTION_KEY: TEST_KEY }
 
-let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, indexKey: Buffer, publicKey: string
+let h: Harness, app: FastifyInstance, api: Api, indexKey: Buffer, publicKey: string
 const sql = <T = Rec>(text: string, params: unknown[] = []): Promise<T[]> => h.db.query<T>(text, params)
 const dbUrl = (): string => h.db.url ?? `postgres://postgres:postgres@localhost/postgres?host=${encodeURIComponent(h.db.embedded!.host)}`
 
@@ -65,15 +66,6 @@ function run (file: string, args: string[], env: Record<string, string> = {}): P
   })
 }
 
-/** Seals every history row into a signed checkpoint (other test files share the cluster's transactions). */
-async function sealAll (): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    ok(await api.post('/auditoria/puntos-control'))
-    const [left] = await sql<{ n: number }>('select count(*)::int as n from sys_historial h where not exists (select 1 from sys_cadena c where c.historial = h.id)')
-    if (left!.n === 0) return
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-}
 const auditor = async (): Promise<{ code: number, out: string }> => run('deploy/auditoria/verificar-cadena.mjs', ['--db', dbUrl(), '--puntos-control', h.config.checkpointDir,
   '--clave-publica', publicKey, '--modulos', 'modules.yaml', '--clave-cifrado', TEST_KEY, '--clave-indice', indexKey.toString('base64')])
 
@@ -166,7 +158,7 @@ describe('the upgrade from one index key for every field', () => {
   })
 
   it("the auditor's script accepts the rebuilt indexes; an index copied from the same DNI in another module is caught by it and by /verificar", { timeout: 180_000 }, async () => {
-    await sealAll()
+    await sealAll(api, h.db)
     const good = await auditor()
     expect(good.code, good.out).toBe(0)
     expect(good.out).toMatch(/Blind indexes checked: [1-9]\d*\./)
@@ -175,7 +167,7 @@ describe('the upgrade from one index key for every field', () => {
     const own = await bidx('sanciones', 'infractor_dni', s._id)
     await sql('update sanciones set infractor_dni_bidx = (select denunciante_dni_bidx from denuncias where "_id" = $1) where "_id" = $2', [d._id, s._id])
     expect(ok(await api.get(`/sanciones/${s._id}/verificar`))).toEqual({ valido: false, version_rota: 1, motivo: MOTIVOS.INDICE_CIEGO })
-    await sealAll()
+    await sealAll(api, h.db)
     const bad = await auditor()
     expect(bad.code, bad.out).toBe(1)
     expect(bad.out).toContain(`${s._id}: the blind index of infractor_dni does not match its value`)

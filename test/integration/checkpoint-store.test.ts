@@ -22,7 +22,10 @@ import type { ModuleDef } from '../../core/registry/types.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import { createSigner, type Checkpoint } from '../../records/integrity/checkpoint-format.js'
 import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
-import { client, login, ok, sampleBody } from '../helpers/http.js'
+import { client, login, ok, sampleBody, type Api } from '../helpers/http.js'
+import { errorOf } from '../helpers/errors.js'
+import { sealAll } from '../helpers/seal.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -30,7 +33,7 @@ const registry = loadRegistry('modules.yaml')
 const mod = (name: string): ModuleDef => registry.byName.get(name)!
 const veh = mod('vehiculos'), den = mod('denuncias'), per = mod('personal')
 
-let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, token: string
+let h: Harness, app: FastifyInstance, api: Api, token: string
 let keys: Awaited<ReturnType<typeof loadSystemKeys>>
 const refs = new Map<string, string>()
 const sql = <T = Rec>(text: string, params: unknown[] = []): Promise<T[]> => h.db.query<T>(text, params)
@@ -39,15 +42,6 @@ const verificar = async (m: ModuleDef, id: string, a = api): Promise<Rec> => ok(
 const checkpoint = async (): Promise<Rec> => ok(await api.post('/auditoria/puntos-control'))
 const dir = (): string => h.config.checkpointDir
 const fileName = (seq: number, at: Date, tag = 'abcdef01'): string => `punto-${String(seq).padStart(12, '0')}-${at.toISOString().replace(/[-:.]/g, '')}-${tag}.json`
-
-async function sealAll (): Promise<Rec> {
-  for (let i = 0; ; i++) {
-    const cp = await checkpoint()
-    const [left] = await sql<{ n: number }>('select count(*)::int as n from sys_historial h where not exists (select 1 from sys_cadena c where c.historial = h.id)')
-    if (left!.n === 0 || i >= 600) return cp
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-}
 
 const identity = async (): Promise<string> => (await sql<{ cadena: string }>('select cadena from sys_cadena_estado where id = 1'))[0]!.cadena
 const dbUrl = (): string => h.db.url ?? `postgres://postgres:postgres@localhost/postgres?host=${encodeURIComponent(h.db.embedded!.host)}`
@@ -70,14 +64,11 @@ async function expectAuditorOk (): Promise<void> {
 }
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  token = await login(app)
-  api = client(app, token)
+  ({ h, app, token, admin: api } = await startTestApp())
   keys = await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys)
   refs.set('personal', (await create(per))._id)
   refs.set('vehiculos', (await create(veh))._id)
-  await sealAll()
+  await sealAll(api, h.db)
 })
 afterAll(async () => { await h?.close() })
 
@@ -88,7 +79,7 @@ describe('an unreadable checkpoint file is an outage of the store, not tampering
     ['the wrong shape', '{"formato":2,"seq":"muchos"}\n'],
   ])('%s: /verificar still verifies (motivo ILEGIBLE), the script says which file (exit 2), never a forgery', async (_name, text) => {
     const v = await create(veh)
-    await sealAll()
+    await sealAll(api, h.db)
     const file = join(dir(), fileName(999_999_999_999, new Date()))
     writeFileSync(file, text)
     const other = await h.app()
@@ -124,7 +115,7 @@ describe('a checkpoint store that cannot be written', () => {
       writeFileSync(store, 'no soy un directorio')
       const refused = await a.post('/auditoria/puntos-control')
       expect(refused.status).toBe(503)
-      expect(refused.body).toEqual({ success: false, error: 'Servicio no disponible', detalles: [{ campo: 'punto_control', mensaje: DETAILS.PUNTO_CONTROL_NO_PUBLICADO }] })
+      expect(refused.body).toEqual(errorOf('SERVICIO_NO_DISPONIBLE', [{ campo: 'punto_control', mensaje: DETAILS.PUNTO_CONTROL_NO_PUBLICADO }]))
       expect(own.checkpoints.failures).toBeGreaterThan(0)
       expect(await verificar(veh, v._id, a)).toEqual({ valido: true })
       rmSync(store)
@@ -175,7 +166,7 @@ describe('chain identity', () => {
       writeFileSync(copy, JSON.stringify(cp2))
       try {
         const v = await create(veh)
-        await sealAll()
+        await sealAll(api, h.db)
         app.checkpoints.readDirectory()
         expect(app.checkpoints.problem()).toBeUndefined()
         expect(await verificar(veh, v._id)).toEqual({ valido: true })
@@ -253,7 +244,7 @@ describe('the auditor\'s script sees what /verificar sees', () => {
     ['an encrypted field (a valid ciphertext of another value)', den, 'denunciante_telefono', (id: string): string => app.cipher.encrypt('699999999', id, 'denunciante_telefono')],
   ])('%s edited in SQL in the live row, history untouched: reported naming record and field', async (_n, m, field, value) => {
     const r = await create(m)
-    await sealAll()
+    await sealAll(api, h.db)
     const col = m.fieldMap.get(field)!.column
     const [orig] = await sql<{ x: string }>(`select "${col}" as x from "${m.table}" where "_id" = $1`, [r._id])
     await sql(`update "${m.table}" set "${col}" = $2 where "_id" = $1`, [r._id, value(r._id)])
@@ -269,7 +260,7 @@ describe('the auditor\'s script sees what /verificar sees', () => {
   it('a live encrypted value that does not decrypt (copied from another record) is reported', async () => {
     const a = await create(den, { denunciante_telefono: '600111222' })
     const b = await create(den, { denunciante_telefono: '600333444' })
-    await sealAll()
+    await sealAll(api, h.db)
     const col = den.fieldMap.get('denunciante_telefono')!.column
     const [orig] = await sql<{ x: string }>(`select "${col}" as x from "${den.table}" where "_id" = $1`, [a._id])
     await sql(`update "${den.table}" set "${col}" = (select "${col}" from "${den.table}" where "_id" = $2) where "_id" = $1`, [a._id, b._id])

@@ -10,8 +10,9 @@ import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { login } from '../helpers/http.js'
+import { errorOf } from '../helpers/errors.js'
 
-const TOO_MANY = { success: false, error: 'Demasiadas peticiones' }
+const TOO_MANY = errorOf('DEMASIADAS_PETICIONES')
 
 let h: Harness
 beforeAll(async () => { h = await createHarness() })

@@ -10,6 +10,7 @@ import { connect } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
+import { errorOf } from '../helpers/errors.js'
 import { startingServer, type StartingServer } from '../../http/starting-server.js'
 
 let h: Harness
@@ -52,8 +53,8 @@ async function raw (to: number, text: string): Promise<RawAnswer> {
   return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine)?.[1] ?? 0), headers, body }
 }
 
-const MALFORMED = { success: false, error: 'Petición HTTP mal formada' }
-const TOO_BIG = { success: false, error: 'Cabeceras demasiado grandes' }
+const MALFORMED = errorOf('PETICION_MAL_FORMADA')
+const TOO_BIG = errorOf('CABECERAS_DEMASIADO_GRANDES')
 const cases: Array<[string, number, string, unknown]> = [
   ['a request line that is not HTTP', 400, 'HELLO THERE\r\n\r\n', MALFORMED],
   ['a method with a space in it', 400, 'GE T /health HTTP/1.1\r\nHost: x\r\n\r\n', MALFORMED],

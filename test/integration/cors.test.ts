@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { login } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const ALLOWED = 'https://intranet.policia.example'
 const OTHER = 'https://evil.example'
@@ -16,10 +16,8 @@ let plain: FastifyInstance
 let token: string
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app({ env: { CORS_ORIGINS: `${ALLOWED},http://localhost:5173` } })
+  ({ h, app, token } = await startTestApp({ env: { CORS_ORIGINS: `${ALLOWED},http://localhost:5173` } }))
   plain = await h.app()
-  token = await login(app)
 })
 afterAll(async () => { await h.close() })
 

@@ -5,22 +5,20 @@
  * column per field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
+import { MESSAGES } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import { valueColumn } from '../../db/columns.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, refOrder, sampleBody, expectError } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { refOrder, sampleBody, type Api } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const registry = loadRegistry('modules.yaml')
-let h: Harness
-let app: FastifyInstance
-let api: ReturnType<typeof client>
+let h: Harness, api: Api
 const refs = new Map<string, string>()
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  api = client(app, await login(app))
+  ({ h, admin: api } = await startTestApp())
 })
 afterAll(async () => { await h.close() })
 
@@ -121,10 +119,10 @@ describe.each(refOrder(registry).map((m) => [m.name, m] as const))('module %s', 
     const victim = (await api.post(base, sampleBody(mod, refs))).body.data._id as string
     const res = await api.del(`${base}/${victim}`)
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ success: true, data: { message: 'Registro eliminado exitosamente' } })
-    expectError(await api.get(`${base}/${victim}`), 404, 'Registro no encontrado')
-    expectError(await api.put(`${base}/${victim}`, sampleBody(mod, refs)), 404, 'Registro no encontrado')
-    expectError(await api.del(`${base}/${victim}`), 404, 'Registro no encontrado')
+    expect(res.body).toEqual({ success: true, data: { message: MESSAGES.REGISTRO_ELIMINADO } })
+    expectError(await api.get(`${base}/${victim}`), 'REGISTRO_NO_ENCONTRADO')
+    expectError(await api.put(`${base}/${victim}`, sampleBody(mod, refs)), 'REGISTRO_NO_ENCONTRADO')
+    expectError(await api.del(`${base}/${victim}`), 'REGISTRO_NO_ENCONTRADO')
     expect((await api.get(`${base}?_id=${victim}`)).body.data.total).toBe(0)
     const rows = await h.db.query<{ _deleted: Date | null, _version: number }>(`select "_deleted", "_version" from "${mod.table}" where "_id" = $1`, [victim])
     expect(rows).toHaveLength(1)

@@ -24,7 +24,8 @@ import { buildApp } from '../../app.js'
 import { openPGlite } from '../../db/embedded.js'
 import { loadConfig } from '../../core/config.js'
 import { ADMIN, testEnv } from '../helpers/app.js'
-import { client, expectError, login } from '../helpers/http.js'
+import { client, login } from '../helpers/http.js'
+import { errorOf, expectError } from '../helpers/errors.js'
 import { flushPrefix, newRedisPrefix, usingPostgres } from '../helpers/services.js'
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster.js'
 
@@ -154,15 +155,15 @@ describe(`a database outage (${usingPostgres ? 'own PostgreSQL cluster' : 'embed
     const id = created.body.data._id as string
 
     await outage.down()
-    expectError(await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'durante el corte' }), 503, 'Servicio no disponible')
-    expectError(await api.put(`/sala092/${id}`, { estado: 'en_curso' }), 503, 'Servicio no disponible')
-    expectError(await api.del(`/sala092/${id}`), 503, 'Servicio no disponible')
-    expectError(await api.get(`/sala092/${id}`), 503, 'Servicio no disponible')
-    expectError(await api.get('/sala092'), 503, 'Servicio no disponible')
-    expectError(await client(app).post('/auth/login', { username: ADMIN.username, password: ADMIN.password }), 503, 'Servicio no disponible')
+    expectError(await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'durante el corte' }), 'SERVICIO_NO_DISPONIBLE')
+    expectError(await api.put(`/sala092/${id}`, { estado: 'en_curso' }), 'SERVICIO_NO_DISPONIBLE')
+    expectError(await api.del(`/sala092/${id}`), 'SERVICIO_NO_DISPONIBLE')
+    expectError(await api.get(`/sala092/${id}`), 'SERVICIO_NO_DISPONIBLE')
+    expectError(await api.get('/sala092'), 'SERVICIO_NO_DISPONIBLE')
+    expectError(await client(app).post('/auth/login', { username: ADMIN.username, password: ADMIN.password }), 'SERVICIO_NO_DISPONIBLE')
     const ready = await app.inject({ method: 'GET', url: '/ready' })
     expect(ready.statusCode).toBe(503)
-    expect(ready.json()).toEqual({ success: false, error: 'Servicio no disponible' })
+    expect(ready.json()).toEqual(errorOf('SERVICIO_NO_DISPONIBLE'))
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
 
     await outage.up()
@@ -178,7 +179,7 @@ describe(`a database outage (${usingPostgres ? 'own PostgreSQL cluster' : 'embed
     const api = client(app, token)
     const before = (await outage.query<{ n: number }>('select count(*)::int as n from sala092'))[0]!.n
     cutInside = 'inside' // after the row and its history entry are written, before COMMIT
-    expectError(await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'cortado dentro' }), 503, 'Servicio no disponible')
+    expectError(await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'cortado dentro' }), 'SERVICIO_NO_DISPONIBLE')
     expect(cutInside).toBeUndefined()
     await outage.up()
     await recovered()
@@ -193,7 +194,7 @@ describe(`a database outage (${usingPostgres ? 'own PostgreSQL cluster' : 'embed
     expect(created.status).toBe(201)
     const id = created.body.data._id as string
     cutInside = 'before' // the row is read and locked; the UPDATE is next
-    expectError(await api.put(`/sala092/${id}`, { estado: 'resuelta' }), 503, 'Servicio no disponible')
+    expectError(await api.put(`/sala092/${id}`, { estado: 'resuelta' }), 'SERVICIO_NO_DISPONIBLE')
     expect(cutInside).toBeUndefined()
     await outage.up()
     await recovered()
@@ -221,8 +222,8 @@ describe(`a database outage (${usingPostgres ? 'own PostgreSQL cluster' : 'embed
     await expect(probe.connect()).rejects.toMatchObject({ code: '57P03' })
     await probe.end().catch(() => undefined)
 
-    expectError(await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'arrancando' }), 503, 'Servicio no disponible')
-    expectError(await api.get('/sala092'), 503, 'Servicio no disponible')
+    expectError(await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'arrancando' }), 'SERVICIO_NO_DISPONIBLE')
+    expectError(await api.get('/sala092'), 'SERVICIO_NO_DISPONIBLE')
     expect((await app.inject({ method: 'GET', url: '/ready' })).statusCode).toBe(503)
 
     await cluster.stop('fast')

@@ -19,9 +19,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import type { Api } from '../helpers/http.js'
 import { usingPostgres } from '../helpers/services.js'
+import { startTestApp } from '../helpers/test-app.js'
 import { countRows, findRow, findRowsAndCount } from '../../db/row-query.js'
 import { liveIndexColumn } from '../../db/record-indexes.js'
 import type { Row } from '../../db/module-entity.js'
@@ -29,15 +30,11 @@ import { containsCondition, documentColumn, matchCondition, rankExpression, type
 import { numberPlaceholders } from '../../db/placeholders.js'
 import type { Where } from '../../db/where-sql.js'
 
-let h: Harness
-let app: FastifyInstance
-let admin: ReturnType<typeof client>
+let h: Harness, app: FastifyInstance, admin: Api
 const ENTITY = 'mod_vehiculos'
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  admin = client(app, await login(app))
+  ({ h, app, admin } = await startTestApp())
   // 120 rows: every 5th deleted, some values missing, creation times one minute apart.
   await h.db.query(`
     insert into vehiculos ("_id", "_created", "_created_by", "_modified", "_modified_by", "_version", "_hash", "_deleted",

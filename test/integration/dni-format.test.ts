@@ -9,22 +9,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { loadRegistry } from '../../core/registry/load.js'
 import { valueColumn } from '../../db/columns.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { call, client, expectError, login, sampleBody } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { call, sampleBody, type Api } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const registry = loadRegistry('modules.yaml')
 const mod = (name: string) => registry.byName.get(name)!
 const LETTER = { campo: 'nif', mensaje: 'letra de control incorrecta' }
 
-let h: Harness
-let app: FastifyInstance
-let api: ReturnType<typeof client>
+let h: Harness, app: FastifyInstance, api: Api
 const refs = new Map<string, string>()
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  api = client(app, await login(app))
+  ({ h, app, admin: api } = await startTestApp())
 })
 afterAll(async () => { await h.close() })
 
@@ -49,14 +47,14 @@ describe('a DNI or NIE field', () => {
   it.each(['12345678A', '00000000A', 'X1234567T', 'Y1234567L', 'Z1234567X'])('%s: wrong check letter, 400 naming the field, nothing stored', async (nif) => {
     const before = await staffCount()
     const res = await api.post('/personal', { ...sampleBody(mod('personal'), refs), nif })
-    expectError(res, 400, 'Datos inválidos')
+    expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles).toEqual([LETTER])
     expect(await staffCount()).toBe(before)
   })
 
   it.each(['12345678-Z', '1234567Z', '12345678', 'A1234567L', '12 345678Z', 'X-1234567L'])('%s: not the shape of a DNI or NIE, 400', async (nif) => {
     const res = await api.post('/personal', { ...sampleBody(mod('personal'), refs), nif })
-    expectError(res, 400, 'Datos inválidos')
+    expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles.map((d: { campo: string }) => d.campo)).toEqual(['nif'])
   })
 
@@ -77,14 +75,14 @@ describe('a DNI or NIE field', () => {
     const created = await api.post('/personal', { ...sampleBody(mod('personal'), refs), nif: '11111111H' })
     expect(created.status, JSON.stringify(created.body)).toBe(201)
     const res = await api.put(`/personal/${created.body.data._id as string}`, { nif: '11111111A' })
-    expectError(res, 400, 'Datos inválidos')
+    expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles).toEqual([LETTER])
     expect((await api.get(`/personal/${created.body.data._id as string}`)).body.data).toMatchObject({ nif: '11111111H', _version: 1 })
   })
 
   it('denuncias.denunciante_dni and sanciones.infractor_dni check it too; null and an empty string mean none', async () => {
     const den = await api.post('/denuncias', { ...sampleBody(mod('denuncias'), refs), denunciante_dni: '87654321A' })
-    expectError(den, 400, 'Datos inválidos')
+    expectError(den, 'DATOS_INVALIDOS')
     expect(den.body.detalles).toEqual([{ campo: 'denunciante_dni', mensaje: 'letra de control incorrecta' }])
     const san = await api.post('/sanciones', { ...sampleBody(mod('sanciones'), refs), infractor_dni: 'X0000000A' })
     expect(san.body.detalles).toEqual([{ campo: 'infractor_dni', mensaje: 'letra de control incorrecta' }])

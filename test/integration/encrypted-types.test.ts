@@ -13,24 +13,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { parseRegistry } from '../../core/registry/load.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import type { Api } from '../helpers/http.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const text = readFileSync(join(ROOT, 'modules.yaml'), 'utf8')
   .replace('      fecha_hora_entrada: { type: datetime, default: now }', '      fecha_hora_entrada: { type: datetime, default: now, encrypted: true }\n      km: { type: integer, encrypted: true }\n      dia: { type: date, encrypted: true }\n      notas: { type: array, encrypted: true }')
 const registry = parseRegistry(text, 'modules.yaml (encrypted kinds)')
 
-let h: Harness
-let app: FastifyInstance
-let api: ReturnType<typeof client>
+let h: Harness, app: FastifyInstance, api: Api
 let dir: string
 let modulesFile: string
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app({ registry })
-  api = client(app, await login(app))
+  ({ h, app, admin: api } = await startTestApp({ registry }))
   dir = mkdtempSync(join(tmpdir(), 'cifrado-'))
   modulesFile = join(dir, 'modules.yaml')
   writeFileSync(modulesFile, text)

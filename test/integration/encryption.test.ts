@@ -19,10 +19,12 @@ import { rotateKeys, type RotateReport } from '../../bin/rotate-keys.js'
 import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import { hasEncryptedFields, rotateModule } from '../../records/integrity/key-rotation.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
-import { TEST_KEY, createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, sampleBody, userWithRole, validDni, type Res } from '../helpers/http.js'
+import { TEST_KEY, type Harness } from '../helpers/app.js'
+import { client, login, sampleBody, validDni, type Res, type Api } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
+import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
 
 const registry = loadRegistry('modules.yaml')
@@ -134,11 +136,10 @@ async function rotate (env: Record<string, string | undefined>, newIndexKey: boo
 const rewritten = (r: RotateReport): Record<string, number> => Object.fromEntries(Object.entries(r.modules).filter(([k]) => k !== 'sys_historial').map(([k, v]) => [k, v.rewritten]))
 
 beforeAll(async () => {
-  h = await createHarness()
-  const app = await h.app()
-  const token = await login(app)
-  admin = client(app, token)
-  for (const r of registry.roles) roles.set(r.name, client(app, (await userWithRole(app, token, r.name)).token))
+  const t = await startTestApp()
+  h = t.h
+  admin = t.admin
+  for (const r of registry.roles) roles.set(r.name, client(t.app, (await newUser(t.app, t.token, r.name)).token))
 })
 afterAll(async () => { await h.close() })
 
@@ -179,7 +180,7 @@ describe('storage', () => {
   it('a ciphertext copied to another record does not decrypt there: 500, never another record\'s data', async () => {
     const other = await created(admin, '/personal', bodyFor(mod('personal')))
     await h.db.query('update "personal" set "contacto_telefono" = (select "contacto_telefono" from "personal" where "_id" = $1) where "_id" = $2', [first.get('personal')!.id, other._id])
-    expectError(await admin.get(`/personal/${other._id}`), 500, 'Error interno del servidor')
+    expectError(await admin.get(`/personal/${other._id}`), 'ERROR_INTERNO')
     await h.db.query('delete from "personal" where "_id" = $1', [other._id])
   })
 })
@@ -241,19 +242,19 @@ describe('blind index', () => {
       }
       expect((await admin.get(`/${m.path}${qs(`${f.name}[in]`, `${core.toLowerCase()},00000000T`)}`)).body.data.total).toBe(1)
       for (const q of [core.slice(0, -1), core.slice(1), `${core}0`]) expect((await admin.get(`/${m.path}${qs(f.name, q)}`)).body.data.total, q).toBe(0)
-      expectError(await admin.get(`/${m.path}${qs(`${f.name}[contiene]`, core)}`), 400, 'Datos inválidos')
+      expectError(await admin.get(`/${m.path}${qs(`${f.name}[contiene]`, core)}`), 'DATOS_INVALIDOS')
       for (const r of registry.roles.filter((x) => perms.can(x.name, m.name, 'ver') && access.scope(x.name, m.name, 'descifrar') === 'none')) {
-        expectError(await roles.get(r.name)!.get(`/${m.path}${qs(f.name, core)}`), 403, 'Sin permisos para esta operación')
+        expectError(await roles.get(r.name)!.get(`/${m.path}${qs(f.name, core)}`), 'SIN_PERMISOS')
       }
     }
     expect(found.map((x) => x.f.name).sort()).toEqual(['denunciante_dni', 'infractor_dni', 'nif'])
   })
 
   it('filtering on a non-searchable encrypted field, or sorting on any, is 400', async () => {
-    expectError(await admin.get('/denuncias?denunciante_telefono=600000000'), 400, 'Datos inválidos')
+    expectError(await admin.get('/denuncias?denunciante_telefono=600000000'), 'DATOS_INVALIDOS')
     for (const [m, f] of fieldsWhere(() => true)) {
-      if (!f.searchable) expectError(await admin.get(`/${m.path}${qs(f.name, 'x')}`), 400, 'Datos inválidos')
-      expectError(await admin.get(`/${m.path}?sort=${f.name}`), 400, 'Datos inválidos')
+      if (!f.searchable) expectError(await admin.get(`/${m.path}${qs(f.name, 'x')}`), 'DATOS_INVALIDOS')
+      expectError(await admin.get(`/${m.path}?sort=${f.name}`), 'DATOS_INVALIDOS')
     }
   })
 
@@ -261,9 +262,9 @@ describe('blind index', () => {
     for (const [m, f] of fieldsWhere((x) => x.unique)) {
       const core = validDni(randomInt(10_000_000, 99_999_999))
       const a = await created(admin, `/${m.path}`, { ...bodyFor(m), [f.name]: core })
-      expectError(await admin.post(`/${m.path}`, { ...bodyFor(m), [f.name]: ` ${core.toLowerCase()} ` }), 409, 'Registro duplicado')
+      expectError(await admin.post(`/${m.path}`, { ...bodyFor(m), [f.name]: ` ${core.toLowerCase()} ` }), 'REGISTRO_DUPLICADO')
       const b = await created(admin, `/${m.path}`, bodyFor(m))
-      expectError(await admin.put(`/${m.path}/${b._id}`, { [f.name]: core.toLowerCase() }), 409, 'Registro duplicado')
+      expectError(await admin.put(`/${m.path}/${b._id}`, { [f.name]: core.toLowerCase() }), 'REGISTRO_DUPLICADO')
       expect((await admin.put(`/${m.path}/${a._id}`, { [f.name]: ` ${core.toLowerCase()}` })).status).toBe(200)
       const race = validDni(randomInt(10_000_000, 99_999_999))
       written.push(core.toLowerCase(), race.toLowerCase())
@@ -334,7 +335,7 @@ describe('key rotation over a few thousand rows', () => {
       expect((await ab.get(`/denuncias/${old._id}`)).body.data).toMatchObject({ denunciante_dni: '99887766P', denunciante_telefono: old.denunciante_telefono })
       expect((await ab.get(`/denuncias${qs('denunciante_dni', '99887766p ')}`)).body.data.records[0]._id).toBe(old._id)
       // The instance still on key A alone cannot read a value under B: an error, never garbage.
-      expectError(await admin.get(`/personal/${fresh._id}`), 500, 'Error interno del servidor')
+      expectError(await admin.get(`/personal/${fresh._id}`), 'ERROR_INTERNO')
       before = await snapshot(ab)
     })
   })
@@ -362,7 +363,7 @@ describe('key rotation over a few thousand rows', () => {
     })
     // Key A alone: a start refuses, naming the key sys_claves needs; the running A instance answers 500.
     await expect(h.app()).rejects.toThrow(kid(KEY_B))
-    expectError(await admin.get(`/denuncias/${before.denuncias![0]!._id}`), 500, 'Error interno del servidor')
+    expectError(await admin.get(`/denuncias/${before.denuncias![0]!._id}`), 'ERROR_INTERNO')
     const again = await rotate(toolEnv(KEY_B, KEY_A), false)
     expect([again.systemKeysRewrapped, rewritten(again), again.modules.sys_historial?.rewritten]).toEqual([0, zeros, 0])
     // docs/operator-guide.md "Key rotation", step 4, drops key A: nothing stored anywhere (history included) may still need it.
@@ -390,7 +391,7 @@ describe('key rotation over a few thousand rows', () => {
       }
       const p = before.personal!.at(-100)!
       expect((await fresh.get(`/personal${qs('nif', p.nif.toUpperCase())}`)).body.data.records[0]._id).toBe(p._id)
-      expectError(await fresh.post('/personal', { ...bodyFor(mod('personal')), nif: ` ${p.nif}` }), 409, 'Registro duplicado')
+      expectError(await fresh.post('/personal', { ...bodyFor(mod('personal')), nif: ` ${p.nif}` }), 'REGISTRO_DUPLICADO')
     })
   }, 120_000)
 

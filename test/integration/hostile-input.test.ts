@@ -8,10 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
+import { ERRORS } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { login, refOrder, sampleBody } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { refOrder, sampleBody } from '../helpers/http.js'
+import { expectError, statusByText } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const registry = loadRegistry('modules.yaml')
 const MODULES = refOrder(registry)
@@ -19,31 +22,16 @@ const RUNS = { post: 80, put: 50, raw: 40, query: 80, ids: 50 }
 const MiB = 1024 * 1024
 
 /** docs/user-guide.md "Errors": every 4xx text a client may get here, with its status. */
-const S9: Record<string, number> = {
-  'Datos requeridos': 400,
-  'Datos inválidos': 400,
-  'JSON mal formado': 400,
-  'Registro no encontrado': 404,
-  'Ruta no encontrada': 404,
-  'Módulo no encontrado': 404,
-  'Conflicto de versión': 409,
-  'Registro duplicado': 409,
-  'Transición de estado no permitida': 409,
-  'Petición demasiado grande': 413,
-  'Tipo de contenido no soportado': 415,
-}
+const S9 = statusByText(['DATOS_REQUERIDOS', 'DATOS_INVALIDOS', 'JSON_MAL_FORMADO', 'REGISTRO_NO_ENCONTRADO', 'RUTA_NO_ENCONTRADA', 'MODULO_NO_ENCONTRADO',
+  'CONFLICTO_VERSION', 'REGISTRO_DUPLICADO', 'TRANSICION_NO_PERMITIDA', 'PETICION_DEMASIADO_GRANDE', 'TIPO_CONTENIDO_NO_SOPORTADO'])
 
-let h: Harness
-let app: FastifyInstance
-let token: string
+let h: Harness, app: FastifyInstance, token: string
 const refs = new Map<string, string>()
 /** One live record per module: the target of PUT and the source of refs. */
 const targets = new Map<string, string>()
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  token = await login(app)
+  ({ h, app, token } = await startTestApp())
   for (const mod of MODULES) {
     const res = await send('POST', `/${mod.path}`, JSON.stringify(sampleBody(mod, refs)))
     expect(res.status, JSON.stringify(res.body)).toBe(201)
@@ -231,12 +219,12 @@ describe.each(MODULES.map((m) => [m.name, m] as const))('module %s', (_name, mod
       expect(res.status).toBeGreaterThanOrEqual(400)
       const text = buf.toString('utf8')
       // An empty payload under a foreign type: either "no body" or the type's 415 is a fair answer.
-      if (!isJsonType(ct)) expect(text === '' ? ['Datos requeridos', 'Tipo de contenido no soportado'] : ['Tipo de contenido no soportado']).toContain(res.body.error)
-      else if (text.trim() === '') expect(res.body.error).toBe('Datos requeridos')
+      if (!isJsonType(ct)) expect((text === '' ? [ERRORS.DATOS_REQUERIDOS, ERRORS.TIPO_CONTENIDO_NO_SOPORTADO] : [ERRORS.TIPO_CONTENIDO_NO_SOPORTADO]).map((e) => e.message)).toContain(res.body.error)
+      else if (text.trim() === '') expect(res.body.error).toBe(ERRORS.DATOS_REQUERIDOS.message)
       else {
         let parses = true
         try { JSON.parse(text) } catch { parses = false }
-        if (!parses) expect(res.body.error).toBe('JSON mal formado')
+        if (!parses) expect(res.body.error).toBe(ERRORS.JSON_MAL_FORMADO.message)
       }
       expect([await count(mod), await stored(mod, id)]).toEqual([n, row])
     }), { numRuns: RUNS.raw })
@@ -250,7 +238,7 @@ describe.each(MODULES.map((m) => [m.name, m] as const))('module %s', (_name, mod
       for (const body of [valid + ' '.repeat(MiB + 1 - Buffer.byteLength(valid)), JSON.stringify({ x: 'é'.repeat(MiB / 2 + 1) })]) {
         const res = await send(method, url, body)
         envelope(res)
-        expect([res.status, res.body.error]).toEqual([413, 'Petición demasiado grande'])
+        expectError(res, 'PETICION_DEMASIADO_GRANDE')
       }
       const plain = await send(method, url, 'x'.repeat(MiB + 1), 'text/plain')
       envelope(plain)

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, userWithRole } from '../helpers/http.js'
+import { client, login, type Api } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
 import { usingRedis } from '../helpers/services.js'
 import { POLL_SQL } from '../../db/revocation-epoch.js'
 
@@ -22,7 +23,7 @@ afterAll(async () => { await h.close() })
 interface Cost { status: number, queries: string[], commands: string[], writes: number }
 
 /** One GET, with the SQL statements and Redis commands (and socket writes) it caused. */
-async function measure (api: ReturnType<typeof client>, url: string): Promise<Cost> {
+async function measure (api: Api, url: string): Promise<Cost> {
   const queries: string[] = []
   const knex = app.orm.em.getConnection().getKnex()
   // The periodic revocation-epoch check (every 2 s, not part of any request) may land meanwhile.
@@ -73,7 +74,7 @@ describe('GET /{module}/{id}', () => {
 
   it('costs the same for a caller limited to own records: the scope is part of that one query', async () => {
     const admin = client(app, await login(app))
-    const agente = await userWithRole(app, await login(app), 'agente')
+    const agente = await newUser(app, await login(app), 'agente')
     const api = client(app, agente.token)
     const id = (await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Ruido' })).body.data._id as string
     const foreign = (await admin.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Ajena' })).body.data._id as string
@@ -87,7 +88,7 @@ describe('GET /{module}/{id}', () => {
 
 describe('POST /{module}', () => {
   /** The SQL statements one create sends, and its answer. */
-  async function createCost (api: ReturnType<typeof client>, path: string, body: Record<string, unknown>): Promise<{ status: number, id: string, queries: string[] }> {
+  async function createCost (api: Api, path: string, body: Record<string, unknown>): Promise<{ status: number, id: string, queries: string[] }> {
     const queries: string[] = []
     const knex = app.orm.em.getConnection().getKnex()
     const onQuery = (q: { sql: string }): void => { if (q.sql !== POLL_SQL) queries.push(q.sql) }

@@ -10,7 +10,7 @@ import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { ADMIN, type Harness } from '../helpers/app.js'
+import { ADMIN, PASSWORD, type Harness } from '../helpers/app.js'
 import { client, login } from '../helpers/http.js'
 import { reconnected, usePrivateRedis } from '../helpers/private-redis.js'
 import type { RedisServer } from '../helpers/redis-server.js'
@@ -33,7 +33,7 @@ const body = (mod: Module): Record<string, unknown> => mod === 'sala092'
   ? CALL
   : mod === 'denuncias'
     ? DENUNCIA
-    : { username: `idr${++users}.${Date.now() % 100000}`, password: 'contraseña-segura-123', nombre: 'N', rol: 'agente' }
+    : { username: `idr${++users}.${Date.now() % 100000}`, password: PASSWORD, nombre: 'N', rol: 'agente' }
 
 /** One create per entry, all at once: `app` and module per entry. Every answer must be 201. */
 async function createAll (token: string, on: Array<[FastifyInstance, Module]>): Promise<string[]> {

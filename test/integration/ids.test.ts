@@ -6,8 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, userWithRole, type Res } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { client, login, type Res } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
+import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const madridYear = (d = new Date()): number => Number(new Intl.DateTimeFormat('en', { timeZone: 'Europe/Madrid', year: 'numeric' }).format(d))
 const YEAR = madridYear()
@@ -20,10 +23,8 @@ let appB: FastifyInstance
 let token: string
 
 beforeAll(async () => {
-  h = await createHarness()
-  appA = await h.app()
+  ({ h, app: appA, token } = await startTestApp())
   appB = await h.app()
-  token = await login(appA)
 })
 afterAll(async () => { await h.close() })
 
@@ -105,20 +106,20 @@ describe('drawn only after validation', () => {
   it('a failed create does not consume a number', async () => {
     const api = client(appA, token)
     const first = await createCall(appA)
-    expectError(await api.post('/sala092', { ...CALL, tipo_incidencia: 'grave' }), 400, 'Datos inválidos')
-    expectError(await api.post('/sala092', { tipo_incidencia: 'normal' }), 400, 'Datos requeridos')
-    expectError(await api.post('/sala092', { ...CALL, campo_inventado: 1 }), 400, 'Datos inválidos')
-    expectError(await api.post('/sala092', { ...CALL, fecha_hora_entrada: '2026-03-29 02:30:00' }), 400, 'Datos inválidos')
-    expectError(await api.post('/sala092', { ...CALL, descripcion: 42 }), 400, 'Datos inválidos')
-    const consulta = await userWithRole(appA, token, 'consulta')
-    expectError(await client(appB, consulta.token).post('/sala092', CALL), 403, 'Sin permisos para esta operación')
+    expectError(await api.post('/sala092', { ...CALL, tipo_incidencia: 'grave' }), 'DATOS_INVALIDOS')
+    expectError(await api.post('/sala092', { tipo_incidencia: 'normal' }), 'DATOS_REQUERIDOS')
+    expectError(await api.post('/sala092', { ...CALL, campo_inventado: 1 }), 'DATOS_INVALIDOS')
+    expectError(await api.post('/sala092', { ...CALL, fecha_hora_entrada: '2026-03-29 02:30:00' }), 'DATOS_INVALIDOS')
+    expectError(await api.post('/sala092', { ...CALL, descripcion: 42 }), 'DATOS_INVALIDOS')
+    const consulta = await newUser(appA, token, 'consulta')
+    expectError(await client(appB, consulta.token).post('/sala092', CALL), 'SIN_PERMISOS')
     expect(seq(await createCall(appB))).toBe(seq(first) + 1)
   })
 
   it('a create refused for a reference to a missing record does not consume a number', async () => {
     const api = client(appB, token)
     const first = await created(api.post('/denuncias', DENUNCIA))
-    expectError(await api.post('/denuncias', { ...DENUNCIA, agente_asignado: `PER-${YEAR}-99999` }), 400, 'Datos inválidos')
+    expectError(await api.post('/denuncias', { ...DENUNCIA, agente_asignado: `PER-${YEAR}-99999` }), 'DATOS_INVALIDOS')
     expect(seq(await created(api.post('/denuncias', DENUNCIA)))).toBe(seq(first) + 1)
   })
 })

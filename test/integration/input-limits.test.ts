@@ -10,25 +10,24 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
+import { ERRORS, type ErrorCode } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { call, expectError, login, refOrder, sampleBody, type Res } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { call, refOrder, sampleBody, type Res } from '../helpers/http.js'
+import { errorOf, expectError } from '../helpers/errors.js'
 import { HOSTILE_SHAPES } from '../helpers/hostile-shapes.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const registry = loadRegistry('modules.yaml')
 const mod = (name: string) => registry.byName.get(name)!
 const MiB = 1024 * 1024
 
-let h: Harness
-let app: FastifyInstance
-let token: string
+let h: Harness, app: FastifyInstance, token: string
 const refs = new Map<string, string>()
 let denuncia: string
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  token = await login(app)
+  ({ h, app, token } = await startTestApp())
   for (const m of refOrder(registry)) {
     if (m.name === 'usuarios') continue
     const res = await call(app, 'POST', `/${m.path}`, { token, body: sampleBody(m, refs) })
@@ -55,10 +54,10 @@ async function state (): Promise<unknown> {
   return { counts, history, row }
 }
 
-function s9Error (res: Res, status: number, error: string): void {
-  expectError(res, status, error)
-  const { success, error: e, detalles, ...rest } = res.body as Record<string, unknown>
-  expect([success, e, rest]).toEqual([false, error, {}])
+function s9Error (res: Res, code: ErrorCode): void {
+  expectError(res, code)
+  const { detalles, ...rest } = res.body as Record<string, unknown>
+  expect(rest).toEqual(errorOf(code))
   if (detalles !== undefined) {
     expect(Array.isArray(detalles) && detalles.length >= 1 && detalles.length <= 20, JSON.stringify(detalles)).toBe(true)
     for (const d of detalles as unknown[]) expect(d).toEqual({ campo: expect.any(String), mensaje: expect.any(String) })
@@ -73,8 +72,9 @@ describe('worst-shape bodies (SPEC S15: no request holds the event loop)', () =>
     const before = await state()
     for (const [method, url] of [['POST', '/denuncias'], ['PUT', `/denuncias/${denuncia}`]] as const) {
       const res = await send(method, url, body)
-      s9Error(res, 400, res.body.error)
-      expect(['Datos inválidos', 'Datos requeridos', 'JSON mal formado']).toContain(res.body.error)
+      const code = (['DATOS_INVALIDOS', 'DATOS_REQUERIDOS', 'JSON_MAL_FORMADO'] as const).find((c) => ERRORS[c].message === res.body.error)
+      expect(code, JSON.stringify(res.body)).toBeDefined()
+      s9Error(res, code!)
     }
     expect(await state()).toEqual(before)
   })
@@ -82,29 +82,29 @@ describe('worst-shape bodies (SPEC S15: no request holds the event loop)', () =>
   it('validation stops at 20 errors: 30 unknown keys give exactly 20 detalles', async () => {
     const body = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`desconocido_${i}`, i]))
     const res = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify(body))
-    s9Error(res, 400, 'Datos inválidos')
+    s9Error(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles).toHaveLength(20)
     expect(res.body.detalles[0]).toEqual({ campo: 'desconocido_0', mensaje: 'no es un campo de este módulo' })
   })
 
   it('and so do 200 bad array items (schema errors) and missing fields with unknown keys (Datos requeridos first)', async () => {
     const items = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ testigos: Array(200).fill('x'.repeat(2001)) }))
-    s9Error(items, 400, 'Datos inválidos')
+    s9Error(items, 'DATOS_INVALIDOS')
     expect(items.body.detalles.length).toBeLessThanOrEqual(20)
     const missing = await send('POST', '/denuncias', JSON.stringify(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`x${i}`, null]))))
-    s9Error(missing, 400, 'Datos requeridos')
+    s9Error(missing, 'DATOS_REQUERIDOS')
     expect(missing.body.detalles.map((d: { campo: string }) => d.campo)).toEqual(['denunciante_nombre', 'tipo', 'fecha_hechos', 'lugar_hechos', 'descripcion'])
   })
 
   it('an array over its max_items is refused before its items are looked at', async () => {
     const res = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ testigos: Array(201).fill('x') }))
-    s9Error(res, 400, 'Datos inválidos')
+    s9Error(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles).toEqual([{ campo: 'testigos', mensaje: 'admite como máximo 200 elementos' }])
   })
 
   it('nesting deeper than 32 levels and more than 20,000 values are refused unparsed; 32 levels and 20,000 values are parsed', async () => {
     const deep = await send('PUT', `/denuncias/${denuncia}`, `{"testigos":[${'{"a":'.repeat(31)}1${'}'.repeat(31)}]}`)
-    s9Error(deep, 400, 'Datos inválidos')
+    s9Error(deep, 'DATOS_INVALIDOS')
     expect(deep.body.detalles).toEqual([{ campo: 'body', mensaje: 'admite como máximo 32 niveles de anidamiento' }])
     const limit = await send('PUT', `/denuncias/${denuncia}`, `{"testigos":[${'{"a":'.repeat(30)}1${'}'.repeat(30)}]}`)
     expect(limit.body.detalles).toEqual([{ campo: 'testigos', mensaje: 'admite como máximo 4 niveles de anidamiento' }])
@@ -126,7 +126,7 @@ describe('input rules (SPEC S15)', () => {
       Buffer.from([...Buffer.from('{"testigos":["'), 0xf0, 0x9f, 0x98, ...Buffer.from('"]}')]), // a truncated emoji
     ]
     for (const payload of bad) {
-      for (const [method, url] of [['POST', '/denuncias'], ['PUT', `/denuncias/${denuncia}`]] as const) s9Error(await send(method, url, payload), 400, 'JSON mal formado')
+      for (const [method, url] of [['POST', '/denuncias'], ['PUT', `/denuncias/${denuncia}`]] as const) s9Error(await send(method, url, payload), 'JSON_MAL_FORMADO')
     }
     expect(await state()).toEqual(before)
     const good = await send('PUT', `/denuncias/${denuncia}`, Buffer.from('{"descripcion":"café 😀 ñ"}'))
@@ -142,16 +142,16 @@ describe('input rules (SPEC S15)', () => {
     ]
     for (const [campo, text] of cases) {
       const res = await send('PUT', `/sanciones/${refs.get('sanciones')!}`, text)
-      s9Error(res, 400, 'Datos inválidos')
+      s9Error(res, 'DATOS_INVALIDOS')
       expect(res.body.detalles, text.slice(0, 60)).toEqual([{ campo, mensaje: 'contiene un número fuera del rango admitido' }])
     }
     for (const [campo, text] of [['testigos', '{"testigos":[1e400]}'], ['testigos', '{"testigos":["a",{"n":{"m":[-1e400]}}]}'], ['adjuntos', '{"adjuntos":[{"x":1e-999}]}'], ['body', '[1e400]'], ['body', '1e400']]) {
       const res = await send('PUT', `/denuncias/${denuncia}`, text)
-      s9Error(res, 400, 'Datos inválidos')
+      s9Error(res, 'DATOS_INVALIDOS')
       expect(res.body.detalles, text).toEqual([{ campo, mensaje: 'contiene un número fuera del rango admitido' }])
     }
     const post = await send('POST', '/denuncias', JSON.stringify(sampleBody(mod('denuncias'), refs)).replace(/}$/, ',"testigos":[{"edad":1e400}]}'))
-    s9Error(post, 400, 'Datos inválidos')
+    s9Error(post, 'DATOS_INVALIDOS')
     expect(await state()).toEqual(before)
   })
 
@@ -172,20 +172,20 @@ describe('input rules (SPEC S15)', () => {
       '9999-12-31T23:59:59-00:01', '0000-01-01 00:00:00']
     for (const v of instants) {
       const res = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ fecha_hechos: v }))
-      s9Error(res, 400, 'Datos inválidos')
+      s9Error(res, 'DATOS_INVALIDOS')
       expect(res.body.detalles.map((d: { campo: string }) => d.campo), v).toEqual(['fecha_hechos'])
       const filter = await send('GET', `/denuncias?fecha_hechos[gte]=${encodeURIComponent(v)}`)
-      s9Error(filter, 400, 'Datos inválidos')
+      s9Error(filter, 'DATOS_INVALIDOS')
       expect(filter.body.detalles.map((d: { campo: string }) => d.campo), v).toEqual(['fecha_hechos[gte]'])
     }
     for (const v of ['0001-01-01', '0999-12-31', '0004-02-29', '0000-01-01']) {
       const res = await send('PUT', `/sanciones/${refs.get('sanciones')!}`, JSON.stringify({ fecha_notificacion: v }))
-      s9Error(res, 400, 'Datos inválidos')
+      s9Error(res, 'DATOS_INVALIDOS')
       expect(res.body.detalles.map((d: { campo: string }) => d.campo), v).toEqual(['fecha_notificacion'])
       const personal = await send('PUT', `/personal/${refs.get('personal')!}`, JSON.stringify({ fecha_nacimiento: v }))
-      s9Error(personal, 400, 'Datos inválidos')
-      s9Error(await send('GET', `/sanciones?fecha_notificacion=${v}`), 400, 'Datos inválidos')
-      s9Error(await send('GET', `/auditoria/lecturas?desde=${v}%2000:00:00`), 400, 'Datos inválidos')
+      s9Error(personal, 'DATOS_INVALIDOS')
+      s9Error(await send('GET', `/sanciones?fecha_notificacion=${v}`), 'DATOS_INVALIDOS')
+      s9Error(await send('GET', `/auditoria/lecturas?desde=${v}%2000:00:00`), 'DATOS_INVALIDOS')
     }
     expect(await state()).toEqual(before)
   })

@@ -20,8 +20,11 @@ import { loadRegistry } from '../../core/registry/load.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, ok, sampleBody, userWithRole, validDni } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { client, ok, sampleBody, validDni, type Api } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
+import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -29,7 +32,7 @@ const registry = loadRegistry('modules.yaml')
 const mod = (name: string): ModuleDef => registry.byName.get(name)!
 const TZ = 'Europe/Madrid'
 
-let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, token: string, integrityKey: string, dir: string
+let h: Harness, app: FastifyInstance, api: Api, token: string, integrityKey: string, dir: string
 const refs = new Map<string, string>()
 const personalPool: string[] = []
 
@@ -63,10 +66,7 @@ async function expectAuditorOk (m: ModuleDef, id: string, versions: number): Pro
 }
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  token = await login(app)
-  api = client(app, token)
+  ({ h, app, token, admin: api } = await startTestApp())
   integrityKey = (await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys)).integrityKey.toString('base64')
   dir = mkdtempSync(join(tmpdir(), 'integridad-'))
   for (let i = 0; i < 3; i++) personalPool.push((await create(mod('personal')))._id)
@@ -123,7 +123,7 @@ async function apply (op: Op, s: Model): Promise<void> {
   const url = `/${s.m.path}/${s.id}`
   if (op.k === 'del' || op.k === 'restore') {
     const res = op.k === 'del' ? await api.del(url) : await api.post(`${url}/restaurar`)
-    if (op.k === 'del' && s.deleted) return expectError(res, 404, 'Registro no encontrado')
+    if (op.k === 'del' && s.deleted) return expectError(res, 'REGISTRO_NO_ENCONTRADO')
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     if (op.k === 'restore' && !s.deleted) { expect(res.body.data._version).toBe(s.version); return }
     s.version++; s.deleted = op.k === 'del'; s.log.push([op.k === 'del' ? 'eliminar' : 'restaurar', []])
@@ -149,12 +149,12 @@ async function apply (op: Op, s: Model): Promise<void> {
     }
   }
   const res = await api.put(url, sent)
-  if (s.deleted) return expectError(res, 404, 'Registro no encontrado')
+  if (s.deleted) return expectError(res, 'REGISTRO_NO_ENCONTRADO')
   if (op.k === 'move' && op.to !== s.values[s.m.stateField!]) {
     const move = s.m.transitions.find((t) => t.from === s.values[s.m.stateField!] && t.to === op.to)
-    if (move === undefined) return expectError(res, 409, 'Transición de estado no permitida')
+    if (move === undefined) return expectError(res, 'TRANSICION_NO_PERMITIDA')
     const missing = move.requires.filter((f) => (f in shown ? shown[f] : s.values[f]) === null)
-    if (missing.length > 0) { expectError(res, 400, 'Datos requeridos'); expect(res.body.detalles.map((d: Rec) => d.campo)).toEqual(missing); return }
+    if (missing.length > 0) { expectError(res, 'DATOS_REQUERIDOS'); expect(res.body.detalles.map((d: Rec) => d.campo)).toEqual(missing); return }
   }
   expect(res.status, JSON.stringify({ sent, body: res.body })).toBe(200)
   const campos = Object.keys(shown).filter((k) => canon(shown[k]) !== canon(s.values[k]))
@@ -363,7 +363,7 @@ describe('the documented algorithm', () => {
     const r = await create(den)
     expect(den.fields.filter((f) => f.encrypted).every((f) => r[f.name] !== null)).toBe(true)
     await expectAuditorOk(den, r._id, 1)
-    const masked = await auditor(den, r._id, client(app, (await userWithRole(app, token, 'consulta')).token))
+    const masked = await auditor(den, r._id, client(app, (await newUser(app, token, 'consulta')).token))
     expect(masked.code, masked.out).toBe(2)
     expect(masked.out).not.toMatch(/DOES NOT MATCH|NOT intact/)
   })

@@ -11,20 +11,24 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { compileAccess } from '../../core/access.js'
+import { ERRORS, type ErrorCode } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import type { Action, ModuleDef, TransitionDef } from '../../core/registry/types.js'
 import { BEGIN, END, stateSection } from '../../core/state-diagram.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, ok, refOrder, sampleBody, sampleValue, userWithRole, type Res } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { client, login, ok, refOrder, sampleBody, sampleValue, type Res, type Api } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
+import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
 const registry = loadRegistry('modules.yaml')
 // Whole (unscoped) permissions; row-level scope has its own tests (scope.test.ts).
 const access = compileAccess(registry)
 const perms = { can: (role: string, module: string, action: Action): boolean => access.scope(role, module, action) === 'all' }
 const mod = (name: string): ModuleDef => registry.byName.get(name)!
-const [CONFLICTO, NO_ENCONTRADO, SIN_PERMISOS] = ['Conflicto de versión', 'Registro no encontrado', 'Sin permisos para esta operación']
+/** A failed answer as `tally` counts it. */
+const outcome = (code: ErrorCode): string => `${ERRORS[code].status} ${ERRORS[code].message}`
 
 let h: Harness, app: FastifyInstance, admin: Api, n = 0
 const users = new Map<string, { id: string, api: Api }>()
@@ -35,12 +39,10 @@ const create = async (m: ModuleDef, extra: Rec = {}, requiredOnly = false): Prom
 const versions = async (m: ModuleDef, id: string, api = admin): Promise<Rec[]> => ok(await api.get(`/${m.path}/${id}/historial`)).versiones
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  admin = client(app, await login(app))
+  ({ h, app, admin } = await startTestApp())
   users.set('superadmin', { id: ok(await admin.get('/me'))._id, api: admin })
   for (const rol of registry.roles.map((r) => r.name).filter((r) => r !== 'superadmin')) {
-    const u = await userWithRole(app, (await login(app)), rol)
+    const u = await newUser(app, (await login(app)), rol)
     users.set(rol, { id: u.id, api: client(app, u.token) })
   }
   const targets = new Set(registry.modules.flatMap((m) => m.fields.flatMap((f) => f.ref !== undefined ? [f.ref] : [])))
@@ -74,7 +76,7 @@ describe('state machines (generated from modules.yaml)', () => {
           expect(ok(res), `${a} → ${b}`).toMatchObject({ [sf]: b, _version: 2 })
           expect((await versions(m, r._id)).at(-1)!.campos).toContain(sf)
         } else {
-          expectError(res, 409, 'Transición de estado no permitida')
+          expectError(res, 'TRANSICION_NO_PERMITIDA')
           expect(ok(await admin.get(`/${m.path}/${r._id}`))).toMatchObject({ [sf]: a, _version: 1 })
         }
       }
@@ -91,13 +93,13 @@ describe('state machines (generated from modules.yaml)', () => {
       delete others[f]
       for (const body of [{ [sf]: t.to, ...others }, { [sf]: t.to, ...others, [f]: null }]) {
         const res = await admin.put(url, body)
-        expectError(res, 400, 'Datos requeridos')
+        expectError(res, 'DATOS_REQUERIDOS')
         expect(res.body.detalles.map((d: Rec) => d.campo)).toContain(f)
       }
       expect(ok(await admin.get(url))).toMatchObject({ [sf]: t.from, _version: 1 })
       const value = sampleValue(m.fieldMap.get(f)!, refs, ++n)
       ok(await admin.put(url, { [f]: value, ...others }))
-      expectError(await admin.put(url, { [sf]: t.to, [f]: null }), 400, 'Datos requeridos')
+      expectError(await admin.put(url, { [sf]: t.to, [f]: null }), 'DATOS_REQUERIDOS')
       expect(ok(await admin.put(url, { [sf]: t.to }))).toMatchObject({ [sf]: t.to, [f]: value, _version: 3 })
     })
 
@@ -147,7 +149,7 @@ describe('concurrency', () => {
       ok(await admin.put(url(r._id), { marca: 'Base' }))
       const [extra, headers] = how(2)
       const results = await Promise.all(Array.from({ length: 50 }, (_, i) => admin.put(url(r._id), { marca: `M${i}`, ...extra }, headers)))
-      expect(tally(results)).toEqual({ 200: 1, [`409 ${CONFLICTO}`]: 49 })
+      expect(tally(results)).toEqual({ 200: 1, [outcome('CONFLICTO_VERSION')]: 49 })
       const winner = results.find((x) => x.status === 200)!.body.data
       expect(ok(await admin.get(url(r._id)))).toMatchObject({ _version: 3, marca: winner.marca })
       expect((await versions(veh, r._id)).length).toBe(3)
@@ -167,7 +169,7 @@ describe('concurrency', () => {
 
   it('50 concurrent DELETEs: one 200, the rest 404; 50 concurrent restores: one restaurar version', async () => {
     const r = await create(veh)
-    expect(tally(await Promise.all(Array.from({ length: 50 }, () => admin.del(url(r._id)))))).toEqual({ 200: 1, [`404 ${NO_ENCONTRADO}`]: 49 })
+    expect(tally(await Promise.all(Array.from({ length: 50 }, () => admin.del(url(r._id)))))).toEqual({ 200: 1, [outcome('REGISTRO_NO_ENCONTRADO')]: 49 })
     const restored = await Promise.all(Array.from({ length: 50 }, () => admin.post(`${url(r._id)}/restaurar`)))
     expect(tally(restored)).toEqual({ 200: 50 })
     expect(new Set(restored.map((x) => x.body.data._version))).toEqual(new Set([3]))
@@ -178,9 +180,9 @@ describe('concurrency', () => {
   it('PUT and DELETE with a stale If-Match: 409, nothing changes', async () => {
     const r = await create(veh)
     ok(await admin.put(url(r._id), { marca: 'Nueva' }))
-    expectError(await admin.put(url(r._id), { marca: 'Vieja' }, { 'if-match': '"1"' }), 409, CONFLICTO)
-    expectError(await admin.put(url(r._id), { marca: 'Vieja', _version: 1 }), 409, CONFLICTO)
-    expectError(await admin.del(url(r._id), { 'if-match': '"1"' }), 409, CONFLICTO)
+    expectError(await admin.put(url(r._id), { marca: 'Vieja' }, { 'if-match': '"1"' }), 'CONFLICTO_VERSION')
+    expectError(await admin.put(url(r._id), { marca: 'Vieja', _version: 1 }), 'CONFLICTO_VERSION')
+    expectError(await admin.del(url(r._id), { 'if-match': '"1"' }), 'CONFLICTO_VERSION')
     expect(ok(await admin.get(url(r._id)))).toMatchObject({ marca: 'Nueva', _version: 2, _deleted: null })
     ok(await admin.del(url(r._id), { 'if-match': '"2"' }))
     expect((await versions(veh, r._id)).map((v) => v.accion)).toEqual(['crear', 'editar', 'eliminar'])
@@ -199,7 +201,7 @@ describe('delete and restore', () => {
     const row = await stored(r._id)
     expect(row._version).toBe(2)
     expect(row._deleted).toBeInstanceOf(Date)
-    expectError(await admin.get(url(r._id)), 404, NO_ENCONTRADO)
+    expectError(await admin.get(url(r._id)), 'REGISTRO_NO_ENCONTRADO')
     const vs = await versions(den, r._id)
     expect(vs.map((v) => [v._version, v.accion, v.campos])).toEqual([[1, 'crear', expect.any(Array)], [2, 'eliminar', []]])
     expect(vs[1]!.registro._deleted).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
@@ -214,7 +216,7 @@ describe('delete and restore', () => {
       const res = await as(rol).get(`/${den.path}?_id=${r._id}&incluir_eliminados=true`)
       if (!perms.can(rol, den.name, 'ver')) continue
       if (perms.can(rol, den.name, 'eliminar')) expect(ok(res), rol).toMatchObject({ total: 1, records: [{ _id: r._id, _deleted: expect.any(String), _version: 2 }] })
-      else expectError(res, 403, SIN_PERMISOS)
+      else expectError(res, 'SIN_PERMISOS')
     }
     expect(['superadmin', 'administrador'].every((rol) => perms.can(rol, den.name, 'eliminar')) && !perms.can('jefe', den.name, 'eliminar')).toBe(true)
   })
@@ -223,8 +225,8 @@ describe('delete and restore', () => {
     const r = await create(den)
     ok(await admin.del(url(r._id)))
     for (const rol of [...users.keys()].filter((x) => !perms.can(x, den.name, 'eliminar'))) {
-      expectError(await as(rol).post(`${url(r._id)}/restaurar`), 403, SIN_PERMISOS)
-      expectError(await as(rol).post(`${url('DEN-2026-99999')}/restaurar`), 403, SIN_PERMISOS)
+      expectError(await as(rol).post(`${url(r._id)}/restaurar`), 'SIN_PERMISOS')
+      expectError(await as(rol).post(`${url('DEN-2026-99999')}/restaurar`), 'SIN_PERMISOS')
     }
     expect((await stored(r._id))._version).toBe(2)
     const res = await as('administrador').post(`${url(r._id)}/restaurar`)
@@ -240,10 +242,10 @@ describe('delete and restore', () => {
     expect((await versions(den, r._id)).length).toBe(3)
     expect(ok(await admin.get(`${url(r._id)}/verificar`))).toEqual({ valido: true })
     // unknown or malformed ids
-    expectError(await admin.post(`${url('DEN-2026-99999')}/restaurar`), 404, NO_ENCONTRADO)
-    expectError(await admin.post(`${url('nada')}/restaurar`), 404, NO_ENCONTRADO)
-    expectError(await admin.get(`${url('DEN-2026-99999')}/historial`), 404, NO_ENCONTRADO)
-    expectError(await admin.get(`${url('DEN-2026-99999')}/verificar`), 404, NO_ENCONTRADO)
+    expectError(await admin.post(`${url('DEN-2026-99999')}/restaurar`), 'REGISTRO_NO_ENCONTRADO')
+    expectError(await admin.post(`${url('nada')}/restaurar`), 'REGISTRO_NO_ENCONTRADO')
+    expectError(await admin.get(`${url('DEN-2026-99999')}/historial`), 'REGISTRO_NO_ENCONTRADO')
+    expectError(await admin.get(`${url('DEN-2026-99999')}/verificar`), 'REGISTRO_NO_ENCONTRADO')
   })
 })
 
@@ -314,7 +316,7 @@ describe('read log of decrypted data', () => {
   })
 
   it('/auditoria/lecturas: superadmin only; filters, pages, rejects unknown parameters', async () => {
-    for (const rol of ['administrador', 'jefe']) expectError(await lecturas('', as(rol)), 403, SIN_PERMISOS)
+    for (const rol of ['administrador', 'jefe']) expectError(await lecturas('', as(rol)), 'SIN_PERMISOS')
     const all = ok(await lecturas(`?registro=${p._id}`))
     expect(all.total).toBeGreaterThanOrEqual(3)
     expect(all.records.every((r: Rec) => r.registro === p._id)).toBe(true)
@@ -334,7 +336,7 @@ describe('read log of decrypted data', () => {
     expect(page.records).toEqual([all.records[1]])
     expect(ok(await lecturas(`?registro=${p._id}&limit=5000`)).limit).toBe(1000)
     for (const qs of ['?foo=1', '?registro=x&orden=fecha', '?limit=0', '?offset=-1', '?desde=ayer', '?hasta=2026-13-01 00:00:00']) {
-      expectError(await lecturas(qs.replace(' ', '%20')), 400, 'Datos inválidos')
+      expectError(await lecturas(qs.replace(' ', '%20')), 'DATOS_INVALIDOS')
     }
   })
 })

@@ -11,18 +11,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { genericPlanNodes, planNodes, type PlanNode } from '../helpers/explain.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, ok } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { ok, type Api } from '../helpers/http.js'
 import { usingPostgres } from '../helpers/services.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-let h: Harness
-let app: FastifyInstance
-let admin: ReturnType<typeof client>
+let h: Harness, app: FastifyInstance, admin: Api
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  admin = client(app, await login(app))
+  ({ h, app, admin } = await startTestApp())
   // ubicacion: 1 row in 1000 per value (selective); estado: a third each (broad); every 7th row deleted.
   await h.db.query(`
     insert into sala092 ("_id", "_created", "_created_by", "_modified", "_modified_by", "_version", "_hash", "_deleted",

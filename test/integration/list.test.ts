@@ -5,15 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, userWithRole } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { client, type Api } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
+import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
 
-let h: Harness
-let app: FastifyInstance
-let admin: Api
+let h: Harness, token: string, app: FastifyInstance, admin: Api
 let adminId: string
 let jefe: { id: string, api: Api }
 let agente: Api
@@ -56,15 +56,12 @@ async function walk (extra: Array<[string, string]>, limit = 7): Promise<string[
 const cmp = (a: unknown, b: unknown): number => (a === b ? 0 : (a as string | number) < (b as string | number) ? -1 : 1)
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  const token = await login(app)
-  admin = client(app, token)
+  ({ h, app, token, admin } = await startTestApp())
   adminId = (await admin.get('/me')).body.data._id
-  const j = await userWithRole(app, token, 'jefe')
+  const j = await newUser(app, token, 'jefe')
   jefe = { id: j.id, api: client(app, j.token) }
-  agente = client(app, (await userWithRole(app, token, 'agente')).token)
-  administrador = client(app, (await userWithRole(app, token, 'administrador')).token)
+  agente = client(app, (await newUser(app, token, 'agente')).token)
+  administrador = client(app, (await newUser(app, token, 'administrador')).token)
   for (let i = 0; i < 25; i++) {
     const body = {
       matricula: `${1000 + i}BCD`,
@@ -115,12 +112,12 @@ describe('paging', () => {
     ['limit', '0'], ['limit', '-1'], ['limit', '1.5'], ['limit', 'abc'], ['offset', '-1'], ['offset', 'x'],
   ])('%s=%s is 400', async (key, v) => {
     const res = await admin.get(`/vehiculos${qs([key, v])}`)
-    expectError(res, 400, 'Datos inválidos')
+    expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles?.[0]?.campo).toBe(key)
   })
 
   it('sorting by an unknown field is 400', async () => {
-    expectError(await admin.get('/vehiculos?sort=kilometros'), 400, 'Datos inválidos')
+    expectError(await admin.get('/vehiculos?sort=kilometros'), 'DATOS_INVALIDOS')
   })
 })
 
@@ -179,15 +176,15 @@ describe('filters', () => {
     const first = vehs[0]!._created as string
     expect((await list(admin, qs(['_created[lt]', first]))).total).toBe(0)
     expect((await list(admin, qs(['_created[gte]', '2999-01-01 00:00:00']))).total).toBe(0)
-    expectError(await admin.get(`/vehiculos${qs(['_created[gte]', '2026-03-29 02:30:00'])}`), 400, 'Datos inválidos')
+    expectError(await admin.get(`/vehiculos${qs(['_created[gte]', '2026-03-29 02:30:00'])}`), 'DATOS_INVALIDOS')
   })
 
   it('an unknown field or an operator that does not fit is 400', async () => {
     const res = await admin.get('/vehiculos?matriclua=1000BCD')
-    expectError(res, 400, 'Datos inválidos')
+    expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles[0].mensaje).toMatch(/matricula/)
-    expectError(await admin.get('/vehiculos?km_actuales[contiene]=5'), 400, 'Datos inválidos')
-    expectError(await admin.get('/vehiculos?km_actuales=mucho'), 400, 'Datos inválidos')
+    expectError(await admin.get('/vehiculos?km_actuales[contiene]=5'), 'DATOS_INVALIDOS')
+    expectError(await admin.get('/vehiculos?km_actuales=mucho'), 'DATOS_INVALIDOS')
   })
 })
 
@@ -228,8 +225,8 @@ describe('soft-deleted records', () => {
   })
 
   it('?incluir_eliminados=true is 403 without vehiculos.eliminar', async () => {
-    expectError(await jefe.api.get('/vehiculos?incluir_eliminados=true'), 403, 'Sin permisos para esta operación')
-    expectError(await agente.get('/vehiculos?incluir_eliminados=true'), 403, 'Sin permisos para esta operación')
+    expectError(await jefe.api.get('/vehiculos?incluir_eliminados=true'), 'SIN_PERMISOS')
+    expectError(await agente.get('/vehiculos?incluir_eliminados=true'), 'SIN_PERMISOS')
     expect((await list(jefe.api, qs(['incluir_eliminados', 'false']))).total).toBe(26)
   })
 })
@@ -268,9 +265,9 @@ describe('encrypted fields in lists (personal)', () => {
   })
 
   it('filtering on an encrypted field needs personal.descifrar (403), a non-searchable one is 400', async () => {
-    expectError(await agente.get(`/personal${qs(['nif', '12345678Z'])}`), 403, 'Sin permisos para esta operación')
-    expectError(await admin.get(`/personal${qs(['fecha_nacimiento', '1985-04-12'])}`), 400, 'Datos inválidos')
-    expectError(await admin.get('/personal?sort=nif'), 400, 'Datos inválidos')
+    expectError(await agente.get(`/personal${qs(['nif', '12345678Z'])}`), 'SIN_PERMISOS')
+    expectError(await admin.get(`/personal${qs(['fecha_nacimiento', '1985-04-12'])}`), 'DATOS_INVALIDOS')
+    expectError(await admin.get('/personal?sort=nif'), 'DATOS_INVALIDOS')
   })
 
   it('agente sees encrypted fields withheld and named in _restringidos', async () => {

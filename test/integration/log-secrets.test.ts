@@ -13,14 +13,14 @@ import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { loadRegistry } from '../../core/registry/load.js'
-import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
-import { call, login, refOrder, sampleBody, validDni } from '../helpers/http.js'
+import { ADMIN, type Harness } from '../helpers/app.js'
+import { call, refOrder, sampleBody, validDni } from '../helpers/http.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const registry = loadRegistry('modules.yaml')
 const mod = (name: string) => registry.byName.get(name)!
 
-let h: Harness
-let app: FastifyInstance
+let h: Harness, app: FastifyInstance
 const lines: string[] = []
 const capture = new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } })
 /** Every secret sent in this file: none may reach the log. */
@@ -29,9 +29,7 @@ const refs = new Map<string, string>()
 let token: string
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app({ env: { LOG_LEVEL: 'trace' }, logStream: capture })
-  token = await login(app)
+  ({ h, app, token } = await startTestApp({ env: { LOG_LEVEL: 'trace' }, logStream: capture }))
   secrets.push(token, token.split('.')[2]!)
   for (const m of refOrder(registry)) {
     if (m.name === 'usuarios') continue

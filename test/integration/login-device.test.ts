@@ -12,15 +12,14 @@
 import { Writable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
+import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
 import { freePort } from '../helpers/free-port.js'
-import { call, expectError, type Res } from '../helpers/http.js'
+import { call, type Res } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
+import { createUser } from '../helpers/users.js'
 import { DEVICE_MAX_AGE_MS, deviceSigner } from '../../core/device.js'
 import { usersTable } from '../../records/users/users-table.js'
 
-const PW = 'contraseña-segura-123'
-const TOO_MANY = 'Demasiadas peticiones'
-const BAD_LOGIN = 'Credenciales inválidas'
 
 let h: Harness
 let a: FastifyInstance
@@ -52,13 +51,6 @@ async function deviceOf (app: FastifyInstance, username: string, password: strin
   const res = await tryLogin(app, username, password, ip, dispositivo)
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   return res.body.data.dispositivo as string
-}
-let userSeq = 0
-async function newUser (): Promise<{ id: string, username: string }> {
-  const username = `dev${++userSeq}.consulta`
-  const res = await call(a, 'POST', '/usuarios', { token: adminToken, body: { username, password: PW, nombre: `Nombre ${username}`, rol: 'consulta' } })
-  expect(res.status, JSON.stringify(res.body)).toBe(201)
-  return { id: res.body.data._id, username }
 }
 /** `n` failed logins of `username` from `ip`, alternating instances. */
 async function fail (username: string, ip: string, n = 10, dispositivo?: string): Promise<number[]> {
@@ -94,8 +86,8 @@ const logged = (): Array<Record<string, unknown>> => lines.join('').split('\n').
 describe('the distributed lock-out and the device value', () => {
   it('100 failures for admin from 10 addresses lock it for clients without a device; the owner logs in with theirs from a new address', async () => {
     const owner = await deviceOf(a, ADMIN.username, ADMIN.password, newIp())
-    const other = await newUser()
-    const othersDevice = await deviceOf(b, other.username, PW, newIp())
+    const other = await createUser(a, adminToken, 'consulta')
+    const othersDevice = await deviceOf(b, other.username, PASSWORD, newIp())
     const before = { total: await lockouts('total'), direccion: await lockouts('direccion') }
     await distributed(ADMIN.username)
     // Every address filled its own log, and the hundredth failure the total.
@@ -103,9 +95,9 @@ describe('the distributed lock-out and the device value', () => {
     expect(await lockouts('total')).toBe(before.total + 1)
 
     // A new address without a device value: locked, on both instances, the right password too.
-    expectError(await tryLogin(a, ADMIN.username, ADMIN.password, newIp()), 429, TOO_MANY)
+    expectError(await tryLogin(a, ADMIN.username, ADMIN.password, newIp()), 'DEMASIADAS_PETICIONES')
     const locked = await tryLogin(b, ADMIN.username, ADMIN.password, newIp())
-    expectError(locked, 429, TOO_MANY)
+    expectError(locked, 'DEMASIADAS_PETICIONES')
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(15 * 60 - 120)
 
     // The owner, from an address never seen, with the value an earlier login gave.
@@ -116,7 +108,7 @@ describe('the distributed lock-out and the device value', () => {
     // The renewed value names the same device; both work, on either instance.
     expect((await tryLogin(a, ADMIN.username, ADMIN.password, newIp(), renewed)).status).toBe(200)
     // A wrong password with the device is an ordinary 401, not a lock.
-    expectError(await tryLogin(a, ADMIN.username, 'not-the-password', newIp(), owner), 401, BAD_LOGIN)
+    expectError(await tryLogin(a, ADMIN.username, 'not-the-password', newIp(), owner), 'CREDENCIALES_INVALIDAS')
 
     // Treated as absent, so refused by the lock: tampered (payload or
     // signature), another user's, garbage, expired, forged with another key.
@@ -131,20 +123,20 @@ describe('the distributed lock-out and the device value', () => {
     const forged = deviceSigner('another-secret-that-is-long-enough-0123456789').issue(user, hash)
     expect((await tryLogin(b, ADMIN.username, ADMIN.password, newIp(), signer.issue(user, hash, undefined, Date.now() - DEVICE_MAX_AGE_MS + 60_000))).status).toBe(200)
     for (const wrong of [tamper(owner, 0), tamper(owner, 1), othersDevice, 'x', `${owner}.x`, forged, expired]) {
-      expectError(await tryLogin(a, ADMIN.username, ADMIN.password, newIp(), wrong), 429, TOO_MANY)
+      expectError(await tryLogin(a, ADMIN.username, ADMIN.password, newIp(), wrong), 'DEMASIADAS_PETICIONES')
     }
     // Another user's value does not unlock admin, and still works for that user.
-    expect((await tryLogin(b, other.username, PW, newIp(), othersDevice)).status).toBe(200)
+    expect((await tryLogin(b, other.username, PASSWORD, newIp(), othersDevice)).status).toBe(200)
   })
 
   it('a device value is the user\'s only while their password is the one it was issued under', async () => {
-    const u = await newUser()
-    const device = await deviceOf(a, u.username, PW, newIp())
-    const token = (await tryLogin(a, u.username, PW, newIp(), device)).body.data.token as string
+    const u = await createUser(a, adminToken, 'consulta')
+    const device = await deviceOf(a, u.username, PASSWORD, newIp())
+    const token = (await tryLogin(a, u.username, PASSWORD, newIp(), device)).body.data.token as string
     const NEW_PW = 'otra-clave-muy-larga-456'
-    expect((await call(b, 'PUT', '/me/password', { token, body: { password_actual: PW, password_nueva: NEW_PW } })).status).toBe(200)
+    expect((await call(b, 'PUT', '/me/password', { token, body: { password_actual: PASSWORD, password_nueva: NEW_PW } })).status).toBe(200)
     await distributed(u.username)
-    expectError(await tryLogin(a, u.username, NEW_PW, newIp(), device), 429, TOO_MANY)
+    expectError(await tryLogin(a, u.username, NEW_PW, newIp(), device), 'DEMASIADAS_PETICIONES')
     // Unlocked by an administrator, a new login gives a value that works again.
     expect((await call(a, 'POST', `/usuarios/${u.id}/desbloquear`, { token: adminToken })).status).toBe(200)
     const fresh = await deviceOf(b, u.username, NEW_PW, newIp())
@@ -153,18 +145,18 @@ describe('the distributed lock-out and the device value', () => {
   })
 
   it('ten failures from one address lock that address only; the owner\'s device still logs in there', async () => {
-    const u = await newUser()
-    const device = await deviceOf(a, u.username, PW, newIp())
+    const u = await createUser(a, adminToken, 'consulta')
+    const device = await deviceOf(a, u.username, PASSWORD, newIp())
     const attacker = newIp()
     expect(await fail(u.username, attacker)).toEqual(Array(10).fill(401))
-    expectError(await tryLogin(a, u.username, PW, attacker), 429, TOO_MANY)
-    expect((await tryLogin(b, u.username, PW, newIp())).status).toBe(200)
-    expect((await tryLogin(b, u.username, PW, attacker, device)).status).toBe(200)
+    expectError(await tryLogin(a, u.username, PASSWORD, attacker), 'DEMASIADAS_PETICIONES')
+    expect((await tryLogin(b, u.username, PASSWORD, newIp())).status).toBe(200)
+    expect((await tryLogin(b, u.username, PASSWORD, attacker, device)).status).toBe(200)
   })
 
   it('a device\'s own failures lock that device: a stolen value gives ten guesses, then it counts as absent', async () => {
-    const u = await newUser()
-    const device = await deviceOf(a, u.username, PW, newIp())
+    const u = await createUser(a, adminToken, 'consulta')
+    const device = await deviceOf(a, u.username, PASSWORD, newIp())
     await distributed(u.username)
     const before = await lockouts('dispositivo')
     // Ten wrong passwords with the device, from many addresses: 401 each.
@@ -173,18 +165,18 @@ describe('the distributed lock-out and the device value', () => {
     expect(statuses).toEqual(Array(10).fill(401))
     expect(await lockouts('dispositivo')).toBe(before + 1)
     // Now the device is absent: the total lock refuses it, the right password too.
-    expectError(await tryLogin(a, u.username, PW, newIp(), device), 429, TOO_MANY)
+    expectError(await tryLogin(a, u.username, PASSWORD, newIp(), device), 'DEMASIADAS_PETICIONES')
     // desbloquear lifts every lock of the user: the device's and the total.
     expect((await call(b, 'POST', `/usuarios/${u.id}/desbloquear`, { token: adminToken })).status).toBe(200)
-    expect((await tryLogin(a, u.username, PW, newIp(), device)).status).toBe(200)
-    expect((await tryLogin(b, u.username, PW, newIp())).status).toBe(200)
+    expect((await tryLogin(a, u.username, PASSWORD, newIp(), device)).status).toBe(200)
+    expect((await tryLogin(b, u.username, PASSWORD, newIp())).status).toBe(200)
   })
 
   it('PUT /me/password: the owner changes it during a total lock; a stolen token gets ten wrong tries, from any addresses', async () => {
-    const u = await newUser()
-    const device = await deviceOf(a, u.username, PW, newIp())
+    const u = await createUser(a, adminToken, 'consulta')
+    const device = await deviceOf(a, u.username, PASSWORD, newIp())
     await distributed(u.username)
-    const login = await tryLogin(b, u.username, PW, newIp(), device)
+    const login = await tryLogin(b, u.username, PASSWORD, newIp(), device)
     expect(login.status).toBe(200)
     const token = login.body.data.token as string
     const put = (app: FastifyInstance, actual: string, nueva: string): Promise<Res> => app.inject({
@@ -197,33 +189,33 @@ describe('the distributed lock-out and the device value', () => {
     for (let i = 0; i < 10; i++) statuses.push((await put(i % 2 === 0 ? a : b, `guess-${i}-xxxx`, 'otra-clave-muy-larga-456')).status)
     expect(statuses).toEqual(Array(10).fill(401))
     expect(await lockouts('sesion')).toBe(before + 1)
-    expectError(await put(a, PW, 'otra-clave-muy-larga-456'), 429, TOO_MANY)
+    expectError(await put(a, PASSWORD, 'otra-clave-muy-larga-456'), 'DEMASIADAS_PETICIONES')
     // Another session of the owner (the device again) is not locked by it.
-    const second = (await tryLogin(a, u.username, PW, newIp(), device)).body.data.token as string
-    const res = await call(b, 'PUT', '/me/password', { token: second, body: { password_actual: PW, password_nueva: 'otra-clave-muy-larga-456' } })
+    const second = (await tryLogin(a, u.username, PASSWORD, newIp(), device)).body.data.token as string
+    const res = await call(b, 'PUT', '/me/password', { token: second, body: { password_actual: PASSWORD, password_nueva: 'otra-clave-muy-larga-456' } })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
   })
 
   it('a success with the device clears its failures', async () => {
-    const u = await newUser()
-    const device = await deviceOf(a, u.username, PW, newIp())
+    const u = await createUser(a, adminToken, 'consulta')
+    const device = await deviceOf(a, u.username, PASSWORD, newIp())
     await distributed(u.username)
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 9; i++) expect((await tryLogin(a, u.username, 'wrong', newIp(), device)).status).toBe(401)
-      expect((await tryLogin(b, u.username, PW, newIp(), device)).status).toBe(200)
+      expect((await tryLogin(b, u.username, PASSWORD, newIp(), device)).status).toBe(200)
     }
   })
 })
 
 describe('lock-outs in the log', () => {
   it('a warn line names the lock, the address, and the username only when the user exists; a failed unknown username is not logged', async () => {
-    const u = await newUser()
+    const u = await createUser(a, adminToken, 'consulta')
     const ip = newIp()
     const mistyped = 'Clave-Tecleada-En-Usuario-6120'
     lines.length = 0
     for (let i = 0; i < 10; i++) expect((await tryLogin(a, u.username, 'wrong', ip)).status).toBe(401)
     for (let i = 0; i < 10; i++) expect((await tryLogin(a, mistyped, 'wrong', ip)).status).toBe(401)
-    expectError(await tryLogin(a, mistyped, 'wrong', ip), 429, TOO_MANY)
+    expectError(await tryLogin(a, mistyped, 'wrong', ip), 'DEMASIADAS_PETICIONES')
     await new Promise((resolve) => setTimeout(resolve, 50))
     const warns = logged().filter((l) => l.msg === 'login locked out')
     expect(warns.map((l) => ({ level: l.level, username: l.username, address: l.address, lock: l.lock }))).toEqual([

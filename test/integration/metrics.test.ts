@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
+import { errorOf } from '../helpers/errors.js'
 import { freePort } from '../helpers/free-port.js'
 import { client, login } from '../helpers/http.js'
 import { usingRedis } from '../helpers/services.js'
@@ -63,10 +64,10 @@ describe('GET /metrics on METRICS_PORT', () => {
 
   it('is not on the public port, and the metrics listener serves nothing else', async () => {
     // Like any unknown address: the token first (S9 order), then 404.
-    expect((await client(app).get('/metrics')).body).toEqual({ success: false, error: 'Token no proporcionado' })
+    expect((await client(app).get('/metrics')).body).toEqual(errorOf('TOKEN_NO_PROPORCIONADO'))
     const res = await client(app, await login(app)).get('/metrics')
     expect(res.status).toBe(404)
-    expect(res.body).toEqual({ success: false, error: 'Ruta no encontrada' }) // a reserved path (core/registry/build.ts)
+    expect(res.body).toEqual(errorOf('RUTA_NO_ENCONTRADA')) // a reserved path (core/registry/build.ts)
     expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(404)
     expect((await fetch(`http://127.0.0.1:${port}/metrics`, { method: 'POST' })).status).toBe(404)
   })

@@ -18,7 +18,8 @@ import { SYSTEM_FIELDS } from '../../core/system-fields.js'
 import { typeOf } from '../../core/field-types/index.js'
 import { LIST_PARAMETERS, listFilters } from '../../records/list-query.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { call, expectError, login } from '../helpers/http.js'
+import { call, login } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
 
 const registry = loadRegistry('modules.yaml')
 type Schema = Record<string, any>
@@ -59,7 +60,7 @@ describe('GET /docs and /docs/json', () => {
     const asset = await call(app, 'GET', '/docs/static/swagger-ui-bundle.js')
     expect(asset.status).toBe(200)
     expect(String(asset.headers['content-type'])).toMatch(/javascript/)
-    expectError(await call(app, 'GET', '/docs/static/no-such-file.js'), 404, 'Ruta no encontrada')
+    expectError(await call(app, 'GET', '/docs/static/no-such-file.js'), 'RUTA_NO_ENCONTRADA')
   })
 
   it('is not held to the normal limits, only to a per-IP window of its own (an instance that allows 3 requests per address per hour)', async () => {
@@ -165,7 +166,7 @@ describe('the document', () => {
   it('and the service refuses unknown keys as documented', async () => {
     const token = await login(app)
     const res = await call(app, 'POST', '/sala092', { token, body: { tipo_incidencia: 'urgente', descripcion: 'x', descripción: 'x' } })
-    expectError(res, 400, 'Datos inválidos')
+    expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles).toEqual([expect.objectContaining({ campo: 'descripción' })])
   })
 

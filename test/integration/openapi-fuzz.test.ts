@@ -20,20 +20,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { loadRegistry } from '../../core/registry/load.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { call, login, refOrder, sampleBody, userWithRole } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { call, refOrder, sampleBody } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
+import { statusByText } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000)
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_123)
 const registry = loadRegistry('modules.yaml')
 
 /** docs/user-guide.md "Errors": every text a client may get, with its status. */
-const S9: Record<string, number> = {
-  'Datos requeridos': 400, 'Datos inválidos': 400, 'JSON mal formado': 400, 'Token no proporcionado': 401, 'Token inválido o expirado': 401,
-  'Credenciales inválidas': 401, 'Sin permisos para esta operación': 403, 'Registro no encontrado': 404, 'Módulo no encontrado': 404,
-  'Ruta no encontrada': 404, 'Conflicto de versión': 409, 'Registro duplicado': 409, 'Transición de estado no permitida': 409,
-  'Petición demasiado grande': 413, 'Tipo de contenido no soportado': 415, 'Demasiadas peticiones': 429,
-}
+const S9 = statusByText(['DATOS_REQUERIDOS', 'DATOS_INVALIDOS', 'JSON_MAL_FORMADO', 'TOKEN_NO_PROPORCIONADO', 'TOKEN_INVALIDO',
+  'CREDENCIALES_INVALIDAS', 'SIN_PERMISOS', 'REGISTRO_NO_ENCONTRADO', 'MODULO_NO_ENCONTRADO', 'RUTA_NO_ENCONTRADA', 'CONFLICTO_VERSION',
+  'REGISTRO_DUPLICADO', 'TRANSICION_NO_PERMITIDA', 'PETICION_DEMASIADO_GRANDE', 'TIPO_CONTENIDO_NO_SOPORTADO', 'DEMASIADAS_PETICIONES'])
 
 type Schema = Record<string, any>
 interface Operation { method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, op: Schema, module?: string }
@@ -41,6 +41,7 @@ interface Req { method: Operation['method'], url: string, caller: string, payloa
 
 let h: Harness
 let app: FastifyInstance
+let admin: string
 let doc: Schema
 /** Caller name → Authorization header value (undefined: none). */
 const callers = new Map<string, string | undefined>()
@@ -50,12 +51,10 @@ const ids = new Map<string, string[]>()
 const callerIds = new Set<string>()
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  const admin = await login(app)
+  ({ h, app, token: admin } = await startTestApp())
   callers.set('admin', `Bearer ${admin}`)
   for (const rol of ['jefe', 'oficial', 'agente', 'consulta']) {
-    const u = await userWithRole(app, admin, rol)
+    const u = await newUser(app, admin, rol)
     callers.set(rol, `Bearer ${u.token}`)
     callerIds.add(u.id)
   }

@@ -9,12 +9,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
+import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
 import type { Res } from '../helpers/http.js'
+import { errorOf } from '../helpers/errors.js'
+import { createUser } from '../helpers/users.js'
 
-const TOO_MANY = { success: false, error: 'Demasiadas peticiones' }
-const BAD_LOGIN = { success: false, error: 'Credenciales inválidas' }
-const PW = 'contraseña-segura-123'
+const TOO_MANY = errorOf('DEMASIADAS_PETICIONES')
+const BAD_LOGIN = errorOf('CREDENCIALES_INVALIDAS')
 const MISSING_USR = '/usuarios/USR-2020-99999'
 
 let h: Harness
@@ -48,13 +49,8 @@ async function token (app: FastifyInstance = setup, username = ADMIN.username, p
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   return res.body.data.token as string
 }
-let userSeq = 0
-async function newUser (rol = 'consulta'): Promise<string> {
-  const username = `rl${++userSeq}.${rol}`
-  const res = await req(setup, 'POST', '/usuarios', { token: await token(), body: { username, password: PW, nombre: `Nombre ${username}`, rol } })
-  expect(res.status, JSON.stringify(res.body)).toBe(201)
-  return username
-}
+/** A new user's username (made on `setup`, from an address of its own: counters are shared). */
+const newUsername = async (): Promise<string> => (await createUser(setup, await token(), 'consulta', {}, newIp())).username
 
 /** RateLimit-* headers as numbers (NaN when absent). */
 function rl (res: Res): { limit: number, remaining: number, reset: number } {
@@ -114,9 +110,9 @@ describe('headers', () => {
   it('every counted response (200, 201, 400, 401, 403, 404, 409, 415) carries RateLimit-* with Remaining falling by one', async () => {
     const app = await h.app({ env: { RATE_LIMIT_IP_MAX: '30', RATE_LIMIT_IP_WINDOW: '60s' } })
     const admin = await token(app)
-    const consulta = await token(app, await newUser('consulta'), PW)
+    const consulta = await token(app, await newUsername(), PASSWORD)
     const ip = newIp()
-    const user = { username: 'rl.headers', password: PW, nombre: 'Cabeceras', rol: 'agente' }
+    const user = { username: 'rl.headers', password: PASSWORD, nombre: 'Cabeceras', rol: 'agente' }
     const seen = [
       await req(app, 'GET', '/me', { ip, token: admin }),
       await req(app, 'POST', '/usuarios', { ip, token: admin, body: user }),
@@ -265,13 +261,13 @@ describe('client address and TRUST_PROXY', () => {
   it('the login lock-out follows the real client behind the balancer', async () => {
     const app = await h.app({ env: { TRUST_PROXY: '1' } })
     try {
-      const user = await newUser()
+      const user = await newUsername()
       const balancer = newIp()
       const attacker = newIp()
       const via = (client: string): Opts => ({ ip: balancer, headers: { 'x-forwarded-for': client } })
       for (let i = 0; i < 10; i++) expect((await req(app, 'POST', '/auth/login', { ...via(attacker), body: { username: user, password: 'wrong' } })).status).toBe(401)
-      expect429(await req(app, 'POST', '/auth/login', { ...via(attacker), body: { username: user, password: PW } }), 15 * 60)
-      expect((await req(app, 'POST', '/auth/login', { ...via(newIp()), body: { username: user, password: PW } })).status).toBe(200)
+      expect429(await req(app, 'POST', '/auth/login', { ...via(attacker), body: { username: user, password: PASSWORD } }), 15 * 60)
+      expect((await req(app, 'POST', '/auth/login', { ...via(newIp()), body: { username: user, password: PASSWORD } })).status).toBe(200)
     } finally { await h.closeApp(app) } // the embedded database serves 16 connections
   })
 })
@@ -292,23 +288,23 @@ describe('login lock-out (SPEC S15, S21), for clients without a device value', (
   }
 
   it('ten failures from one address lock the username for that address: 429 even with the right password, on any instance; other addresses and usernames unaffected', async () => {
-    const victim = await newUser()
-    const bystander = await newUser()
+    const victim = await newUsername()
+    const bystander = await newUsername()
     const attacker = newIp()
     for (const res of await fail10(victim, attacker)) expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: BAD_LOGIN })
-    const locked = await login(a, victim, PW, attacker)
+    const locked = await login(a, victim, PASSWORD, attacker)
     expect429(locked, LOCK_S)
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(LOCK_S - 60)
-    expect429(await login(b, victim, PW, attacker), LOCK_S)
+    expect429(await login(b, victim, PASSWORD, attacker), LOCK_S)
     expect429(await login(b, victim, 'wrong-again', attacker), LOCK_S)
     // Every response but /health and /ready carries the RateLimit-* headers, a lock-out 429 too.
     expect(rl(locked).limit).toBeGreaterThan(0)
     // The victim, from their own address, is not locked out by a stranger.
-    expect((await login(a, victim, PW, newIp())).status).toBe(200)
-    expect((await login(b, victim, PW, newIp())).status).toBe(200)
-    expect((await login(a, bystander, PW, attacker)).status).toBe(200)
+    expect((await login(a, victim, PASSWORD, newIp())).status).toBe(200)
+    expect((await login(b, victim, PASSWORD, newIp())).status).toBe(200)
+    expect((await login(a, bystander, PASSWORD, attacker)).status).toBe(200)
     expect((await login(b, bystander, 'wrong', attacker)).status).toBe(401)
-    expect((await login(b, bystander, PW, attacker)).status).toBe(200)
+    expect((await login(b, bystander, PASSWORD, attacker)).status).toBe(200)
   })
 
   it('a stranger cannot lock the superadmin out', async () => {
@@ -319,42 +315,42 @@ describe('login lock-out (SPEC S15, S21), for clients without a device value', (
   })
 
   it('no username names another one\'s log: failures for "<user>:ip:<address>" do not lock <user> at that address', async () => {
-    const victim = await newUser()
+    const victim = await newUsername()
     const victimIp = newIp()
     await fail10(`${victim}:ip:${victimIp}`, newIp())
-    expect((await login(a, victim, PW, victimIp)).status).toBe(200)
+    expect((await login(a, victim, PASSWORD, victimIp)).status).toBe(200)
   })
 
   it('any string is a username to count: a lone surrogate fails as 401 and locks like any other', async () => {
     const ip = newIp()
     for (const res of await fail10('agente\ud800', ip)) expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: BAD_LOGIN })
-    expect429(await login(a, 'agente\ud800', PW, ip), LOCK_S)
+    expect429(await login(a, 'agente\ud800', PASSWORD, ip), LOCK_S)
     // Not the same log as the replacement character it would become in UTF-8.
-    expect((await login(a, 'agente\ufffd', PW, ip)).status).toBe(401)
+    expect((await login(a, 'agente\ufffd', PASSWORD, ip)).status).toBe(401)
   })
 
   it('100 failures from any addresses lock the username for every client without a device value; successful logins are not failures', async () => {
-    const user = await newUser()
-    for (let i = 0; i < 5; i++) expect((await login(i % 2 === 0 ? a : b, user, PW, newIp())).status).toBe(200)
+    const user = await newUsername()
+    for (let i = 0; i < 5; i++) expect((await login(i % 2 === 0 ? a : b, user, PASSWORD, newIp())).status).toBe(200)
     const statuses: number[] = []
     for (let ip = 0; ip < 10; ip++) statuses.push(...(await fail10(user, newIp())).map((r) => r.status))
     expect(statuses).toEqual(Array(100).fill(401))
-    const locked = await login(a, user, PW, newIp())
+    const locked = await login(a, user, PASSWORD, newIp())
     expect429(locked, LOCK_S)
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(LOCK_S - 120)
-    expect429(await login(b, user, PW, newIp()), LOCK_S)
+    expect429(await login(b, user, PASSWORD, newIp()), LOCK_S)
   })
 
   it('an unknown username fails and locks exactly like a known one (no enumeration)', async () => {
-    const known = await newUser()
+    const known = await newUsername()
     const unknown = 'rl.nadie-existe'
     const ip = newIp()
     const k = await fail10(known, ip)
     const u = await fail10(unknown, ip)
     const view = (r: Res & { raw: string }): unknown => ({ status: r.status, raw: r.raw, ct: r.headers['content-type'] })
     expect(u.map(view)).toEqual(k.map(view))
-    const kLocked = await login(a, known, PW, ip)
-    const uLocked = await login(b, unknown, PW, ip)
+    const kLocked = await login(a, known, PASSWORD, ip)
+    const uLocked = await login(b, unknown, PASSWORD, ip)
     expect429(kLocked, LOCK_S)
     expect429(uLocked, LOCK_S)
     expect(view(uLocked)).toEqual(view(kLocked))
@@ -363,28 +359,28 @@ describe('login lock-out (SPEC S15, S21), for clients without a device value', (
   })
 
   it('parallel attempts from one address get no more than ten password checks: the rest are 429', async () => {
-    const user = await newUser()
+    const user = await newUsername()
     const ip = newIp()
     const all = await Promise.all(Array.from({ length: 20 }, (_, i) => login(i % 2 === 0 ? a : b, user, `wrong-${i}`, ip)))
     const statuses = all.map((r) => r.status)
     expect(statuses.every((s) => s === 401 || s === 429), String(statuses)).toBe(true)
     expect(statuses.filter((s) => s === 401).length, 'failed password checks').toBeLessThanOrEqual(10)
-    expect429(await login(a, user, PW, ip), LOCK_S)
+    expect429(await login(a, user, PASSWORD, ip), LOCK_S)
   })
 
   it('a successful login clears the failures of its own address, not those of another', async () => {
-    const user = await newUser()
+    const user = await newUsername()
     const ip = newIp()
     const nine = async (from: string): Promise<void> => {
       for (let i = 0; i < 9; i++) expect((await login(i % 2 === 0 ? a : b, user, 'wrong', from)).status).toBe(401)
     }
     await nine(ip)
-    expect((await login(b, user, PW, ip)).status).toBe(200)
+    expect((await login(b, user, PASSWORD, ip)).status).toBe(200)
     await nine(ip)
-    expect((await login(a, user, PW, ip)).status).toBe(200)
+    expect((await login(a, user, PASSWORD, ip)).status).toBe(200)
     await nine(ip)
-    expect((await login(a, user, PW, newIp())).status).toBe(200) // another address: this one keeps its nine
+    expect((await login(a, user, PASSWORD, newIp())).status).toBe(200) // another address: this one keeps its nine
     expect((await login(b, user, 'wrong', ip)).status).toBe(401)
-    expect429(await login(a, user, PW, ip), LOCK_S)
+    expect429(await login(a, user, PASSWORD, ip), LOCK_S)
   })
 })

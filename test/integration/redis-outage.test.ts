@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login } from '../helpers/http.js'
+import { client, login } from '../helpers/http.js'
+import { errorOf, expectError } from '../helpers/errors.js'
 import { freePort } from '../helpers/free-port.js'
 
 async function startRedis (port: number): Promise<ChildProcess> {
@@ -56,12 +57,12 @@ describe('a Redis outage', () => {
 
     await stop(redis)
     const started = Date.now()
-    expectError(await api.get('/me'), 503, 'Servicio no disponible')
-    expectError(await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'x' }), 503, 'Servicio no disponible')
-    expectError(await client(app).post('/auth/login', { username: 'admin', password: 'whatever-123' }), 503, 'Servicio no disponible')
+    expectError(await api.get('/me'), 'SERVICIO_NO_DISPONIBLE')
+    expectError(await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'x' }), 'SERVICIO_NO_DISPONIBLE')
+    expectError(await client(app).post('/auth/login', { username: 'admin', password: 'whatever-123' }), 'SERVICIO_NO_DISPONIBLE')
     const ready = await app.inject({ method: 'GET', url: '/ready' })
     expect(ready.statusCode).toBe(503)
-    expect(ready.json()).toEqual({ success: false, error: 'Servicio no disponible' })
+    expect(ready.json()).toEqual(errorOf('SERVICIO_NO_DISPONIBLE'))
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
     expect(Date.now() - started).toBeLessThan(15_000) // fails fast, no hanging requests
 
@@ -73,7 +74,7 @@ describe('a Redis outage', () => {
     }
     expect(status).toBe(200)
     expect((await api.get('/me')).status).toBe(200)
-    expectError(await client(app, revoked).get('/me'), 401, 'Token inválido o expirado')
+    expectError(await client(app, revoked).get('/me'), 'TOKEN_INVALIDO')
     const created = await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'tras el corte' })
     expect(created.status).toBe(201)
     expect(created.body.data._id).toMatch(/-00001$/) // counters re-seeded from the table

@@ -13,16 +13,16 @@ import { copyFileSync, readdirSync, statSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { ADMIN, type Harness } from '../helpers/app.js'
-import { client, expectError, login } from '../helpers/http.js'
+import { ADMIN, PASSWORD, type Harness } from '../helpers/app.js'
+import { client, login } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
 import { reconnected, usePrivateRedis } from '../helpers/private-redis.js'
 import type { RedisServer } from '../helpers/redis-server.js'
+import { createUser } from '../helpers/users.js'
 import { Redis } from 'ioredis'
 import type { SessionFill, UserSnapshot } from '../../stores/sessions/contract.js'
 import { RedisSessionStore } from '../../stores/sessions/redis.js'
 
-const PW = 'contraseña-segura-123'
-const BAD_TOKEN = 'Token inválido o expirado'
 
 const fixture = usePrivateRedis()
 const { instances } = fixture
@@ -41,26 +41,18 @@ interface Scene {
   deactivatedId: string
 }
 
-let seq = 0
-async function newUser (app: FastifyInstance, admin: string, rol: string): Promise<{ id: string, username: string }> {
-  const username = `rr${++seq}.${rol}.${Date.now() % 100000}`
-  const res = await client(app, admin).post('/usuarios', { username, password: PW, nombre: `Nombre ${username}`, rol })
-  expect(res.status, JSON.stringify(res.body)).toBe(201)
-  return { id: res.body.data._id, username }
-}
-
 /** Users and tokens, each used on both instances so Redis caches them as active. */
 async function prepare (a: FastifyInstance, b: FastifyInstance): Promise<Scene> {
   const admin = await login(a, ADMIN.username, ADMIN.password)
-  const agente = await newUser(a, admin, 'agente')
-  const gone = await newUser(a, admin, 'agente')
-  const jefe = await newUser(a, admin, 'jefe')
+  const agente = await createUser(a, admin, 'agente')
+  const gone = await createUser(a, admin, 'agente')
+  const jefe = await createUser(a, admin, 'jefe')
   const scene: Scene = {
-    loggedOut: await login(a, agente.username, PW),
-    live: await login(b, agente.username, PW),
-    deactivated: await login(a, gone.username, PW),
+    loggedOut: await login(a, agente.username, PASSWORD),
+    live: await login(b, agente.username, PASSWORD),
+    deactivated: await login(a, gone.username, PASSWORD),
     deactivatedId: gone.id,
-    demoted: { id: jefe.id, token: await login(b, jefe.username, PW) },
+    demoted: { id: jefe.id, token: await login(b, jefe.username, PASSWORD) },
   }
   for (const app of [a, b]) {
     for (const t of [scene.loggedOut, scene.live, scene.deactivated]) expect((await client(app, t).get('/me')).status).toBe(200)
@@ -79,10 +71,10 @@ async function revoke (a: FastifyInstance, b: FastifyInstance, scene: Scene): Pr
 }
 
 async function expectRevoked (app: FastifyInstance, scene: Scene): Promise<void> {
-  expectError(await client(app, scene.loggedOut).get('/me'), 401, BAD_TOKEN)
-  expectError(await client(app, scene.deactivated).get('/me'), 401, BAD_TOKEN)
-  expectError(await client(app, scene.deactivated).get('/denuncias'), 401, BAD_TOKEN)
-  expectError(await client(app, scene.demoted.token).get('/usuarios?limit=1'), 403, 'Sin permisos para esta operación')
+  expectError(await client(app, scene.loggedOut).get('/me'), 'TOKEN_INVALIDO')
+  expectError(await client(app, scene.deactivated).get('/me'), 'TOKEN_INVALIDO')
+  expectError(await client(app, scene.deactivated).get('/denuncias'), 'TOKEN_INVALIDO')
+  expectError(await client(app, scene.demoted.token).get('/usuarios?limit=1'), 'SIN_PERMISOS')
   expect((await client(app, scene.demoted.token).get('/me')).body.data.rol).toBe('consulta')
   expect((await client(app, scene.live).get('/me')).status).toBe(200)
 }

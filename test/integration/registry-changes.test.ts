@@ -12,18 +12,17 @@ import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
 import { ConfigError } from '../../core/errors.js'
 import { valueColumn } from '../../db/columns.js'
 import { planSchema } from '../../db/schema-sync.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { call, client, expectError, login, sampleBody, userWithRole } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { call, client, login, sampleBody, type Api } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
+import { expectError } from '../helpers/errors.js'
 import { usingPostgres, usingRedis } from '../helpers/services.js'
+import { edit } from '../helpers/edit-text.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const real = readFileSync('modules.yaml', 'utf8')
 const registry = loadRegistry('modules.yaml')
 const SYSTEM = ['_id', '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_deleted']
-
-function edit (text: string, from: string, to: string): string {
-  expect(text.split(from).length - 1, `"${from}" must occur once`).toBe(1)
-  return text.replace(from, to)
-}
 
 const AGENTE = '  agente:\n    description: Agente (operaciones básicas)\n    permissions:\n'
 const withObjetos = edit(real, AGENTE, `${AGENTE}      - objetos_perdidos.ver\n      - objetos_perdidos.crear\n`) + `
@@ -60,9 +59,7 @@ async function documentsOf (table: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  h = await createHarness()
-  base = await h.app()
-  adminToken = await login(base)
+  ({ h, app: base, token: adminToken } = await startTestApp())
 })
 afterAll(async () => { await h.close() })
 
@@ -88,7 +85,7 @@ describe('service routes without a token', () => {
     const given = await call(base, 'GET', '/health', { headers: { 'x-request-id': 'peticion-abc.123' } })
     expect(given.headers['x-request-id']).toBe('peticion-abc.123')
     const denied = await call(base, 'GET', '/denuncias', { headers: { 'x-request-id': 'sin-token-1' } })
-    expectError(denied, 401, 'Token no proporcionado')
+    expectError(denied, 'TOKEN_NO_PROPORCIONADO')
     expect(denied.headers['x-request-id']).toBe('sin-token-1')
     const unsafe = await call(base, 'GET', '/health', { headers: { 'x-request-id': 'bad id with spaces' } })
     expect(unsafe.headers['x-request-id']).not.toBe('bad id with spaces')
@@ -126,7 +123,7 @@ describe('a module added to modules.yaml', () => {
   const reg = parseRegistry(withObjetos, 'temp.yaml')
   const mod = reg.byName.get('objetos_perdidos')!
   let app: FastifyInstance
-  let api: ReturnType<typeof client>
+  let api: Api
   let personalId: string
   let id: string
   const year = new Intl.DateTimeFormat('en', { timeZone: 'Europe/Madrid', year: 'numeric' }).format(new Date())
@@ -140,7 +137,7 @@ describe('a module added to modules.yaml', () => {
   })
 
   it('is unknown to an instance started with the old file', async () => {
-    expectError(await client(base, adminToken).get('/objetos_perdidos'), 404, 'Módulo no encontrado')
+    expectError(await client(base, adminToken).get('/objetos_perdidos'), 'MODULO_NO_ENCONTRADO')
   })
 
   it('POST creates OBJ-YYYY-00001 with defaults and nulls (201)', async () => {
@@ -155,10 +152,10 @@ describe('a module added to modules.yaml', () => {
   })
 
   it('validates against the new declaration (required, enum, ref, unknown field)', async () => {
-    expectError(await api.post('/objetos_perdidos', { lugar_hallazgo: 'Plaza Mayor' }), 400, 'Datos requeridos')
-    expectError(await api.post('/objetos_perdidos', { descripcion: 'x', estado: 'perdido' }), 400, 'Datos inválidos')
-    expectError(await api.post('/objetos_perdidos', { descripcion: 'x', entregado_por: `PER-${year}-99999` }), 400, 'Datos inválidos')
-    expectError(await api.post('/objetos_perdidos', { descripcion: 'x', color: 'rojo' }), 400, 'Datos inválidos')
+    expectError(await api.post('/objetos_perdidos', { lugar_hallazgo: 'Plaza Mayor' }), 'DATOS_REQUERIDOS')
+    expectError(await api.post('/objetos_perdidos', { descripcion: 'x', estado: 'perdido' }), 'DATOS_INVALIDOS')
+    expectError(await api.post('/objetos_perdidos', { descripcion: 'x', entregado_por: `PER-${year}-99999` }), 'DATOS_INVALIDOS')
+    expectError(await api.post('/objetos_perdidos', { descripcion: 'x', color: 'rojo' }), 'DATOS_INVALIDOS')
   })
 
   it('GET, PUT and list work', async () => {
@@ -177,7 +174,7 @@ describe('a module added to modules.yaml', () => {
   it('DELETE soft-deletes it', async () => {
     const res = await api.del(`/objetos_perdidos/${id}`)
     expect(res.status).toBe(200)
-    expectError(await api.get(`/objetos_perdidos/${id}`), 404, 'Registro no encontrado')
+    expectError(await api.get(`/objetos_perdidos/${id}`), 'REGISTRO_NO_ENCONTRADO')
     expect((await api.get('/objetos_perdidos')).body.data.total).toBe(1)
   })
 
@@ -192,14 +189,14 @@ describe('a module added to modules.yaml', () => {
   })
 
   it('the role permissions declared for it apply (agente may create, consulta may not)', async () => {
-    const agente = client(app, (await userWithRole(app, await login(app), 'agente')).token)
-    const consulta = client(app, (await userWithRole(app, await login(app), 'consulta')).token)
+    const agente = client(app, (await newUser(app, await login(app), 'agente')).token)
+    const consulta = client(app, (await newUser(app, await login(app), 'consulta')).token)
     const created = await agente.post('/objetos_perdidos', { descripcion: 'Paraguas' })
     expect(created.status, JSON.stringify(created.body)).toBe(201)
     expect((await agente.get(`/objetos_perdidos/${created.body.data._id}`)).status).toBe(200)
-    expectError(await agente.put(`/objetos_perdidos/${created.body.data._id}`, { lugar_hallazgo: 'x' }), 403, 'Sin permisos para esta operación')
-    expectError(await consulta.get('/objetos_perdidos'), 403, 'Sin permisos para esta operación')
-    expectError(await consulta.post('/objetos_perdidos', { descripcion: 'Gafas' }), 403, 'Sin permisos para esta operación')
+    expectError(await agente.put(`/objetos_perdidos/${created.body.data._id}`, { lugar_hallazgo: 'x' }), 'SIN_PERMISOS')
+    expectError(await consulta.get('/objetos_perdidos'), 'SIN_PERMISOS')
+    expectError(await consulta.post('/objetos_perdidos', { descripcion: 'Gafas' }), 'SIN_PERMISOS')
   })
 
   it('appears in the OpenAPI document of the new instance', async () => {
@@ -237,7 +234,7 @@ describe('a field added to an existing module', () => {
     const put = await api.put(`/vehiculos/${oldId}`, { color: 'azul' })
     expect(put.status, JSON.stringify(put.body)).toBe(200)
     expect(put.body.data).toMatchObject({ color: 'azul', _version: 2 })
-    expectError(await api.put(`/vehiculos/${oldId}`, { color: 'x'.repeat(31) }), 400, 'Datos inválidos')
+    expectError(await api.put(`/vehiculos/${oldId}`, { color: 'x'.repeat(31) }), 'DATOS_INVALIDOS')
   })
 })
 
@@ -343,7 +340,7 @@ describe('a destructive change to modules.yaml', () => {
     expect((await api.get(`/vehiculos/${oldId}`)).body.data).toMatchObject({ bastidor: null })
     const put = await api.put(`/vehiculos/${oldId}`, { km_actuales: 10 })
     expect(put.status, JSON.stringify(put.body)).toBe(200)
-    expectError(await api.put(`/vehiculos/${oldId}`, { bastidor: null }), 400, 'Datos requeridos')
+    expectError(await api.put(`/vehiculos/${oldId}`, { bastidor: null }), 'DATOS_REQUERIDOS')
     await h.closeApp(app)
   })
 
@@ -414,7 +411,7 @@ describe('long table and field names', () => {
     const id = (await api.post('/inventario_de_material_incautado_en_diligencias', body)).body.data._id as string
     expect(id).toMatch(/^IMI-\d{4}-00001$/)
     // the unique constraint holds under its shortened name
-    expectError(await api.post('/inventario_de_material_incautado_en_diligencias', { ...body, descripcion_del_objeto_intervenido: 'Otra' }), 409, 'Registro duplicado')
+    expectError(await api.post('/inventario_de_material_incautado_en_diligencias', { ...body, descripcion_del_objeto_intervenido: 'Otra' }), 'REGISTRO_DUPLICADO')
     const list = await api.get('/inventario_de_material_incautado_en_diligencias?descripcion_del_objeto_intervenido=Navaja')
     expect(list.body.data.total).toBe(1)
     expect((await api.get('/inventario_de_material_incautado_en_diligencias?descripcion_del_objeto_intervenido[contiene]=NAVA')).body.data.total).toBe(1)

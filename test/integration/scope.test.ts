@@ -15,8 +15,11 @@ import type { FastifyInstance } from 'fastify'
 import { parseRegistry } from '../../core/registry/load.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { planNodes } from '../helpers/explain.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, ok, refOrder, sampleBody, validDni } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { client, ok, refOrder, sampleBody, validDni, type Api } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
+import { newUser } from '../helpers/users.js'
 
 const ROLE_ENUM = 'enum: [superadmin, administrador, jefe, oficial, agente, consulta]'
 const text = readFileSync('modules.yaml', 'utf8')
@@ -31,28 +34,18 @@ modules:
   .replace(ROLE_ENUM, ROLE_ENUM.replace('consulta]', 'consulta, propio, mixto]'))
 const registry = parseRegistry(text, 'modules.yaml (+ propio, mixto)')
 const modules = refOrder(registry).filter((m) => !m.users)
-const NOT_FOUND = 'Registro no encontrado'
-const FORBIDDEN = 'Sin permisos para esta operación'
 
-type Api = ReturnType<typeof client>
 interface User { id: string, api: Api, api2: Api, personalId: string | null }
 
-let h: Harness
-let app: FastifyInstance
-let app2: FastifyInstance
-let admin: Api
+let h: Harness, app: FastifyInstance, app2: FastifyInstance, adminToken: string, admin: Api
 const refs = new Map<string, string>()
-let userCounter = 0
 
 async function staff (): Promise<string> {
   return ok(await admin.post('/personal', sampleBody(registry.byName.get('personal')!, refs)), 201)._id as string
 }
 
 async function user (rol: string, personalId: string | null): Promise<User> {
-  const username = `scope${++userCounter}-${rol}`
-  const password = 'contraseña-segura-123'
-  const id = ok(await admin.post('/usuarios', { username, password, nombre: `U ${rol}`, rol, ...(personalId !== null && { personal_id: personalId }) }), 201)._id as string
-  const token = await login(app, username, password)
+  const { id, token } = await newUser(app, adminToken, rol, personalId !== null ? { personal_id: personalId } : {})
   return { id, api: client(app, token), api2: client(app2, token), personalId }
 }
 
@@ -88,11 +81,8 @@ const ids = (records: Array<{ _id: string }>): string[] => records.map((r) => r.
 const hasEncrypted = (mod: ModuleDef): boolean => mod.fields.some((f) => f.encrypted)
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app({ registry })
+  ({ h, app, token: adminToken, admin } = await startTestApp({ registry }))
   app2 = await h.app({ registry })
-  const token = await login(app)
-  admin = client(app, token)
   refs.set('personal', ok(await admin.post('/personal', sampleBody(registry.byName.get('personal')!, new Map())), 201)._id as string)
   for (const m of modules) {
     if (m.name === 'personal' || refs.has(m.name)) continue
@@ -147,9 +137,9 @@ describe.each(modules.map((m) => [m.name, m] as const))('%s', (_name, mod) => {
       await u.api.put(`${path}/${foreign}`, change(mod)),
       await u.api.del(`${path}/${foreign}`),
       await u.api.post(`${path}/${foreignDeleted}/restaurar`),
-    ]) expectError(res, 404, NOT_FOUND)
+    ]) expectError(res, 'REGISTRO_NO_ENCONTRADO')
     // Exactly as for an id that does not exist.
-    expectError(await u.api.get(`${path}/${mod.prefix}-2026-99999`), 404, NOT_FOUND)
+    expectError(await u.api.get(`${path}/${mod.prefix}-2026-99999`), 'REGISTRO_NO_ENCONTRADO')
   })
 
   it('own records: GET, historial and verificar answer, decrypted; PUT, DELETE and restaurar work', async () => {
@@ -166,7 +156,7 @@ describe.each(modules.map((m) => [m.name, m] as const))('%s', (_name, mod) => {
     expect(put).not.toHaveProperty('_restringidos')
     if (mod.name === 'personal') return // deleting one's own staff record would end the test's ownership
     ok(await u.api.del(`${path}/${id}`))
-    expectError(await u.api.get(`${path}/${id}`), 404, NOT_FOUND)
+    expectError(await u.api.get(`${path}/${id}`), 'REGISTRO_NO_ENCONTRADO')
     expect(ok(await u.api.post(`${path}/${id}/restaurar`))).toMatchObject({ _id: id, _deleted: null })
   })
 
@@ -182,15 +172,15 @@ describe.each(modules.map((m) => [m.name, m] as const))('%s', (_name, mod) => {
       expect(versions.every((v: { registro: { _restringidos?: string[] } }) => v.registro._restringidos !== undefined)).toBe(true)
       for (const r of ok(await m.api.get(`${path}?limit=1000`)).records) expect('_restringidos' in r, r._id).toBe(!ownedBy(mod, r, m))
     }
-    expectError(await m.api.put(`${path}/${foreign}`, change(mod)), 403, FORBIDDEN)
-    expectError(await m.api.del(`${path}/${foreign}`), 403, FORBIDDEN)
-    expectError(await m.api.post(`${path}/${foreignDeleted}/restaurar`), 403, FORBIDDEN)
+    expectError(await m.api.put(`${path}/${foreign}`, change(mod)), 'SIN_PERMISOS')
+    expectError(await m.api.del(`${path}/${foreign}`), 'SIN_PERMISOS')
+    expectError(await m.api.post(`${path}/${foreignDeleted}/restaurar`), 'SIN_PERMISOS')
     expect(ok(await m.api.get(`${path}/${foreign}/verificar`))).toEqual({ valido: true })
     // Order of checks: 400 before the record is looked at, 404 for a missing id, 403 outside scope before 409.
-    expectError(await m.api.put(`${path}/${foreign}`, invalidChange(mod)), 400, 'Datos inválidos')
-    expectError(await m.api.put(`${path}/${mod.prefix}-2026-99999`, change(mod)), 404, NOT_FOUND)
-    expectError(await m.api.put(`${path}/${foreign}`, { ...change(mod), _version: 99 }), 403, FORBIDDEN)
-    expectError(await m.api.put(`${path}/${mine._id}`, { ...change(mod), _version: 99 }), 409, 'Conflicto de versión')
+    expectError(await m.api.put(`${path}/${foreign}`, invalidChange(mod)), 'DATOS_INVALIDOS')
+    expectError(await m.api.put(`${path}/${mod.prefix}-2026-99999`, change(mod)), 'REGISTRO_NO_ENCONTRADO')
+    expectError(await m.api.put(`${path}/${foreign}`, { ...change(mod), _version: 99 }), 'SIN_PERMISOS')
+    expectError(await m.api.put(`${path}/${mine._id}`, { ...change(mod), _version: 99 }), 'CONFLICTO_VERSION')
   })
 
   // Only modules with owner fields can have a record moved between staff members.
@@ -200,7 +190,7 @@ describe.each(modules.map((m) => [m.name, m] as const))('%s', (_name, mod) => {
     expect(ok(await m.api.get(`${path}/${id}`))).not.toHaveProperty('_restringidos')
     const written = ok(await m.api.put(`${path}/${id}`, { [f.name]: other }))
     expect(written).toMatchObject({ _id: id, [f.name]: other, _version: 2 })
-    expectError(await m.api.put(`${path}/${id}`, change(mod)), 403, FORBIDDEN)
+    expectError(await m.api.put(`${path}/${id}`, change(mod)), 'SIN_PERMISOS')
   })
 })
 
@@ -216,8 +206,8 @@ describe('the default matrix', () => {
     const created = ok(await a.api.post('/denuncias', sampleBody(den, refs)), 201)
     expect(created).toHaveProperty('_restringidos') // agente never decrypts
     expect(ids(ok(await a.api.get('/denuncias?limit=1000')).records)).toEqual([mine, created._id].sort())
-    expectError(await a.api.get(`/denuncias/${notMine}`), 404, NOT_FOUND)
-    expectError(await a.api.put(`/denuncias/${mine}`, { observaciones: 'x' }), 403, FORBIDDEN)
+    expectError(await a.api.get(`/denuncias/${notMine}`), 'REGISTRO_NO_ENCONTRADO')
+    expectError(await a.api.put(`/denuncias/${mine}`, { observaciones: 'x' }), 'SIN_PERMISOS')
     expect(ok(await noLink.api.get('/denuncias?limit=1000')).total).toBe(0)
     const directory = ok(await a.api.get('/personal?limit=1000'))
     expect(directory.total).toBe(ok(await admin.get('/personal?limit=1')).total)
@@ -234,8 +224,8 @@ describe('the default matrix', () => {
     expect(ok(await o.api.get(`/denuncias/${assigned}`))).toMatchObject({ denunciante_dni: dni(1) })
     expect(ok(await o.api.get(`/denuncias/${other}`))._restringidos).toContain('denunciante_dni')
     expect(ok(await o.api.put(`/denuncias/${assigned}`, { observaciones: 'asignada' }))).toMatchObject({ denunciante_dni: dni(1) })
-    expectError(await o.api.put(`/denuncias/${other}`, { observaciones: 'ajena' }), 403, FORBIDDEN)
-    expectError(await o.api.del(`/denuncias/${assigned}`), 403, FORBIDDEN)
+    expectError(await o.api.put(`/denuncias/${other}`, { observaciones: 'ajena' }), 'SIN_PERMISOS')
+    expectError(await o.api.del(`/denuncias/${assigned}`), 'SIN_PERMISOS')
     expect(ids(ok(await o.api.get(`/denuncias?denunciante_dni=${dni(1)}`)).records)).toEqual([assigned])
     expect(ok(await o.api.get(`/denuncias?denunciante_dni=${dni(2)}`)).total).toBe(0)
     expect(ok(await admin.get(`/denuncias?denunciante_dni=${dni(2)}`)).total).toBe(1)
@@ -264,7 +254,7 @@ describe('changes to a user apply on the next request, on another instance', () 
     ok(await admin.put(`/usuarios/${a.id}`, { rol: 'consulta' }))
     expect(ok(await a.api2.get(`/denuncias/${d1}`))._id).toBe(d1)
     ok(await admin.put(`/usuarios/${a.id}`, { activo: false }))
-    expectError(await a.api2.get('/denuncias'), 401, 'Token inválido o expirado')
+    expectError(await a.api2.get('/denuncias'), 'TOKEN_INVALIDO')
   })
 })
 

@@ -26,8 +26,9 @@ import { createFieldCipher } from '../../core/crypto.js'
 import { sha256 } from '../../records/integrity/version-hash.js'
 import { hashPayload } from '../../records/record-view.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { client, login, ok } from '../helpers/http.js'
+import { client, login, ok, type Api } from '../helpers/http.js'
 import { insertFromJson } from '../helpers/row-json.js'
+import { edit } from '../helpers/edit-text.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -35,10 +36,6 @@ const fixture = JSON.parse(readFileSync(new URL('../fixtures/seal-v1.json', impo
   tables: Record<string, Rec[]>, sys_historial: Rec[], sys_claves: Rec[]
 }
 
-function edit (text: string, from: string, to: string): string {
-  expect(text.split(from).length - 1, `"${from}" must occur once`).toBe(1)
-  return text.replace(from, to)
-}
 const real = readFileSync(join(ROOT, 'modules.yaml'), 'utf8')
 /** modules.yaml grown as the service accepts: new fields (one encrypted), a new module, new enum values, a longer string. */
 function grown (): string {
@@ -60,7 +57,7 @@ function grown (): string {
 `
 }
 
-let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, integrityKey: string, dir: string
+let h: Harness, app: FastifyInstance, api: Api, integrityKey: string, dir: string
 let registry: Registry = loadRegistry(join(ROOT, 'modules.yaml'))
 let modulesFile = join(ROOT, 'modules.yaml')
 const mod = (name: string): ModuleDef => registry.byName.get(name)!

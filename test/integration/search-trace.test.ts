@@ -6,16 +6,14 @@
  * no match; lists without such a filter write none.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, ok } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { ok, type Api } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
 
-let h: Harness
-let app: FastifyInstance
-let admin: Api
+let h: Harness, admin: Api
 let adminId: string
 
 const DNI = '48151623L'
@@ -32,9 +30,7 @@ const searches = async (qs = ''): Promise<Rec[]> => ok(await admin.get(`/auditor
 const stored = async (): Promise<Rec[]> => h.db.query("select * from sys_lecturas where tipo = 'busqueda' order by id desc")
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  admin = client(app, await login(app))
+  ({ h, admin } = await startTestApp())
   adminId = ok(await admin.get('/me'))._id
   await denuncia({ denunciante_dni: DNI })
   await denuncia({ denunciante_dni: DNI.toLowerCase() })
@@ -83,7 +79,7 @@ describe('busqueda entries', () => {
     const before = (await stored()).length
     ok(await admin.get('/denuncias?tipo=otro'))
     ok(await admin.get('/denuncias'))
-    expectError(await admin.get('/denuncias?denunciante_dni=1&limit=0'), 400, 'Datos inválidos')
+    expectError(await admin.get('/denuncias?denunciante_dni=1&limit=0'), 'DATOS_INVALIDOS')
     expect((await stored()).length).toBe(before)
   })
 
@@ -96,6 +92,6 @@ describe('busqueda entries', () => {
       expect(typeof r.registro).toBe('string')
       expect(r).not.toHaveProperty('coincidencias')
     }
-    expectError(await admin.get('/auditoria/lecturas?tipo=otra'), 400, 'Datos inválidos')
+    expectError(await admin.get('/auditoria/lecturas?tipo=otra'), 'DATOS_INVALIDOS')
   })
 })

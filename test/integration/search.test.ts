@@ -11,21 +11,18 @@ import type { FastifyInstance } from 'fastify'
 import { RawQueryFragment } from '@mikro-orm/core'
 import { ensureSearchSupport } from '../../db/search-setup.js'
 import { planNodes } from '../helpers/explain.js'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { client, expectError, login, ok, userWithRole } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { client, ok, type Api } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
+import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-type Api = ReturnType<typeof client>
 type Rec = Record<string, any>
 
-let h: Harness
-let app: FastifyInstance
-let admin: Api
-let adminToken: string
+let h: Harness, app: FastifyInstance, admin: Api, adminToken: string
 let staffId: string
 const den = {} as Record<'bici' | 'movil' | 'pct' | 'robos', string>
 
-const INVALID = 'Datos inválidos'
-const FORBIDDEN = 'Sin permisos para esta operación'
 
 const qs = (...pairs: Array<[string, string]>): string => `?${pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`
 
@@ -44,10 +41,7 @@ async function denuncia (set: Record<string, unknown>, api = admin): Promise<str
 }
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  adminToken = await login(app)
-  admin = client(app, adminToken)
+  ({ h, app, token: adminToken, admin } = await startTestApp())
   staffId = ok(await admin.post('/personal', { tip: 'TIP-1', nif: '12345678Z', nombre: 'Ana', apellidos: 'Pérez', escala: 'oficial' }), 201)._id
   den.bici = await denuncia({ descripcion: 'Robo de una Bicicleta roja junto al camión de reparto', lugar_hechos: 'Calle Mayor', prioridad: 'alta', denunciante_email: 'ana@example.org', testigos: ['Luis'], denunciante_dni: '11111111H', agente_asignado: staffId })
   den.movil = await denuncia({ descripcion: 'Hurto de un móvil', lugar_hechos: 'Plaza de España', denunciante_email: '', testigos: [], observaciones: '' })
@@ -148,35 +142,35 @@ describe('vacio', () => {
     expect(none).toContain(den.robos) // ''
     expect(none).toContain(den.movil) // null
     expect(none).not.toContain(den.bici)
-    const consulta = client(app, (await userWithRole(app, adminToken, 'consulta')).token)
-    expectError(await consulta.get('/denuncias?denunciante_dni[vacio]=false'), 403, FORBIDDEN)
+    const consulta = client(app, (await newUser(app, adminToken, 'consulta')).token)
+    expectError(await consulta.get('/denuncias?denunciante_dni[vacio]=false'), 'SIN_PERMISOS')
     // an oficial decrypts only own records: the filter finds only those
-    const oficial = await userWithRole(app, adminToken, 'oficial')
+    const oficial = await newUser(app, adminToken, 'oficial')
     const api = client(app, oficial.token)
     const own = await denuncia({ denunciante_dni: '22222222J' }, api)
     expect((await found(api, qs(['denunciante_dni[vacio]', 'false']))).ids).toEqual([own])
   })
 
   it('other values and fields that cannot be filtered: 400', async () => {
-    for (const v of ['yes', '1', '', 'TRUE']) expectError(await admin.get(`/denuncias${qs(['estado[vacio]', v])}`), 400, INVALID)
-    expectError(await admin.get('/denuncias?denunciante_telefono[vacio]=true'), 400, INVALID) // encrypted, not searchable
-    expectError(await admin.get('/usuarios?password[vacio]=true'), 400, INVALID)
+    for (const v of ['yes', '1', '', 'TRUE']) expectError(await admin.get(`/denuncias${qs(['estado[vacio]', v])}`), 'DATOS_INVALIDOS')
+    expectError(await admin.get('/denuncias?denunciante_telefono[vacio]=true'), 'DATOS_INVALIDOS') // encrypted, not searchable
+    expectError(await admin.get('/usuarios?password[vacio]=true'), 'DATOS_INVALIDOS')
   })
 })
 
 describe('400s', () => {
   it('bad operators and q; no SQL fragment is left behind by a search, run or refused', async () => {
     const before = RawQueryFragment.checkCacheSize()
-    expectError(await admin.get('/sanciones?importe[contiene]=5'), 400, INVALID)
-    expectError(await admin.get('/denuncias?denunciante_dni[contiene]=1234'), 400, INVALID)
-    expectError(await admin.get('/denuncias?descripcion=robo'), 400, INVALID) // text: contiene and vacio only
-    expectError(await admin.get('/denuncias?sort=descripcion'), 400, INVALID)
-    expectError(await admin.get('/denuncias?testigos[contiene]=Luis'), 400, INVALID)
-    expectError(await admin.get('/denuncias?q='), 400, INVALID)
-    expectError(await admin.get('/denuncias?q=a&q=b'), 400, INVALID)
-    expectError(await admin.get(`/denuncias${qs(['q', 'x'.repeat(501)])}`), 400, INVALID)
-    expectError(await admin.get('/denuncias?descripcion[vacios]=true'), 400, INVALID)
-    expectError(await client(app, (await userWithRole(app, adminToken, 'consulta')).token).get('/denuncias?q=robo&denunciante_dni[vacio]=true'), 403, FORBIDDEN)
+    expectError(await admin.get('/sanciones?importe[contiene]=5'), 'DATOS_INVALIDOS')
+    expectError(await admin.get('/denuncias?denunciante_dni[contiene]=1234'), 'DATOS_INVALIDOS')
+    expectError(await admin.get('/denuncias?descripcion=robo'), 'DATOS_INVALIDOS') // text: contiene and vacio only
+    expectError(await admin.get('/denuncias?sort=descripcion'), 'DATOS_INVALIDOS')
+    expectError(await admin.get('/denuncias?testigos[contiene]=Luis'), 'DATOS_INVALIDOS')
+    expectError(await admin.get('/denuncias?q='), 'DATOS_INVALIDOS')
+    expectError(await admin.get('/denuncias?q=a&q=b'), 'DATOS_INVALIDOS')
+    expectError(await admin.get(`/denuncias${qs(['q', 'x'.repeat(501)])}`), 'DATOS_INVALIDOS')
+    expectError(await admin.get('/denuncias?descripcion[vacios]=true'), 'DATOS_INVALIDOS')
+    expectError(await client(app, (await newUser(app, adminToken, 'consulta')).token).get('/denuncias?q=robo&denunciante_dni[vacio]=true'), 'SIN_PERMISOS')
     await found(admin, qs(['q', 'robo'], ['descripcion[contiene]', 'bici'], ['observaciones[vacio]', 'true']))
     expect(RawQueryFragment.checkCacheSize()).toBe(before)
   })
@@ -185,7 +179,7 @@ describe('400s', () => {
 describe('row-level scope applies to every search', () => {
   it('an agente finds only own records', async () => {
     const p = ok(await admin.post('/personal', { tip: 'TIP-2', nif: '87654321X', nombre: 'Eva', apellidos: 'Ruiz', escala: 'oficial' }), 201)._id
-    const agente = await userWithRole(app, adminToken, 'agente')
+    const agente = await newUser(app, adminToken, 'agente')
     ok(await admin.put(`/usuarios/${agente.id}`, { personal_id: p }))
     const api = client(app, agente.token)
     const mine = await denuncia({ descripcion: 'Patinete eléctrico sustraído', agente_asignado: p, observaciones: 'patinete' })

@@ -8,18 +8,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { createHarness, type Harness } from '../helpers/app.js'
-import { call, expectError, login, type Res } from '../helpers/http.js'
+import type { Harness } from '../helpers/app.js'
+import { call, type Res } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
+import { startTestApp } from '../helpers/test-app.js'
 
-let h: Harness
-let app: FastifyInstance
-let token: string
+let h: Harness, app: FastifyInstance, token: string
 let id: string
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app({ env: { CORS_ORIGINS: 'https://intranet.policia.example' } })
-  token = await login(app)
+  ({ h, app, token } = await startTestApp({ env: { CORS_ORIGINS: 'https://intranet.policia.example' } }))
   const created = await call(app, 'POST', '/denuncias', { token, body: { denunciante_nombre: 'Juan Pérez', denunciante_dni: '12345678Z', tipo: 'hurto', fecha_hechos: '2026-06-01 10:30:00', lugar_hechos: 'Plaza Mayor', descripcion: 'Sustracción de cartera' } })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
   id = created.body.data._id as string
@@ -59,7 +57,7 @@ describe('security headers on API responses', () => {
     expect(bad.status).toBe(400)
     expectApiHeaders(bad, '400')
     const noToken = await call(app, 'GET', `/denuncias/${id}`)
-    expectError(noToken, 401, 'Token no proporcionado')
+    expectError(noToken, 'TOKEN_NO_PROPORCIONADO')
     expectApiHeaders(noToken, '401')
     const missing = await call(app, 'GET', '/denuncias/DEN-2020-99999', { token })
     expect(missing.status).toBe(404)
@@ -67,7 +65,7 @@ describe('security headers on API responses', () => {
     expectApiHeaders(await call(app, 'GET', '/no-existe', { token }), '404 module')
     // Errors Fastify's router raises before any hook: a malformed URL, an overlong id.
     const malformed = await call(app, 'GET', '/%zz', { token })
-    expectError(malformed, 400, 'Datos inválidos')
+    expectError(malformed, 'DATOS_INVALIDOS')
     expectApiHeaders(malformed, 'malformed URL')
     const overlong = await call(app, 'GET', `/denuncias/${'x'.repeat(300)}`, { token })
     expect(overlong.status).toBe(404)

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN, TEST_KEY } from '../helpers/app.js'
+import { errorOf } from '../helpers/errors.js'
 import { freePort } from '../helpers/free-port.js'
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster.js'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
@@ -81,8 +82,8 @@ describe('start-up while PostgreSQL and Redis are not reachable yet', () => {
     const s = await startServer({ DATABASE_URL: pg.url(), REDIS_URL: redis.url })
     const health = await until('/health answering', async () => { const r = await status(`${s.url}/health`); return r.status === 200 ? r : undefined }, s.log)
     expect(health.body).toEqual({ success: true, data: { status: 'ok' } })
-    expect(await status(`${s.url}/ready`)).toEqual({ status: 503, body: { success: false, error: 'Servicio no disponible' } })
-    expect(await status(`${s.url}/sala092`)).toEqual({ status: 503, body: { success: false, error: 'Servicio no disponible' } })
+    expect(await status(`${s.url}/ready`)).toEqual({ status: 503, body: errorOf('SERVICIO_NO_DISPONIBLE') })
+    expect(await status(`${s.url}/sala092`)).toEqual({ status: 503, body: errorOf('SERVICIO_NO_DISPONIBLE') })
     // Redis is awaited first (the stores come before the database), then PostgreSQL.
     await until('a logged wait for Redis', async () => /waiting for Redis at redis:\/\/127\.0\.0\.1:\d+\/? \(.*\); next attempt in \d+ s/.test(s.log()) || undefined, s.log)
     await until('a second attempt (back-off)', async () => /"waitingFor":"Redis[^}]*"attempt":2/.test(s.log()) || undefined, s.log)

@@ -21,10 +21,14 @@ import { MOTIVOS } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
-import { createHarness, TEST_KEY, type Harness } from '../helpers/app.js'
-import { client, expectError, login, ok, sampleBody, userWithRole } from '../helpers/http.js'
+import { TEST_KEY, type Harness } from '../helpers/app.js'
+import { client, ok, sampleBody, type Api } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
+import { expectError } from '../helpers/errors.js'
 import { usingPostgres } from '../helpers/services.js'
 import { insertFromJson } from '../helpers/row-json.js'
+import { sealAll } from '../helpers/seal.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -32,26 +36,13 @@ const registry = loadRegistry('modules.yaml')
 const mod = (name: string): ModuleDef => registry.byName.get(name)!
 const veh = mod('vehiculos'), per = mod('personal'), den = mod('denuncias')
 
-let h: Harness, app: FastifyInstance, api: ReturnType<typeof client>, token: string, publicKey: string, indexKey: string, integrityKey: string
+let h: Harness, app: FastifyInstance, api: Api, token: string, publicKey: string, indexKey: string, integrityKey: string
 const refs = new Map<string, string>()
 
 const create = async (m: ModuleDef, extra: Rec = {}): Promise<Rec> => ok(await api.post(`/${m.path}`, { ...sampleBody(m, refs), ...extra }), 201)
 const put = async (m: ModuleDef, id: string, body: Rec): Promise<Rec> => ok(await api.put(`/${m.path}/${id}`, body))
 const verificar = async (m: ModuleDef, id: string, a = api): Promise<Rec> => ok(await a.get(`/${m.path}/${id}/verificar`))
 const checkpoint = async (): Promise<Rec> => ok(await api.post('/auditoria/puntos-control'))
-/**
- * Checkpoints until every history row is sealed: the sealer waits for the
- * oldest transaction still running anywhere in the cluster, and other test
- * files share it.
- */
-async function sealAll (): Promise<Rec> {
-  for (let i = 0; ; i++) {
-    const cp = await checkpoint()
-    const [left] = await sql<{ n: number }>('select count(*)::int as n from sys_historial h where not exists (select 1 from sys_cadena c where c.historial = h.id)')
-    if (left!.n === 0 || i >= 600) return cp
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-}
 const sql = <T = Rec>(text: string, params: unknown[] = []): Promise<T[]> => h.db.query<T>(text, params)
 
 const dbUrl = (): string => h.db.url ?? `postgres://postgres:postgres@localhost/postgres?host=${encodeURIComponent(h.db.embedded!.host)}`
@@ -96,10 +87,7 @@ async function rollBack (m: ModuleDef, id: string, version: number): Promise<() 
 }
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  token = await login(app)
-  api = client(app, token)
+  ({ h, app, token, admin: api } = await startTestApp())
   const keys = await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys)
   indexKey = keys.indexKey.toString('base64')
   integrityKey = keys.integrityKey.toString('base64')
@@ -111,7 +99,7 @@ afterAll(async () => { await h.close() })
 describe('an untampered database', () => {
   it('passes /verificar and the auditor, for records written before the first checkpoint and while sealing', async () => {
     const before = [await create(veh), await create(den), await create(per)]
-    const first = await sealAll()
+    const first = await sealAll(api, h.db)
     publicKey = first.clave_publica
     expect(first.punto_control).toMatchObject({ formato: 2, cadena: expect.stringMatching(/^[0-9a-f]{32}$/), seq: expect.any(Number), cabeza: expect.stringMatching(/^[0-9a-f]{64}$/) })
     expect(first.sellados).toBeGreaterThan(0)
@@ -122,7 +110,7 @@ describe('an untampered database', () => {
       return [i % 2 === 0 ? veh : den, r] as const
     })
     const [done] = await Promise.all([Promise.all(writes), checkpoint(), checkpoint(), checkpoint()])
-    const last = await sealAll()
+    const last = await sealAll(api, h.db)
     const chain = (await sql<{ n: number }>('select count(*)::int as n from sys_cadena'))[0]!.n
     const history = (await sql<{ n: number }>('select count(*)::int as n from sys_historial'))[0]!.n
     expect(chain).toBe(history)
@@ -170,7 +158,7 @@ describe('an untampered database', () => {
       await checkpoint()
       expect(await sql('select 1 from sys_cadena where registro = $1', [r._id])).toHaveLength(0)
       await other.query('commit')
-      await sealAll()
+      await sealAll(api, h.db)
       expect(await sql('select 1 from sys_cadena where registro = $1', [r._id])).toHaveLength(1)
       expect(await verificar(veh, r._id)).toEqual({ valido: true })
     } finally { await other.end() }
@@ -182,7 +170,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     const v = await create(veh, { marca: 'Seat' })
     await put(veh, v._id, { marca: 'Renault' })
     await put(veh, v._id, { km_actuales: 9000 })
-    await sealAll()
+    await sealAll(api, h.db)
     const undo = await rollBack(veh, v._id, 3)
     expect(ok(await api.get(`/${veh.path}/${v._id}`))._version).toBe(2)
     expect(await verificar(veh, v._id)).toEqual(broken('RETROCESO', 3))
@@ -195,7 +183,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
   it('an encrypted record rolled back', async () => {
     const d = await create(den, { denunciante_dni: '11111111H' })
     await put(den, d._id, { denunciante_dni: '22222222J', denunciante_telefono: '611222333' })
-    await sealAll()
+    await sealAll(api, h.db)
     const undo = await rollBack(den, d._id, 2)
     expect(await verificar(den, d._id)).toEqual(broken('RETROCESO', 2))
     await expectAuditorFinds(new RegExp(`${d._id}: version 2, sealed in entry \\d+, is missing from the history`))
@@ -207,7 +195,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
   it('a deletion undone', async () => {
     const p = await create(per)
     ok(await api.del(`/${per.path}/${p._id}`))
-    await sealAll()
+    await sealAll(api, h.db)
     const undo = await rollBack(per, p._id, 2)
     expect(ok(await api.get(`/${per.path}/${p._id}`))._deleted).toBeNull()
     expect(await verificar(per, p._id)).toEqual(broken('RETROCESO', 2))
@@ -239,7 +227,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
   ])('a history row\'s %s edited', async (col, edit, found) => {
     const v = await create(veh)
     await put(veh, v._id, { marca: 'Otra' })
-    await sealAll()
+    await sealAll(api, h.db)
     const [orig] = await sql<{ x: unknown }>(`select ${col} as x from sys_historial where registro = $1 and version = 2`, [v._id])
     await sql(`update sys_historial set ${col} = ${edit} where registro = $1 and version = 2`, [v._id])
     expect(await verificar(veh, v._id)).toMatchObject({ valido: false, version_rota: 2 })
@@ -252,7 +240,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
   it('a version written in SQL with a back-dated transaction id, so that it is never sealed', async () => {
     // stands for a version forged consistently (hash recomputed) and inserted with an old xid
     const v = await create(veh)
-    await sealAll()
+    await sealAll(api, h.db)
     await put(veh, v._id, { marca: 'Forjada' })
     await sql(`update sys_historial set xid = '1'::xid8 where registro = $1 and version = 2`, [v._id])
     await checkpoint()
@@ -261,7 +249,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     await expectAuditorFinds(new RegExp(`${v._id} v2: out of the chain`))
     // sealed after all (as if its transaction id were genuine): both pass
     await sql(`update sys_historial set xid = pg_current_xact_id() where registro = $1 and version = 2`, [v._id])
-    await sealAll()
+    await sealAll(api, h.db)
     expect(await verificar(veh, v._id)).toEqual({ valido: true })
     await expectAuditorOk()
   })
@@ -270,7 +258,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     const v = await create(veh)
     await put(veh, v._id, { marca: 'Gap' })
     await create(veh)
-    await sealAll()
+    await sealAll(api, h.db)
     const entries = await saveRows('sys_cadena', 'registro = $1 and version = 2', [v._id])
     const undo = await rollBack(veh, v._id, 2)
     await sql('delete from sys_cadena where registro = $1 and version = 2', [v._id])
@@ -285,10 +273,10 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
   it('the newest versions of the whole history deleted (tail truncation), also after a restart', async () => {
     const old = await create(veh)
     const r = await create(den)
-    const c1 = (await sealAll()).punto_control.seq as number
+    const c1 = (await sealAll(api, h.db)).punto_control.seq as number
     await put(den, r._id, { lugar_hechos: 'Plaza Mayor' })
     const fresh = await create(veh)
-    await sealAll()
+    await sealAll(api, h.db)
     // everything sealed after c1 goes: chain, history, stored checkpoints, and the records as they were at c1
     const chain = await saveRows('sys_cadena', 'seq > $1', [c1])
     const history = await saveRows('sys_historial', 'id in (select historial from sys_cadena where seq > $1)', [c1])
@@ -322,7 +310,7 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
 
   it('a chain entry rewritten with consistent links up to the tip: the signed head no longer matches', async () => {
     const v = await create(veh)
-    await sealAll()
+    await sealAll(api, h.db)
     const [entry] = await sql<{ seq: string }>('select seq::text as seq from sys_cadena where registro = $1', [v._id])
     const rows = await saveRows('sys_cadena', 'seq >= $1', [entry!.seq])
     await sql(`update sys_cadena set entrada = repeat('a', 64) where seq = $1`, [entry!.seq])
@@ -372,7 +360,7 @@ describe('the auditor\'s script on bad input: a message and exit 2, never a stac
 describe('a forged checkpoint', () => {
   it('in the database: /verificar and the auditor report it', async () => {
     const v = await create(veh)
-    await sealAll()
+    await sealAll(api, h.db)
     const other = await h.app()
     try {
       await sql(`insert into sys_puntos_control (seq, cabeza, fecha, firma) select seq, cabeza, fecha, 'AAAA' from sys_puntos_control order by seq desc limit 1`)
@@ -389,16 +377,16 @@ describe('a forged checkpoint', () => {
 describe('historial and verificar of a deleted record (SPEC S15)', () => {
   let consulta: string, jefe: string, administrador: string
   beforeAll(async () => {
-    consulta = (await userWithRole(app, token, 'consulta')).token
-    jefe = (await userWithRole(app, token, 'jefe')).token
-    administrador = (await userWithRole(app, token, 'administrador')).token
+    consulta = (await newUser(app, token, 'consulta')).token
+    jefe = (await newUser(app, token, 'jefe')).token
+    administrador = (await newUser(app, token, 'administrador')).token
   })
 
   it('need eliminar: others get 404 as for GET', async () => {
     const d = await create(den)
     ok(await api.del(`/${den.path}/${d._id}`))
     for (const t of [consulta, jefe]) {
-      for (const path of ['', '/historial', '/verificar']) expectError(await client(app, t).get(`/${den.path}/${d._id}${path}`), 404, 'Registro no encontrado')
+      for (const path of ['', '/historial', '/verificar']) expectError(await client(app, t).get(`/${den.path}/${d._id}${path}`), 'REGISTRO_NO_ENCONTRADO')
     }
     const admin = client(app, administrador)
     expect(ok(await admin.get(`/${den.path}/${d._id}/historial`)).versiones.map((v: Rec) => v.accion)).toEqual(['crear', 'eliminar'])

@@ -14,22 +14,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { runUsers } from '../../bin/users.js'
 import { startEmbeddedDatabase } from '../../db/embedded.js'
-import { ADMIN, createHarness, testEnv, type Harness } from '../helpers/app.js'
-import { call, client, expectError, login } from '../helpers/http.js'
+import { ADMIN, PASSWORD, testEnv, type Harness } from '../helpers/app.js'
+import { call, client, login, type Api } from '../helpers/http.js'
+import { expectError } from '../helpers/errors.js'
 import { usingPostgres, usingRedis } from '../helpers/services.js'
+import { startTestApp } from '../helpers/test-app.js'
+import { newUser } from '../helpers/users.js'
 
-const BAD_TOKEN = 'Token inválido o expirado'
-const PW = 'contraseña-segura-123'
 
-let h: Harness
-let app: FastifyInstance
+let h: Harness, app: FastifyInstance, admin: Api
 let dataDir: string
-let admin: ReturnType<typeof client>
 
 beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  admin = client(app, await login(app))
+  ({ h, app, admin } = await startTestApp())
   dataDir = mkdtempSync(join(tmpdir(), 'policia-cli-'))
 })
 afterAll(async () => {
@@ -54,13 +51,6 @@ async function users (args: string[], env: Record<string, string | undefined> = 
   return { code, out, err }
 }
 const printedPassword = (out: string): string => /shown only this once\): (\S+)/.exec(out)![1]!
-let n = 0
-async function newUser (rol = 'agente'): Promise<{ id: string, username: string, token: string }> {
-  const username = `cli${++n}.${rol}`
-  const res = await admin.post('/usuarios', { username, password: PW, nombre: `Nombre ${username}`, rol })
-  expect(res.status, JSON.stringify(res.body)).toBe(201)
-  return { id: res.body.data._id, username, token: await login(app, username, PW) }
-}
 
 describe('--help and usage', () => {
   it('the top level and every command answer --help with status 0', async () => {
@@ -110,8 +100,8 @@ describe('recovery when every superadmin password is lost', () => {
     expect(r.out).toContain(`Password of "${ADMIN.username}" changed; every session of theirs is revoked.`)
     const pw = printedPassword(r.out)
     expect(pw.length).toBeGreaterThanOrEqual(20)
-    expectError(await call(app, 'GET', '/me', { token: oldToken }), 401, BAD_TOKEN)
-    expectError(await call(app, 'POST', '/auth/login', { body: ADMIN }), 401, 'Credenciales inválidas')
+    expectError(await call(app, 'GET', '/me', { token: oldToken }), 'TOKEN_INVALIDO')
+    expectError(await call(app, 'POST', '/auth/login', { body: ADMIN }), 'CREDENCIALES_INVALIDAS')
     admin = client(app, await login(app, ADMIN.username, pw))
     // Written through the records layer: a version by SISTEMA, and the chain holds.
     const id = (await admin.get('/me')).body.data._id as string
@@ -135,26 +125,26 @@ describe('recovery when every superadmin password is lost', () => {
 
 describe('the other commands', () => {
   it('deactivate revokes every session for good; activate lets the user log in again, old tokens stay revoked', async () => {
-    const u = await newUser()
+    const u = await newUser(app, await login(app), 'agente')
     const d = await users(['deactivate', u.username])
     expect(d.code, d.err).toBe(0)
-    expectError(await call(app, 'GET', '/me', { token: u.token }), 401, BAD_TOKEN)
-    expectError(await call(app, 'POST', '/auth/login', { body: { username: u.username, password: PW } }), 401, 'Credenciales inválidas')
+    expectError(await call(app, 'GET', '/me', { token: u.token }), 'TOKEN_INVALIDO')
+    expectError(await call(app, 'POST', '/auth/login', { body: { username: u.username, password: PASSWORD } }), 'CREDENCIALES_INVALIDAS')
     expect((await users(['activate', u.username])).code).toBe(0)
-    expectError(await call(app, 'GET', '/me', { token: u.token }), 401, BAD_TOKEN)
-    expect((await call(app, 'GET', '/me', { token: await login(app, u.username, PW) })).status).toBe(200)
+    expectError(await call(app, 'GET', '/me', { token: u.token }), 'TOKEN_INVALIDO')
+    expect((await call(app, 'GET', '/me', { token: await login(app, u.username, PASSWORD) })).status).toBe(200)
   })
 
   it('without Redis the command line still revokes: instances learn it from the database (its revocation epoch)', async () => {
-    const u = await newUser()
+    const u = await newUser(app, await login(app), 'agente')
     expect((await call(app, 'GET', '/me', { token: u.token })).status).toBe(200) // cached
     expect((await users(['reset-password', u.username], { REDIS_URL: undefined })).code).toBe(0)
     await app.syncRevocationEpoch() // what every instance does every 2 s
-    expectError(await call(app, 'GET', '/me', { token: u.token }), 401, BAD_TOKEN)
+    expectError(await call(app, 'GET', '/me', { token: u.token }), 'TOKEN_INVALIDO')
   })
 
   it('set-role applies from the next request; create makes a user with the given password', async () => {
-    const u = await newUser('agente')
+    const u = await newUser(app, await login(app), 'agente')
     expect((await call(app, 'GET', '/me', { token: u.token })).body.data.rol).toBe('agente')
     expect((await users(['set-role', u.username, 'consulta'])).code).toBe(0)
     expect((await call(app, 'GET', '/me', { token: u.token })).body.data.rol).toBe('consulta')
@@ -167,8 +157,8 @@ describe('the other commands', () => {
   })
 
   it('list shows every live user with role, state and open sessions', async () => {
-    const u = await newUser('oficial')
-    await login(app, u.username, PW)
+    const u = await newUser(app, await login(app), 'oficial')
+    await login(app, u.username, PASSWORD)
     const r = await users(['list'])
     expect(r.code, r.err).toBe(0)
     expect(r.out.split('\n')[0]).toMatch(/^username\s+role\s+active\s+sessions\s+id$/)
@@ -176,7 +166,7 @@ describe('the other commands', () => {
   })
 
   it('refusals exit 1 with the reason and what to do, and change nothing', async () => {
-    const u = await newUser()
+    const u = await newUser(app, await login(app), 'agente')
     const cases: Array<[string[], RegExp]> = [
       [['reset-password', u.username, '--password', 'CHANGE_ME_AT_LEAST_10'], /the password is a placeholder from the documentation .*; choose another, or leave --password out/],
       [['reset-password', u.username, '--password', u.username.toUpperCase()], /the password equals the username; choose another/],

@@ -72,7 +72,7 @@ describe('http/database-unavailable.ts', () => {
   })
 
   it('is what toAppError answers 503 with; a duplicate stays 409 and an unknown error 500', () => {
-    expect(toAppError(new DriverException(pgError('57P03')))).toMatchObject({ statusCode: 503, message: 'Servicio no disponible' })
+    expect(toAppError(new DriverException(pgError('57P03')))).toMatchObject({ code: 'SERVICIO_NO_DISPONIBLE', statusCode: 503 })
     expect(toAppError(new UniqueConstraintViolationException(pgError('23505')))).toMatchObject({ statusCode: 409 })
     expect(toAppError(new DriverException(pgError('42601')))).toBeUndefined()
   })

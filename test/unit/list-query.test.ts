@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createFieldCipher } from '../../core/crypto.js'
-import { AppError } from '../../core/errors.js'
+import { AppError, ERRORS } from '../../core/errors.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import { parseListQuery, type ListQuery } from '../../records/list-query.js'
 import { documentColumn } from '../../db/search-sql.js'
@@ -40,7 +40,7 @@ function expectInvalid (query: Q, campo: string, mensaje?: RegExp, mod = vehicul
   const e = err as AppError
   expect(e.code).toBe('DATOS_INVALIDOS')
   expect(e.statusCode).toBe(400)
-  expect(e.message).toBe('Datos inválidos')
+  expect(e.message).toBe(ERRORS.DATOS_INVALIDOS.message)
   expect(e.detalles?.[0]?.campo).toBe(campo)
   if (mensaje !== undefined) expect(e.detalles?.[0]?.mensaje).toMatch(mensaje)
 }

@@ -11,6 +11,7 @@ import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
 import { ConfigError } from '../../core/errors.js'
 import { compileAccess } from '../../core/access.js'
 import { ACTIONS } from '../../core/registry/types.js'
+import { edit } from '../helpers/edit-text.js'
 
 const FILE = 'modules.yaml'
 const real = readFileSync(FILE, 'utf8')
@@ -21,12 +22,6 @@ function lineOf (text: string, after = 0): number {
   const i = realLines.findIndex((l, n) => n + 1 > after && l.includes(text))
   if (i < 0) throw new Error(`"${text}" not in ${FILE}`)
   return i + 1
-}
-
-/** The real file with one edit; fails loudly if the text to replace is gone. */
-function edit (from: string, to: string): string {
-  expect(real.split(from).length - 1, `"${from}" must occur exactly once`).toBe(1)
-  return real.replace(from, to)
 }
 
 function errorOf (text: string): ConfigError {
@@ -143,110 +138,110 @@ describe('row-level scope in the real modules.yaml (SPEC S11)', () => {
 describe('mistakes in modules.yaml', () => {
   it('a misspelt field key, with the hint "type"', () => {
     const l = lineOf('denunciante_nombre: { type: string')
-    expectProblem(edit('denunciante_nombre: { type: string', 'denunciante_nombre: { tpye: string'),
+    expectProblem(edit(real, 'denunciante_nombre: { type: string', 'denunciante_nombre: { tpye: string'),
       l, 'modules.denuncias.fields.denunciante_nombre.tpye', 'unknown key "tpye"', 'did you mean "type"')
   })
 
   it('a misspelt module key, with the hint "prefix"', () => {
     const l = lineOf('    prefix: DEN')
-    expectProblem(edit('    prefix: DEN\n', '    prefx: DEN\n'), l, 'modules.denuncias.prefx', 'unknown key "prefx"', 'did you mean "prefix"')
+    expectProblem(edit(real, '    prefix: DEN\n', '    prefx: DEN\n'), l, 'modules.denuncias.prefx', 'unknown key "prefx"', 'did you mean "prefix"')
   })
 
   it('an unknown field type, with a hint', () => {
     const l = lineOf('km_actuales:')
-    expectProblem(edit('km_actuales: { type: integer', 'km_actuales: { type: integr'),
+    expectProblem(edit(real, 'km_actuales: { type: integer', 'km_actuales: { type: integr'),
       l, 'modules.vehiculos.fields.km_actuales.type', '"integr" is not one of', 'did you mean "integer"')
   })
 
   it('a ref to an unknown module, with a hint', () => {
     const l = lineOf('agente_asignado: { type: ref')
-    expectProblem(edit('agente_asignado: { type: ref, ref: personal }', 'agente_asignado: { type: ref, ref: persona }'),
+    expectProblem(edit(real, 'agente_asignado: { type: ref, ref: personal }', 'agente_asignado: { type: ref, ref: persona }'),
       l, 'modules.denuncias.fields.agente_asignado.ref', 'unknown module "persona"', 'did you mean "personal"')
   })
 
   it('a permission naming an unknown module, with a hint', () => {
     const l = lineOf('      - turnos.*')
-    expectProblem(edit('      - turnos.*\n      - equipamiento.*', '      - turno.*\n      - equipamiento.*'),
+    expectProblem(edit(real, '      - turnos.*\n      - equipamiento.*', '      - turno.*\n      - equipamiento.*'),
       l, 'roles.administrador.permissions.6', 'unknown module "turno"', 'did you mean "turnos"')
   })
 
   it('a permission naming an unknown action, with a hint', () => {
     const l = lineOf('      - usuarios.ver')
-    expectProblem(edit('      - usuarios.ver\n', '      - usuarios.verr\n'),
+    expectProblem(edit(real, '      - usuarios.ver\n', '      - usuarios.verr\n'),
       l, 'roles.jefe.permissions.26', 'unknown action "verr"', 'did you mean "ver"')
   })
 
   it('a duplicate prefix', () => {
     const l = lineOf('    prefix: SAN')
-    expectProblem(edit('    prefix: SAN\n', '    prefix: DEN\n'), l, 'modules.sanciones.prefix', 'prefix "DEN" is already used by module "denuncias"')
+    expectProblem(edit(real, '    prefix: SAN\n', '    prefix: DEN\n'), l, 'modules.sanciones.prefix', 'prefix "DEN" is already used by module "denuncias"')
   })
 
   it('a duplicate path', () => {
     const l = lineOf('    prefix: SAN') + 1
-    expectProblem(edit('    prefix: SAN\n', '    prefix: SAN\n    path: denuncias\n'), l, 'modules.sanciones.path', 'path "denuncias" is already used by module "denuncias"')
+    expectProblem(edit(real, '    prefix: SAN\n', '    prefix: SAN\n    path: denuncias\n'), l, 'modules.sanciones.path', 'path "denuncias" is already used by module "denuncias"')
   })
 
   it('a path reserved by the service (auth)', () => {
     const l = lineOf('    prefix: ATE') + 1
-    expectProblem(edit('    prefix: ATE\n', '    prefix: ATE\n    path: auth\n'), l, 'modules.atestados.path', 'path "auth" is reserved')
+    expectProblem(edit(real, '    prefix: ATE\n', '    prefix: ATE\n    path: auth\n'), l, 'modules.atestados.path', 'path "auth" is reserved')
   })
 
   it('a state_field that is not an enum field', () => {
     const l = lineOf('    state_field: situacion')
-    expectProblem(edit('    state_field: situacion\n', '    state_field: nombre\n'), l, 'modules.personal.state_field', 'the state field "nombre" must declare enum values')
+    expectProblem(edit(real, '    state_field: situacion\n', '    state_field: nombre\n'), l, 'modules.personal.state_field', 'the state field "nombre" must declare enum values')
   })
 
   it('a state_field naming no field, with a hint', () => {
     const l = lineOf('    state_field: situacion')
-    expectProblem(edit('    state_field: situacion\n', '    state_field: situacio\n'), l, 'modules.personal.state_field', 'unknown field "situacio"', 'did you mean "situacion"')
+    expectProblem(edit(real, '    state_field: situacion\n', '    state_field: situacio\n'), l, 'modules.personal.state_field', 'unknown field "situacio"', 'did you mean "situacion"')
   })
 
   it('a transition naming an unknown state, with a hint', () => {
     const l = lineOf('{ from: investigacion, to: judicializada }')
-    expectProblem(edit('{ from: investigacion, to: judicializada }', '{ from: investigacion, to: judicializado }'),
+    expectProblem(edit(real, '{ from: investigacion, to: judicializada }', '{ from: investigacion, to: judicializado }'),
       l, 'modules.denuncias.transitions.3', '"judicializado" is not a state of estado', 'did you mean "judicializada"')
   })
 
   it('a transition requiring an unknown field, with a hint', () => {
     const l = lineOf('requires: [fecha_pago]')
-    expectProblem(edit('requires: [fecha_pago]', 'requires: [fecha_pgo]'), l, 'modules.sanciones.transitions.4.requires', 'unknown field "fecha_pgo"', 'did you mean "fecha_pago"')
+    expectProblem(edit(real, 'requires: [fecha_pago]', 'requires: [fecha_pgo]'), l, 'modules.sanciones.transitions.4.requires', 'unknown field "fecha_pgo"', 'did you mean "fecha_pago"')
   })
 
   it('searchable without encrypted', () => {
     const l = lineOf('infractor_dni:')
-    expectProblem(edit('infractor_dni: { type: string, format: dni, max_length: 20, encrypted: true, searchable: true }', 'infractor_dni: { type: string, format: dni, max_length: 20, searchable: true }'),
+    expectProblem(edit(real, 'infractor_dni: { type: string, format: dni, max_length: 20, encrypted: true, searchable: true }', 'infractor_dni: { type: string, format: dni, max_length: 20, searchable: true }'),
       l, 'modules.sanciones.fields.infractor_dni.searchable', 'only encrypted fields are searchable')
   })
 
   it('an unknown format, with a hint; a format on a field that is not a string, or with a pattern or enum; a default that does not fit it', () => {
     const l = lineOf('infractor_dni:')
     const dni = 'infractor_dni: { type: string, format: dni,'
-    expectProblem(edit(dni, 'infractor_dni: { type: string, format: dnii,'), l, 'modules.sanciones.fields.infractor_dni.format', 'unknown format "dnii" (did you mean "dni"?); formats are dni')
-    expectProblem(edit(dni, 'infractor_dni: { type: text, format: dni,'), l, 'modules.sanciones.fields.infractor_dni.format', 'only string fields take a format (this one is text)')
-    expectProblem(edit(dni, `${dni} pattern: '[0-9]+',`), l, 'modules.sanciones.fields.infractor_dni.format', 'a field with a format takes no pattern')
-    expectProblem(edit(dni, `${dni} default: 12345678A,`), l, 'modules.sanciones.fields.infractor_dni.default', 'default "12345678A" does not fit format dni: letra de control incorrecta')
-    expect(parseRegistry(edit(dni, `${dni} default: 12345678Z,`), 'temp.yaml').byName.get('sanciones')!.fieldMap.get('infractor_dni')!.format).toBe('dni')
+    expectProblem(edit(real, dni, 'infractor_dni: { type: string, format: dnii,'), l, 'modules.sanciones.fields.infractor_dni.format', 'unknown format "dnii" (did you mean "dni"?); formats are dni')
+    expectProblem(edit(real, dni, 'infractor_dni: { type: text, format: dni,'), l, 'modules.sanciones.fields.infractor_dni.format', 'only string fields take a format (this one is text)')
+    expectProblem(edit(real, dni, `${dni} pattern: '[0-9]+',`), l, 'modules.sanciones.fields.infractor_dni.format', 'a field with a format takes no pattern')
+    expectProblem(edit(real, dni, `${dni} default: 12345678A,`), l, 'modules.sanciones.fields.infractor_dni.default', 'default "12345678A" does not fit format dni: letra de control incorrecta')
+    expect(parseRegistry(edit(real, dni, `${dni} default: 12345678Z,`), 'temp.yaml').byName.get('sanciones')!.fieldMap.get('infractor_dni')!.format).toBe('dni')
   })
 
   it('a default that is not one of the enum values, with a hint', () => {
     const l = lineOf('default: operativo')
-    expectProblem(edit('default: operativo', 'default: operatiov'), l, 'modules.vehiculos.fields.estado.default', 'default "operatiov" is not one of', 'did you mean "operativo"')
+    expectProblem(edit(real, 'default: operativo', 'default: operatiov'), l, 'modules.vehiculos.fields.estado.default', 'default "operatiov" is not one of', 'did you mean "operativo"')
   })
 
   it('no users module', () => {
     const l = lineOf('modules:')
-    expectProblem(edit('    users: true\n', ''), l, 'modules', 'exactly one module must set "users: true" (found 0)')
+    expectProblem(edit(real, '    users: true\n', ''), l, 'modules', 'exactly one module must set "users: true" (found 0)')
   })
 
   it('enum on a non-string field', () => {
     const l = lineOf('km_actuales:')
-    expectProblem(edit('km_actuales: { type: integer, min: 0 }', 'km_actuales: { type: integer, min: 0, enum: [a, b] }'),
+    expectProblem(edit(real, 'km_actuales: { type: integer, min: 0 }', 'km_actuales: { type: integer, min: 0, enum: [a, b] }'),
       l, 'modules.vehiculos.fields.km_actuales.enum', 'only string fields may declare enum values')
   })
 
   it('a YAML syntax error, with its line', () => {
     const l = lineOf('      modelo: { type: string }', lineOf('  vehiculos:'))
-    const message = errorOf(edit('      marca: { type: string }\n      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla',
+    const message = errorOf(edit(real, '      marca: { type: string }\n      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla',
       '      marca: { type: string }\n     modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla')).message
     expect(message).toMatch(/YAML syntax error/)
     expect(message).toContain(`temp.yaml:${l}:`)
@@ -254,14 +249,14 @@ describe('mistakes in modules.yaml', () => {
 
   it('YAML syntax errors name file, line and column, in the style of schema errors', () => {
     const l = lineOf('      modelo: { type: string }', lineOf('  vehiculos:'))
-    const indent = errorOf(edit('      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla', '     modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla')).message
+    const indent = errorOf(edit(real, '      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla', '     modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla')).message
     expect(indent).toBe(`temp.yaml is not valid:\n  temp.yaml:${l}:6: YAML syntax error: All mapping items must start at the same column`)
-    const tab = errorOf(edit('      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla', '\tmodelo: x\n      tipo: { type: string, required: true, enum: [patrulla')).message
+    const tab = errorOf(edit(real, '      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla', '\tmodelo: x\n      tipo: { type: string, required: true, enum: [patrulla')).message
     expect(tab).toMatch(new RegExp(`^temp\\.yaml is not valid:\n  temp\\.yaml:${l}:1: YAML syntax error: Tabs are not allowed`))
   })
 
   it('a duplicated key is refused', () => {
-    const message = errorOf(edit('      juzgado: { type: string }\n', '      juzgado: { type: string }\n      juzgado: { type: text }\n')).message
+    const message = errorOf(edit(real, '      juzgado: { type: string }\n', '      juzgado: { type: string }\n      juzgado: { type: text }\n')).message
     expect(message).toMatch(/^temp\.yaml/)
     expect(message).toMatch(/unique/i)
   })
@@ -273,20 +268,20 @@ describe('mistakes in modules.yaml', () => {
 
   it('row-level scope (S11): a limit other than :propios, crear:propios, and owner fields that are no staff ref', () => {
     const p = lineOf('      - denuncias.editar:propios')
-    expectProblem(edit('      - denuncias.editar:propios', '      - denuncias.editar:propio'), p, 'roles.oficial.permissions.2', 'unknown limit ":propio"', 'did you mean "propios"')
+    expectProblem(edit(real, '      - denuncias.editar:propios', '      - denuncias.editar:propio'), p, 'roles.oficial.permissions.2', 'unknown limit ":propio"', 'did you mean "propios"')
     const c = lineOf('      - denuncias.crear', lineOf('  oficial:'))
-    expectProblem(edit('      - denuncias.editar:propios', '      - denuncias.crear:propios'), c + 1, 'roles.oficial.permissions.2', 'crear cannot be limited to own records')
+    expectProblem(edit(real, '      - denuncias.editar:propios', '      - denuncias.crear:propios'), c + 1, 'roles.oficial.permissions.2', 'crear cannot be limited to own records')
     const o = lineOf('    owner_fields: [agente_asignado]')
-    expectProblem(edit('    owner_fields: [agente_asignado]', '    owner_fields: [agente_asignao]'), o, 'modules.denuncias.owner_fields.0', 'unknown field "agente_asignao"', 'did you mean "agente_asignado"')
-    expectProblem(edit('    owner_fields: [agente_asignado]', '    owner_fields: [lugar_hechos]'), o, 'modules.denuncias.owner_fields.0', 'must be of type ref with "ref: personal"')
-    expectProblem(edit('    owner_fields: [agente_asignado]', '    owner_fields: [_id]'), o, 'modules.denuncias.owner_fields.0', '"_id" is an owner field only in module "personal"')
-    const withoutLink = edit('      personal_id: { type: ref, ref: personal }', '      legajo: { type: string }')
+    expectProblem(edit(real, '    owner_fields: [agente_asignado]', '    owner_fields: [agente_asignao]'), o, 'modules.denuncias.owner_fields.0', 'unknown field "agente_asignao"', 'did you mean "agente_asignado"')
+    expectProblem(edit(real, '    owner_fields: [agente_asignado]', '    owner_fields: [lugar_hechos]'), o, 'modules.denuncias.owner_fields.0', 'must be of type ref with "ref: personal"')
+    expectProblem(edit(real, '    owner_fields: [agente_asignado]', '    owner_fields: [_id]'), o, 'modules.denuncias.owner_fields.0', '"_id" is an owner field only in module "personal"')
+    const withoutLink = edit(real, '      personal_id: { type: ref, ref: personal }', '      legajo: { type: string }')
     expect(errorOf(withoutLink).message).toMatch(/owner fields need a "personal_id" field of type ref in the users module/)
   })
 
   it('the default of a time field is HH:MM ("now" is the clock only for dates and date-times)', () => {
     const l = lineOf('      hora_inicio: { type: time }')
-    expectProblem(edit('      hora_inicio: { type: time }', '      hora_inicio: { type: time, default: now }'), l, 'modules.turnos.fields.hora_inicio.default', 'the default of a time field is HH:MM')
-    expect(parseRegistry(edit('      hora_inicio: { type: time }', "      hora_inicio: { type: time, default: '08:00' }"), 'temp.yaml').byName.get('turnos')!.fieldMap.get('hora_inicio')!.default).toBe('08:00')
+    expectProblem(edit(real, '      hora_inicio: { type: time }', '      hora_inicio: { type: time, default: now }'), l, 'modules.turnos.fields.hora_inicio.default', 'the default of a time field is HH:MM')
+    expect(parseRegistry(edit(real, '      hora_inicio: { type: time }', "      hora_inicio: { type: time, default: '08:00' }"), 'temp.yaml').byName.get('turnos')!.fieldMap.get('hora_inicio')!.default).toBe('08:00')
   })
 })
