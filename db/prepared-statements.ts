@@ -13,7 +13,7 @@
  * no escaped `?`, no search operator and no ordered page. Those two are
  * left to a custom plan for every query, because how many rows the values
  * match, and where, decides their best plan: a text search or a substring
- * match (the 50 ms of docs/user-guide.md "Search (SPEC S12)"), and `order by … limit`, where a generic plan
+ * match (the 50 ms of docs/user-guide.md "Search"), and `order by … limit`, where a generic plan
  * walked the default order's index through 20,000 fresh rows of one
  * category to find 20 of another (12 ms instead of 1), unless its caller
  * says one plan serves every value (a page read by the keys of one index,

@@ -1,5 +1,5 @@
 /**
- * What search (docs/user-guide.md "Search (SPEC S12)") needs in the database before the module tables'
+ * What search (docs/user-guide.md "Search") needs in the database before the module tables'
  * indexes can be built: the `unaccent` and `pg_trgm` extensions (contrib
  * modules of PostgreSQL; embedded PGlite loads them in db/embedded.ts) and
  * the immutable folding function of db/search-sql.ts. Run by the start-up

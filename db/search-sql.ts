@@ -1,5 +1,5 @@
 /**
- * The SQL of search (docs/user-guide.md "Search (SPEC S12)"), in one place so that a query and the index
+ * The SQL of search (docs/user-guide.md "Search"), in one place so that a query and the index
  * meant to serve it are written by the same function and cannot drift
  * apart (PostgreSQL uses an expression index only for the very same
  * expression):
@@ -97,7 +97,7 @@ export interface DocumentColumn {
  * `tsvector` column), or undefined when the module has no text to search.
  * Stored rather than an expression index, so that a match is checked and
  * ranked from the row as it is on disk, without parsing and stemming its
- * text again on every read (the 50 ms of docs/user-guide.md "Search (SPEC S12)"). Named after a hash of its
+ * text again on every read (the 50 ms of docs/user-guide.md "Search"). Named after a hash of its
  * expression, like an index: the start-up sync adds the new column and
  * drops the old one (db/schema-sync.ts lets that drop through: the column
  * is derived, it holds nothing that is not in the row).

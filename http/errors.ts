@@ -1,5 +1,5 @@
 /**
- * How any error becomes an S9 answer: the code of core/errors.ts it means
+ * How any error becomes an error answer (docs/user-guide.md "Errors"): the code of core/errors.ts it means
  * (Fastify's own errors, validation, the database and Redis going away),
  * and the envelope `{success: false, error, detalles?}` it is sent in.
  */
@@ -39,7 +39,7 @@ export function toAppError (err: FastifyError | Error): AppError | undefined {
   return undefined
 }
 
-/** The S9 envelope of an error. */
+/** The envelope of an error (docs/user-guide.md "Errors"). */
 export function errorBody (code: ErrorCode, detalles?: ErrorDetail[]): { success: false, error: string, detalles?: ErrorDetail[] } {
   const body: { success: false, error: string, detalles?: ErrorDetail[] } = { success: false, error: ERRORS[code].message }
   if (detalles !== undefined && detalles.length > 0) body.detalles = detalles

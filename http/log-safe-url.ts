@@ -14,7 +14,7 @@ export const HIDDEN = '[oculto]'
 /** Parameter names whose value is secret whatever the module: credentials. */
 const ALWAYS = /password|contrase|token|secret|clave|jwt/i
 
-/** Free-text search (docs/user-guide.md "Search (SPEC S12)"): a name, or a part of it between brackets, that is `q` or `contiene`. */
+/** Free-text search (docs/user-guide.md "Search"): a name, or a part of it between brackets, that is `q` or `contiene`. */
 const freeText = (name: string): boolean => name.split(/[[\]]/).some((part) => /^\s*(?:q|contiene)\s*$/i.test(part))
 
 function decoded (name: string): string | undefined {

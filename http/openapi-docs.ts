@@ -2,7 +2,7 @@
  * What the OpenAPI document says beyond the route schemas (docs/user-guide.md "API explorer and OpenAPI document"), so a
  * generated client is complete: an `operationId` per route (a route that
  * names none gets one from its method and path), `security: []` on the
- * routes that need no token, the S9 error responses each route can give
+ * routes that need no token, the error responses (docs/user-guide.md "Errors") each route can give
  * (read from its config: token, rate limit, permission, body, path id, plus
  * what it declares), and documentation-only parts a route hands over in
  * `config.openapi` (list query parameters the service parses itself, a body
@@ -46,7 +46,7 @@ export function operationIdOf (method: string, url: string): string {
   return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')
 }
 
-/** The S9 texts of one status, in the order of core/errors.ts. */
+/** The error texts (docs/user-guide.md "Errors") of one status, in the order of core/errors.ts. */
 function textsOf (status: number): string[] {
   return Object.values(ERRORS).filter((e) => e.status === status).map((e) => e.message)
 }
@@ -62,7 +62,7 @@ const DETALLES = {
   },
 }
 
-/** The S9 envelope of an error status, with its possible texts. */
+/** The error envelope (docs/user-guide.md "Errors") of a status, with its possible texts. */
 export function errorSchema (status: number): Schema {
   return {
     description: textsOf(status).join(' · '),

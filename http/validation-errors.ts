@@ -1,5 +1,5 @@
 /**
- * Turns Ajv validation errors into the S9 answer: `Datos requeridos` when a
+ * Turns Ajv validation errors into the error answer (docs/user-guide.md "Errors"): `Datos requeridos` when a
  * required field is missing, otherwise `Datos inválidos`, each with
  * `detalles: [{campo, mensaje}]` in Spanish, at most MAX_ERRORS of them.
  */

@@ -143,7 +143,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
    * Session and user from the store; a miss (or a cache that may be stale)
    * is answered by the database and cached as of the revocation epoch read
    * first. A session is bound to its user: a token whose `sub` is not the
-   * session's user is refused, from the cache as from the database (S15).
+   * session's user is refused, from the cache as from the database.
    * The request's EntityManager is forked only on such a miss.
    */
   async function resolveCaller (request: FastifyRequest, claims: TokenClaims, found: SessionLookup): Promise<AuthenticatedCaller> {

@@ -1,5 +1,5 @@
 /**
- * The search parts of a list query (docs/user-guide.md "Search (SPEC S12)"): `campo[contiene]`,
+ * The search parts of a list query (docs/user-guide.md "Search"): `campo[contiene]`,
  * `campo[vacio]` and `q`, each as the condition its index serves
  * (db/search-sql.ts). Pure: conditions are ORM filters or SQL text with
  * bound values; client text is never part of the SQL.

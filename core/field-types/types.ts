@@ -53,7 +53,7 @@ export interface FieldTypeImpl {
   readonly searchOperators: readonly FilterOperator[]
   /**
    * Text a person may search in (string, text): `contiene` ignores case and
-   * accents, and `q` searches it (core of docs/user-guide.md "Search (SPEC S12)"; db/search-sql.ts).
+   * accents, and `q` searches it (core of docs/user-guide.md "Search"; db/search-sql.ts).
    */
   readonly textSearch: boolean
   /** What `vacio` counts as no value besides null: an empty string or an empty array. */

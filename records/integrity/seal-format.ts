@@ -3,7 +3,7 @@
  * chain"). A change to modules.yaml must never invalidate a stored hash, so
  * the payload may not depend on what is declared *now*:
  *
- * - format 3 (every version written since S21 in a module with encrypted
+ * - format 3 (every version written since format 3 was introduced, in a module with encrypted
  *   fields): format 2 plus `_clave`, an HMAC under the integrity key of the
  *   version's id and number. Without it a reader who may not decrypt sees
  *   every other entry of the payload, so could test the hypothesis "every

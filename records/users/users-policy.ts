@@ -5,15 +5,15 @@
  *   role holds `*.*` (docs/user-guide.md "Authentication and roles");
  * - a password must not be a documented placeholder nor the username, and
  *   must fit the field's length, wherever it is set (HTTP, the command
- *   line, ADMIN_PASSWORD at start-up; S13);
+ *   line, ADMIN_PASSWORD at start-up; docs/user-guide.md "Accounts and sessions");
  * - every write to a user is a revocation: it raises the revocation epoch
  *   inside its transaction and, after the commit, drops that user's cached
  *   snapshot on every instance, so a change of role, `activo`,
- *   `personal_id` or password applies from the next request (S8, S11),
- *   also after Redis comes back older (S15);
+ *   `personal_id` or password applies from the next request (docs/user-guide.md "Authentication and roles"),
+ *   also after Redis comes back older (docs/operator-guide.md);
  * - a password set, a deactivation and a deletion also revoke the user's
  *   sessions, in the database in the same transaction, then in the cache
- *   (S13): reactivating or restoring the user revives no old token. When
+ *   (docs/user-guide.md "Accounts and sessions"): reactivating or restoring the user revives no old token. When
  *   the caller sets their own password, the session they act with stays.
  */
 import type { AccessTable, Caller } from '../../core/access.js'

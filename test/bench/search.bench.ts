@@ -1,5 +1,5 @@
 /**
- * `npm run bench:search`: search (docs/user-guide.md "Search (SPEC S12)") over a large `denuncias` table,
+ * `npm run bench:search`: search (docs/user-guide.md "Search") over a large `denuncias` table,
  * through the full HTTP stack of a real listening server: the time of a
  * selective search with its exact total, then what the search indexes cost
  * a create. Embedded by default, PostgreSQL when DATABASE_URL is set (use a

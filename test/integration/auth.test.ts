@@ -106,7 +106,7 @@ describe('login, tokens, /me and logout', () => {
     for (const r of rows) expect(r.expira.getTime() - r.emitido.getTime()).toBe(SEVEN_DAYS * 1000)
   })
 
-  it('a token reusing a live jti with another sub is refused, from the cache and from the database (S15)', async () => {
+  it('a token reusing a live jti with another sub is refused, from the cache and from the database', async () => {
     const victim = await newUser(appA, adminToken, 'agente')
     const other = await newUser(appA, adminToken, 'jefe') // a real, active user: the forged sub
     const { jti, iat, exp } = decode(victim.token, 1)

@@ -41,7 +41,7 @@ const sancion = async (set: Rec = {}): Promise<Rec> => ok(await api.post('/sanci
   tipo: 'trafico', infractor_nombre: 'Nombre Apellido', fecha_infraccion: '2026-03-15 10:30:00', lugar_infraccion: 'Sin datos', importe: 100, ...set,
 }), 201)
 const bidx = async (table: string, col: string, id: string): Promise<string | null> => (await sql(`select "${col}_bidx" as b from "${table}" where "_id" = $1`, [id]))[0]!.b
-/** The index the code before S21 stored: one key for every field. */
+/** The index the code before per-field blind-index keys stored: one key for every field. */
 const oldIndex = (v: string): string => createHmac('sha256', indexKey).update(normaliseSearchable(v), 'utf8').digest('hex')
 const found = async (path: string, qs: string): Promise<string[]> => (ok(await api.get(`/${path}?${qs}`)).records as Rec[]).map((r) => r._id as string).sort()
 
@@ -99,7 +99,7 @@ describe('the upgrade from one index key for every field', () => {
     const p = ok(await api.post('/personal', { tip: 'TIP-UPG', nif: '62345678S', nombre: 'Ana', apellidos: 'Pérez', escala: 'oficial' }), 201)
     const cases = [['denuncias', 'denunciante_dni', d._id, '52345678R'], ['sanciones', 'infractor_dni', s._id, '52345678R'], ['personal', 'nif', p._id, '62345678S']] as const
 
-    // The database as the code before S21 left it: every index under the one key, no scheme row.
+    // The database as the code before per-field blind-index keys left it: every index under the one key, no scheme row.
     await h.closeApp(app)
     for (const table of ['denuncias', 'sanciones', 'personal']) {
       const col = cases.find((c) => c[0] === table)![1]

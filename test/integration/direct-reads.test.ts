@@ -22,6 +22,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Harness } from '../helpers/app.js'
 import type { Api } from '../helpers/http.js'
 import { usingPostgres } from '../helpers/services.js'
+import { queriesOf, type SentQuery } from '../helpers/sql-capture.js'
 import { startTestApp } from '../helpers/test-app.js'
 import { countRows, findRow, findRowsAndCount } from '../../db/row-query.js'
 import { liveIndexColumn } from '../../db/record-indexes.js'
@@ -205,20 +206,9 @@ describe('reads of the vocabulary', () => {
 })
 
 /** The SQL statements `run` sent: text, values (embedded mode sends them inlined, db/driver.ts) and statement name. */
-async function queriesOf (run: () => Promise<unknown>): Promise<Array<{ sql: string, bindings: unknown[], name?: string }>> {
-  const seen: Array<{ sql: string, bindings: unknown[], name?: string }> = []
-  const knex = app.orm.em.getConnection().getKnex()
-  const onQuery = (q: { sql: string, bindings?: unknown[], name?: string }): void => { seen.push({ sql: q.sql, bindings: q.bindings ?? [], ...(q.name !== undefined && { name: q.name }) }) }
-  knex.on('query', onQuery)
-  try {
-    await run()
-  } finally {
-    knex.off('query', onQuery)
-  }
-  return seen
-}
+const sentBy = (run: () => Promise<unknown>): Promise<SentQuery[]> => queriesOf(app.orm.em, run)
 /** The SQL one read sent: its text and values. */
-const sent = async (read: () => Promise<unknown>): Promise<Array<{ sql: string, bindings: unknown[] }>> => (await queriesOf(read)).map(({ sql, bindings }) => ({ sql, bindings }))
+const sent = async (read: () => Promise<unknown>): Promise<Array<{ sql: string, bindings: unknown[] }>> => (await sentBy(read)).map(({ sql, bindings }) => ({ sql, bindings }))
 /** What the driver sends for `text` with `values`: parameters on PostgreSQL, the values inlined in embedded mode. */
 function asSent (text: string, values: unknown[]): { sql: string, bindings: unknown[] } {
   if (usingPostgres) return { sql: text, bindings: values }
@@ -291,7 +281,7 @@ function seeded (p: (i: number) => boolean): number {
 }
 
 /** The SQL statements one request ran on the table, with their statement names. */
-const statementsOf = async (request: () => Promise<unknown>): Promise<Array<{ sql: string, name?: string }>> => (await queriesOf(request)).filter((q) => /from "vehiculos"/.test(q.sql))
+const statementsOf = async (request: () => Promise<unknown>): Promise<Array<{ sql: string, name?: string }>> => (await sentBy(request)).filter((q) => /from "vehiculos"/.test(q.sql))
 
 describe('named prepared statements', () => {
   it('a GET by id, the total of a list and a page one live index serves run as named statements (PostgreSQL); other pages and a search are planned for their values every time', async () => {

@@ -9,7 +9,6 @@
  */
 import { createHmac, randomBytes, randomInt } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import type { EntityManager } from '@mikro-orm/postgresql'
 import { keyId } from '../../core/config.js'
 import { createFieldCipher, fieldIndexKey, normaliseSearchable } from '../../core/crypto.js'
 import { compileAccess } from '../../core/access.js'
@@ -19,6 +18,7 @@ import { rotateKeys, type RotateReport } from '../../bin/rotate-keys.js'
 import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import { hasEncryptedFields, rotateModule } from '../../records/integrity/key-rotation.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
+import type { ServiceConnection } from '../../db/driver.js'
 import { TEST_KEY, type Harness } from '../helpers/app.js'
 import { client, login, sampleBody, validDni, type Res, type Api } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
@@ -421,20 +421,16 @@ describe('key rotation over a few thousand rows', () => {
     // Interleaving: the PUT starts while rotateModule holds the target's batch
     // (read under row locks); it must wait for the batch, then land intact.
     let pending: Promise<Res> | undefined
-    // Every EntityManager forked from this one (the transaction's included) reports its finds.
-    const watched = (em: EntityManager): EntityManager => {
-      const fork = em.fork.bind(em)
-      const find = em.find.bind(em) as (...a: unknown[]) => Promise<Rec[]>
-      return Object.assign(em, {
-        fork: (...a: Parameters<EntityManager['fork']>) => watched(fork(...a)),
-        find: async (...args: unknown[]) => {
-          const rows = await find(...args)
-          if (pending === undefined && rows.some((r) => r._id === target._id)) pending = bc.put(`/personal/${target._id}`, { contacto_telefono: '611223344' })
-          return rows
-        },
-      })
+    // The records layer's reads (db/row-query.ts) go through the connection's rows(): the batch that holds the target reports it.
+    const connection = appBC.orm.em.getConnection() as ServiceConnection
+    const read = connection.rows.bind(connection)
+    connection.rows = async (...args: Parameters<ServiceConnection['rows']>) => {
+      const found = await read(...args)
+      if (pending === undefined && found.some((r) => r._id === target._id)) pending = bc.put(`/personal/${target._id}`, { contacto_telefono: '611223344' })
+      return found
     }
-    const em = watched(appBC.orm.em.fork())
+    onTestFinished(() => { connection.rows = read })
+    const em = appBC.orm.em.fork()
     const done = await rotateModule(em, mod('personal'), cipher, { batchSize: 200 })
     const put = await pending
     expect([put?.status, done.scanned]).toEqual([200, sys.personal!.length])

@@ -2,7 +2,7 @@
  * Hostile input, property-based (issue 3 item 7): generated bodies, raw
  * payloads, content types, query strings and path ids thrown at every
  * module's endpoints. Whatever arrives, the answer is never a 5xx, always the
- * S9 envelope, and a 4xx never writes: the table (POST) or the record (PUT)
+ * error envelope, and a 4xx never writes: the table (POST) or the record (PUT)
  * is exactly as before, and a list query changes no table at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -22,7 +22,7 @@ const RUNS = { post: 80, put: 50, raw: 40, query: 80, ids: 50 }
 const MiB = 1024 * 1024
 
 /** docs/user-guide.md "Errors": every 4xx text a client may get here, with its status. */
-const S9 = statusByText(['DATOS_REQUERIDOS', 'DATOS_INVALIDOS', 'JSON_MAL_FORMADO', 'REGISTRO_NO_ENCONTRADO', 'RUTA_NO_ENCONTRADA', 'MODULO_NO_ENCONTRADO',
+const ERROR_STATUS = statusByText(['DATOS_REQUERIDOS', 'DATOS_INVALIDOS', 'JSON_MAL_FORMADO', 'REGISTRO_NO_ENCONTRADO', 'RUTA_NO_ENCONTRADA', 'MODULO_NO_ENCONTRADO',
   'CONFLICTO_VERSION', 'REGISTRO_DUPLICADO', 'TRANSICION_NO_PERMITIDA', 'PETICION_DEMASIADO_GRANDE', 'TIPO_CONTENIDO_NO_SOPORTADO'])
 
 let h: Harness, app: FastifyInstance, token: string
@@ -52,7 +52,7 @@ async function send (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, pay
   return { status: res.statusCode, body, type: String(res.headers['content-type'] ?? '') }
 }
 
-/** Never a 5xx; a 4xx is exactly `{success: false, error, detalles?}` with an S9 text of that status; a 2xx is `{success: true, data}`. */
+/** Never a 5xx; a 4xx is exactly `{success: false, error, detalles?}` with an error text of that status; a 2xx is `{success: true, data}`. */
 function envelope (res: Res): void {
   const shown = `${res.status} ${JSON.stringify(res.body)?.slice(0, 400)}`
   expect(res.status, shown).toBeLessThan(500)
@@ -63,7 +63,7 @@ function envelope (res: Res): void {
   if (res.status >= 400) {
     expect(success, shown).toBe(false)
     expect(data, shown).toBeUndefined()
-    expect(S9[error as string], shown).toBe(res.status)
+    expect(ERROR_STATUS[error as string], shown).toBe(res.status)
     if (detalles !== undefined) {
       expect(Array.isArray(detalles) && detalles.length > 0, shown).toBe(true)
       for (const d of detalles as unknown[]) expect(d, shown).toEqual({ campo: expect.any(String), mensaje: expect.any(String) })
@@ -179,7 +179,7 @@ describe.each(MODULES.map((m) => [m.name, m] as const))('module %s', (_name, mod
   const bodyExamples: Array<[Plan]> = when === undefined ? [] : ['"9999-12-31T23:59:59-23:59"', '"0001-01-01T00:00:00+23:59"'].map((raw) => [{ edits: [{ op: 'set', field: when.name, raw }] }])
   const names = [...mod.fields.map((f) => f.name), '_id', '_created', '_created_by', '_modified', '_modified_by', '_version']
 
-  it('a) POST: generated and mutated bodies → S9 envelope, never 5xx; a 4xx writes no row, a 2xx exactly one', async () => {
+  it('a) POST: generated and mutated bodies → error envelope, never 5xx; a 4xx writes no row, a 2xx exactly one', async () => {
     await fc.assert(fc.asyncProperty(planArb(mod), async (plan) => {
       const before = await count(mod)
       const res = await send('POST', base, render(plan, sampleBody(mod, refs)))
@@ -189,7 +189,7 @@ describe.each(MODULES.map((m) => [m.name, m] as const))('module %s', (_name, mod
     }), { numRuns: RUNS.post, examples: bodyExamples })
   })
 
-  it('b) PUT: the same bodies against a live record → S9 envelope; a 4xx leaves the stored row untouched', async () => {
+  it('b) PUT: the same bodies against a live record → error envelope; a 4xx leaves the stored row untouched', async () => {
     const id = targets.get(mod.name)!
     const ifMatch: fc.Arbitrary<string | undefined> = fc.option(fc.constantFrom('"1"', '*', 'W/"1"', '"-1"', 'x', '"1", "2"', '"9999999999"', '""'), { nil: undefined })
     await fc.assert(fc.asyncProperty(planArb(mod), ifMatch, async (plan, im) => {

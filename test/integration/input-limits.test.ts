@@ -1,6 +1,6 @@
 /**
  * Hostile bodies and the input rules of docs/operator-guide.md "Hostile input":
- * 1 MiB bodies of the worst shapes answer 400 in the S9 envelope with at
+ * 1 MiB bodies of the worst shapes answer 400 in the error envelope with at
  * most 20 `detalles` and write nothing (their CPU cost is measured by
  * `npm run bench:hostile`, not here); invalid UTF-8 is `JSON mal formado`;
  * a number a double cannot hold, anywhere in the body, is `Datos inválidos`
@@ -64,7 +64,7 @@ function s9Error (res: Res, code: ErrorCode): void {
   }
 }
 
-describe('worst-shape bodies (SPEC S15: no request holds the event loop)', () => {
+describe('worst-shape bodies (no request holds the event loop)', () => {
   it.each(HOSTILE_SHAPES.map((s) => [s.name, s] as const))('%s: 400 in the envelope, at most 20 detalles, nothing written', async (_name, shape) => {
     const body = shape.body()
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MiB)
@@ -115,7 +115,7 @@ describe('worst-shape bodies (SPEC S15: no request holds the event loop)', () =>
   })
 })
 
-describe('input rules (SPEC S15)', () => {
+describe('input rules', () => {
   it('invalid UTF-8 anywhere in a body is 400 JSON mal formado and writes nothing', async () => {
     const before = await state()
     const bad = [

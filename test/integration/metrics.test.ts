@@ -63,7 +63,7 @@ describe('GET /metrics on METRICS_PORT', () => {
   })
 
   it('is not on the public port, and the metrics listener serves nothing else', async () => {
-    // Like any unknown address: the token first (S9 order), then 404.
+    // Like any unknown address: the token first (the order of docs/user-guide.md "Errors"), then 404.
     expect((await client(app).get('/metrics')).body).toEqual(errorOf('TOKEN_NO_PROPORCIONADO'))
     const res = await client(app, await login(app)).get('/metrics')
     expect(res.status).toBe(404)

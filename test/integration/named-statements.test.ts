@@ -18,6 +18,7 @@ import type { FastifyInstance } from 'fastify'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { usingPostgres } from '../helpers/services.js'
+import { queriesOf } from '../helpers/sql-capture.js'
 import type { ServiceConnection } from '../../db/driver.js'
 import { inTransaction } from '../../db/transaction.js'
 import { isStalePlan } from '../../core/postgres-errors.js'
@@ -41,18 +42,8 @@ const ONE = { id: 1, name: 'uno', at: new Date('2026-01-02T03:04:05Z'), day: '20
 const TWO = { id: 2, name: null, at: null, day: null, doc: null, amount: null, n: null }
 
 /** The statement names the reads of `run` were sent under (undefined: unnamed). */
-async function namesOf (run: () => Promise<unknown>): Promise<Array<string | undefined>> {
-  const names: Array<string | undefined> = []
-  const knex = connection.getKnex()
-  const onQuery = (q: { sql: string, name?: string }): void => { if (/from shapes/.test(q.sql)) names.push(q.name) }
-  knex.on('query', onQuery)
-  try {
-    await run()
-  } finally {
-    knex.off('query', onQuery)
-  }
-  return names
-}
+const namesOf = async (run: () => Promise<unknown>): Promise<Array<string | undefined>> =>
+  (await queriesOf(app.orm.em, run)).filter((q) => /from shapes/.test(q.sql)).map((q) => q.name)
 
 /**
  * Reads on as many pooled connections at once as the pool holds (db/open.ts: 10 on PostgreSQL), so the

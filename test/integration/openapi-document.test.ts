@@ -2,7 +2,7 @@
  * The API explorer and the OpenAPI document are complete enough for a
  * generated client (docs/user-guide.md "API explorer and OpenAPI document"): servers, one unique operationId per route,
  * every list query parameter with its operators (from the field types),
- * every error response in the S9 envelope, bodies that reject unknown keys
+ * every error response in the error envelope, bodies that reject unknown keys
  * (and a service that does), required fields not nullable, system fields
  * required in records. GET /docs is the explorer for a browser and the
  * document for anything else; nothing under /docs needs a token or counts
@@ -118,7 +118,7 @@ describe('the document', () => {
     expect(denuncias.has('_hash')).toBe(false)
   })
 
-  it('gives every route its S9 error responses, in the envelope, from one shared response per status', () => {
+  it('gives every route its error responses, in the envelope, from one shared response per status', () => {
     for (const [name, response] of Object.entries(doc.components.responses as Record<string, Schema>)) {
       const status = Number(name.replace('Error', ''))
       const schema = response.content['application/json'].schema

@@ -9,7 +9,7 @@
  * admin, as each other role, with a bad token and with none.
  *
  * Properties, for each of FUZZ_RUNS requests (default 10,000, seed fixed):
- * never a 5xx; every answer in the S9 envelope (`{success: false, error,
+ * never a 5xx; every answer in the error envelope (`{success: false, error,
  * detalles?}` with the text of its status, or `{success: true, data}`);
  * a 4xx writes nothing: no row of any module table, of the history, the
  * read log or the sessions is inserted, updated or deleted (counted by
@@ -31,7 +31,7 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20_261_123)
 const registry = loadRegistry('modules.yaml')
 
 /** docs/user-guide.md "Errors": every text a client may get, with its status. */
-const S9 = statusByText(['DATOS_REQUERIDOS', 'DATOS_INVALIDOS', 'JSON_MAL_FORMADO', 'TOKEN_NO_PROPORCIONADO', 'TOKEN_INVALIDO',
+const ERROR_STATUS = statusByText(['DATOS_REQUERIDOS', 'DATOS_INVALIDOS', 'JSON_MAL_FORMADO', 'TOKEN_NO_PROPORCIONADO', 'TOKEN_INVALIDO',
   'CREDENCIALES_INVALIDAS', 'SIN_PERMISOS', 'REGISTRO_NO_ENCONTRADO', 'MODULO_NO_ENCONTRADO', 'RUTA_NO_ENCONTRADA', 'CONFLICTO_VERSION',
   'REGISTRO_DUPLICADO', 'TRANSICION_NO_PERMITIDA', 'PETICION_DEMASIADO_GRANDE', 'TIPO_CONTENIDO_NO_SOPORTADO', 'DEMASIADAS_PETICIONES'])
 
@@ -266,7 +266,7 @@ function envelopeProblem (status: number, type: string, body: unknown): string |
   if (Object.keys(rest).length > 0) return `extra keys ${Object.keys(rest).join(',')}`
   if (status >= 400) {
     if (success !== false || data !== undefined) return 'error without success: false'
-    if (S9[error as string] !== status) return `text "${String(error)}" is not S9's for ${status}`
+    if (ERROR_STATUS[error as string] !== status) return `text "${String(error)}" is not the error table's for ${status}`
     if (detalles !== undefined && (!Array.isArray(detalles) || detalles.length === 0 || detalles.length > 20 ||
       !detalles.every((d) => typeof d === 'object' && d !== null && Object.keys(d).sort().join() === 'campo,mensaje' && typeof d.campo === 'string' && typeof d.mensaje === 'string'))) return 'bad detalles'
     return undefined
@@ -276,7 +276,7 @@ function envelopeProblem (status: number, type: string, body: unknown): string |
 }
 
 describe('OpenAPI-driven fuzz', () => {
-  it(`${RUNS} generated requests over every operation of /docs: no 5xx, S9 envelope, no write on a 4xx`, async () => {
+  it(`${RUNS} generated requests over every operation of /docs: no 5xx, error envelope, no write on a 4xx`, async () => {
     await installWriteCounter()
     const ops = operations()
     expect(ops.length).toBeGreaterThan(registry.modules.length * 8)

@@ -272,7 +272,7 @@ describe('client address and TRUST_PROXY', () => {
   })
 })
 
-describe('login lock-out (SPEC S15, S21), for clients without a device value', () => {
+describe('login lock-out, for clients without a device value', () => {
   const LOCK_S = 15 * 60
   let a: FastifyInstance
   let b: FastifyInstance

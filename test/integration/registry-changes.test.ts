@@ -106,7 +106,7 @@ describe('service routes without a token', () => {
     await expect(JSON.stringify(doc, null, 2)).toMatchFileSnapshot('../__snapshots__/openapi.json')
   })
 
-  it('the record schemas never require an encrypted field (withheld without descifrar, SPEC S4)', async () => {
+  it('the record schemas never require an encrypted field (withheld without descifrar)', async () => {
     const doc = (await call(base, 'GET', '/docs')).body
     for (const m of registry.modules) {
       const schema = doc.components.schemas[`${m.name}Record`]

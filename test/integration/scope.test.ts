@@ -72,7 +72,7 @@ function change (mod: ModuleDef, text = 'cambio'): Record<string, unknown> {
 }
 const invalidChange = (mod: ModuleDef): Record<string, unknown> => ({ [editable(mod).name]: 12345 })
 
-/** The S11 rule, restated over an API record: created by the user, or tied to their staff record. */
+/** The row-level scope rule (docs/user-guide.md "Authentication and roles"), restated over an API record: created by the user, or tied to their staff record. */
 function ownedBy (mod: ModuleDef, rec: Record<string, unknown>, who: User): boolean {
   return rec._created_by === who.id || (who.personalId !== null && (mod.ownerFields.some((f) => rec[f.name] === who.personalId) || (mod.ownedById && rec._id === who.personalId)))
 }

@@ -158,7 +158,7 @@ describe('records sealed now (format 3 with encrypted fields, else 2)', () => {
   })
 })
 
-describe('format 3: _hash does not tell which encrypted fields are empty (SPEC S21)', () => {
+describe('format 3: _hash does not tell which encrypted fields are empty', () => {
   it("a reader's hypothesis \"every encrypted field is empty\" does not give _hash; the keyed _clave does, and both verifiers hold", async () => {
     const d = ok(await api.post('/denuncias', { denunciante_nombre: 'Sin Datos', tipo: 'otro', fecha_hechos: '2026-07-02 09:00:00', lugar_hechos: 'Calle', descripcion: 'Nada cifrado' }), 201)
     expect(mod('denuncias').fields.filter((f) => f.encrypted).every((f) => d[f.name] === null)).toBe(true)

@@ -1,5 +1,5 @@
 /**
- * Search (docs/user-guide.md "Search (SPEC S12)") over HTTP on the shipped modules.yaml: `contiene` on
+ * Search (docs/user-guide.md "Search") over HTTP on the shipped modules.yaml: `contiene` on
  * string and text fields (case, accents, LIKE characters), `q` (Spanish
  * stemming, accents, all words, filters, sort, paging, relevance, exact
  * total), `vacio` on every kind of field, the 400s and 403s, row-level scope,

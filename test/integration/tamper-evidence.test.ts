@@ -374,7 +374,7 @@ describe('a forged checkpoint', () => {
   })
 })
 
-describe('historial and verificar of a deleted record (SPEC S15)', () => {
+describe('historial and verificar of a deleted record', () => {
   let consulta: string, jefe: string, administrador: string
   beforeAll(async () => {
     consulta = (await newUser(app, token, 'consulta')).token

@@ -65,7 +65,7 @@ function linksOf (text: string): Array<{ line: number, target: string }> {
 
 describe('slug', () => {
   it('follows GitHub', () => {
-    expect(slug('Search (SPEC S12)')).toBe('search-spec-s12')
+    expect(slug('Search (full text)')).toBe('search-full-text')
     expect(slug('`roles`')).toBe('roles')
     expect(slug('modules.yaml reference')).toBe('modulesyaml-reference')
     expect(slug('What `npm run deploy:check` validates, and what it does not')).toBe('what-npm-run-deploycheck-validates-and-what-it-does-not')

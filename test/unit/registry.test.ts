@@ -45,7 +45,7 @@ function expectProblem (text: string, line: number, keyPath: string, ...parts: A
 describe('the real modules.yaml', () => {
   const registry = loadRegistry(FILE)
 
-  it('declares the nine modules with the paths and prefixes of SPEC S2', () => {
+  it('declares the nine modules with the paths and prefixes of docs/administrator-guide.md', () => {
     expect(registry.modules.map((m) => [m.name, m.path, m.prefix, m.table])).toEqual([
       ['denuncias', 'denuncias', 'DEN', 'denuncias'],
       ['sanciones', 'sanciones', 'SAN', 'sanciones'],
@@ -62,7 +62,7 @@ describe('the real modules.yaml', () => {
     expect([...registry.byPath.keys()]).toEqual(registry.modules.map((m) => m.path))
   })
 
-  it('declares the state fields of SPEC S2', () => {
+  it('declares the state fields of docs/administrator-guide.md', () => {
     const states = Object.fromEntries(registry.modules.map((m) => [m.name, m.stateField ?? null]))
     expect(states).toEqual({
       denuncias: 'estado', sanciones: 'estado', atestados: null, personal: 'situacion', vehiculos: 'estado',
@@ -76,7 +76,7 @@ describe('the real modules.yaml', () => {
     expect(registry.byName.get('turnos')!.fields.map((x) => x.name)).toContain('compañero')
   })
 
-  it('declares the required fields and defaults of SPEC S3 (samples)', () => {
+  it('declares the required fields and defaults of docs/administrator-guide.md (samples)', () => {
     const den = registry.byName.get('denuncias')!.fieldMap
     expect(den.get('estado')).toMatchObject({ default: 'pendiente', required: false })
     expect(den.get('denunciante_dni')).toMatchObject({ encrypted: true, searchable: true, filterable: false })
@@ -110,7 +110,7 @@ describe('the real modules.yaml', () => {
   })
 })
 
-describe('row-level scope in the real modules.yaml (SPEC S11)', () => {
+describe('row-level scope in the real modules.yaml', () => {
   const registry = loadRegistry(FILE)
   const access = compileAccess(registry)
 
@@ -266,7 +266,7 @@ describe('mistakes in modules.yaml', () => {
     expect(errorOf('').message).toMatch(/temp\.yaml: the file must hold a mapping/)
   })
 
-  it('row-level scope (S11): a limit other than :propios, crear:propios, and owner fields that are no staff ref', () => {
+  it('row-level scope: a limit other than :propios, crear:propios, and owner fields that are no staff ref', () => {
     const p = lineOf('      - denuncias.editar:propios')
     expectProblem(edit(real, '      - denuncias.editar:propios', '      - denuncias.editar:propio'), p, 'roles.oficial.permissions.2', 'unknown limit ":propio"', 'did you mean "propios"')
     const c = lineOf('      - denuncias.crear', lineOf('  oficial:'))

@@ -1,6 +1,6 @@
 /**
  * The pure building blocks: service-time-zone dates (docs/user-guide.md "API"), field
- * encryption and blind indexes (S4), canonical JSON (S7) and the
+ * encryption and blind indexes, canonical JSON and the
  * environment contract (core/config.ts).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -91,7 +91,7 @@ describe('core/time.ts in Europe/Madrid', () => {
   })
 })
 
-describe('core/time.ts year bounds (SPEC S15: years 1000-9999)', () => {
+describe('core/time.ts year bounds (years 1000-9999)', () => {
   it('refuses instants outside the years 1000-9999 as written, in UTC or in the service zone', () => {
     expect(parseDateTime('9999-12-31T23:59:59-23:59', 'Europe/Madrid')).toBeNull() // year 10000 in UTC
     expect(parseDateTime('1000-01-01T00:00:00+23:59', 'Europe/Madrid')).toBeNull() // year 999 in UTC
@@ -181,7 +181,7 @@ describe('core/crypto.ts', () => {
     expect(createFieldCipher([k2, k1], mac).digest('A')).toBe(cipher.digest('A'))
   })
 
-  it('blind index: one key per module and field, HKDF-SHA-256 of the index key with info "indice-ciego:<module>.<field>" (SPEC S21)', () => {
+  it('blind index: one key per module and field, HKDF-SHA-256 of the index key with info "indice-ciego:<module>.<field>"', () => {
     const dni = '12345678Z'
     const a = cipher.blindIndex('denuncias', 'denunciante_dni', dni)
     const b = cipher.blindIndex('sanciones', 'infractor_dni', dni)
