@@ -5,9 +5,9 @@
  * (db/prepared-statements.ts), and `rows()` runs the records layer's own
  * SQL (db/row-query.ts) the same way: PostgreSQL then parses a query once
  * per connection instead of planning every text with its values inlined.
- * Both go through node-postgres's public query config (`name`, `text`,
- * `values`, `types`); node-postgres describes the result of every
- * execution (docs/performance.md "What changed").
+ * A named statement runs through db/known-shape-query.ts (node-postgres's
+ * Submittable extension point), which describes its result once per
+ * connection; an unnamed one through node-postgres's query config.
  *
  * A BEGIN that fails throws its own error. A pooled connection can be dead before the pool knows it: PostgreSQL
  * shut down or restarted, and the socket's end has not been read yet. knex
@@ -23,6 +23,7 @@ import { Utils, type AnyEntity, type Configuration, type EntityData, type Loggin
 import { PostgreSqlConnection, PostgreSqlDriver, type Knex, type QueryResult } from '@mikro-orm/postgresql'
 import { isStalePlan, isUntypedParameter } from '../core/postgres-errors.js'
 import { PreparedStatements } from './prepared-statements.js'
+import { queryKnownShape, type Shapes, type TypeParsers } from './known-shape-query.js'
 
 type BeginOptions = Parameters<PostgreSqlConnection['begin']>[0]
 type Method = 'all' | 'get' | 'run'
@@ -31,9 +32,6 @@ interface PooledClient {
   emit (event: 'query', query: { sql: string, bindings: unknown[], name?: string }): void
   acquireConnection (): Promise<PgConnection>
   releaseConnection (conn: PgConnection): Promise<unknown>
-}
-interface TypeParsers {
-  getTypeParser (oid: number, format?: string): (text: string) => unknown
 }
 interface PgConnection {
   query (config: { name?: string, text: string, values: unknown[], types?: TypeParsers }): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null }>
@@ -61,6 +59,13 @@ export class ServiceConnection extends PostgreSqlConnection {
   namedStatements = true
   /** How rows() reads values: as MikroORM's connection does, but instants as Dates already (what its mapping would make of them). */
   private rowTypes?: TypeParsers
+  /** Result shapes of each pooled connection's named statements (db/known-shape-query.ts). */
+  private readonly shapes = new WeakMap<PgConnection, Shapes>()
+
+  /** The type parsers MikroORM's connection reads values with (node-postgres's, with MikroORM's changes). */
+  private connectionTypes (): TypeParsers {
+    return this.getConnectionOptions().types as TypeParsers
+  }
 
   /**
    * As MikroORM's, but a query whose values are plain scalars runs as a
@@ -96,7 +101,7 @@ export class ServiceConnection extends PostgreSqlConnection {
    */
   async rows (text: string, params: unknown[], ctx?: Knex.Transaction | null, onePlan = false): Promise<Array<Record<string, unknown>>> {
     if (this.rowTypes === undefined) {
-      const base = this.getConnectionOptions().types as TypeParsers
+      const base = this.connectionTypes()
       this.rowTypes = { getTypeParser: (oid, format) => oid === TIMESTAMPTZ ? toDate : base.getTypeParser(oid, format) }
     }
     if (!this.namedStatements) {
@@ -125,7 +130,10 @@ export class ServiceConnection extends PostgreSqlConnection {
       // As knex does for its own queries: whoever watches the queries (tests, debugging) sees these too.
       client.emit('query', { sql: text, bindings: values, ...(name !== undefined && { name }) })
       try {
-        return await conn.query({ text, values, ...(name !== undefined && { name }), ...(types !== undefined && { types }) })
+        if (name === undefined) return await conn.query({ text, values, ...(types !== undefined && { types }) })
+        let shapes = this.shapes.get(conn)
+        if (shapes === undefined) this.shapes.set(conn, shapes = new Map())
+        return await queryKnownShape(conn as unknown as Parameters<typeof queryKnownShape>[0], { name, text, values, types: types ?? this.connectionTypes() }, shapes)
       } finally {
         await client.releaseConnection(conn)
       }
