@@ -2,7 +2,7 @@
  * Every error the service can answer with: code, HTTP status and the exact
  * Spanish text of docs/user-guide.md "Errors". Nothing else in the code base invents error text;
  * the single error handler (plugins/error-handler.ts) maps these to the
- * `{success: false, error}` envelope. docs/user-guide.md "Errors" lists this table.
+ * `{success: false, error, codigo}` envelope (`codigo`: the code, for programs). docs/user-guide.md "Errors" lists this table.
  */
 
 export interface ErrorDetail {

@@ -1,7 +1,7 @@
 /**
  * How any error becomes an error answer (docs/user-guide.md "Errors"): the code of core/errors.ts it means
  * (Fastify's own errors, validation, the database and Redis going away),
- * and the envelope `{success: false, error, detalles?}` it is sent in.
+ * and the envelope `{success: false, error, codigo, detalles?}` it is sent in.
  */
 import type { FastifyError, FastifyReply } from 'fastify'
 import { ConnectionException, UniqueConstraintViolationException } from '@mikro-orm/core'
@@ -39,9 +39,17 @@ export function toAppError (err: FastifyError | Error): AppError | undefined {
   return undefined
 }
 
+/** What an error answers: the Spanish text for people, `codigo` (its key in core/errors.ts) for programs. */
+export interface ErrorBody {
+  success: false
+  error: string
+  codigo: ErrorCode
+  detalles?: ErrorDetail[]
+}
+
 /** The envelope of an error (docs/user-guide.md "Errors"). */
-export function errorBody (code: ErrorCode, detalles?: ErrorDetail[]): { success: false, error: string, detalles?: ErrorDetail[] } {
-  const body: { success: false, error: string, detalles?: ErrorDetail[] } = { success: false, error: ERRORS[code].message }
+export function errorBody (code: ErrorCode, detalles?: ErrorDetail[]): ErrorBody {
+  const body: ErrorBody = { success: false, error: ERRORS[code].message, codigo: code }
   if (detalles !== undefined && detalles.length > 0) body.detalles = detalles
   return body
 }

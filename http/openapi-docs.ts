@@ -51,6 +51,11 @@ function textsOf (status: number): string[] {
   return Object.values(ERRORS).filter((e) => e.status === status).map((e) => e.message)
 }
 
+/** The machine codes (`codigo`) of one status, in the same order. */
+function codesOf (status: number): string[] {
+  return Object.entries(ERRORS).filter(([, e]) => e.status === status).map(([code]) => code)
+}
+
 const DETALLES = {
   type: 'array',
   description: 'Qué falló, campo a campo (a lo sumo 20)',
@@ -67,11 +72,12 @@ export function errorSchema (status: number): Schema {
   return {
     description: textsOf(status).join(' · '),
     type: 'object',
-    required: ['success', 'error'],
+    required: ['success', 'error', 'codigo'],
     additionalProperties: false,
     properties: {
       success: { type: 'boolean', enum: [false] },
       error: { type: 'string', enum: textsOf(status) },
+      codigo: { type: 'string', enum: codesOf(status), description: 'Código estable del error (core/errors.ts); el texto de `error` puede cambiar, este no' },
       ...(status === 400 && { detalles: DETALLES }),
     },
   }

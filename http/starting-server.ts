@@ -12,7 +12,7 @@
  * envelope (client-error.ts), by this server until the app serves.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
-import { ERRORS } from '../core/errors.js'
+import { errorBody } from './errors.js'
 import { answerClientError } from './client-error.js'
 
 export interface StartingServer {
@@ -30,7 +30,7 @@ function send (res: ServerResponse, status: number, body: unknown, close = false
   res.end(JSON.stringify(body))
 }
 
-const unavailable = { success: false, error: ERRORS.SERVICIO_NO_DISPONIBLE.message }
+const unavailable = errorBody('SERVICIO_NO_DISPONIBLE')
 
 function starting (req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? '').split('?')[0]

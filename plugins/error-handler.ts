@@ -1,6 +1,6 @@
 /**
  * The one place where errors become responses: every failure leaves as
- * `{success: false, error, detalles?}` with a status and text from
+ * `{success: false, error, codigo, detalles?}` with a status and text from
  * core/errors.ts (mapping in http/errors.ts). Unknown errors are logged and
  * answered with a bare 500: no stack, no SQL, no values.
  */

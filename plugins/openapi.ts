@@ -57,7 +57,7 @@ async function openapiPlugin (app: FastifyInstance): Promise<void> {
       info: {
         title: 'Registros de Policía Local',
         version: '1',
-        description: 'API generada a partir de modules.yaml. Todas las respuestas usan el sobre {success, data} o {success: false, error}.',
+        description: 'API generada a partir de modules.yaml. Todas las respuestas usan el sobre {success, data} o {success: false, error, codigo}.',
       },
       servers: [{ url: '/', description: 'Este servicio (la dirección desde la que se sirve el documento)' }],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'El token de POST /auth/login' } } },

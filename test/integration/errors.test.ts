@@ -38,9 +38,9 @@ const seq = (id: string): number => Number(id.split('-').pop())
 /** The exact error envelope; `campos` must all be named in `detalles`. */
 function fail (res: Res, code: ErrorCode, campos?: string[]): void {
   expectError(res, code)
-  const { success, error: e, detalles, ...rest } = res.body as Record<string, unknown>
+  const { success, error: e, codigo, detalles, ...rest } = res.body as Record<string, unknown>
   expect(rest).toEqual({})
-  expect([success, typeof e]).toEqual([false, 'string'])
+  expect([success, typeof e, codigo]).toEqual([false, 'string', code])
   expect(String(res.headers['content-type'])).toMatch(/^application\/json/)
   if (detalles !== undefined) {
     expect(Array.isArray(detalles) && detalles.length > 0).toBe(true)

@@ -13,7 +13,7 @@ import { loadRegistry } from '../../core/registry/load.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import type { Harness } from '../helpers/app.js'
 import { refOrder, sampleBody } from '../helpers/http.js'
-import { expectError, statusByText } from '../helpers/errors.js'
+import { CODE_BY_TEXT, expectError, statusByText } from '../helpers/errors.js'
 import { startTestApp } from '../helpers/test-app.js'
 
 const registry = loadRegistry('modules.yaml')
@@ -52,16 +52,17 @@ async function send (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, pay
   return { status: res.statusCode, body, type: String(res.headers['content-type'] ?? '') }
 }
 
-/** Never a 5xx; a 4xx is exactly `{success: false, error, detalles?}` with an error text of that status; a 2xx is `{success: true, data}`. */
+/** Never a 5xx; a 4xx is exactly `{success: false, error, codigo, detalles?}` with an error text of that status and its code; a 2xx is `{success: true, data}`. */
 function envelope (res: Res): void {
   const shown = `${res.status} ${JSON.stringify(res.body)?.slice(0, 400)}`
   expect(res.status, shown).toBeLessThan(500)
   expect(res.type, shown).toMatch(/^application\/json/)
   expect(typeof res.body === 'object' && res.body !== null && !Array.isArray(res.body), shown).toBe(true)
-  const { success, error, detalles, data, ...rest } = res.body as Record<string, unknown>
+  const { success, error, codigo, detalles, data, ...rest } = res.body as Record<string, unknown>
   expect(rest, shown).toEqual({})
   if (res.status >= 400) {
     expect(success, shown).toBe(false)
+    expect(codigo, shown).toBe(CODE_BY_TEXT[error as string])
     expect(data, shown).toBeUndefined()
     expect(ERROR_STATUS[error as string], shown).toBe(res.status)
     if (detalles !== undefined) {
@@ -69,7 +70,7 @@ function envelope (res: Res): void {
       for (const d of detalles as unknown[]) expect(d, shown).toEqual({ campo: expect.any(String), mensaje: expect.any(String) })
     }
   } else {
-    expect([success, error, detalles], shown).toEqual([true, undefined, undefined])
+    expect([success, error, codigo, detalles], shown).toEqual([true, undefined, undefined, undefined])
     expect(data, shown).toBeDefined()
   }
   expect(({} as Record<string, unknown>).polluted, 'Object.prototype polluted').toBeUndefined()

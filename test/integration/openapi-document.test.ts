@@ -123,8 +123,9 @@ describe('the document', () => {
       const status = Number(name.replace('Error', ''))
       const schema = response.content['application/json'].schema
       expect(schema.properties.success).toEqual({ type: 'boolean', enum: [false] })
-      expect(schema.required).toEqual(['success', 'error'])
+      expect(schema.required).toEqual(['success', 'error', 'codigo'])
       expect(schema.properties.error.enum).toEqual(Object.values(ERRORS).filter((e) => e.status === status).map((e) => e.message))
+      expect(schema.properties.codigo.enum).toEqual(Object.entries(ERRORS).filter(([, e]) => e.status === status).map(([code]) => code))
       expect(schema.properties.detalles !== undefined, name).toBe(status === 400)
     }
     for (const { method, path, op } of operations()) {

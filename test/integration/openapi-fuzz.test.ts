@@ -23,7 +23,7 @@ import { loadRegistry } from '../../core/registry/load.js'
 import type { Harness } from '../helpers/app.js'
 import { call, refOrder, sampleBody } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
-import { statusByText } from '../helpers/errors.js'
+import { CODE_BY_TEXT, statusByText } from '../helpers/errors.js'
 import { startTestApp } from '../helpers/test-app.js'
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000)
@@ -262,16 +262,17 @@ function envelopeProblem (status: number, type: string, body: unknown): string |
   if (status >= 500) return 'a 5xx'
   if (!/^application\/json/.test(type)) return `content type ${type}`
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return 'not an object'
-  const { success, error, detalles, data, ...rest } = body as Record<string, unknown>
+  const { success, error, codigo, detalles, data, ...rest } = body as Record<string, unknown>
   if (Object.keys(rest).length > 0) return `extra keys ${Object.keys(rest).join(',')}`
   if (status >= 400) {
     if (success !== false || data !== undefined) return 'error without success: false'
+    if (codigo !== CODE_BY_TEXT[error as string]) return `codigo ${String(codigo)} beside "${String(error)}"`
     if (ERROR_STATUS[error as string] !== status) return `text "${String(error)}" is not the error table's for ${status}`
     if (detalles !== undefined && (!Array.isArray(detalles) || detalles.length === 0 || detalles.length > 20 ||
       !detalles.every((d) => typeof d === 'object' && d !== null && Object.keys(d).sort().join() === 'campo,mensaje' && typeof d.campo === 'string' && typeof d.mensaje === 'string'))) return 'bad detalles'
     return undefined
   }
-  if (success !== true || data === undefined || error !== undefined || detalles !== undefined) return 'success without data'
+  if (success !== true || data === undefined || error !== undefined || codigo !== undefined || detalles !== undefined) return 'success without data'
   return undefined
 }
 

@@ -13,19 +13,19 @@ import { ERRORS, MESSAGES } from '../../core/errors.js'
 
 const guide = readFileSync(resolve(import.meta.dirname, '../../docs/user-guide.md'), 'utf8')
 
-/** The rows of the table under `## Errors`: [status, text]. */
-function documentedErrors (): Array<[number, string]> {
+/** The rows of the table under `## Errors`: [code, status, text]. */
+function documentedErrors (): Array<[string, number, string]> {
   const section = guide.split(/^## Errors$/m)[1]!.split(/^## /m)[0]!
   return section.split('\n')
-    .map((line) => /^\|[^|]*\|\s*(\d{3})\s*\|\s*`([^`]+)`/.exec(line))
+    .map((line) => /^\|[^|]*\|\s*(\d{3})\s*\|\s*`([^`]+)`[^|]*\|\s*`([A-Z_]+)`\s*\|$/.exec(line))
     .filter((m) => m !== null)
-    .map((m) => [Number(m[1]), m[2]!])
+    .map((m) => [m[3]!, Number(m[1]), m[2]!])
 }
 
 describe('core/errors.ts', () => {
-  it('ERRORS is the table of docs/user-guide.md "Errors", status and text', () => {
-    const table = Object.values(ERRORS).map((e) => [e.status, e.message])
-    const sort = (rows: Array<[number, string] | number[] | unknown[]>): string[] => rows.map((r) => JSON.stringify(r)).sort()
+  it('ERRORS is the table of docs/user-guide.md "Errors": code (`codigo`), status and text', () => {
+    const table = Object.entries(ERRORS).map(([code, e]) => [code, e.status, e.message])
+    const sort = (rows: unknown[][]): string[] => rows.map((r) => JSON.stringify(r)).sort()
     expect(sort(table)).toEqual(sort(documentedErrors()))
   })
 
