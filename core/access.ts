@@ -41,8 +41,8 @@ export function compileAccess (registry: Registry): AccessTable {
         if (mod !== '*' && mod !== m.name) continue
         for (const a of ACTIONS) {
           if (action !== '*' && action !== a) continue
-          // `crear` is never limited (the registry refuses `crear:propios`; `*:propios` leaves it whole).
-          const given: Scope = suffix === OWN_SUFFIX && a !== 'crear' ? 'own' : 'all'
+          // `crear` and `importar` are never limited (the registry refuses `crear:propios`; `*:propios` leaves them whole).
+          const given: Scope = suffix === OWN_SUFFIX && a !== 'crear' && a !== 'importar' ? 'own' : 'all'
           const key = `${role.name}\u0000${m.name}\u0000${a}`
           if (rank[given] > rank[table.get(key) ?? 'none']) table.set(key, given)
         }

@@ -82,14 +82,14 @@ export function modulePlan (mod: ModuleDef, storage: ModuleStorage): ModulePlan 
   return { mod, storage, encrypted: mod.fields.filter((f) => f.encrypted).map((f) => f.name) }
 }
 
-const ACTION_INDEX: Record<Action, number> = { ver: 0, crear: 1, editar: 2, eliminar: 3, descifrar: 4 }
+const ACTION_INDEX: Record<Action, number> = { ver: 0, crear: 1, editar: 2, eliminar: 3, descifrar: 4, exportar: 5, importar: 6 }
 
 /**
  * A class rather than closures: a request builds one object and no
  * functions, which the hot path notices.
  */
 export class RecordsService {
-  private readonly scopes: Array<Scope | undefined> = [undefined, undefined, undefined, undefined, undefined]
+  private readonly scopes: Array<Scope | undefined> = [undefined, undefined, undefined, undefined, undefined, undefined, undefined]
 
   constructor (private readonly plan: ModulePlan, private readonly deps: RecordsServiceDeps, private readonly ctx: RequestContext) {}
 

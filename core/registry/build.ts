@@ -179,7 +179,7 @@ function checkPermission (perm: string, path: Array<string | number>, moduleName
   if (mod !== '*' && !moduleNames.includes(mod)) throw new RegistryProblem(path, `"${perm}": unknown module "${mod}"${hint(mod, moduleNames)}`)
   if (action !== '*' && !(ACTIONS as readonly string[]).includes(action)) throw new RegistryProblem(path, `"${perm}": unknown action "${action}"${hint(action, ACTIONS)}; actions are ${ACTIONS.join(', ')} or *`)
   if (suffix !== undefined && suffix !== OWN_SUFFIX) throw new RegistryProblem(path, `"${perm}": unknown limit ":${suffix}"${hint(suffix, [OWN_SUFFIX])}; the only limit is ":${OWN_SUFFIX}" (own records)`)
-  if (suffix !== undefined && action === 'crear') throw new RegistryProblem(path, `"${perm}": crear cannot be limited to own records (a record is nobody's before it exists); write "${grant}"`)
+  if (suffix !== undefined && (action === 'crear' || action === 'importar')) throw new RegistryProblem(path, `"${perm}": ${action} cannot be limited to own records (a record is nobody's before it exists); write "${grant}"`)
 }
 
 function uniqueBy (modules: ModuleDef[], key: 'path' | 'prefix' | 'table'): void {

@@ -12,8 +12,8 @@ export type FieldType = typeof FIELD_TYPES[number]
 export const FIELD_FORMATS = ['dni'] as const
 export type FieldFormat = typeof FIELD_FORMATS[number]
 
-/** The actions of a permission string `{module}.{action}`. */
-export const ACTIONS = ['ver', 'crear', 'editar', 'eliminar', 'descifrar'] as const
+/** The actions of a permission string `{module}.{action}` (`exportar`, `importar`: docs/user-guide.md "Export and import"). */
+export const ACTIONS = ['ver', 'crear', 'editar', 'eliminar', 'descifrar', 'exportar', 'importar'] as const
 export type Action = typeof ACTIONS[number]
 
 /** Suffix that limits a permission to the caller's own records (docs/administrator-guide.md "modules.yaml reference"): `denuncias.editar:propios`. */

@@ -168,7 +168,7 @@ describe('mistakes in modules.yaml', () => {
   it('a permission naming an unknown action, with a hint', () => {
     const l = lineOf('      - usuarios.ver')
     expectProblem(edit(real, '      - usuarios.ver\n', '      - usuarios.verr\n'),
-      l, 'roles.jefe.permissions.26', 'unknown action "verr"', 'did you mean "ver"')
+      l, 'roles.jefe.permissions.42', 'unknown action "verr"', 'did you mean "ver"')
   })
 
   it('a duplicate prefix', () => {
@@ -266,11 +266,12 @@ describe('mistakes in modules.yaml', () => {
     expect(errorOf('').message).toMatch(/temp\.yaml: the file must hold a mapping/)
   })
 
-  it('row-level scope: a limit other than :propios, crear:propios, and owner fields that are no staff ref', () => {
+  it('row-level scope: a limit other than :propios, crear:propios, importar:propios, and owner fields that are no staff ref', () => {
     const p = lineOf('      - denuncias.editar:propios')
     expectProblem(edit(real, '      - denuncias.editar:propios', '      - denuncias.editar:propio'), p, 'roles.oficial.permissions.2', 'unknown limit ":propio"', 'did you mean "propios"')
     const c = lineOf('      - denuncias.crear', lineOf('  oficial:'))
     expectProblem(edit(real, '      - denuncias.editar:propios', '      - denuncias.crear:propios'), c + 1, 'roles.oficial.permissions.2', 'crear cannot be limited to own records')
+    expectProblem(edit(real, '      - denuncias.editar:propios', '      - denuncias.importar:propios'), c + 1, 'roles.oficial.permissions.2', 'importar cannot be limited to own records')
     const o = lineOf('    owner_fields: [agente_asignado]')
     expectProblem(edit(real, '    owner_fields: [agente_asignado]', '    owner_fields: [agente_asignao]'), o, 'modules.denuncias.owner_fields.0', 'unknown field "agente_asignao"', 'did you mean "agente_asignado"')
     expectProblem(edit(real, '    owner_fields: [agente_asignado]', '    owner_fields: [lugar_hechos]'), o, 'modules.denuncias.owner_fields.0', 'must be of type ref with "ref: personal"')
