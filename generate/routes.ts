@@ -13,16 +13,18 @@ import type { ModuleDef } from '../core/registry/types.js'
 import '../http/route-config.js'
 import { appendRouteHook } from '../http/route-hooks.js'
 import { buildSchemas } from './schemas.js'
+import { idPattern } from './field-formats.js'
+import { IdParams } from '../http/schemas.js'
 import { operationName } from './operation-names.js'
 import { EVERY_MODULE, ownOperations } from './operations/index.js'
 import type { Operation, OperationContext } from './operations/operation.js'
 
 export function moduleRoutes (mod: ModuleDef) {
   return async function routes (app: FastifyInstance): Promise<void> {
-    const schemas = buildSchemas(mod, app.registry)
+    const schemas = buildSchemas(mod, app.registry, app.config.timeZone)
     app.addSchema(schemas.record)
     app.openapiSchemas.set(schemas.record.$id!, schemas.doc.record)
-    const ctx: OperationContext = { registry: app.registry, schemas, recordRef: Type.Ref(schemas.record), tags: [mod.label], operationId: operationName(mod) }
+    const ctx: OperationContext = { registry: app.registry, timeZone: app.config.timeZone, schemas, recordRef: Type.Ref(schemas.record), tags: [mod.label], operationId: operationName(mod) }
 
     // The action at all, before the body is parsed and validated (docs/user-guide.md "Errors" order: 403 before 400);
     // a route with a body refuses a request without one. Attached to the routes that need them
@@ -43,13 +45,15 @@ export function moduleRoutes (mod: ModuleDef) {
       }
     })
 
+    // The id in a path, documented with its module's pattern (validation leaves a malformed id to the 404).
+    const idParams = Type.Object({ id: Type.String({ description: `Id del registro (${mod.prefix}-AAAA-NNNNN)`, pattern: idPattern(mod.prefix) }) })
     const register = (op: Operation, everyModule: boolean): void => {
       const { schema, openapi } = op.schema(mod, ctx)
-      const docs = everyModule ? { ...openapi, everyModule } : openapi
+      const docs = { ...openapi, ...(everyModule && { everyModule }), ...(schema.params === IdParams && { params: idParams }) }
       app.route({
         method: op.method,
         url: op.url,
-        config: { ...(op.action !== undefined && { action: op.action }), ...(docs !== undefined && { openapi: docs }) },
+        config: { ...(op.action !== undefined && { action: op.action }), openapi: docs },
         schema,
         handler: async (request, reply) => op.handle(request, reply, mod),
       })

@@ -11,6 +11,8 @@ import { Type, type TSchema, type TObject } from '@sinclair/typebox'
 import type { ModuleDef, Registry } from '../core/registry/types.js'
 import { SYSTEM_FIELDS, type SystemField } from '../core/system-fields.js'
 import { typeOf } from '../core/field-types/index.js'
+import { DATETIME_PATTERN, HASH_PATTERN, datetimeText, idPattern, withFormat } from './field-formats.js'
+import { exampleFields, recordExample } from './examples.js'
 
 /** Makes a schema also accept null (JSON Schema type arrays, OpenAPI 3.1). */
 function nullable (schema: TSchema): TSchema {
@@ -39,7 +41,7 @@ export interface ModuleSchemas {
 /** Keys starting with `_` are system fields: accepted and ignored (`_version` is read on PUT). */
 const SYSTEM_KEYS = { patternProperties: { '^_': {} } }
 
-export function buildSchemas (mod: ModuleDef, registry: Registry): ModuleSchemas {
+export function buildSchemas (mod: ModuleDef, registry: Registry, timeZone: string): ModuleSchemas {
   const input: Record<string, TSchema> = {}
   const output: Record<string, TSchema> = {}
   for (const f of mod.fields) {
@@ -75,29 +77,50 @@ export function buildSchemas (mod: ModuleDef, registry: Registry): ModuleSchemas
     limit: Type.Integer(),
     offset: Type.Integer(),
   }, { $id: `${mod.name}List` })
-  return { create, update, record, list, doc: docSchemas(mod, registry, record) }
+  return { create, update, record, list, doc: docSchemas(mod, registry, timeZone, record) }
 }
 
 /** The documented variants of the bodies and the record (see the file comment). */
-function docSchemas (mod: ModuleDef, registry: Registry, record: TObject): ModuleSchemas['doc'] {
+function docSchemas (mod: ModuleDef, registry: Registry, timeZone: string, record: TObject): ModuleSchemas['doc'] {
   const input: Record<string, TSchema> = {}
   for (const f of mod.fields) {
-    const schema = openItems(typeOf(f).input(f, registry))
+    const schema = withFormat(f, registry, timeZone, openItems(typeOf(f).input(f, registry)), true)
     input[f.name] = f.required ? schema : nullable(schema)
   }
   const required = mod.fields.filter((f) => f.required && f.default === undefined).map((f) => f.name)
-  const create = Type.Object(input, { additionalProperties: false, description: `Campos de ${mod.label}. Las claves que empiezan por _ (campos del sistema) se ignoran.` })
+  const create = Type.Object(input, { additionalProperties: false, description: `Campos de ${mod.label}. Las claves que empiezan por _ (campos del sistema) se ignoran.`, examples: [exampleFields(mod.fields, registry)] })
   ;(create as { required?: string[] }).required = required
+  const changed = mod.fields.find((f) => !f.required) ?? mod.fields[0]!
   const update = Type.Object({
     ...Object.fromEntries(Object.entries(input).map(([k, v]) => [k, Type.Optional(v)])),
     _version: Type.Optional(Type.Integer({ minimum: 1, description: 'Versión que se espera modificar (bloqueo optimista; también If-Match)' })),
-  }, { additionalProperties: false, minProperties: 1, description: `Solo los campos que cambian; null vacía un campo opcional.` })
+  }, { additionalProperties: false, minProperties: 1, description: `Solo los campos que cambian; null vacía un campo opcional.`, examples: [{ ...exampleFields([changed], registry), _version: 1 }] })
   const always = [
     ...SYSTEM_FIELDS.map((s) => s.name),
     ...mod.fields.filter((f) => !f.encrypted && !typeOf(f).writeOnly).map((f) => f.name),
   ]
-  const { $id: _id, ...documented } = record as TObject & { $id?: string }
-  return { create, update, record: { ...documented, required: always } as TObject }
+  const { $id: _id, properties, ...documented } = record as TObject & { $id?: string }
+  const formatted: Record<string, TSchema> = { ...properties, ...systemFormats(mod, registry, timeZone, properties) }
+  for (const f of mod.fields) {
+    if (formatted[f.name] !== undefined) formatted[f.name] = withFormat(f, registry, timeZone, formatted[f.name]!, false)
+  }
+  return { create, update, record: { ...documented, properties: formatted, required: always, examples: [recordExample(mod, registry)] } as TObject }
+}
+
+/** The patterns of the system fields a record shows: ids, instants in the service zone, the hash. */
+function systemFormats (mod: ModuleDef, registry: Registry, timeZone: string, properties: Record<string, TSchema>): Record<string, TSchema> {
+  const user = idPattern(registry.usersModule.prefix)
+  const instant = { pattern: DATETIME_PATTERN, description: datetimeText(timeZone, false) }
+  const extra: Record<string, object> = {
+    _id: { pattern: idPattern(mod.prefix) },
+    _created: instant,
+    _created_by: { pattern: user },
+    _modified: instant,
+    _modified_by: { pattern: user },
+    _hash: { pattern: HASH_PATTERN },
+    _deleted: instant,
+  }
+  return Object.fromEntries(Object.entries(extra).map(([name, more]) => [name, { ...properties[name], ...more } as TSchema]))
 }
 
 /** Object items of an array take any keys: said out loud, since a generated client reads a bare `object` as `{}`. */

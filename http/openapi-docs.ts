@@ -13,6 +13,7 @@
 import type { FastifySchema, RouteOptions } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { ERRORS } from '../core/errors.js'
+import { errorHeaders, successHeaders } from './openapi-headers.js'
 import './route-config.js'
 
 /** Documentation-only parts of a route (`config.openapi`). */
@@ -21,6 +22,12 @@ export interface RouteDocs {
   querystring?: object
   /** The body as documented (a JSON schema), when it says more than the validating schema. */
   body?: object
+  /** Path parameters as documented (an id's pattern), when they say more than the validating schema. */
+  params?: object
+  /** Request headers, documented only (If-Match): the handler reads them itself. */
+  headers?: object
+  /** The successful answer carries the record's ETag. */
+  etag?: boolean
   /** Error statuses the route gives beyond those its config implies (409, a 401 of a public route …). */
   errors?: readonly number[]
   /** An operation every module has (generate/operations/): listed after the other routes (documentObject). */
@@ -56,6 +63,9 @@ function codesOf (status: number): string[] {
   return Object.entries(ERRORS).filter(([, e]) => e.status === status).map(([code]) => code)
 }
 
+/** What `detalles` is sent with (core/errors.ts: validation, a duplicate or a transition, a store named down). */
+export const DETAIL_STATUSES: readonly number[] = [400, 409, 503]
+
 const DETALLES = {
   type: 'array',
   description: 'Qué falló, campo a campo (a lo sumo 20)',
@@ -67,18 +77,34 @@ const DETALLES = {
   },
 }
 
-/** The error envelope (docs/user-guide.md "Errors") of a status, with its possible texts. */
-export function errorSchema (status: number): Schema {
+const ERROR_REF = '#/components/schemas/Error'
+
+/** The one error envelope (docs/user-guide.md "Errors") every error status shares, `components.schemas.Error`. */
+export function sharedErrorSchema (): Schema {
   return {
-    description: textsOf(status).join(' · '),
     type: 'object',
     required: ['success', 'error', 'codigo'],
     additionalProperties: false,
     properties: {
       success: { type: 'boolean', enum: [false] },
-      error: { type: 'string', enum: textsOf(status) },
-      codigo: { type: 'string', enum: codesOf(status), description: 'Código estable del error (core/errors.ts); el texto de `error` puede cambiar, este no' },
-      ...(status === 400 && { detalles: DETALLES }),
+      error: { type: 'string', description: 'Texto del error, en español' },
+      codigo: { type: 'string', enum: Object.keys(ERRORS), description: 'Código estable del error (core/errors.ts); el texto de `error` puede cambiar, este no' },
+      detalles: { ...DETALLES, description: `${DETALLES.description}; con los estados ${DETAIL_STATUSES.join(', ')}` },
+    },
+    examples: [{ success: false, error: ERRORS.DATOS_INVALIDOS.message, codigo: 'DATOS_INVALIDOS', detalles: [{ campo: 'fecha_hechos', mensaje: 'no es una fecha y hora válida' }] }],
+  }
+}
+
+/** The error envelope of a status: the shared one, narrowed to the texts and codes of that status. */
+export function errorSchema (status: number): Schema {
+  return {
+    description: textsOf(status).join(' · '),
+    allOf: [{ $ref: ERROR_REF }],
+    properties: {
+      error: { enum: textsOf(status) },
+      codigo: { enum: codesOf(status) },
+      // A status that never sends `detalles` says so.
+      ...(!DETAIL_STATUSES.includes(status) && { detalles: false }),
     },
   }
 }
@@ -86,7 +112,8 @@ export function errorSchema (status: number): Schema {
 /** The error statuses a route can answer with. */
 function errorStatuses (route: RouteOptions, documented: FastifySchema): number[] {
   const config = route.config ?? {}
-  const s = new Set<number>(config.openapi?.errors ?? [])
+  // Any route can fail unexpectedly (docs/user-guide.md "Errors").
+  const s = new Set<number>([...(config.openapi?.errors ?? []), 500])
   if (documented.body !== undefined) [400, 413, 415].forEach((n) => s.add(n))
   if (documented.querystring !== undefined) s.add(400)
   if (config.public !== true) s.add(401)
@@ -103,35 +130,43 @@ function errorStatuses (route: RouteOptions, documented: FastifySchema): number[
  * @fastify/swagger `transform`: one route's schema as the document shows it.
  * The operationId of an operation every module has is added to `everyModule`.
  */
-export function documentRoute ({ schema, url, route }: { schema: FastifySchema | undefined, url: string, route: RouteOptions }, everyModule?: Set<string>): { schema: FastifySchema, url: string } {
+export function documentRoute ({ schema, url, route }: { schema: FastifySchema | undefined, url: string, route: RouteOptions }, notes: DocumentNotes = newNotes()): { schema: FastifySchema, url: string } {
   const docs = route.config?.openapi ?? {}
   const documented: FastifySchema = { ...schema }
   if (documented.hide === true) return { schema: documented, url }
   if (docs.querystring !== undefined) documented.querystring = docs.querystring
   if (docs.body !== undefined) documented.body = docs.body
+  if (docs.params !== undefined) documented.params = docs.params
+  if (docs.headers !== undefined) documented.headers = docs.headers
   const method = Array.isArray(route.method) ? route.method[0]! : route.method
   documented.operationId ??= operationIdOf(method, url)
-  if (docs.everyModule === true) everyModule?.add(documented.operationId)
+  if (docs.everyModule === true) notes.everyModule.add(documented.operationId)
+  if (docs.etag === true) notes.etag.add(documented.operationId)
+  if (route.config?.rateLimit !== undefined) notes.unlimited.add(documented.operationId)
   if (route.config?.public === true) documented.security = []
   const errors = Object.fromEntries(errorStatuses(route, documented).map((n) => [n, errorSchema(n)]))
   documented.response = { ...(schema?.response as Schema | undefined), ...errors }
   return { schema: documented, url }
 }
 
-/** The shared error responses, with the headers a 429 carries. */
+/** The shared error responses, with their headers (http/openapi-headers.ts). */
 function errorResponse (status: number): Schema {
   const { description, ...schema } = errorSchema(status)
-  return {
-    description,
-    ...(status === 429 && {
-      headers: {
-        'Retry-After': { description: 'Segundos hasta que se puede volver a intentar', schema: { type: 'integer' } },
-        'RateLimit-Reset': { description: 'Segundos hasta que se renueva la ventana', schema: { type: 'integer' } },
-      },
-    }),
-    content: { 'application/json': { schema } },
-  }
+  return { description, headers: errorHeaders(status), content: { 'application/json': { schema } } }
 }
+
+/**
+ * What documentRoute notes of each operation for documentObject, by
+ * operationId: the operations every module has, those answering an ETag,
+ * those outside the normal rate limits (/health, /ready).
+ */
+export interface DocumentNotes {
+  readonly everyModule: Set<string>
+  readonly etag: Set<string>
+  readonly unlimited: Set<string>
+}
+
+export const newNotes = (): DocumentNotes => ({ everyModule: new Set(), etag: new Set(), unlimited: new Set() })
 
 const REF = '#/components/responses/'
 
@@ -155,15 +190,19 @@ function ordered (paths: Record<string, Record<string, Schema>>, everyModule: Re
  * routes documented (`app.openapiSchemas`) replace their namesakes, and the
  * paths are `ordered`.
  */
-export function documentObject (doc: Schema, schemas: ReadonlyMap<string, TSchema>, everyModule: ReadonlySet<string> = new Set()): Schema {
+export function documentObject (doc: Schema, schemas: ReadonlyMap<string, TSchema>, notes: DocumentNotes = newNotes()): Schema {
   const used = new Set<number>()
-  doc.paths = ordered((doc.paths ?? {}) as Record<string, Record<string, Schema>>, everyModule)
+  doc.paths = ordered((doc.paths ?? {}) as Record<string, Record<string, Schema>>, notes.everyModule)
   for (const item of Object.values(doc.paths as Record<string, Record<string, Schema>>)) {
     for (const op of Object.values(item)) {
       const responses = op.responses as Record<string, Schema> | undefined
+      const id = op.operationId as string
       for (const code of Object.keys(responses ?? {})) {
         const status = Number(code)
-        if (status < 400) continue
+        if (status < 400) {
+          responses![code] = { ...responses![code], headers: successHeaders({ etag: notes.etag.has(id), limited: !notes.unlimited.has(id) }) }
+          continue
+        }
         used.add(status)
         responses![code] = { $ref: `${REF}Error${status}` }
       }
@@ -172,6 +211,7 @@ export function documentObject (doc: Schema, schemas: ReadonlyMap<string, TSchem
   const components = (doc.components ?? {}) as Record<string, Record<string, unknown>>
   components.responses = Object.fromEntries([...used].sort((a, b) => a - b).map((n) => [`Error${n}`, errorResponse(n)]))
   components.schemas ??= {}
+  components.schemas.Error = sharedErrorSchema()
   for (const [name, schema] of schemas) {
     const { $id: _id, ...plain } = JSON.parse(JSON.stringify(schema)) as Schema
     components.schemas[name] = plain

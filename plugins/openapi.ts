@@ -15,7 +15,7 @@ import fastifySwagger from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
-import { documentObject, documentRoute } from '../http/openapi-docs.js'
+import { documentObject, documentRoute, newNotes } from '../http/openapi-docs.js'
 import { notModified, taggedDocument, type TaggedDocument } from '../http/document-etag.js'
 
 /** Swagger UI's own assets only (helmet's route options); inline styles are how it draws. */
@@ -49,8 +49,8 @@ function wantsHtml (request: FastifyRequest): boolean {
 
 async function openapiPlugin (app: FastifyInstance): Promise<void> {
   app.decorate('openapiSchemas', new Map<string, TSchema>())
-  // The operationIds of the operations every module has, noted as the routes are documented (http/openapi-docs.ts).
-  const everyModule = new Set<string>()
+  // What the document says of each operation beyond its schema, noted as the routes are documented (http/openapi-docs.ts).
+  const notes = newNotes()
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -64,8 +64,8 @@ async function openapiPlugin (app: FastifyInstance): Promise<void> {
       security: [{ bearerAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    transform: (route) => documentRoute(route, everyModule),
-    transformObject: (d) => documentObject(('openapiObject' in d ? d.openapiObject : d.swaggerObject) as Record<string, unknown>, app.openapiSchemas, everyModule),
+    transform: (route) => documentRoute(route, notes),
+    transformObject: (d) => documentObject(('openapiObject' in d ? d.openapiObject : d.swaggerObject) as Record<string, unknown>, app.openapiSchemas, notes),
   })
   // Built once, when every route is known.
   let json: TaggedDocument | undefined

@@ -8,7 +8,7 @@ export const create: Operation = {
   url: '/',
   action: 'crear',
   schema: (mod, { schemas, recordRef, tags, operationId }) => ({
-    openapi: { body: schemas.doc.create, errors: [409] },
+    openapi: { body: schemas.doc.create, errors: [409], etag: true },
     schema: { tags, summary: `Crear un registro de ${mod.label}`, operationId: operationId('create'), body: schemas.create, response: { 201: envelope(recordRef) } },
   }),
   async handle (request, reply, mod) {

@@ -8,6 +8,7 @@ export const get: Operation = {
   url: '/:id',
   action: 'ver',
   schema: (mod, { recordRef, tags, operationId }) => ({
+    openapi: { etag: true },
     schema: { tags, summary: `Obtener un registro de ${mod.label}`, operationId: operationId('get'), params: IdParams, response: { 200: envelope(recordRef) } },
   }),
   async handle (request, reply, mod) {

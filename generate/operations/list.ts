@@ -8,9 +8,9 @@ export const list: Operation = {
   method: 'GET',
   url: '/',
   action: 'ver',
-  schema: (mod, { registry, recordRef, tags, operationId }) => ({
+  schema: (mod, { registry, timeZone, recordRef, tags, operationId }) => ({
     // The query is parsed by the records service (records/list-query.ts): documented only.
-    openapi: { querystring: listQuerystring(mod, registry) },
+    openapi: { querystring: listQuerystring(mod, registry, timeZone) },
     schema: { tags, summary: `Listar ${mod.label}`, operationId: operationId('list'), response: { 200: envelope(Type.Object({ records: Type.Array(recordRef), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() })) } },
   }),
   async handle (request, _reply, mod) {

@@ -16,6 +16,8 @@ import type { ModuleSchemas } from '../schemas.js'
 /** What every operation of one module shares, built once per module by generate/routes.ts. */
 export interface OperationContext {
   readonly registry: Registry
+  /** The service time zone (TZ), named where the document describes instants. */
+  readonly timeZone: string
   readonly schemas: ModuleSchemas
   /** A reference to the module's record schema (`<module>Record`). */
   readonly recordRef: TSchema

@@ -8,6 +8,7 @@ export const restore: Operation = {
   url: '/:id/restaurar',
   action: 'eliminar',
   schema: (mod, { recordRef, tags, operationId }) => ({
+    openapi: { etag: true },
     schema: { tags, summary: `Restaurar un registro eliminado de ${mod.label}`, operationId: operationId('restore'), params: IdParams, response: { 200: envelope(recordRef) } },
   }),
   async handle (request, reply, mod) {

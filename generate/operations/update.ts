@@ -4,6 +4,7 @@
  */
 import { AppError } from '../../core/errors.js'
 import { IdParams, envelope } from '../../http/schemas.js'
+import { IF_MATCH } from '../../http/openapi-headers.js'
 import { etag, expectedVersion, idOf } from '../record-request.js'
 import type { Operation } from './operation.js'
 
@@ -12,7 +13,7 @@ export const update: Operation = {
   url: '/:id',
   action: 'editar',
   schema: (mod, { schemas, recordRef, tags, operationId }) => ({
-    openapi: { body: schemas.doc.update, errors: [409] },
+    openapi: { body: schemas.doc.update, headers: IF_MATCH, errors: [409], etag: true },
     schema: { tags, summary: `Modificar un registro de ${mod.label}`, operationId: operationId('update'), params: IdParams, body: schemas.update, response: { 200: envelope(recordRef) } },
   }),
   async handle (request, reply, mod) {

@@ -1,0 +1,56 @@
+/**
+ * The machine-readable formats the OpenAPI document gives a field
+ * (docs/user-guide.md "API explorer and OpenAPI document"): the patterns of
+ * ids, dates, times and date-times, `multipleOf` of decimals, the service
+ * time zone named. Documentation only: the field types' schemas validate
+ * requests, and the checks no pattern can make (a day that exists, a DNI's
+ * letter, two decimals within binary rounding) stay in their normalize.
+ */
+import type { TSchema } from '@sinclair/typebox'
+import type { FieldDef, Registry } from '../core/registry/types.js'
+import { typeOf } from '../core/field-types/index.js'
+
+/** A record id of a module: `DEN-2026-00001` (core/system-fields.ts `_id`). */
+export const idPattern = (prefix: string): string => `^${prefix}-\\d{4}-\\d{5,}$`
+export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$'
+export const TIME_PATTERN = '^\\d{2}:\\d{2}$'
+/** How the API writes an instant: in the service time zone (core/time.ts formatDateTime). */
+export const DATETIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$'
+/** What it reads: the same, or ISO 8601 with an offset (core/time.ts parseDateTime). */
+export const DATETIME_INPUT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(?: \\d{2}:\\d{2}:\\d{2}|T\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}:\\d{2}))$'
+export const HASH_PATTERN = '^[0-9a-f]{64}$'
+
+export const datetimeText = (timeZone: string, input: boolean): string => input
+  ? `'YYYY-MM-DD HH:MM:SS' en la zona del servicio (${timeZone}) o ISO 8601 con desfase (2026-06-01T10:30:00+02:00)`
+  : `'YYYY-MM-DD HH:MM:SS' en la zona del servicio (${timeZone})`
+
+type Schema = Record<string, unknown>
+
+/** A field's value schema (input or output) with the formats its type has words for. */
+export function withFormat (f: FieldDef, registry: Registry, timeZone: string, schema: TSchema, input: boolean): TSchema {
+  const s = { ...schema } as Schema
+  switch (f.type) {
+    case 'decimal':
+      s.multipleOf = 0.01
+      break
+    case 'date':
+      s.pattern = DATE_PATTERN
+      break
+    case 'time':
+      s.pattern = TIME_PATTERN
+      break
+    case 'datetime':
+      s.pattern = input ? DATETIME_INPUT_PATTERN : DATETIME_PATTERN
+      s.description = f.description !== undefined ? `${f.description}. ${datetimeText(timeZone, input)}` : datetimeText(timeZone, input)
+      break
+    case 'ref':
+      s.pattern = idPattern(registry.byName.get(f.ref!)!.prefix)
+      break
+    default: {
+      // A record shows a string as it was accepted (a DNI upper-cased, still within its pattern).
+      const pattern = (typeOf(f).input(f, registry) as Schema).pattern
+      if (!input && typeof pattern === 'string') s.pattern = pattern
+    }
+  }
+  return s as TSchema
+}
