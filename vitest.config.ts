@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The fault scenarios run apart: npm run test:faults (vitest.faults.config.ts);
     // the browser test too, since it needs Chromium: npm run test:browser.
-    exclude: ['test/faults/**', 'test/browser/**', '**/node_modules/**'],
+    exclude: ['test/faults/**', 'test/browser/**', 'test/contract/**', '**/node_modules/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,

@@ -109,7 +109,8 @@ function docSchemas (mod: ModuleDef, registry: Registry, timeZone: string, recor
 
 /** The patterns of the system fields a record shows: ids, instants in the service zone, the hash. */
 function systemFormats (mod: ModuleDef, registry: Registry, timeZone: string, properties: Record<string, TSchema>): Record<string, TSchema> {
-  const user = idPattern(registry.usersModule.prefix)
+  // A user's id, or SISTEMA for what the service writes itself (plugins/bootstrap-admin.ts).
+  const user = `^(?:${idPattern(registry.usersModule.prefix).slice(1, -1)}|SISTEMA)$`
   const instant = { pattern: DATETIME_PATTERN, description: datetimeText(timeZone, false) }
   const extra: Record<string, object> = {
     _id: { pattern: idPattern(mod.prefix) },

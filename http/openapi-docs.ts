@@ -114,7 +114,9 @@ function errorStatuses (route: RouteOptions, documented: FastifySchema): number[
   const config = route.config ?? {}
   // Any route can fail unexpectedly (docs/user-guide.md "Errors").
   const s = new Set<number>([...(config.openapi?.errors ?? []), 500])
-  if (documented.body !== undefined) [400, 413, 415].forEach((n) => s.add(n))
+  // Any request that may carry a body has it parsed (plugins/json-body.ts): JSON only, within 1 MiB, well formed.
+  const method = Array.isArray(route.method) ? route.method[0]! : route.method
+  if (documented.body !== undefined || !['GET', 'HEAD'].includes(method)) [400, 413, 415].forEach((n) => s.add(n))
   if (documented.querystring !== undefined) s.add(400)
   if (config.public !== true) s.add(401)
   if (config.action !== undefined) s.add(403)

@@ -1,0 +1,238 @@
+/**
+ * The document is the contract (docs/user-guide.md "API explorer and
+ * OpenAPI document"; SPEC S16): real traffic through Stoplight Prism
+ * (`prism proxy --errors`) in front of a listening service, covering every
+ * route of the document, every filter parameter (so every operator) of
+ * every list, and every error status the service can be driven to. Any
+ * request or answer the document does not describe is a violation: Prism
+ * answers it with an error and names it in `sl-violations`, and the tour
+ * fails. The tour reads the document's operations and fails when one has
+ * no step: a new route is one line in STEPS. `npm run test:contract`.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { loadRegistry } from '../../core/registry/load.js'
+import type { ModuleDef } from '../../core/registry/types.js'
+import { createHarness, type Harness } from '../helpers/app.js'
+import { call, login, refOrder, sampleBody } from '../helpers/http.js'
+import { newUser } from '../helpers/users.js'
+import { startPrism, type Proxy } from './prism.js'
+import { sampleFor } from './samples.js'
+
+type Schema = Record<string, any>
+const registry = loadRegistry('modules.yaml')
+
+/** One request of the tour and the status it must get. */
+interface Request {
+  method: string
+  path: string
+  query?: Record<string, string | string[]>
+  body?: unknown
+  /** A body sent as is (a content type of its own, an oversized body). */
+  raw?: { text: string, type: string }
+  headers?: Record<string, string>
+  /** No Authorization header; `as` another token. */
+  token?: 'none' | 'invalid' | 'limited'
+  status: number
+  /** The document refuses the request itself: Prism answers 422 naming this status, the service is not asked. */
+  refusedByDocument?: true
+}
+
+/** What a step may read: the ids created so far, by module, and the versions. */
+interface Tour {
+  ids: Map<string, string>
+  versions: Map<string, number>
+  doc: Schema
+  users: { id: string, username: string }
+}
+
+type Step = (t: Tour, mod: ModuleDef) => Request[]
+
+const listParameters = (t: Tour, mod: ModuleDef): Request[] => {
+  const params = (t.doc.paths[`/${mod.path}`].get.parameters as Schema[]).filter((p) => p.in === 'query')
+  return params.map((p) => {
+    const value = sampleFor(p.schema, registry, t.ids)
+    if (value === undefined) throw new Error(`no sample value for ${mod.path} ?${p.name}: ${JSON.stringify(p.schema)}`)
+    // A blind-index filter needs `descifrar` (the admin has it); deleted records need `eliminar`.
+    return { method: 'GET', path: `/${mod.path}`, query: { [p.name]: value }, status: 200 }
+  })
+}
+
+const id = (t: Tour, mod: ModuleDef): string => t.ids.get(mod.name)!
+const version = (t: Tour, mod: ModuleDef): string => `"${t.versions.get(mod.name)!}"`
+const missing = (mod: ModuleDef): string => `${mod.prefix}-2026-99999`
+/** A field the admin may change on any module: the first optional one that is not a ref, a password or unique. */
+const changeable = (mod: ModuleDef): Record<string, unknown> => {
+  const f = mod.fields.find((x) => !x.required && x.type !== 'ref' && x.type !== 'password' && !x.unique && x.type !== 'array')!
+  return { [f.name]: sampleBody(mod, new Map())[f.name] ?? null }
+}
+
+/**
+ * Every operation of the document, `METHOD /path` with `{module}` for the
+ * operations every module has, in the order the tour runs them. A route
+ * the document gains needs a line here (the tour fails without one).
+ */
+const STEPS: Record<string, Step> = {
+  'GET /health': () => [{ method: 'GET', path: '/health', status: 200 }],
+  'POST /auth/login': () => [
+    { method: 'POST', path: '/auth/login', body: { username: 'admin', password: 'admin-password-123' }, status: 200 },
+    { method: 'POST', path: '/auth/login', body: { username: 'admin', password: 'no-es-la-contraseña' }, status: 401 },
+  ],
+  'GET /me': () => [
+    { method: 'GET', path: '/me', status: 200 },
+    { method: 'GET', path: '/me', token: 'invalid', status: 401 },
+  ],
+  'POST /{module}': (t, mod) => [{ method: 'POST', path: `/${mod.path}`, body: sampleBody(mod, t.ids), status: 201 }],
+  'GET /{module}/{id}': (t, mod) => [
+    { method: 'GET', path: `/${mod.path}/${id(t, mod)}`, status: 200 },
+    { method: 'GET', path: `/${mod.path}/${missing(mod)}`, status: 404 },
+  ],
+  'GET /{module}': (t, mod) => [
+    { method: 'GET', path: `/${mod.path}`, query: { limit: '5', offset: '0', sort: '-_created,_id', incluir_eliminados: 'true' }, status: 200 },
+    ...listParameters(t, mod),
+  ],
+  'PUT /{module}/{id}': (t, mod) => [
+    { method: 'PUT', path: `/${mod.path}/${id(t, mod)}`, body: changeable(mod), headers: { 'If-Match': version(t, mod) }, status: 200 },
+    { method: 'PUT', path: `/${mod.path}/${id(t, mod)}`, body: changeable(mod), headers: { 'If-Match': '"999"' }, status: 409 },
+  ],
+  'GET /{module}/{id}/historial': (t, mod) => [{ method: 'GET', path: `/${mod.path}/${id(t, mod)}/historial`, status: 200 }],
+  'GET /{module}/{id}/verificar': (t, mod) => [{ method: 'GET', path: `/${mod.path}/${id(t, mod)}/verificar`, status: 200 }],
+  'DELETE /{module}/{id}': (t, mod) => [
+    { method: 'DELETE', path: `/${mod.path}/${id(t, mod)}`, headers: { 'If-Match': '"999"' }, status: 409 },
+    { method: 'DELETE', path: `/${mod.path}/${id(t, mod)}`, headers: { 'If-Match': version(t, mod) }, status: 200 },
+  ],
+  'POST /{module}/{id}/restaurar': (t, mod) => [{ method: 'POST', path: `/${mod.path}/${id(t, mod)}/restaurar`, status: 200 }],
+  'POST /usuarios/{id}/desbloquear': (t) => [{ method: 'POST', path: `/usuarios/${t.users.id}/desbloquear`, status: 200 }],
+  'POST /usuarios/{id}/cerrar-sesiones': (t) => [{ method: 'POST', path: `/usuarios/${t.users.id}/cerrar-sesiones`, status: 200 }],
+  'GET /auditoria/lecturas': () => [{ method: 'GET', path: '/auditoria/lecturas', query: { limit: '10' }, status: 200 }],
+  'POST /auditoria/puntos-control': () => [{ method: 'POST', path: '/auditoria/puntos-control', status: 200 }],
+  'PUT /me/password': () => [{ method: 'PUT', path: '/me/password', body: { password_actual: 'no-es-la-contraseña', password_nueva: 'otra-contraseña-segura-1' }, status: 401 }],
+  'POST /auth/logout': () => [{ method: 'POST', path: '/auth/logout', status: 200 }],
+  // /ready has a per-IP window of its own (RATE_LIMIT_DOCS_MAX=3 here): the fourth is a 429.
+  'GET /ready': () => [200, 200, 200, 429].map((status) => ({ method: 'GET', path: '/ready', status })),
+}
+
+/**
+ * Error statuses driven apart from the routes (each once): a value the
+ * document's pattern lets through but the service refuses (a day that
+ * does not exist), a permission the caller lacks, a duplicate, a body
+ * over 1 MiB, a content type the service does not read. 500 and 503 are
+ * declared on every route but not driven: the service has no way to fail
+ * on request, and 503 needs PostgreSQL or Redis gone (test/faults/ does that).
+ */
+const ERROR_STEPS: Array<(t: Tour) => Request> = [
+  () => ({ method: 'GET', path: '/denuncias', query: { 'fecha_hechos[gte]': '2026-02-30 10:00:00' }, status: 400 }),
+  (t) => ({ method: 'POST', path: '/denuncias', body: { ...sampleBody(registry.byName.get('denuncias')!, t.ids), fecha_hechos: '2026-02-30 10:00:00' }, status: 400 }),
+  () => ({ method: 'DELETE', path: '/denuncias/DEN-2026-00001', token: 'limited', status: 403 }),
+  (t) => ({ method: 'POST', path: '/usuarios', body: { ...sampleBody(registry.usersModule, t.ids), username: t.users.username }, status: 409 }),
+  // Prism sends the body on as it re-serialises it: over 1 MiB in UTF-8 within every maxLength and maxItems (3 bytes a character).
+  (t) => ({ method: 'POST', path: '/denuncias', body: { ...sampleBody(registry.byName.get('denuncias')!, t.ids), testigos: Array.from({ length: 200 }, () => '€'.repeat(2000)) }, status: 413 }),
+  // Only JSON: the document says so too, so Prism refuses another type before the service can.
+  () => ({ method: 'POST', path: '/denuncias', raw: { text: 'denunciante_nombre=Ana', type: 'text/plain' }, status: 415, refusedByDocument: true }),
+]
+
+let h: Harness
+let app: FastifyInstance
+let prism: Proxy
+let dir: string
+let doc: Schema
+const tokens: Record<string, string> = {}
+
+beforeAll(async () => {
+  h = await createHarness()
+  app = await h.app({ env: { RATE_LIMIT_DOCS_MAX: '3' } })
+  const upstream = await app.listen({ host: '127.0.0.1', port: 0 })
+  doc = (await call(app, 'GET', '/docs/json')).body
+  dir = mkdtempSync(join(tmpdir(), 'policia-contract-'))
+  writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc))
+  prism = await startPrism(join(dir, 'openapi.json'), upstream)
+  tokens.admin = await login(app)
+  tokens.limited = (await newUser(app, tokens.admin!, 'agente')).token
+}, 180_000)
+
+afterAll(async () => {
+  await prism?.stop()
+  await h?.close()
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+})
+
+/** Sends one request through Prism; the problems found, none when the answer is the expected one and undescribed by no violation. */
+async function send (r: Request): Promise<string[]> {
+  const url = new URL(r.path, prism.base)
+  for (const [k, v] of Object.entries(r.query ?? {})) for (const one of [v].flat()) url.searchParams.append(k, one)
+  const headers: Record<string, string> = { ...r.headers }
+  const token = r.token === 'invalid' ? 'no-es-un-token' : r.token === 'limited' ? tokens.limited : tokens.admin
+  if (r.token !== 'none') headers.authorization = `Bearer ${token}`
+  let body: string | undefined
+  if (r.raw !== undefined) { body = r.raw.text; headers['content-type'] = r.raw.type } else if (r.body !== undefined) { body = JSON.stringify(r.body); headers['content-type'] = 'application/json' }
+  const res = await fetch(url, { method: r.method, headers, ...(body !== undefined && { body }) })
+  const text = await res.text()
+  const problems: string[] = []
+  const what = `${r.method} ${url.pathname}${url.search.slice(0, 200)}`
+  if (r.refusedByDocument === true) {
+    const codes = res.status === 422 ? (JSON.parse(text).validation as Array<{ code: unknown }>).map((v) => v.code) : []
+    if (!codes.includes(r.status)) problems.push(`${what}: ${res.status}, expected Prism's 422 naming ${r.status}: ${text.slice(0, 400)}`)
+    return problems
+  }
+  if (res.status !== r.status) problems.push(`${what}: ${res.status}, expected ${r.status}: ${text.slice(0, 400)}`)
+  const violations = res.headers.get('sl-violations')
+  if (violations !== null) problems.push(`${what}: ${violations.slice(0, 1000)}`)
+  if (res.status < 300 && (text.startsWith('{') && JSON.parse(text).data?._version !== undefined)) lastVersion = JSON.parse(text).data._version as number
+  if (r.method === 'POST' && res.status === 201) lastId = JSON.parse(text).data._id as string
+  return problems
+}
+let lastVersion: number | undefined
+let lastId: string | undefined
+
+/** The step of an operation: its own line, or the line every module's operation of that shape has. */
+function stepOf (key: string): { step: Step, mod?: ModuleDef } | undefined {
+  if (STEPS[key] !== undefined) return { step: STEPS[key] }
+  const [method, path] = key.split(' ') as [string, string]
+  const mod = registry.modules.find((m) => path === `/${m.path}` || path.startsWith(`/${m.path}/`))
+  if (mod === undefined) return undefined
+  const generic = `${method} ${path.replace(`/${mod.path}`, '/{module}')}`
+  return STEPS[generic] === undefined ? undefined : { step: STEPS[generic], mod }
+}
+
+const operations = (): string[] => Object.entries(doc.paths as Record<string, Schema>).flatMap(([path, item]) =>
+  Object.keys(item).filter((m) => ['get', 'post', 'put', 'delete', 'patch'].includes(m)).map((m) => `${m.toUpperCase()} ${path}`))
+
+it('has a step for every operation of the document', () => {
+  const without = operations().filter((key) => stepOf(key) === undefined)
+  expect(without, 'operations of the document with no step in test/contract/tour.test.ts STEPS').toEqual([])
+})
+
+it('drives every route, filter and error status through Prism without a violation', async () => {
+  const problems: string[] = []
+  const seen = new Set<number>()
+  const t: Tour = { ids: new Map(), versions: new Map(), doc, users: await newUser(app, tokens.admin!, 'agente') }
+  const run = async (requests: Request[], mod?: ModuleDef): Promise<void> => {
+    for (const r of requests) {
+      lastVersion = undefined
+      lastId = undefined
+      problems.push(...await send(r))
+      seen.add(r.status)
+      if (mod !== undefined && lastId !== undefined) t.ids.set(mod.name, lastId)
+      if (mod !== undefined && lastVersion !== undefined) t.versions.set(mod.name, lastVersion)
+    }
+  }
+  const keys = operations()
+  // Each module's operations in STEPS order, the modules in an order where a ref's target exists first.
+  for (const mod of refOrder(registry)) {
+    for (const generic of Object.keys(STEPS).filter((k) => k.includes('{module}'))) {
+      const key = generic.replace('{module}', mod.path)
+      if (keys.includes(key)) await run(STEPS[generic]!(t, mod), mod)
+    }
+  }
+  for (const e of ERROR_STEPS) await run([e(t)])
+  for (const [key, step] of Object.entries(STEPS).filter(([k]) => !k.includes('{module}'))) {
+    if (keys.includes(key)) await run(step(t, registry.modules[0]!))
+  }
+  expect(problems, prism.log().slice(-3000)).toEqual([])
+  const declared = new Set(Object.keys(doc.components.responses).map((n) => Number(n.replace('Error', ''))))
+  const undriven = [...declared].filter((s) => !seen.has(s))
+  expect(undriven.sort(), 'declared error statuses the tour does not drive').toEqual([500, 503])
+}, 600_000)
