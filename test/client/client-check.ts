@@ -18,7 +18,7 @@ export async function example (token: string): Promise<Denuncia[]> {
   const list = await api.GET('/denuncias', {
     params: {
       query: {
-        estado: 'pendiente',
+        estado: ['pendiente'],
         'prioridad[in]': 'alta,urgente',
         'fecha_hechos[gte]': '2026-01-01 00:00:00',
         'lugar_hechos[contiene]': 'plaza',
@@ -73,7 +73,7 @@ export async function example (token: string): Promise<Denuncia[]> {
   await api.POST('/denuncias', { body: { denunciante_nombre: 'Ana', tipo: 'robo', fecha_hechos: '2026-06-01 10:30:00', lugar_hechos: 'Calle Real', descripción: 'x' } })
 
   // @ts-expect-error a misspelt filter (estado → estados)
-  await api.GET('/denuncias', { params: { query: { estados: 'pendiente' } } })
+  await api.GET('/denuncias', { params: { query: { estados: ['pendiente'] } } })
 
   // @ts-expect-error a required field may not be null (the service answers 400 Datos requeridos)
   await api.PUT('/denuncias/{id}', { params: { path: { id } }, body: { tipo: null } })
@@ -85,7 +85,7 @@ export async function example (token: string): Promise<Denuncia[]> {
   await api.GET('/denuncias', { params: { query: { 'estado[neq]': 'archivada' } } })
 
   // @ts-expect-error an enum value the module does not declare
-  await api.GET('/denuncias', { params: { query: { estado: 'cerrada' } } })
+  await api.GET('/denuncias', { params: { query: { estado: ['cerrada'] } } })
 
   return page.records
 }

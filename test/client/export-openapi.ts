@@ -14,7 +14,7 @@ const out = resolve(process.argv[2] ?? 'test/client/generated/openapi.json')
 const dataDir = mkdtempSync(join(tmpdir(), 'policia-openapi-'))
 try {
   // The embedded database and development secrets, whatever the shell has set.
-  const config = loadConfig({ DATA_DIR: dataDir, TZ: process.env.TZ ?? 'Europe/Madrid', LOG_LEVEL: 'silent', ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: 'export-openapi-0123' })
+  const config = loadConfig({ DATA_DIR: dataDir, TZ: process.env.TZ ?? 'Europe/Madrid', LOG_LEVEL: 'silent', METRICS_PORT: '0', ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: 'export-openapi-0123' })
   const app = await buildApp({ config, logger: false })
   try {
     const res = await app.inject({ method: 'GET', url: '/docs/json' })

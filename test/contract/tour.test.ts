@@ -151,7 +151,7 @@ beforeAll(async () => {
   prism = await startPrism(join(dir, 'openapi.json'), upstream)
   tokens.admin = await login(app)
   tokens.limited = (await newUser(app, tokens.admin!, 'agente')).token
-}, 180_000)
+}, 400_000)
 
 afterAll(async () => {
   await prism?.stop()

@@ -10,6 +10,6 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 1,
     testTimeout: 600_000,
-    hookTimeout: 180_000,
+    hookTimeout: 400_000,
   },
 })
