@@ -14,7 +14,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Row } from './module-entity.js'
 import { ServiceConnection } from './driver.js'
 import { orderSql, whereSql, type Where } from './where-sql.js'
-import { numberPlaceholders } from './placeholders.js'
+import { numbered } from './placeholders.js'
 import type { SqlCondition } from './search-sql.js'
 
 export interface RowQuery {
@@ -55,14 +55,6 @@ interface Compiled {
   readonly order: string
   /** Values of `order` (a relevance), numbered after those of `cond`. */
   readonly orderParams: unknown[]
-}
-
-/** A condition's `?` placeholders numbered on from `params`, which receives its values. */
-function numbered (c: SqlCondition, params: unknown[]): string {
-  const { text, count } = numberPlaceholders(c.sql, params.length)
-  if (count !== c.params.length) throw new TypeError(`${c.params.length} values for ${count} placeholders: ${c.sql}`)
-  params.push(...c.params)
-  return text
 }
 
 function compile (where: Where, orderBy: RowQuery['orderBy'], search: readonly SqlCondition[] = [], rank?: SqlCondition): Compiled {

@@ -7,12 +7,17 @@
  * The vocabulary: `{ column: value }`, `null`, `$ne`, `$in`, `$nin` (an
  * empty list matches nothing, resp. everything), `$gt`, `$gte`, `$lt`,
  * `$lte`, `$ilike` (a pattern: `contiene` on an id, records/search-query.ts),
- * `$and`, `$or`, over plain column names and scalar values; and
+ * `$and`, `$or`, over plain column names and scalar values;
  * `{ column: [...] }`, a jsonb column equal to that array (the uniqueness
- * check of an `array` field, records/storage/write-checks.ts). Anything else (an
+ * check of an `array` field, records/storage/write-checks.ts); and
+ * `{ $sql: SqlCondition }`, a search condition of db/search-sql.ts, so that
+ * an any-of group may OR it with filters (records/any-of-query.ts). Anything else (an
  * object value, an unknown operator, a list of objects) is a programmer
  * error: a TypeError naming it, never handed to another query path. Pure.
  */
+
+import { numbered } from './placeholders.js'
+import type { SqlCondition } from './search-sql.js'
 
 /** A filter of the vocabulary above. */
 export type Where = Record<string, unknown>
@@ -70,6 +75,13 @@ function columnCondition (column: string, v: unknown, params: unknown[]): string
   return parts.join(' and ')
 }
 
+/** `$sql`: a search condition (db/search-sql.ts), its placeholders numbered on. */
+function embedded (c: unknown, params: unknown[]): string {
+  const sql = c as Partial<SqlCondition> | null
+  if (sql === null || typeof sql !== 'object' || typeof sql.sql !== 'string' || !Array.isArray(sql.params)) throw outside('$sql', c)
+  return `(${numbered(sql as SqlCondition, params)})`
+}
+
 function group (key: string, items: unknown, joiner: 'and' | 'or', params: unknown[]): string {
   if (!Array.isArray(items) || items.length === 0) throw outside(key, items)
   return items.map((item) => `(${whereSql(item, params)})`).join(` ${joiner} `)
@@ -84,6 +96,7 @@ export function whereSql (where: unknown, params: unknown[]): string {
   const parts: string[] = []
   for (const [key, v] of Object.entries(where as Record<string, unknown>)) {
     if (key === '$and' || key === '$or') parts.push(group(key, v, key === '$and' ? 'and' : 'or', params))
+    else if (key === '$sql') parts.push(embedded(v, params))
     else if (COLUMN.test(key)) parts.push(columnCondition(key, v, params))
     else throw outside(`the key "${key.slice(0, 64)}"`, v)
   }

@@ -1,5 +1,5 @@
 /**
- * Parses a list request's query string (docs/user-guide.md "Listing") into a filter (db/where-sql.ts),
+ * Parses a list request's query string (docs/user-guide.md "Listing") into a filter (db/where-sql.ts; with its any-of groups, records/any-of-query.ts),
  * search conditions (records/search-query.ts), an order and a page. Pure: unit-tested alone. Anything it does not
  * understand is a 400 naming the parameter; it never passes client text
  * into SQL other than as a bound value.
@@ -15,6 +15,7 @@ import { and } from './scope.js'
 import { FIELD_TYPES_IMPL, FILTER_OPERATORS, operatorsOf, Rejected, typeOf, type FilterOperator } from '../core/field-types/index.js'
 import type { SqlCondition } from '../db/search-sql.js'
 import { containsSearch, emptyFlag, emptySearch, textSearch, type Condition } from './search-query.js'
+import { anyOfConditions, isAnyOfKey, type FilterReader } from './any-of-query.js'
 
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 1000
@@ -63,13 +64,13 @@ function systemTarget (name: string): Target | undefined {
   return { column: sys.name, operators: type.operators, value: (text, timeZone) => type.filterValue(text, timeZone), blind: false }
 }
 
-function targetOf (mod: ModuleDef, name: string): Target | undefined {
+function targetOf (mod: ModuleDef, name: string, key = name): Target | undefined {
   const sys = systemTarget(name)
   if (sys !== undefined) return sys
   const f = mod.fieldMap.get(name)
   if (f === undefined) return undefined
   const operators = operatorsOf(f)
-  if (operators.length === 0) throw invalid(name, f.encrypted ? 'no se puede filtrar por un campo cifrado no buscable' : 'no se puede filtrar por este campo')
+  if (operators.length === 0) throw invalid(key, f.encrypted ? 'no se puede filtrar por un campo cifrado no buscable' : 'no se puede filtrar por este campo')
   // A searchable encrypted field is compared by the blind index of the text sent.
   if (f.encrypted) return { column: blindIndexColumn(f), operators, value: (text, _timeZone, cipher) => cipher.blindIndex(mod.name, f.name, text), blind: true, field: f, module: mod.name }
   const type = typeOf(f)
@@ -153,25 +154,30 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
   const search: SqlCondition[] = []
   let filtersEncrypted = false
   const encryptedFields: string[] = []
-  for (const [key, raw] of Object.entries(query)) {
-    if (raw === undefined || RESERVED.includes(key)) continue
-    const m = /^([^[\]]+)(?:\[([a-z]+)\])?$/.exec(key)
-    const name = m?.[1]
-    const op = (m?.[2] ?? 'eq') as FilterOperator
-    const target = name === undefined ? undefined : targetOf(mod, name)
-    if (target === undefined) {
-      throw invalid(key, `parámetro desconocido${hint(name ?? key, [...RESERVED, ...SYSTEM_TARGETS, ...mod.fields.map((f) => f.name)])}`)
-    }
+  // Filter `name[op]` sent as `key`; undefined for a name that is no filter. The any-of groups read theirs with it too.
+  const filter: FilterReader = (key, name, op, raw) => {
+    // A field that takes no filter: a plain filter names the field (as ever), a group's the parameter as sent.
+    const target = targetOf(mod, name, isAnyOfKey(key) ? key : name)
+    if (target === undefined) return undefined
     if (!(FILTER_OPERATORS as readonly string[]).includes(op)) throw invalid(key, `operador desconocido "${op}"${hint(op, FILTER_OPERATORS)}; use ${FILTER_OPERATORS.join(', ')}`)
-    if (!target.operators.includes(op)) throw invalid(key, `el operador "${op}" no se aplica a este campo`)
+    if (!target.operators.includes(op as FilterOperator)) throw invalid(key, `el operador "${op}" no se aplica a este campo`)
     if (target.blind) {
       filtersEncrypted = true
       if (!encryptedFields.includes(target.field!.name)) encryptedFields.push(target.field!.name)
     }
-    const c = condition(target, op, key, raw, timeZone, cipher)
+    return condition(target, op as FilterOperator, key, raw, timeZone, cipher)
+  }
+  const names = (): string[] => [...SYSTEM_TARGETS, ...mod.fields.map((f) => f.name)]
+  for (const [key, raw] of Object.entries(query)) {
+    if (raw === undefined || RESERVED.includes(key) || isAnyOfKey(key)) continue
+    const m = /^([^[\]]+)(?:\[([a-z]+)\])?$/.exec(key)
+    const name = m?.[1]
+    const c = name === undefined ? undefined : filter(key, name, m?.[2] ?? 'eq', raw)
+    if (c === undefined) throw invalid(key, `parámetro desconocido${hint(name ?? key, [...RESERVED, ...names()])}`)
     if ('sql' in c) search.push(c.sql)
     else conditions.push(c.where)
   }
+  conditions.push(...anyOfConditions(query, filter, names))
   const text = query.q === undefined ? undefined : textSearch(mod, single('q', query.q))
   if (text !== undefined) search.push(text.match)
   const incl = query.incluir_eliminados === undefined ? 'false' : single('incluir_eliminados', query.incluir_eliminados)

@@ -31,6 +31,8 @@ describe('whereSql', () => {
     ['an array: a jsonb column equal to it', { idiomas: ['es', { nivel: 'B2' }] }, '"idiomas" = $1::jsonb', ['["es",{"nivel":"B2"}]']],
     ['and/or, in order', { $and: [{ _id: 'x' }, { $or: [{ _created_by: 'u' }, { agente: 'p' }] }] },
       '("_id" = $1) and (("_created_by" = $2) or ("agente" = $3))', ['x', 'u', 'p']],
+    ['a search condition, numbered on (an any-of group)', { $or: [{ estado: 'a' }, { $sql: { sql: 'search_fold("d") like search_fold(?)', params: ['%x%'] } }] },
+      '("estado" = $1) or ((search_fold("d") like search_fold($2)))', ['a', '%x%']],
   ])('%s', (_what, where, sql, params) => {
     expect(compile(where)).toEqual({ sql, params })
   })
@@ -45,9 +47,14 @@ describe('whereSql', () => {
     ['an empty $or', { $or: [] }],
     ['a raw fragment inside $or', { $or: [{ _id: 'x' }, { '[raw]': [] }] }],
     ['no object', 'x'],
+    ['a $sql that is no search condition', { $sql: 'true' }],
   ])('%s leaves the vocabulary: a TypeError', (_what, where) => {
     expect(() => compile(where)).toThrow(TypeError)
     expect(() => compile(where)).toThrow(/outside the vocabulary of db\/where-sql\.ts/)
+  })
+
+  it('refuses a $sql whose values do not match its placeholders: a TypeError', () => {
+    expect(() => compile({ $sql: { sql: '"a" = ?', params: [] } })).toThrow(/0 values for 1 placeholders/)
   })
 
   it('names what left the vocabulary, never a value (a filter holds personal data)', () => {
