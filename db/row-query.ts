@@ -23,6 +23,8 @@ export interface RowQuery {
   offset?: number
   /** Lock the rows for the transaction (SELECT … FOR UPDATE). */
   lock?: boolean
+  /** Read only these columns (row keys), not every one (docs/user-guide.md "Choosing fields and related records (campos, expandir)"). */
+  columns?: readonly string[]
 }
 
 /** What a read of one entity selects: every column but the lazy ones (the stored search document, db/search-sql.ts). */
@@ -34,17 +36,21 @@ interface ReadPlan {
 
 const plans = new WeakMap<object, ReadPlan>()
 
-function planOf (em: EntityManager, entity: string): ReadPlan {
+function planOf (em: EntityManager, entity: string, columns?: readonly string[]): ReadPlan {
   const meta = em.getMetadata().find<Row>(entity)!
   let plan = plans.get(meta)
   if (plan === undefined) {
-    const props = meta.props.filter((p) => p.lazy !== true && p.persist !== false)
-    const from = ` from "${meta.tableName}"`
-    const selected = props.map((p) => p.fieldNames[0] === p.name ? `"${p.name}"` : `"${p.fieldNames[0]}" as "${p.name}"`)
-    plan = { select: `select ${selected.join(', ')}${from}`, from }
+    plan = selectOf(meta.tableName, meta.props.filter((p) => p.lazy !== true && p.persist !== false))
     plans.set(meta, plan)
   }
-  return plan
+  // A projection names only known columns (records/fields-query.ts): written from the metadata, never from client text.
+  return columns === undefined ? plan : selectOf(meta.tableName, meta.props.filter((p) => p.persist !== false && columns.includes(p.name)))
+}
+
+function selectOf (table: string, props: ReadonlyArray<{ name: string, fieldNames: string[] }>): ReadPlan {
+  const from = ` from "${table}"`
+  const selected = props.map((p) => p.fieldNames[0] === p.name ? `"${p.name}"` : `"${p.fieldNames[0]}" as "${p.name}"`)
+  return { select: `select ${selected.join(', ')}${from}`, from }
 }
 
 /** A filter (and order) as SQL with its values. */
@@ -80,7 +86,7 @@ function serviceConnection (em: EntityManager): ServiceConnection {
 /** Rows of a compiled filter. */
 async function direct (connection: ServiceConnection, em: EntityManager, entity: string, c: Compiled, q: RowQuery): Promise<Row[]> {
   const params = [...c.params, ...c.orderParams]
-  let sql = `${planOf(em, entity).select} where ${c.cond}`
+  let sql = `${planOf(em, entity, q.columns).select} where ${c.cond}`
   if (c.order !== '') sql += ` order by ${c.order}`
   if (q.limit !== undefined) sql += ` limit ${q.limit}`
   // An offset can be any number: as a parameter, every page of a list has the same text.
@@ -97,9 +103,9 @@ async function direct (connection: ServiceConnection, em: EntityManager, entity:
  * read straight may walk the default order's index instead, so this
  * statement is named and keeps one plan (db/prepared-statements.ts).
  */
-async function keyedPage (connection: ServiceConnection, em: EntityManager, entity: string, c: Compiled, q: { limit: number, offset?: number, direction: string }): Promise<Row[]> {
+async function keyedPage (connection: ServiceConnection, em: EntityManager, entity: string, c: Compiled, q: { limit: number, offset?: number, direction: string, columns?: readonly string[] | undefined }): Promise<Row[]> {
   const params = [...c.params]
-  const plan = planOf(em, entity)
+  const plan = planOf(em, entity, q.columns)
   let keys = `select "_id" as "_key", "_created" as "_key_created"${plan.from} where ${c.cond} order by ${c.order} limit ${q.limit}`
   if (q.offset !== undefined && q.offset > 0) keys += ` offset $${params.push(q.offset)}`
   const sql = `${plan.select} join (${keys}) "_page" on "_id" = "_page"."_key" order by "_page"."_key_created" ${q.direction}, "_page"."_key" ${q.direction}`
@@ -113,8 +119,8 @@ async function directCount (connection: ServiceConnection, em: EntityManager, en
 }
 
 /** The first row matching `where`, or null. */
-export async function findRow (em: EntityManager, entity: string, where: Where, lock = false): Promise<Row | null> {
-  const rows = await direct(serviceConnection(em), em, entity, compile(where, undefined), { limit: 1, lock })
+export async function findRow (em: EntityManager, entity: string, where: Where, lock = false, columns?: readonly string[]): Promise<Row | null> {
+  const rows = await direct(serviceConnection(em), em, entity, compile(where, undefined), { limit: 1, lock, ...(columns !== undefined && { columns }) })
   return rows[0] ?? null
 }
 
@@ -139,7 +145,7 @@ export async function countRows (em: EntityManager, entity: string, where: Where
 }
 
 /** A page: its order, size and position, and the search conditions ANDed with the filter. */
-export interface PageQuery extends Pick<RowQuery, 'orderBy' | 'limit' | 'offset'> {
+export interface PageQuery extends Pick<RowQuery, 'orderBy' | 'limit' | 'offset' | 'columns'> {
   /** Conditions as SQL with `?` placeholders (db/search-sql.ts). */
   search?: readonly SqlCondition[]
   /** A relevance: the page is ordered by it, highest first, then by `orderBy`. */
@@ -154,7 +160,7 @@ export async function findRowsAndCount (em: EntityManager, entity: string, where
   const compiled = compile(where, q.orderBy, q.search, q.rank)
   const keyed = q.onLiveIndex === true && q.orderBy !== undefined && (q.search ?? []).length === 0 && q.rank === undefined && q.limit !== undefined
   const page = keyed
-    ? keyedPage(connection, em, entity, compiled, { limit: q.limit!, offset: q.offset, direction: Object.values(q.orderBy![0]!)[0]! })
-    : direct(connection, em, entity, compiled, { limit: q.limit, offset: q.offset })
+    ? keyedPage(connection, em, entity, compiled, { limit: q.limit!, offset: q.offset, direction: Object.values(q.orderBy![0]!)[0]!, columns: q.columns })
+    : direct(connection, em, entity, compiled, { limit: q.limit, offset: q.offset, ...(q.columns !== undefined && { columns: q.columns }) })
   return Promise.all([page, directCount(connection, em, entity, compiled)])
 }

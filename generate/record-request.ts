@@ -1,5 +1,5 @@
 /** What the generated record routes read from a request: the id, the expected version; and the ETag they answer with. */
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../core/errors.js'
 
 /** `_version` from the body, else the `If-Match` header; undefined when neither is sent. */
@@ -21,3 +21,12 @@ export function expectedVersion (request: FastifyRequest): number | undefined {
 export const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id
 /** `ETag: "<_version>"` of a record (docs/user-guide.md "Concurrency, delete and restore"). */
 export const etag = (record: Record<string, unknown>): string => `"${String(record._version)}"`
+
+/**
+ * An answer with expanded records (`expandir`): a ref holds an object where
+ * the record schema's fast serializer writes a string, so this answer is
+ * written by JSON.stringify; the plain answer keeps its serializer.
+ */
+export function expandedAnswer (reply: FastifyReply): void {
+  void reply.serializer(JSON.stringify)
+}

@@ -30,10 +30,15 @@ export class CallerRecords {
   of (mod: ModuleDef): RecordsService {
     // A request nearly always works on one module: keep that one.
     if (this.last === undefined || this.lastName !== mod.name) {
-      this.last = new RecordsService(this.plans.get(mod.name)!, this.deps, this.ctx)
+      this.last = new RecordsService(this.plans.get(mod.name)!, this.deps, this.ctx, this)
       this.lastName = mod.name
     }
     return this.last
+  }
+
+  /** The module called `name`, if any (the target of a ref, records/expansion.ts). */
+  module (name: string): ModuleDef | undefined {
+    return this.plans.get(name)?.mod
   }
 
   /** A page of the read log (superadmins only, else 403). */

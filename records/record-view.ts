@@ -12,6 +12,8 @@ import type { Row } from '../db/module-entity.js'
 import { FIELD_TYPES_IMPL, typeOf, type FieldTypeImpl, type InstantFormat } from '../core/field-types/index.js'
 import { currentSeal, isSealed, sealKeyInput, type Seal } from './integrity/seal-format.js'
 import { buildRecordView, type RecordView } from './view-builder.js'
+import type { FieldSelection } from './fields-query.js'
+import { projectedView } from './projected-views.js'
 
 export interface ViewContext {
   readonly timeZone: string
@@ -53,11 +55,16 @@ const views = new WeakMap<ModuleDef, [RecordView | undefined, RecordView | undef
 /** Instants in each service time zone. */
 const localFormats = new Map<string, InstantFormat>()
 
-export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext): Record<string, unknown> {
-  let pair = views.get(mod)
-  if (pair === undefined) views.set(mod, pair = [undefined, undefined])
-  const which = ctx.canDecrypt ? 1 : 0
-  const view = pair[which] ?? (pair[which] = buildRecordView(mod, ctx.canDecrypt, decryptField))
+/** The API record of `row`; with `fields`, only the fields `campos` named (records/projected-views.ts). */
+export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext, fields?: FieldSelection): Record<string, unknown> {
+  let view: RecordView
+  if (fields !== undefined) view = projectedView(mod, ctx.canDecrypt, fields, decryptField)
+  else {
+    let pair = views.get(mod)
+    if (pair === undefined) views.set(mod, pair = [undefined, undefined])
+    const which = ctx.canDecrypt ? 1 : 0
+    view = pair[which] ?? (pair[which] = buildRecordView(mod, ctx.canDecrypt, decryptField))
+  }
   let local = localFormats.get(ctx.timeZone)
   if (local === undefined) localFormats.set(ctx.timeZone, local = (d) => formatDateTime(d, ctx.timeZone))
   return view(row, local, ctx.cipher)

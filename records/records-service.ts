@@ -21,6 +21,9 @@ import { verifyChain, type Verdict } from './integrity/chain.js'
 import type { Checkpoints } from './integrity/checkpoints.js'
 import { sealInfo, versionsOf, type HistoryAction } from './history.js'
 import { parseListQuery } from './list-query.js'
+import type { CallerRecords } from './caller-records.js'
+import { expandRecords, parseReadShape, type ReadShape } from './expansion.js'
+import { ownerColumns, type FieldSelection } from './fields-query.js'
 import { logReads } from './read-log.js'
 import type { ModuleStorage, RowGuard } from './storage/module-storage.js'
 import { toApiRecord } from './record-view.js'
@@ -91,7 +94,7 @@ const ACTION_INDEX: Record<Action, number> = { ver: 0, crear: 1, editar: 2, elim
 export class RecordsService {
   private readonly scopes: Array<Scope | undefined> = [undefined, undefined, undefined, undefined, undefined, undefined, undefined]
 
-  constructor (private readonly plan: ModulePlan, private readonly deps: RecordsServiceDeps, private readonly ctx: RequestContext) {}
+  constructor (private readonly plan: ModulePlan, private readonly deps: RecordsServiceDeps, private readonly ctx: RequestContext, private readonly others?: CallerRecords) {}
 
   private scope (action: Action): Scope {
     const i = ACTION_INDEX[action]
@@ -122,11 +125,12 @@ export class RecordsService {
    * the record as it is now), else withheld. Decrypted values leave only
    * after the read is logged (docs/operator-guide.md "Read log").
    */
-  private async views (rows: Row[], owner?: Row, search?: ReadLogRow): Promise<ApiRecord[]> {
-    const { mod, encrypted } = this.plan
+  private async views (rows: Row[], owner?: Row, search?: ReadLogRow, fields?: FieldSelection): Promise<ApiRecord[]> {
+    const { mod } = this.plan
+    const encrypted = fields?.encrypted ?? this.plan.encrypted
     const { caller } = this.ctx
     const descifrar = encrypted.length > 0 ? this.scope('descifrar') : 'none'
-    const out = rows.map((r) => toApiRecord(mod, r, { timeZone: this.deps.timeZone, cipher: this.deps.cipher, canDecrypt: descifrar !== 'none' && reaches(descifrar, mod, caller, owner ?? r) }))
+    const out = rows.map((r) => toApiRecord(mod, r, { timeZone: this.deps.timeZone, cipher: this.deps.cipher, canDecrypt: descifrar !== 'none' && reaches(descifrar, mod, caller, owner ?? r) }, fields))
     if (descifrar !== 'none') {
       const fecha = search?.fecha ?? nowSeconds()
       let ruta = search?.ruta
@@ -145,27 +149,54 @@ export class RecordsService {
     return (await this.views([row]))[0]!
   }
 
-  async list (query: Record<string, string | string[] | undefined>): Promise<ListPage> {
+  async list ({ campos, expandir, ...query }: Record<string, string | string[] | undefined>): Promise<ListPage> {
     this.authorize('ver')
     const { mod, storage } = this.plan
+    const shape = this.shape(campos, expandir)
     const q = parseListQuery(mod, query, this.deps.timeZone, this.deps.cipher)
     if (q.includeDeleted && this.scope('eliminar') === 'none') throw new AppError('SIN_PERMISOS')
     if (q.filtersEncrypted && this.scope('descifrar') === 'none') throw new AppError('SIN_PERMISOS')
     // A filter on an encrypted value only finds records whose value the caller may read.
     const decryptable = q.filtersEncrypted && this.scope('descifrar') === 'own' ? ownCondition(mod, this.ctx.caller) : undefined
-    const { rows, total } = await storage.list(this.ctx.reads, and(q.where, this.visible(), decryptable), q)
+    const { rows, total } = await storage.list(this.ctx.reads, and(q.where, this.visible(), decryptable), shape.fields === undefined ? q : { ...q, columns: this.columns(shape.fields) })
     // Probing for a person leaves a trace (docs/operator-guide.md "Read log"): which encrypted fields
     // were searched and how many matched, never the value; also for an
     // empty page or no match. Every list and its total pass here.
     const search: ReadLogRow | undefined = q.encryptedFields.length === 0
       ? undefined
       : { tipo: 'busqueda', usuario: this.ctx.caller.id, fecha: nowSeconds(), modulo: mod.name, registro: '', campos: q.encryptedFields, ruta: this.ctx.route(), coincidencias: total }
-    return { records: await this.views(rows, undefined, search), total, limit: q.limit, offset: q.offset }
+    const records = await this.views(rows, undefined, search, shape.fields)
+    if (shape.expand.length > 0) await this.expand(records, shape)
+    return { records, total, limit: q.limit, offset: q.offset }
   }
 
-  async get (id: string): Promise<ApiRecord> {
+  /** One record; `query` may hold `campos` and `expandir` (docs/user-guide.md "Choosing fields and related records (campos, expandir)"). */
+  async get (id: string, query: Record<string, string | string[] | undefined> = {}): Promise<ApiRecord> {
     this.authorize('ver')
-    return this.view(await this.plan.storage.findLive(this.ctx.reads, id, this.visible()))
+    const shape = this.shape(query.campos, query.expandir)
+    const row = await this.plan.storage.findLive(this.ctx.reads, id, this.visible(), false, shape.fields && this.columns(shape.fields))
+    const records = await this.views([row], undefined, undefined, shape.fields)
+    if (shape.expand.length > 0) await this.expand(records, shape)
+    return records[0]!
+  }
+
+  /** The live records among `ids` the caller may see, as a list shows them: the records `expandir` brings (records/expansion.ts). */
+  async related (ids: readonly string[], fields?: FieldSelection): Promise<ApiRecord[]> {
+    if (this.scope('ver') === 'none') return []
+    return this.views(await this.plan.storage.findManyLive(this.ctx.reads, ids, this.visible(), fields && this.columns(fields)), undefined, undefined, fields)
+  }
+
+  private shape (campos: string | string[] | undefined, expandir: string | string[] | undefined): ReadShape {
+    return parseReadShape(this.plan.mod, campos, expandir, (name) => this.others?.module(name))
+  }
+
+  /** The columns a projection reads, with those the `descifrar:propios` decision needs when it names an encrypted field. */
+  private columns (fields: FieldSelection): readonly string[] {
+    return fields.encrypted.length > 0 && this.scope('descifrar') === 'own' ? [...new Set([...fields.columns, ...ownerColumns(this.plan.mod)])] : fields.columns
+  }
+
+  private expand (records: ApiRecord[], shape: ReadShape): Promise<void> {
+    return expandRecords(records, shape.expand, (target) => this.others!.of(target))
   }
 
   /**

@@ -48,14 +48,18 @@ function build (entries: readonly Entry[], restricted: readonly string[], decryp
   return make(entries.map((e) => e.type.view), entries.map((e) => e.encrypted), decrypt)
 }
 
-/** The record view of `mod`: encrypted fields decrypted (`canDecrypt`), or withheld and named in `_restringidos`. */
-export function buildRecordView (mod: ModuleDef, canDecrypt: boolean, decrypt: Decrypt): RecordView {
-  const system = (leads: boolean): Entry[] => SYSTEM_FIELDS.filter((s) => s.leads === leads).map((s) => ({ key: s.name, column: s.name, type: FIELD_TYPES_IMPL[s.type] }))
+/**
+ * The record view of `mod`: encrypted fields decrypted (`canDecrypt`), or
+ * withheld and named in `_restringidos`; with `only`, just those keys
+ * (`campos`, records/fields-query.ts).
+ */
+export function buildRecordView (mod: ModuleDef, canDecrypt: boolean, decrypt: Decrypt, only?: ReadonlySet<string>): RecordView {
+  const system = (leads: boolean): Entry[] => SYSTEM_FIELDS.filter((s) => s.leads === leads && (only === undefined || only.has(s.name))).map((s) => ({ key: s.name, column: s.name, type: FIELD_TYPES_IMPL[s.type] }))
   const entries: Entry[] = system(true)
   const restricted: string[] = []
   for (const f of mod.fields) {
     const type = typeOf(f)
-    if (type.writeOnly) continue
+    if (type.writeOnly || (only !== undefined && !only.has(f.name))) continue
     if (!f.encrypted) entries.push({ key: f.name, column: valueColumn(f), type })
     else if (canDecrypt) entries.push({ key: f.name, type, encrypted: f })
     else restricted.push(f.name)

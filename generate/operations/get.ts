@@ -1,6 +1,6 @@
 /** `GET /{module}/{id}`: one record, with its version as ETag (docs/user-guide.md "Concurrency, delete and restore"). */
 import { IdParams, envelope } from '../../http/schemas.js'
-import { etag, idOf } from '../record-request.js'
+import { etag, expandedAnswer, idOf } from '../record-request.js'
 import type { Operation } from './operation.js'
 
 export const get: Operation = {
@@ -12,8 +12,11 @@ export const get: Operation = {
     schema: { tags, summary: `Obtener un registro de ${mod.label}`, operationId: operationId('get'), params: IdParams, response: { 200: envelope(recordRef) } },
   }),
   async handle (request, reply, mod) {
-    const record = await request.records.of(mod).get(idOf(request))
-    void reply.header('etag', etag(record))
+    const query = request.query as Record<string, string | string[]>
+    const record = await request.records.of(mod).get(idOf(request), query)
+    // A projection without `_version` has no version to name (docs/user-guide.md "Choosing fields and related records (campos, expandir)").
+    if (record._version !== undefined) void reply.header('etag', etag(record))
+    if (query.expandir !== undefined) expandedAnswer(reply)
     return { success: true, data: record }
   },
 }

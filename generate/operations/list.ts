@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox'
 import { envelope } from '../../http/schemas.js'
 import { listQuerystring } from '../list-parameters.js'
+import { expandedAnswer } from '../record-request.js'
 import type { Operation } from './operation.js'
 
 export const list: Operation = {
@@ -13,7 +14,10 @@ export const list: Operation = {
     openapi: { querystring: listQuerystring(mod, registry, timeZone) },
     schema: { tags, summary: `Listar ${mod.label}`, operationId: operationId('list'), response: { 200: envelope(Type.Object({ records: Type.Array(recordRef), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() })) } },
   }),
-  async handle (request, _reply, mod) {
-    return { success: true, data: await request.records.of(mod).list(request.query as Record<string, string | string[]>) }
+  async handle (request, reply, mod) {
+    const query = request.query as Record<string, string | string[]>
+    const data = await request.records.of(mod).list(query)
+    if (query.expandir !== undefined) expandedAnswer(reply)
+    return { success: true, data }
   },
 }

@@ -69,11 +69,14 @@ export interface ModuleStorage {
    * for the transaction `em` runs; else 404, the same for a missing id and
    * for one the caller may not see.
    */
-  findLive (em: EntityManager, id: string, visible?: Where, lock?: boolean): Promise<Row>
+  findLive (em: EntityManager, id: string, visible?: Where, lock?: boolean, columns?: readonly string[]): Promise<Row>
+
+  /** The live records among `ids` within `visible`, in no order (related records, records/expansion.ts): one query. */
+  findManyLive (em: EntityManager, ids: readonly string[], visible?: Where, columns?: readonly string[]): Promise<Row[]>
 
   /** A record whether deleted or not (history, verification, restore); else 404 as findLive. */
   findAny (em: EntityManager, id: string, visible?: Where, lock?: boolean): Promise<Row>
 
   /** A page of the stored rows matching `where` and its exact total. */
-  list (em: EntityManager, where: Where, page: ListPageOptions): Promise<{ rows: Row[], total: number }>
+  list (em: EntityManager, where: Where, page: ListPageOptions & { columns?: readonly string[] }): Promise<{ rows: Row[], total: number }>
 }

@@ -20,7 +20,7 @@ import { storedName } from '../../db/identifier.js'
 import { insertWithHistory, insertWithHistorySql, type InsertColumn } from '../../db/insert-with-history.js'
 import { entityName, type Row } from '../../db/module-entity.js'
 import { liveIndexColumn } from '../../db/record-indexes.js'
-import { findRow, findRowsAndCount } from '../../db/row-query.js'
+import { findRow, findRows, findRowsAndCount } from '../../db/row-query.js'
 import { inTransaction } from '../../db/transaction.js'
 import type { SequenceStore } from '../../stores/sequences/contract.js'
 import { appendVersion, versionEntry } from '../history.js'
@@ -78,16 +78,22 @@ export class SqlModuleStorage implements ModuleStorage {
   }
 
   /** A record by id (`live`: not deleted) within `visible`, optionally locked for the transaction; else 404. */
-  private async find (em: EntityManager, id: string, opts: { live: boolean, lock: boolean, visible: Where | undefined }): Promise<Row> {
+  private async find (em: EntityManager, id: string, opts: { live: boolean, lock: boolean, visible: Where | undefined, columns?: readonly string[] | undefined }): Promise<Row> {
     if (!this.idShape.test(id)) throw new AppError('REGISTRO_NO_ENCONTRADO')
     const where = and(opts.live ? { _id: id, _deleted: null } : { _id: id }, opts.visible)
-    const row = await findRow(em, this.entity, where, opts.lock)
+    const row = await findRow(em, this.entity, where, opts.lock, opts.columns)
     if (row === null) throw new AppError('REGISTRO_NO_ENCONTRADO')
     return row
   }
 
-  findLive (em: EntityManager, id: string, visible?: Where, lock = false): Promise<Row> {
-    return this.find(em, id, { live: true, lock, visible })
+  findLive (em: EntityManager, id: string, visible?: Where, lock = false, columns?: readonly string[]): Promise<Row> {
+    return this.find(em, id, { live: true, lock, visible, columns })
+  }
+
+  async findManyLive (em: EntityManager, ids: readonly string[], visible?: Where, columns?: readonly string[]): Promise<Row[]> {
+    const wellFormed = ids.filter((id) => this.idShape.test(id))
+    if (wellFormed.length === 0) return []
+    return findRows(em, this.entity, and({ _id: { $in: wellFormed }, _deleted: null }, visible), { ...(columns !== undefined && { columns }) })
   }
 
   findAny (em: EntityManager, id: string, visible?: Where, lock = false): Promise<Row> {
@@ -228,8 +234,9 @@ export class SqlModuleStorage implements ModuleStorage {
     return after
   }
 
-  async list (em: EntityManager, where: Where, page: ListPageOptions): Promise<{ rows: Row[], total: number }> {
+  async list (em: EntityManager, where: Where, page: ListPageOptions & { columns?: readonly string[] }): Promise<{ rows: Row[], total: number }> {
     const [rows, total] = await findRowsAndCount(em, this.entity, where, {
+      ...(page.columns !== undefined && { columns: page.columns }),
       orderBy: page.orderBy,
       limit: page.limit,
       offset: page.offset,
