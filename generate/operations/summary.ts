@@ -31,7 +31,8 @@ function summaryParameters (mod: ModuleDef): Record<string, TSchema> {
   ])
   const firstKey = mod.stateField ?? v.plain.find((n) => !n.startsWith('_')) ?? v.plain[0]!
   const firstDate = dated.find((n) => !n.startsWith('_')) ?? dated[0]!
-  const measures = v.numbers.length > 0 ? `suma:${v.numbers[0]},media:${v.numbers[0]}` : `min:${firstDate},max:${firstDate}`
+  const firstNumber = v.numbers.find((n) => !n.startsWith('_'))
+  const measures = firstNumber !== undefined ? `suma:${firstNumber},media:${firstNumber}` : `min:${firstDate},max:${firstDate}`
   return {
     agrupar: Type.String({
       pattern: listOf(key, MAX_KEYS),
