@@ -144,6 +144,24 @@ export async function countRows (em: EntityManager, entity: string, where: Where
   }
 }
 
+/**
+ * Rows of a statement over the rows matching `where` and `search` (an
+ * aggregate, db/aggregate-sql.ts): `build` is handed the table
+ * (` from "<table>"`), the condition, and its values, to which it pushes
+ * its own. Errors are converted as the ORM's own queries' are.
+ */
+export async function selectOver (em: EntityManager, entity: string, where: Where, search: readonly SqlCondition[], build: (from: string, cond: string, params: unknown[]) => string): Promise<Row[]> {
+  const connection = serviceConnection(em)
+  const compiled = compile(where, undefined, search)
+  const params = [...compiled.params]
+  const sql = build(planOf(em, entity).from, compiled.cond, params)
+  try {
+    return await connection.rows(sql, params, em.getTransactionContext())
+  } catch (err) {
+    throw em.getDriver().convertException(err as Error)
+  }
+}
+
 /** A page: its order, size and position, and the search conditions ANDed with the filter. */
 export interface PageQuery extends Pick<RowQuery, 'orderBy' | 'limit' | 'offset' | 'columns'> {
   /** Conditions as SQL with `?` placeholders (db/search-sql.ts). */

@@ -77,7 +77,7 @@ function targetOf (mod: ModuleDef, name: string, key = name): Target | undefined
   return { column: valueColumn(f), operators, value: (text, timeZone) => type.filterValue(text, timeZone), blind: false, field: f }
 }
 
-function single (key: string, v: string | string[]): string {
+export function single (key: string, v: string | string[]): string {
   if (Array.isArray(v)) {
     if (v.length !== 1) throw invalid(key, 'no admite varios valores')
     return v[0]!

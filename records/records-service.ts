@@ -15,18 +15,20 @@ import { AppError } from '../core/errors.js'
 import type { FieldCipher } from '../core/crypto.js'
 import type { Action, ModuleDef } from '../core/registry/types.js'
 import { formatDateTime, nowSeconds } from '../core/time.js'
-import type { Row } from '../db/module-entity.js'
+import { entityName, type Row } from '../db/module-entity.js'
 import type { ReadLogRow } from '../db/read-log-entity.js'
 import { verifyChain, type Verdict } from './integrity/chain.js'
 import type { Checkpoints } from './integrity/checkpoints.js'
 import { sealInfo, versionsOf, type HistoryAction } from './history.js'
-import { parseListQuery } from './list-query.js'
+import { parseListQuery, type ListQuery } from './list-query.js'
 import type { CallerRecords } from './caller-records.js'
 import { expandRecords, parseReadShape, type ReadShape } from './expansion.js'
 import { ownerColumns, type FieldSelection } from './fields-query.js'
 import { logReads } from './read-log.js'
 import type { ModuleStorage, RowGuard } from './storage/module-storage.js'
 import { toApiRecord } from './record-view.js'
+import { parseSummaryQuery } from './summary-query.js'
+import { summarize, type Summary } from './summary.js'
 import { and, reaches, scopeCondition, ownCondition, type Where } from './scope.js'
 
 export type ApiRecord = Record<string, unknown>
@@ -149,25 +151,47 @@ export class RecordsService {
     return (await this.views([row]))[0]!
   }
 
-  async list ({ campos, expandir, ...query }: Record<string, string | string[] | undefined>): Promise<ListPage> {
+  /** A list's filters as the caller may apply them: the query, and its condition with the caller's scope (a list and a summary alike). */
+  private filtered (query: Record<string, string | string[] | undefined>): { q: ListQuery, where: Where } {
     this.authorize('ver')
-    const { mod, storage } = this.plan
-    const shape = this.shape(campos, expandir)
+    const { mod } = this.plan
     const q = parseListQuery(mod, query, this.deps.timeZone, this.deps.cipher)
     if (q.includeDeleted && this.scope('eliminar') === 'none') throw new AppError('SIN_PERMISOS')
     if (q.filtersEncrypted && this.scope('descifrar') === 'none') throw new AppError('SIN_PERMISOS')
     // A filter on an encrypted value only finds records whose value the caller may read.
     const decryptable = q.filtersEncrypted && this.scope('descifrar') === 'own' ? ownCondition(mod, this.ctx.caller) : undefined
-    const { rows, total } = await storage.list(this.ctx.reads, and(q.where, this.visible(), decryptable), shape.fields === undefined ? q : { ...q, columns: this.columns(shape.fields) })
-    // Probing for a person leaves a trace (docs/operator-guide.md "Read log"): which encrypted fields
-    // were searched and how many matched, never the value; also for an
-    // empty page or no match. Every list and its total pass here.
-    const search: ReadLogRow | undefined = q.encryptedFields.length === 0
+    return { q, where: and(q.where, this.visible(), decryptable) }
+  }
+
+  /**
+   * Probing for a person leaves a trace (docs/operator-guide.md "Read log"): which encrypted fields
+   * were searched and how many matched, never the value; also for an
+   * empty page or no match. Every list, its total and every summary pass here.
+   */
+  private searchEntry (q: ListQuery, total: number): ReadLogRow | undefined {
+    return q.encryptedFields.length === 0
       ? undefined
-      : { tipo: 'busqueda', usuario: this.ctx.caller.id, fecha: nowSeconds(), modulo: mod.name, registro: '', campos: q.encryptedFields, ruta: this.ctx.route(), coincidencias: total }
-    const records = await this.views(rows, undefined, search, shape.fields)
+      : { tipo: 'busqueda', usuario: this.ctx.caller.id, fecha: nowSeconds(), modulo: this.plan.mod.name, registro: '', campos: q.encryptedFields, ruta: this.ctx.route(), coincidencias: total }
+  }
+
+  async list ({ campos, expandir, ...query }: Record<string, string | string[] | undefined>): Promise<ListPage> {
+    const shape = this.shape(campos, expandir)
+    const { q, where } = this.filtered(query)
+    const { rows, total } = await this.plan.storage.list(this.ctx.reads, where, shape.fields === undefined ? q : { ...q, columns: this.columns(shape.fields) })
+    const records = await this.views(rows, undefined, this.searchEntry(q, total), shape.fields)
     if (shape.expand.length > 0) await this.expand(records, shape)
     return { records, total, limit: q.limit, offset: q.offset }
+  }
+
+  /** Groups of the records a list with the same filters would show, counted and measured (docs/user-guide.md "Summaries (resumen)"). */
+  async summary (query: Record<string, string | string[] | undefined>): Promise<Summary> {
+    this.authorize('ver')
+    const { summary, rest } = parseSummaryQuery(this.plan.mod, query)
+    const { q, where } = this.filtered(rest)
+    const out = await summarize(this.ctx.reads, entityName(this.plan.mod), where, q.search, summary, this.deps.timeZone)
+    const search = this.searchEntry(q, out.total)
+    if (search !== undefined) await logReads(this.ctx.em, [search])
+    return out
   }
 
   /** One record; `query` may hold `campos` and `expandir` (docs/user-guide.md "Choosing fields and related records (campos, expandir)"). */

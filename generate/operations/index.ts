@@ -7,6 +7,7 @@
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import type { Operation } from './operation.js'
 import { list } from './list.js'
+import { summary } from './summary.js'
 import { get } from './get.js'
 import { create } from './create.js'
 import { update } from './update.js'
@@ -17,7 +18,7 @@ import { verify } from './verify.js'
 import { endSessions } from './users/end-sessions.js'
 import { unlock } from './users/unlock.js'
 
-export const EVERY_MODULE: readonly Operation[] = [list, get, create, update, remove, restore, history, verify]
+export const EVERY_MODULE: readonly Operation[] = [list, summary, get, create, update, remove, restore, history, verify]
 
 /** The users module's own operations: a user's sessions and lock-out. */
 const USERS: readonly Operation[] = [endSessions, unlock]
