@@ -23,6 +23,7 @@ import { versionHash } from './version-hash.js'
 import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import type { Checkpoints } from './checkpoints.js'
 import { verifyInLedger } from './ledger-verify.js'
+import { itemKeyIds } from '../item-fields.js'
 
 export interface Verdict {
   valido: boolean
@@ -53,9 +54,11 @@ export function changedFields (mod: ModuleDef, before: Record<string, unknown> |
  */
 function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string, seal: Seal): { hash: string, payload: Record<string, unknown> } | undefined {
   for (const f of mod.fields) {
-    const kid = f.encrypted ? keyIdOf(String(row[valueColumn(f)] ?? '')) : undefined
-    if (kid !== undefined && /^[0-9a-f]{8}$/.test(kid) && !cipher.knowsKeyId(kid)) {
-      throw new Error(`${mod.name} ${String(row._id)}: ${f.name} is encrypted with key ${kid}, which is not configured (ENCRYPTION_KEYS)`)
+    const kids = f.encrypted ? [keyIdOf(String(row[valueColumn(f)] ?? ''))] : itemKeyIds(f, row[valueColumn(f)])
+    for (const kid of kids) {
+      if (kid !== undefined && /^[0-9a-f]{8}$/.test(kid) && !cipher.knowsKeyId(kid)) {
+        throw new Error(`${mod.name} ${String(row._id)}: ${f.name} is encrypted with key ${kid}, which is not configured (ENCRYPTION_KEYS)`)
+      }
     }
   }
   try {
