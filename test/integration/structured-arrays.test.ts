@@ -8,10 +8,14 @@
  * and verify; a record stored before the declaration (plaintext items, in
  * its own seal format) still reads and verifies.
  */
-import { readFileSync } from 'node:fs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { parseRegistry } from '../../core/registry/load.js'
+import { loadSystemKeys } from '../../db/system-keys.js'
 import type { Harness } from '../helpers/app.js'
 import { client, login, ok, type Api } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
@@ -143,6 +147,20 @@ describe('encrypted sub-fields', () => {
     const masked = ok(await consulta.get(`/denuncias/${id}/historial`)).versiones
     expect(masked[1].registro.testigos).toEqual([{ nombre: 'Eva Ruiz' }, { nombre: 'Luis Gil', declaracion: 'Vio a dos personas huir' }])
     expect(ok(await consulta.get(`/denuncias/${id}/verificar`))).toEqual({ valido: true })
+  })
+
+  it("the auditor's script recomputes the format-4 chain from the history a jefe reads", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'testigos-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+    const file = join(dir, 'h.json')
+    writeFileSync(file, JSON.stringify((await jefe.get(`/denuncias/${id}/historial`)).body))
+    const key = (await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys)).integrityKey.toString('base64')
+    const run = (): Promise<string> => new Promise((resolve) => execFile(process.execPath, ['deploy/auditoria/verificar-cadena.mjs', file, '--modulo', 'denuncias', '--clave-integridad', key],
+      (err, stdout, stderr) => resolve(`${err === null ? 0 : 1} ${stdout}${stderr}`)))
+    expect(await run()).toMatch(/^0 [^]*version 2 \(editar, [^)]*\): correct\nChain intact\.$/m)
+    // A witness's telephone changed in the history the auditor was handed: that version no longer matches.
+    writeFileSync(file, readFileSync(file, 'utf8').replace('699000000', '699000001'))
+    expect(await run()).toMatch(/version 2 \([^)]*\): DOES NOT MATCH/)
   })
 
   it('a ciphertext moved to another item or record breaks verificar', async () => {
