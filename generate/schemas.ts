@@ -13,14 +13,8 @@ import { SYSTEM_FIELDS, type SystemField } from '../core/system-fields.js'
 import { typeOf } from '../core/field-types/index.js'
 import { DATETIME_PATTERN, HASH_PATTERN, datetimeText, idPattern, withFormat } from './field-formats.js'
 import { exampleFields, recordExample } from './examples.js'
+import { nullable } from '../core/field-types/common.js'
 
-/** Makes a schema also accept null (JSON Schema type arrays, OpenAPI 3.1). */
-function nullable (schema: TSchema): TSchema {
-  const s = { ...schema } as Record<string, unknown>
-  if (typeof s.type === 'string') s.type = [s.type, 'null']
-  if (Array.isArray(s.enum) && !s.enum.includes(null)) s.enum = [...(s.enum as unknown[]), null]
-  return s as TSchema
-}
 
 /** Output schema of one system field. */
 function systemSchema (s: SystemField, mod: ModuleDef): TSchema {
@@ -126,8 +120,9 @@ function systemFormats (mod: ModuleDef, registry: Registry, timeZone: string, pr
 
 /** Object items of an array take any keys: said out loud, since a generated client reads a bare `object` as `{}`. */
 function openItems (schema: TSchema): TSchema {
-  const items = (schema as { items?: { type?: unknown } }).items
+  const items = (schema as { items?: { type?: unknown, additionalProperties?: unknown } }).items
   const types = Array.isArray(items?.type) ? items.type : [items?.type]
-  if (items === undefined || !types.includes('object')) return schema
+  // A structured array's items are closed already (docs/user-guide.md "Structured arrays").
+  if (items === undefined || !types.includes('object') || items.additionalProperties === false) return schema
   return { ...schema, items: { ...items, additionalProperties: true } } as TSchema
 }

@@ -9,7 +9,8 @@ import { MAX_ERRORS } from './body-shape.js'
 
 function field (e: FastifySchemaValidationError, context?: string): string {
   const params = e.params as Record<string, unknown>
-  const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
+  // `/testigos/2/dni` → `testigos[2].dni` (docs/user-guide.md "Structured arrays").
+  const base = e.instancePath.replace(/^\//, '').replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.')
   const extra = (params.missingProperty ?? params.additionalProperty) as string | undefined
   const name = extra === undefined ? base : base === '' ? extra : `${base}.${extra}`
   return name === '' ? (context ?? 'body') : name

@@ -13,6 +13,7 @@ import { hint } from '../core/registry/suggest.js'
 import { SYSTEM_FIELDS, systemField } from '../core/system-fields.js'
 import { typeOf } from '../core/field-types/index.js'
 import { valueColumn } from '../db/columns.js'
+import { subFieldPaths } from './item-fields.js'
 
 export interface FieldSelection {
   /** The keys the answer carries: `_id` and the named fields (system ones included). */
@@ -51,7 +52,8 @@ export function selectionOf (mod: ModuleDef, names: Iterable<string>, param = 'c
   }
   const ordered = all.filter((n) => wanted.has(n))
   const columns = ordered.map((n) => systemField(n) !== undefined ? n : valueColumn(mod.fieldMap.get(n)!))
-  const encrypted = ordered.filter((n) => mod.fieldMap.get(n)?.encrypted === true)
+  // A structured array with encrypted sub-fields counts by their paths (`testigos.dni`, records/item-fields.ts).
+  const encrypted = ordered.flatMap((n) => { const f = mod.fieldMap.get(n); return f === undefined ? [] : f.encrypted ? [n] : subFieldPaths(f) })
   return { names: new Set(ordered), key: ordered.join(','), encrypted, columns }
 }
 

@@ -2,13 +2,14 @@
  * Second pass over a body that passed the JSON schema: the checks a schema
  * cannot make (real calendar dates, times in the DST gap, two decimals,
  * required fields set to null, control characters and malformed Unicode,
- * nesting inside arrays) and the conversion to column values.
+ * nesting inside arrays, a structured array's items sub-field by sub-field)
+ * and the conversion to column values.
  * Encryption and password hashing happen later, in the record service.
  */
 import { AppError, type ErrorDetail } from '../core/errors.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { Rejected, typeOf, type ColumnValue } from '../core/field-types/index.js'
-import { FORMATS } from '../core/field-types/formats.js'
+import { checkedValue, normalizeItems } from '../core/field-types/array-items.js'
 
 export type { ColumnValue }
 
@@ -31,11 +32,15 @@ export function normalizeBody (mod: ModuleDef, body: Record<string, unknown>, mo
     const f = mod.fieldMap.get(key)
     if (f === undefined) { invalid.push({ campo: key, mensaje: 'no es un campo de este módulo' }); continue }
     if (raw === null && f.required) { missing.push({ campo: key, mensaje: 'es obligatorio' }); continue }
-    let v = raw === null ? null : typeOf(f).normalize(raw, timeZone)
     // A declared format (a DNI's check letter) is checked here, before any encryption.
-    if (f.format !== undefined && typeof v === 'string') v = FORMATS[f.format].check(v)
+    // A structured array's items, checked sub-field by sub-field, are named by path (`testigos[0].nombre`).
+    const v = raw === null || f.items !== undefined ? raw as ColumnValue : checkedValue(f, raw, timeZone)
     if (v instanceof Rejected) invalid.push({ campo: key, mensaje: v.mensaje })
-    else values.set(f, v)
+    else if (f.items !== undefined && Array.isArray(v)) {
+      const { value, problems } = normalizeItems(f, v, timeZone)
+      for (const p of problems) (p.missing ? missing : invalid).push({ campo: p.campo, mensaje: p.mensaje })
+      values.set(f, value)
+    } else values.set(f, v)
   }
   if (mode === 'create') {
     for (const f of mod.fields) {

@@ -14,6 +14,7 @@ import { currentSeal, isSealed, sealKeyInput, type Seal } from './integrity/seal
 import { buildRecordView, type RecordView } from './view-builder.js'
 import type { FieldSelection } from './fields-query.js'
 import { projectedView } from './projected-views.js'
+import { digestItems } from './item-fields.js'
 
 export interface ViewContext {
   readonly timeZone: string
@@ -74,7 +75,8 @@ export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext, fields?
  * The record as it enters `_hash` (docs/operator-guide.md "The hash chain"): field values in a time-zone-free
  * form; each encrypted field as an HMAC of its plaintext, never the plaintext;
  * which declared fields enter depends on the seal format (integrity/seal-format.ts),
- * and format 3 adds the keyed `_clave`.
+ * format 3 adds the keyed `_clave`, and format 4 digests the encrypted
+ * sub-fields of structured arrays (records/item-fields.ts).
  */
 export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string, seal: Seal = currentSeal(mod)): Record<string, unknown> {
   const payload = systemFields({}, row, isoSeconds, LEADING_SEALED)
@@ -84,10 +86,12 @@ export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, prev
     const type = typeOf(f)
     payload[f.name] = f.encrypted && v !== null && v !== undefined
       ? cipher.digest(type.toPlaintext(decryptField(f, row, cipher)))
-      : shown(type, v, isoSeconds)
+      : seal.format === 4 && f.items !== undefined && v !== null && v !== undefined
+        ? digestItems(f, v, row._id as string, cipher)
+        : shown(type, v, isoSeconds)
   }
   systemFields(payload, row, isoSeconds, TRAILING_SEALED)
   payload._prev = previousHash
-  if (seal.format === 3) payload._clave = cipher.digest(sealKeyInput(row._id as string, row._version as number))
+  if (seal.format >= 3) payload._clave = cipher.digest(sealKeyInput(row._id as string, row._version as number))
   return payload
 }

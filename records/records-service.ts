@@ -29,6 +29,7 @@ import type { ModuleStorage, RowGuard } from './storage/module-storage.js'
 import { toApiRecord } from './record-view.js'
 import { parseSummaryQuery } from './summary-query.js'
 import { summarize, type Summary } from './summary.js'
+import { holdsValue, subFieldPaths } from './item-fields.js'
 import { and, reaches, scopeCondition, ownCondition, type Where } from './scope.js'
 
 export type ApiRecord = Record<string, unknown>
@@ -79,12 +80,12 @@ export interface RecordsServiceDeps {
 export interface ModulePlan {
   readonly mod: ModuleDef
   readonly storage: ModuleStorage
-  /** Names of the encrypted fields. */
+  /** Names of the encrypted fields, then paths of the encrypted sub-fields of structured arrays (`testigos.dni`). */
   readonly encrypted: readonly string[]
 }
 
 export function modulePlan (mod: ModuleDef, storage: ModuleStorage): ModulePlan {
-  return { mod, storage, encrypted: mod.fields.filter((f) => f.encrypted).map((f) => f.name) }
+  return { mod, storage, encrypted: [...mod.fields.filter((f) => f.encrypted).map((f) => f.name), ...mod.fields.flatMap(subFieldPaths)] }
 }
 
 const ACTION_INDEX: Record<Action, number> = { ver: 0, crear: 1, editar: 2, eliminar: 3, descifrar: 4, exportar: 5, importar: 6 }
@@ -138,7 +139,7 @@ export class RecordsService {
       let ruta = search?.ruta
       const entries: ReadLogRow[] = search === undefined ? [] : [search]
       for (const rec of out) {
-        const campos = encrypted.filter((name) => rec[name] !== null && rec[name] !== undefined)
+        const campos = encrypted.filter((name) => holdsValue(rec, name))
         if (campos.length > 0) entries.push({ tipo: 'lectura', usuario: caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta: ruta ??= this.ctx.route(), coincidencias: null })
       }
       // One insert for the search and the records it shows.

@@ -16,6 +16,7 @@ import { asStored } from '../core/field-types/common.js'
 import { FIELD_TYPES_IMPL, typeOf, type FieldTypeImpl, type InstantFormat } from '../core/field-types/index.js'
 import { valueColumn } from '../db/columns.js'
 import type { Row } from '../db/module-entity.js'
+import { decryptItems, encryptedItems, subFieldPaths, withholdItems } from './item-fields.js'
 
 /** Decrypts the stored value of an encrypted field of a row (null when empty). */
 export type Decrypt = (f: FieldDef, row: Row, cipher: FieldCipher) => unknown
@@ -23,12 +24,16 @@ export type Decrypt = (f: FieldDef, row: Row, cipher: FieldCipher) => unknown
 /** Builds the API record of one row; `local` writes instants in the service zone. */
 export type RecordView = (row: Row, local: InstantFormat, cipher: FieldCipher) => Record<string, unknown>
 
+/** Shows a structured array's stored items: encrypted sub-fields decrypted or withheld (records/item-fields.ts). */
+type ShowItems = (items: unknown, row: Row, cipher: FieldCipher) => unknown
+
 /** What one key of the record is: a column shown by its type, or an encrypted field decrypted first. */
 interface Entry {
   readonly key: string
   readonly type: FieldTypeImpl
   readonly column?: string
   readonly encrypted?: FieldDef
+  readonly items?: ShowItems
 }
 
 /**
@@ -39,13 +44,13 @@ function build (entries: readonly Entry[], restricted: readonly string[], decryp
   const parts: string[] = []
   entries.forEach((e, i) => {
     const read = e.encrypted === undefined ? `row[${JSON.stringify(e.column)}]` : `decrypt(F[${i}], row, cipher)`
-    const show = e.type.view === asStored ? 'v' : `T[${i}](v, local)`
+    const show = e.items !== undefined ? `I[${i}](v, row, cipher)` : e.type.view === asStored ? 'v' : `T[${i}](v, local)`
     parts.push(`${JSON.stringify(e.key)}: (v = ${read}) === null || v === undefined ? null : ${show}`)
   })
   if (restricted.length > 0) parts.push(`"_restringidos": ${JSON.stringify(restricted)}`)
-  const make = new Function('T', 'F', 'decrypt', `return function recordView (row, local, cipher) {\n  let v\n  return {\n    ${parts.join(',\n    ')}\n  }\n}`) as
-    (T: ReadonlyArray<FieldTypeImpl['view']>, F: ReadonlyArray<FieldDef | undefined>, decrypt: Decrypt) => RecordView
-  return make(entries.map((e) => e.type.view), entries.map((e) => e.encrypted), decrypt)
+  const make = new Function('T', 'F', 'I', 'decrypt', `return function recordView (row, local, cipher) {\n  let v\n  return {\n    ${parts.join(',\n    ')}\n  }\n}`) as
+    (T: ReadonlyArray<FieldTypeImpl['view']>, F: ReadonlyArray<FieldDef | undefined>, I: ReadonlyArray<ShowItems | undefined>, decrypt: Decrypt) => RecordView
+  return make(entries.map((e) => e.type.view), entries.map((e) => e.encrypted), entries.map((e) => e.items), decrypt)
 }
 
 /**
@@ -60,7 +65,12 @@ export function buildRecordView (mod: ModuleDef, canDecrypt: boolean, decrypt: D
   for (const f of mod.fields) {
     const type = typeOf(f)
     if (type.writeOnly || (only !== undefined && !only.has(f.name))) continue
-    if (!f.encrypted) entries.push({ key: f.name, column: valueColumn(f), type })
+    if (encryptedItems(f).length > 0) {
+      // A structured array with encrypted sub-fields: decrypted in each item, or withheld from each and named `testigos.dni`.
+      const items: ShowItems = canDecrypt ? (v, row, cipher) => decryptItems(f, v, row._id as string, cipher) : (v) => withholdItems(f, v)
+      entries.push({ key: f.name, column: valueColumn(f), type, items })
+      if (!canDecrypt) restricted.push(...subFieldPaths(f))
+    } else if (!f.encrypted) entries.push({ key: f.name, column: valueColumn(f), type })
     else if (canDecrypt) entries.push({ key: f.name, type, encrypted: f })
     else restricted.push(f.name)
   }

@@ -1,12 +1,15 @@
 /**
  * `array`: a list of texts or small objects (witnesses, items), stored as
  * jsonb; filtered only by `vacio` (empty or not). Nesting and every string inside are checked.
+ * With declared `items` (a structured array, array-items.ts) each item is an
+ * object of those sub-fields.
  */
 import { Type } from '@sinclair/typebox'
 import { jsonProblem } from '../text.js'
 import { asDeclared, asStored, described, takesNoDefault } from './common.js'
 import { AS_JSON } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
+import { itemInput, itemOutput } from './array-items.js'
 
 const Item = Type.Unsafe<unknown>({
   type: ['string', 'number', 'boolean', 'object'],
@@ -16,8 +19,8 @@ const Item = Type.Unsafe<unknown>({
 })
 
 export const arrayType: FieldTypeImpl = {
-  input: (f) => Type.Array(Item, { ...described(f), maxItems: f.maxItems ?? 200 }),
-  output: () => Type.Array(Type.Unknown()),
+  input: (f, registry) => Type.Array(f.items === undefined ? Item : itemInput(f.items, registry), { ...described(f), maxItems: f.maxItems ?? 200 }),
+  output: (f) => Type.Array(f.items === undefined ? Type.Unknown() : itemOutput(f.items)),
   column: () => ({ type: 'json', columnType: 'jsonb' }),
   filterable: false,
   indexed: false,

@@ -43,6 +43,14 @@ export function stringOutput (f: FieldDef): TSchema {
   return Type.String(f.enum !== undefined ? { enum: [...f.enum] } : {})
 }
 
+/** Makes a schema also accept null (JSON Schema type arrays, OpenAPI 3.1). */
+export function nullable (schema: TSchema): TSchema {
+  const s = { ...schema } as Record<string, unknown>
+  if (typeof s.type === 'string') s.type = [s.type, 'null']
+  if (Array.isArray(s.enum) && !s.enum.includes(null)) s.enum = [...(s.enum as unknown[]), null]
+  return s as TSchema
+}
+
 /** `description` of modules.yaml, when given, for an input schema. */
 export function described (f: FieldDef): { description?: string } {
   return f.description !== undefined ? { description: f.description } : {}

@@ -4,7 +4,7 @@
  * with the path of the offending key, which load.ts turns into a line.
  */
 import { ACTIONS, FIELD_FORMATS, OWN_SUFFIX, type FieldDef, type FieldFormat, type ModuleDef, type Registry, type RoleDef, type TransitionDef } from './types.js'
-import type { FieldFile, ModuleFile, RegistryFile } from './schema.js'
+import type { FieldFile, ItemFieldFile, ModuleFile, RegistryFile } from './schema.js'
 import { foldToAscii } from './fold.js'
 import { hint } from './suggest.js'
 import { SYSTEM_COLUMNS } from '../system-fields.js'
@@ -40,6 +40,8 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
     at(f.min !== undefined ? 'min' : 'max', `not allowed on a ${f.type} field`)
   }
   if (f.max_items !== undefined && f.type !== 'array') at('max_items', 'only array fields take max_items')
+  if (f.items !== undefined && f.type !== 'array') at('items', `only array fields declare items (this one is ${f.type})`)
+  if (f.items !== undefined && f.encrypted === true) at('encrypted', 'an array with declared items is not encrypted whole: set "encrypted: true" on the sub-fields to encrypt')
   const type = FIELD_TYPES_IMPL[f.type]
   if (f.filterable === true && (!type.filterable || (f.encrypted === true))) {
     at('filterable', f.encrypted === true ? 'encrypted fields are filtered through "searchable", not "filterable"' : `${f.type} fields cannot be filtered`)
@@ -80,8 +82,14 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
     ...(f.format !== undefined && { format: f.format as FieldFormat }),
     ...(type.defaultMaxItems !== undefined && { maxItems: f.max_items ?? type.defaultMaxItems }),
     ...(f.description !== undefined && { description: f.description }),
+    ...(f.items !== undefined && { items: itemsOf(f.items, p('items'), moduleNames) }),
   }
   return Object.freeze(def)
+}
+
+/** The sub-fields of a structured array's items: scalar fields, checked like top-level ones, never filtered. */
+function itemsOf (items: Record<string, ItemFieldFile>, path: Array<string | number>, moduleNames: string[]): readonly FieldDef[] {
+  return Object.freeze(Object.entries(items).map(([name, sub]) => Object.freeze({ ...buildField(name, sub, [...path, name], moduleNames), filterable: false })))
 }
 
 function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffName: string | undefined): ModuleDef {

@@ -4,10 +4,28 @@
  * load.ts with the line number and the closest valid name.
  */
 import { Type, type Static } from '@sinclair/typebox'
-import { FIELD_TYPES } from './types.js'
+import { FIELD_TYPES, ITEM_FIELD_TYPES } from './types.js'
 
 const Name = Type.String({ pattern: '^[a-z][a-z0-9_ñ]*$', maxLength: 63 })
 const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean()])
+
+/**
+ * A sub-field of a structured array's items: a scalar field with the keys
+ * that mean something inside an item (no default, index, column or nesting).
+ */
+export const ItemFieldSchema = Type.Object({
+  type: Type.Union(ITEM_FIELD_TYPES.map((t) => Type.Literal(t))),
+  required: Type.Optional(Type.Boolean()),
+  encrypted: Type.Optional(Type.Boolean()),
+  enum: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+  min_length: Type.Optional(Type.Integer({ minimum: 0 })),
+  max_length: Type.Optional(Type.Integer({ minimum: 1, maximum: 20_000 })),
+  min: Type.Optional(Type.Number()),
+  max: Type.Optional(Type.Number()),
+  pattern: Type.Optional(Type.String()),
+  format: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+}, { additionalProperties: false })
 
 export const FieldSchema = Type.Object({
   type: Type.Union(FIELD_TYPES.map((t) => Type.Literal(t))),
@@ -26,6 +44,7 @@ export const FieldSchema = Type.Object({
   // Any text here: build.ts names the known formats with a closest-name hint.
   format: Type.Optional(Type.String()),
   max_items: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+  items: Type.Optional(Type.Record(Name, ItemFieldSchema, { minProperties: 1, maxProperties: 50, additionalProperties: false })),
   filterable: Type.Optional(Type.Boolean()),
   column: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', maxLength: 63 })),
   description: Type.Optional(Type.String()),
@@ -65,3 +84,4 @@ export const RegistryFileSchema = Type.Object({
 export type RegistryFile = Static<typeof RegistryFileSchema>
 export type ModuleFile = Static<typeof ModuleSchema>
 export type FieldFile = Static<typeof FieldSchema>
+export type ItemFieldFile = Static<typeof ItemFieldSchema>

@@ -8,6 +8,9 @@ export const FIELD_TYPES = [
 ] as const
 export type FieldType = typeof FIELD_TYPES[number]
 
+/** The types a sub-field of a structured array's items may take (docs/administrator-guide.md "modules.yaml reference"). */
+export const ITEM_FIELD_TYPES = ['string', 'text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'time'] as const
+
 /** The `format:` names a string field may declare (core/field-types/formats.ts). */
 export const FIELD_FORMATS = ['dni'] as const
 export type FieldFormat = typeof FIELD_FORMATS[number]
@@ -42,6 +45,12 @@ export interface FieldDef {
   /** A checked shape of a string field (`dni`: DNI or NIE with its check letter). */
   readonly format?: FieldFormat
   readonly maxItems?: number
+  /**
+   * A structured array's items (docs/user-guide.md "Structured arrays"):
+   * objects whose keys are these sub-fields, each a scalar FieldDef
+   * (`name` its key; `encrypted` ones are encrypted value by value).
+   */
+  readonly items?: readonly FieldDef[]
   /** May be used in `?campo=` filters and `sort`; filterable fields are indexed. */
   readonly filterable: boolean
   readonly description?: string

@@ -11,6 +11,7 @@ import { createHmac } from 'node:crypto'
 
 const isoSeconds = (v) => new Date(v).toISOString().replace(/\.\d{3}Z$/, 'Z')
 const JSON_TYPES = new Set(['array', 'integer', 'decimal', 'boolean'])
+const ENVELOPE = /^v1:[0-9a-f]{8}:[A-Za-z0-9+/]+=*:[A-Za-z0-9+/]+=*$/
 
 /**
  * A stored row (the live row or a history snapshot, keyed by column) as
@@ -31,6 +32,17 @@ function recordOf (row, fields, decrypt, fold) {
       const plain = decrypt === undefined ? undefined : decrypt(v, row._id, name)
       if (plain === undefined) { undecrypted.push(name); continue }
       try { v = JSON_TYPES.has(f.type) ? JSON.parse(plain) : plain } catch { undecrypted.push(name); continue }
+    }
+    if (Array.isArray(v) && f.items != null) {
+      // A structured array: each encrypted sub-field's ciphertext bound to `<field>[<i>].<sub>`; plaintext stored before the declaration stays.
+      let bad = false
+      v = v.map((item, i) => item === null || typeof item !== 'object' || Array.isArray(item) ? item : Object.fromEntries(Object.entries(item).map(([k, x]) => {
+        if (f.items[k]?.encrypted !== true || typeof x !== 'string' || !ENVELOPE.test(x)) return [k, x]
+        const plain = decrypt === undefined ? undefined : decrypt(x, row._id, `${name}[${i}].${k}`)
+        if (plain === undefined) { bad = true; return [k, x] }
+        return [k, JSON_TYPES.has(f.items[k].type) ? JSON.parse(plain) : plain]
+      })))
+      if (bad) { undecrypted.push(name); continue }
     }
     if (v !== null && f.type === 'datetime') at[name] = isoSeconds(v)
     else if (v !== null && f.type === 'time') v = String(v).slice(0, 5)
@@ -57,7 +69,7 @@ export async function liveRows ({ q, opt, last, problem, decrypt, canonical, sha
     const hashOf = (row, h) => {
       const { r, at, undecrypted } = recordOf(row, fields, decrypt, fold)
       const sealedNulls = new Set(h.sello === 1 ? Object.entries(fields).filter(([n, f]) => (h.claves ?? []).includes((f.column ?? fold(n)) + (f.type === 'password' ? '_hash' : ''))).map(([n]) => n) : [])
-      if (undecrypted.length > 0 || (integrity === undefined && (Number(h.sello) === 3 || Object.entries(fields).some(([n, f]) => f.encrypted && r[n] != null)))) return { undecrypted }
+      if (undecrypted.length > 0 || (integrity === undefined && (Number(h.sello) >= 3 || Object.entries(fields).some(([n, f]) => f.encrypted && r[n] != null)))) return { undecrypted }
       const payload = opt.payloadOf(r, fields, { prev: h.prev ?? '', sealedNulls, at, hmac, sello: Number(h.sello) })
       return { payload, hash: sha(canonical(payload)) }
     }

@@ -27,7 +27,9 @@
  *    integrity-key) and a history read by a user who may decrypt them. Each
  *    version is checked under its own seal format (`sello`): 2 leaves out
  *    declared fields without a value; 3 is 2 plus `_clave`, the HMAC under
- *    the integrity key of "sello" NUL _id NUL _version; 1 holds the fields
+ *    the integrity key of "sello" NUL _id NUL _version; 4 is 3 with each
+ *    encrypted sub-field of a structured array's items as the HMAC of its
+ *    plaintext; 1 holds the fields
  *    named in `campos_sellados`, null included. A history exported before `sello`
  *    existed is all format 1 with every field of --modulos.
  *
@@ -88,9 +90,20 @@ const canonical = (v) => v === null || typeof v !== 'object'
  * and _deleted, `hmac(name, plaintext)` the digest of an encrypted value,
  * `sealedNulls` the fields that enter even when null (format 1). A password
  * the record does not carry (the API never shows one) enters as '(?)': not
- * verifiable; `sello` the version's seal format (3 adds `_clave`). Also used
+ * verifiable; `sello` the version's seal format (3 adds `_clave`, 4 digests encrypted sub-fields). Also used
  * on live rows by cadena-global.mjs.
  */
+/**
+ * Format 4: an item of a structured array with each encrypted sub-field's
+ * value as the HMAC of its plaintext (a string as it is, else canonical
+ * JSON); texts and other items as they are.
+ */
+function digestedItem (item, name, subs, hmac) {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return item
+  return Object.fromEntries(Object.entries(item).map(([k, x]) =>
+    [k, subs[k]?.encrypted === true && x !== null ? hmac(`${name}.${k}`, typeof x === 'string' ? x : canonical(x)) : x]))
+}
+
 function payloadOf (r, fields, { prev, sealedNulls, at, hmac, sello }) {
   const payload = { _id: r._id, _version: r._version, _created_by: r._created_by, _modified_by: r._modified_by, _deleted: null, _prev: prev }
   for (const [name, f] of Object.entries(fields)) {
@@ -102,11 +115,12 @@ function payloadOf (r, fields, { prev, sealedNulls, at, hmac, sello }) {
       const plain = f.type === 'datetime' ? at[name] : typeof value === 'string' ? value : canonical(value)
       value = hmac(name, plain)
     } else if (f.type === 'datetime' && value !== null) value = at[name]
+    else if (sello === 4 && f.items != null && Array.isArray(value)) value = value.map((item) => digestedItem(item, name, f.items, hmac))
     payload[name] = value
   }
   for (const k of ['_created', '_modified', '_deleted']) if (at[k] !== undefined) payload[k] = at[k]
-  // Format 3 (a module with encrypted fields): one keyed entry, so no reader can test which encrypted fields are empty.
-  if (sello === 3) payload._clave = hmac('_clave', `sello\u0000${r._id}\u0000${r._version}`)
+  // Formats 3 and 4 (a module with encrypted fields): one keyed entry, so no reader can test which encrypted fields are empty.
+  if (sello >= 3) payload._clave = hmac('_clave', `sello\u0000${r._id}\u0000${r._version}`)
   return payload
 }
 
@@ -189,9 +203,9 @@ for (const v of versions) {
     .filter((k) => typeof r[k] === 'string')
   // Fields that enter even when null: format 1's sealed fields (all declared ones for an export without `sello`).
   const sello = v.sello ?? 1
-  if (sello !== 1 && sello !== 2 && sello !== 3) { console.error(`version ${v._version} has an unknown seal format: ${sello}; use a newer verificar-cadena.mjs`); process.exit(2) }
+  if (![1, 2, 3, 4].includes(sello)) { console.error(`version ${v._version} has an unknown seal format: ${sello}; use a newer verificar-cadena.mjs`); process.exit(2) }
   const sealedNulls = new Set(sello !== 1 ? [] : v.campos_sellados ?? Object.keys(fields))
-  if (sello === 3 && key === undefined) { console.error(`version ${v._version} is sealed in format 3 (a module with encrypted fields): pass --clave-integridad (npm run integrity-key)`); process.exit(2) }
+  if (sello >= 3 && key === undefined) { console.error(`version ${v._version} is sealed in format ${sello} (a module with encrypted fields): pass --clave-integridad (npm run integrity-key)`); process.exit(2) }
   const unknown = [...sealedNulls].filter((k) => fields[k] === undefined)
   if (unknown.length > 0) { console.error(`version ${v._version} was sealed with fields ${opt.modulos} does not declare (${unknown.join(', ')}): use the modules.yaml in force`); process.exit(2) }
   let combos = [{}]

@@ -23,6 +23,7 @@ import { versionHash } from './version-hash.js'
 import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import type { Checkpoints } from './checkpoints.js'
 import { verifyInLedger } from './ledger-verify.js'
+import { itemKeyIds } from '../item-fields.js'
 
 export interface Verdict {
   valido: boolean
@@ -53,9 +54,11 @@ export function changedFields (mod: ModuleDef, before: Record<string, unknown> |
  */
 function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string, seal: Seal): { hash: string, payload: Record<string, unknown> } | undefined {
   for (const f of mod.fields) {
-    const kid = f.encrypted ? keyIdOf(String(row[valueColumn(f)] ?? '')) : undefined
-    if (kid !== undefined && /^[0-9a-f]{8}$/.test(kid) && !cipher.knowsKeyId(kid)) {
-      throw new Error(`${mod.name} ${String(row._id)}: ${f.name} is encrypted with key ${kid}, which is not configured (ENCRYPTION_KEYS)`)
+    const kids = f.encrypted ? [keyIdOf(String(row[valueColumn(f)] ?? ''))] : itemKeyIds(f, row[valueColumn(f)])
+    for (const kid of kids) {
+      if (kid !== undefined && /^[0-9a-f]{8}$/.test(kid) && !cipher.knowsKeyId(kid)) {
+        throw new Error(`${mod.name} ${String(row._id)}: ${f.name} is encrypted with key ${kid}, which is not configured (ENCRYPTION_KEYS)`)
+      }
     }
   }
   try {
@@ -101,21 +104,24 @@ async function verifyVersions (em: EntityManager, mod: ModuleDef, live: Row, cip
   const versions = await versionsOf(em, mod, live._id as string)
   const broken = (version: number, motivo: keyof typeof MOTIVOS = 'VERSION'): Verdict => ({ valido: false, version_rota: version, motivo: MOTIVOS[motivo] })
   let prev = ''
-  let before: { row: Row, payload: Record<string, unknown> } | undefined
+  let before: { row: Row, payload: Record<string, unknown>, seal: Seal } | undefined
   for (const [i, v] of versions.entries()) {
     const expected = i + 1
     if (v.version !== expected) return broken(expected)
     const snapshot = v.datos
     if (snapshot._version !== v.version || snapshot._hash !== v.hash || snapshot._id !== live._id) return broken(v.version)
-    const got = recompute(mod, snapshot, cipher, prev, sealOf(mod, v))
+    const seal = sealOf(mod, v)
+    const got = recompute(mod, snapshot, cipher, prev, seal)
     if (got === undefined || got.hash !== v.hash) return broken(v.version)
     // The entry's own columns must say what its snapshot says.
     if (v.usuario !== snapshot._modified_by || time(v.fecha) !== time(snapshot._modified)) return broken(v.version)
     if (v.accion !== actionOf(v.version, before?.row, snapshot)) return broken(v.version)
-    if (canonicalJson(v.campos) !== canonicalJson(changedFields(mod, before?.payload, got.payload))) return broken(v.version)
+    // The write compared the version before in the new version's format (format 4 digests what 3 kept as stored).
+    const compared = before === undefined || before.seal.format === seal.format ? before?.payload : recompute(mod, before.row, cipher, '', seal)?.payload
+    if (canonicalJson(v.campos) !== canonicalJson(changedFields(mod, compared, got.payload))) return broken(v.version)
     if (!blindIndexesHold(mod, snapshot, cipher)) return broken(v.version, 'INDICE_CIEGO')
     prev = v.hash
-    before = { row: snapshot, payload: got.payload }
+    before = { row: snapshot, payload: got.payload, seal }
   }
   const last = versions.length
   const liveVersion = live._version as number

@@ -18,6 +18,7 @@ import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import { HistoryEntity } from '../../db/history-entity.js'
 import { countRows, findRows } from '../../db/row-query.js'
 import { inTransaction } from '../../db/transaction.js'
+import { reencryptItems } from '../item-fields.js'
 
 export interface RotationProgress {
   /** Rows looked at so far in this module. */
@@ -35,7 +36,7 @@ export interface RotationOptions {
 }
 
 export function hasEncryptedFields (mod: ModuleDef): boolean {
-  return mod.fields.some((f) => f.encrypted)
+  return mod.fields.some((f) => f.encrypted || f.items?.some((s) => s.encrypted) === true)
 }
 
 /**
@@ -46,6 +47,15 @@ export function hasEncryptedFields (mod: ModuleDef): boolean {
 export function refreshed (mod: ModuleDef, row: Row, id: string, cipher: FieldCipher, reindex: boolean, skipUnreadable = false): Row {
   const changes: Row = {}
   for (const f of mod.fields) {
+    if (f.items !== undefined) {
+      // A structured array's encrypted sub-fields (records/item-fields.ts): each ciphertext under an old key, again under the current one.
+      try {
+        const items = reencryptItems(f, row[valueColumn(f)], id, cipher)
+        if (items !== undefined) changes[valueColumn(f)] = items
+      } catch (err) {
+        if (!skipUnreadable) throw err
+      }
+    }
     if (!f.encrypted) continue
     const stored = row[valueColumn(f)] as string | null | undefined
     if (stored === null || stored === undefined) continue
@@ -68,10 +78,9 @@ export function refreshed (mod: ModuleDef, row: Row, id: string, cipher: FieldCi
 }
 
 export async function rotateModule (em: EntityManager, mod: ModuleDef, cipher: FieldCipher, opts: RotationOptions): Promise<RotationProgress> {
-  const fields = mod.fields.filter((f) => f.encrypted)
   const entity = entityName(mod)
   const progress: RotationProgress = { scanned: 0, rewritten: 0, total: await countRows(em.fork(), entity, {}) }
-  if (fields.length === 0) return progress
+  if (!hasEncryptedFields(mod)) return progress
   let last = ''
   for (;;) {
     // Read the batch under the same row lock the service takes to write, so

@@ -3,6 +3,12 @@
  * chain"). A change to modules.yaml must never invalidate a stored hash, so
  * the payload may not depend on what is declared *now*:
  *
+ * - format 4 (every version written since format 4 was introduced, in a
+ *   module whose structured arrays have encrypted sub-fields): format 3,
+ *   and each such sub-field's value in the items as the HMAC of its
+ *   plaintext (records/item-fields.ts) instead of the value. Versions
+ *   written before keep their format: their items were plaintext, and
+ *   enter as stored.
  * - format 3 (every version written since format 3 was introduced, in a module with encrypted
  *   fields): format 2 plus `_clave`, an HMAC under the integrity key of the
  *   version's id and number. Without it a reader who may not decrypt sees
@@ -30,26 +36,29 @@ import { valueColumn } from '../../db/columns.js'
 import type { Row } from '../../db/module-entity.js'
 
 export type Seal =
-  | { readonly format: 2 | 3 }
+  | { readonly format: 2 | 3 | 4 }
   /** `fields`: names of the fields declared when the version was sealed. */
   | { readonly format: 1, readonly fields: ReadonlySet<string> }
 
 const FORMAT_2: Seal = { format: 2 }
 const FORMAT_3: Seal = { format: 3 }
+const FORMAT_4: Seal = { format: 4 }
 
-/** The format a new version of `mod` is sealed with: 3 when it has encrypted fields, else 2. */
+/** The format a new version of `mod` is sealed with: 4 when its items have encrypted sub-fields, 3 when it has encrypted fields, else 2. */
 export function currentSeal (mod: ModuleDef): Seal {
+  if (mod.fields.some((f) => f.items?.some((s) => s.encrypted) === true)) return FORMAT_4
   return mod.fields.some((f) => f.encrypted) ? FORMAT_3 : FORMAT_2
 }
 
 /** The seal of a stored version, from its history entry's format and snapshot. */
 export function sealOf (mod: ModuleDef, entry: { sello: number, datos: Row }): Seal {
+  if (entry.sello === 4) return FORMAT_4
   if (entry.sello === 3) return FORMAT_3
   if (entry.sello !== 1) return FORMAT_2
   return { format: 1, fields: new Set(mod.fields.filter((f) => Object.hasOwn(entry.datos, valueColumn(f))).map((f) => f.name)) }
 }
 
-/** What `_clave` of format 3 is the HMAC of (docs/operator-guide.md "The hash chain"). */
+/** What `_clave` of formats 3 and 4 is the HMAC of (docs/operator-guide.md "The hash chain"). */
 export function sealKeyInput (id: string, version: number): string {
   return `sello\u0000${id}\u0000${version}`
 }

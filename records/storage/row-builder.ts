@@ -16,6 +16,7 @@ import type { Row } from '../../db/module-entity.js'
 import { changedFields } from '../integrity/chain.js'
 import { versionHash } from '../integrity/version-hash.js'
 import type { ColumnValue } from '../normalize.js'
+import { encryptItems } from '../item-fields.js'
 
 /**
  * Passwords replaced by their Argon2id hash — done before any transaction
@@ -45,7 +46,8 @@ export class RowBuilder {
         if (f.searchable) out[blindIndexColumn(f)] = plaintext === null ? null : this.cipher.blindIndex(this.mod.name, f.name, plaintext)
         continue
       }
-      out[valueColumn(f)] = v
+      // A structured array's encrypted sub-fields, value by value (records/item-fields.ts).
+      out[valueColumn(f)] = v !== null && f.items !== undefined ? encryptItems(f, v, id, this.cipher) as ColumnValue : v
     }
     return out
   }

@@ -29,7 +29,7 @@ const token = (await app.inject({ method: 'POST', url: '/auth/login', payload: B
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
 const valid = {
   denunciante_nombre: 'Bench', tipo: 'hurto', fecha_hechos: '2026-06-01 10:30:00', lugar_hechos: 'Plaza Mayor', descripcion: 'x'.repeat(20_000),
-  testigos: Array.from({ length: 200 }, (_, i) => Object.fromEntries(Array.from({ length: 45 }, (_, k) => [`c${k}`, `${i}-${k}-${'x'.repeat(80)}`]))),
+  adjuntos: Array.from({ length: 200 }, (_, i) => Object.fromEntries(Array.from({ length: 45 }, (_, k) => [`c${k}`, `${i}-${k}-${'x'.repeat(80)}`]))),
 }
 const cases = [
   ...HOSTILE_SHAPES.map((s) => ({ name: s.name, body: s.body(), expect: 400 })),

@@ -46,7 +46,7 @@ export async function example (token: string): Promise<Denuncia[]> {
       lugar_hechos: 'Plaza Mayor',
       descripcion: 'Sustracción de cartera',
       prioridad: 'alta',
-      testigos: [{ nombre: 'Luis Gómez', telefono: '600000000' }, 'Vecina del 3.º B'],
+      testigos: [{ nombre: 'Luis Gómez', telefono: '600000000' }, { nombre: 'Vecina del 3.º B' }],
     },
   })
   if (created.error !== undefined) {

@@ -15,7 +15,7 @@ export interface HostileShape {
 const key = (i: number, width: number): string => `k${i.toString(36)}`.padEnd(width, 'x')
 
 export const HOSTILE_SHAPES: HostileShape[] = [
-  { name: '200,000 nulls in an array field', body: () => JSON.stringify({ testigos: Array(200_000).fill(null) }) },
+  { name: '200,000 nulls in an array field', body: () => JSON.stringify({ adjuntos: Array(200_000).fill(null) }) },
   { name: '200,000 nulls as the whole body', body: () => JSON.stringify(Array(200_000).fill(null)) },
   { name: '100,000 unknown keys', body: () => JSON.stringify(Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [i.toString(36), 0]))) },
   { name: '100,000 system (_) keys', body: () => JSON.stringify(Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`_${i.toString(36)}`, 0]))) },
@@ -27,13 +27,13 @@ export const HOSTILE_SHAPES: HostileShape[] = [
   { name: '170,000 escaped control characters', body: () => `{"descripcion":"${'\\u0000'.repeat(170_000)}"}` },
   {
     name: '200 array items of 50 keys, a control character last',
-    body: () => JSON.stringify({ testigos: Array.from({ length: 200 }, (_, i) => Object.fromEntries(Array.from({ length: 50 }, (_, k) => [`c${k}`, i === 199 && k === 49 ? 'fin\u0007' : 'x'.repeat(90)]))) }),
+    body: () => JSON.stringify({ adjuntos: Array.from({ length: 200 }, (_, i) => Object.fromEntries(Array.from({ length: 50 }, (_, k) => [`c${k}`, i === 199 && k === 49 ? 'fin\u0007' : 'x'.repeat(90)]))) }),
   },
   {
     name: '19,990 strings nested in an array item, a control character last',
-    body: () => JSON.stringify({ testigos: [{ a: Array(19_990).fill('x'.repeat(48)) }, 'fin\u0007'] }),
+    body: () => JSON.stringify({ adjuntos: [{ a: Array(19_990).fill('x'.repeat(48)) }, 'fin\u0007'] }),
   },
-  { name: '3,000 numbers of 309 digits, then 1e400', body: () => `{"testigos":[${`1${'0'.repeat(308)},`.repeat(3_000)}1e400]}` },
+  { name: '3,000 numbers of 309 digits, then 1e400', body: () => `{"adjuntos":[${`1${'0'.repeat(308)},`.repeat(3_000)}1e400]}` },
   { name: '1 MiB of valid JSON text, then invalid UTF-8', body: () => Buffer.concat([Buffer.from(`{"descripcion":"${'x'.repeat(1_000_000)}`), Buffer.from([0xff]), Buffer.from('"}')]) },
   { name: '1 MiB of valid JSON text, then a syntax error', body: () => `{"descripcion":"${'x'.repeat(1_000_000)}",}` },
 ]

@@ -74,7 +74,8 @@ export function sampleValue (f: FieldDef, refs: Map<string, string>, n: number):
     case 'date': return '2026-03-15'
     case 'datetime': return '2026-03-15 10:30:00'
     case 'time': return '08:30'
-    case 'array': return ['uno', { nombre: 'Testigo', telefono: '600000000' }]
+    // A structured array (docs/user-guide.md "Structured arrays"): one item with every sub-field.
+    case 'array': return f.items === undefined ? ['uno', { nombre: 'Testigo', telefono: '600000000' }] : [Object.fromEntries(f.items.map((s) => [s.name, sampleValue(s, refs, n)]))]
     case 'ref': return refs.get(f.ref!)
     case 'password': return PASSWORD
   }

@@ -88,7 +88,7 @@ describe('worst-shape bodies (no request holds the event loop)', () => {
   })
 
   it('and so do 200 bad array items (schema errors) and missing fields with unknown keys (Datos requeridos first)', async () => {
-    const items = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ testigos: Array(200).fill('x'.repeat(2001)) }))
+    const items = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ adjuntos: Array(200).fill('x'.repeat(2001)) }))
     s9Error(items, 'DATOS_INVALIDOS')
     expect(items.body.detalles.length).toBeLessThanOrEqual(20)
     const missing = await send('POST', '/denuncias', JSON.stringify(Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`x${i}`, null]))))
@@ -97,20 +97,20 @@ describe('worst-shape bodies (no request holds the event loop)', () => {
   })
 
   it('an array over its max_items is refused before its items are looked at', async () => {
-    const res = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ testigos: Array(201).fill('x') }))
+    const res = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ adjuntos: Array(201).fill('x') }))
     s9Error(res, 'DATOS_INVALIDOS')
-    expect(res.body.detalles).toEqual([{ campo: 'testigos', mensaje: 'admite como máximo 200 elementos' }])
+    expect(res.body.detalles).toEqual([{ campo: 'adjuntos', mensaje: 'admite como máximo 200 elementos' }])
   })
 
   it('nesting deeper than 32 levels and more than 20,000 values are refused unparsed; 32 levels and 20,000 values are parsed', async () => {
-    const deep = await send('PUT', `/denuncias/${denuncia}`, `{"testigos":[${'{"a":'.repeat(31)}1${'}'.repeat(31)}]}`)
+    const deep = await send('PUT', `/denuncias/${denuncia}`, `{"adjuntos":[${'{"a":'.repeat(31)}1${'}'.repeat(31)}]}`)
     s9Error(deep, 'DATOS_INVALIDOS')
     expect(deep.body.detalles).toEqual([{ campo: 'body', mensaje: 'admite como máximo 32 niveles de anidamiento' }])
-    const limit = await send('PUT', `/denuncias/${denuncia}`, `{"testigos":[${'{"a":'.repeat(30)}1${'}'.repeat(30)}]}`)
-    expect(limit.body.detalles).toEqual([{ campo: 'testigos', mensaje: 'admite como máximo 4 niveles de anidamiento' }])
-    const many = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ testigos: [{ a: Array(20_001).fill(0) }] }))
+    const limit = await send('PUT', `/denuncias/${denuncia}`, `{"adjuntos":[${'{"a":'.repeat(30)}1${'}'.repeat(30)}]}`)
+    expect(limit.body.detalles).toEqual([{ campo: 'adjuntos', mensaje: 'admite como máximo 4 niveles de anidamiento' }])
+    const many = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ adjuntos: [{ a: Array(20_001).fill(0) }] }))
     expect(many.body.detalles).toEqual([{ campo: 'body', mensaje: 'admite como máximo 20000 valores en total' }])
-    const most = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ testigos: [{ a: Array(19_999).fill(0) }] }))
+    const most = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ adjuntos: [{ a: Array(19_999).fill(0) }] }))
     expect(most.status, JSON.stringify(most.body)).toBe(200)
   })
 })
@@ -157,11 +157,11 @@ describe('input rules', () => {
 
   it('numbers that do fit are kept exactly as the double they are, in fields and array items', async () => {
     const items = [1e308, -1e308, 5e-324, 0.1, 123456789.123456789, 1e-7, 2 ** 53 + 2, { n: 1.7976931348623157e308 }]
-    const res = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ testigos: items }))
+    const res = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ adjuntos: items }))
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body.data.testigos).toEqual(items)
+    expect(res.body.data.adjuntos).toEqual(items)
     const back = await call(app, 'GET', `/denuncias/${denuncia}`, { token })
-    expect(back.body.data.testigos).toEqual(items)
+    expect(back.body.data.adjuntos).toEqual(items)
     const san = await send('PUT', `/sanciones/${refs.get('sanciones')!}`, '{"importe":999999999999.99,"importe_reducido":1e-2}')
     expect([san.status, san.body.data.importe, san.body.data.importe_reducido]).toEqual([200, 999999999999.99, 0.01])
   })

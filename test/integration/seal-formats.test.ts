@@ -8,7 +8,8 @@
  * module, a new enum value and a longer string, and a module's first
  * encrypted field; tampering still shows under every format. Format 3
  * (modules with encrypted fields) keeps `_hash` from telling a reader
- * which encrypted fields are empty.
+ * which encrypted fields are empty; format 4 (encrypted sub-fields of
+ * structured arrays, denuncias) too.
  */
 import { execFile } from 'node:child_process'
 import { createHmac } from 'node:crypto'
@@ -136,7 +137,7 @@ describe('records sealed before format 2 (fixture)', () => {
   })
 })
 
-describe('records sealed now (format 3 with encrypted fields, else 2)', () => {
+describe('records sealed now (format 4 with encrypted sub-fields, 3 with encrypted fields, else 2)', () => {
   it('leave fields without a value out, name changed fields alike, and verify', async () => {
     const d = ok(await api.post('/denuncias', { denunciante_nombre: 'Eva Ruiz', denunciante_dni: '87654321X', tipo: 'robo', fecha_hechos: '2026-07-01 09:00:00', lugar_hechos: 'Estación', descripcion: 'Robo de bicicleta' }), 201)
     ok(await api.put(`/denuncias/${d._id}`, { denunciante_telefono: '611222333', observaciones: null }))
@@ -149,7 +150,7 @@ describe('records sealed now (format 3 with encrypted fields, else 2)', () => {
     ok(await api.put(`/vehiculos/${v._id}`, { km_actuales: 10 }))
     fresh.push(['denuncias', d._id], ['sala092', s._id], ['vehiculos', v._id])
     const versions = await historial('denuncias', d._id)
-    expect(versions.map((v) => [v.sello, v.campos_sellados, v.accion])).toEqual([[3, undefined, 'crear'], [3, undefined, 'editar'], [3, undefined, 'eliminar'], [3, undefined, 'restaurar']])
+    expect(versions.map((v) => [v.sello, v.campos_sellados, v.accion])).toEqual([[4, undefined, 'crear'], [4, undefined, 'editar'], [4, undefined, 'eliminar'], [4, undefined, 'restaurar']])
     expect((await historial('vehiculos', v._id)).map((x) => x.sello)).toEqual([2, 2])
     // The first version names the fields given a value; setting a null field to null changes nothing.
     expect([...versions[0]!.campos].sort()).toEqual(['denunciante_dni', 'denunciante_nombre', 'descripcion', 'estado', 'fecha_hechos', 'lugar_hechos', 'prioridad', 'tipo'])
@@ -163,7 +164,7 @@ describe('format 3: _hash does not tell which encrypted fields are empty', () =>
     const d = ok(await api.post('/denuncias', { denunciante_nombre: 'Sin Datos', tipo: 'otro', fecha_hechos: '2026-07-02 09:00:00', lugar_hechos: 'Calle', descripcion: 'Nada cifrado' }), 201)
     expect(mod('denuncias').fields.filter((f) => f.encrypted).every((f) => d[f.name] === null)).toBe(true)
     const [{ datos, hash, sello }] = await sql('select datos, hash, sello from sys_historial where registro = $1 and version = 1', [d._id]) as [Rec]
-    expect([sello, hash]).toEqual([3, d._hash])
+    expect([sello, hash]).toEqual([4, d._hash])
     const cipher = createFieldCipher(h.config.encryptionKeys, await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys))
     // What a reader without descifrar can build: every plain and system field, `_prev`, no encrypted field.
     const hypothesis = hashPayload(mod('denuncias'), datos, cipher, '', { format: 2 })
@@ -173,13 +174,13 @@ describe('format 3: _hash does not tell which encrypted fields are empty', () =>
     const clave = createHmac('sha256', Buffer.from(integrityKey, 'base64')).update(`sello\u0000${d._id}\u00001`, 'utf8').digest('hex')
     expect(sha256(canonicalJson({ ...hypothesis, _clave: clave }))).toBe(d._hash)
     await expectSound('denuncias', d._id)
-    // The auditor's script cannot check format 3 without the integrity key: a usage error, not a verdict.
+    // The auditor's script cannot check format 3 or 4 (denuncias: encrypted sub-fields of testigos) without the integrity key: a usage error, not a verdict.
     const file = join(dir, `${d._id}-sin-clave.json`)
     writeFileSync(file, JSON.stringify((await api.get(`/denuncias/${d._id}/historial`)).body))
     const r = await new Promise<{ code: number, out: string }>((resolve) => execFile(process.execPath, ['deploy/auditoria/verificar-cadena.mjs', file, '--modulo', 'denuncias', '--modulos', modulesFile], { cwd: ROOT }, (err, stdout, stderr) =>
       resolve({ code: err === null ? 0 : Number((err as { code?: number }).code ?? 1), out: stdout + stderr })))
     expect(r.code, r.out).toBe(2)
-    expect(r.out).toContain('sealed in format 3')
+    expect(r.out).toContain('sealed in format 4')
     fresh.push(['denuncias', d._id])
   })
 })
@@ -201,10 +202,10 @@ describe('after a restart on a grown modules.yaml', () => {
     for (const [, id] of [old, now]) {
       ok(await api.put(`/denuncias/${id}`, { expediente_judicial: 'PA-2026/117', denunciante_movil: '699000111', prioridad: 'critica' }))
       const last = (await historial('denuncias', id)).at(-1)!
-      expect([last.sello, [...last.campos].sort()]).toEqual([3, ['denunciante_movil', 'expediente_judicial', 'prioridad']])
+      expect([last.sello, [...last.campos].sort()]).toEqual([4, ['denunciante_movil', 'expediente_judicial', 'prioridad']])
       await expectSound('denuncias', id)
     }
-    expect((await historial('denuncias', old[1])).map((v) => v.sello)).toEqual([1, 1, 1, 1, 1, 3])
+    expect((await historial('denuncias', old[1])).map((v) => v.sello)).toEqual([1, 1, 1, 1, 1, 4])
     // vehiculos gained its first encrypted field: the next version is format 3, the older ones still verify in 2.
     const veh = fresh.find(([m]) => m === 'vehiculos')![1]
     ok(await api.put(`/vehiculos/${veh}`, { propietario_dni: '12345678Z' }))

@@ -43,7 +43,7 @@ async function denuncia (set: Record<string, unknown>, api = admin): Promise<str
 beforeAll(async () => {
   ({ h, app, token: adminToken, admin } = await startTestApp())
   staffId = ok(await admin.post('/personal', { tip: 'TIP-1', nif: '12345678Z', nombre: 'Ana', apellidos: 'Pérez', escala: 'oficial' }), 201)._id
-  den.bici = await denuncia({ descripcion: 'Robo de una Bicicleta roja junto al camión de reparto', lugar_hechos: 'Calle Mayor', prioridad: 'alta', denunciante_email: 'ana@example.org', testigos: ['Luis'], denunciante_dni: '11111111H', agente_asignado: staffId })
+  den.bici = await denuncia({ descripcion: 'Robo de una Bicicleta roja junto al camión de reparto', lugar_hechos: 'Calle Mayor', prioridad: 'alta', denunciante_email: 'ana@example.org', testigos: [{ nombre: 'Luis' }], denunciante_dni: '11111111H', agente_asignado: staffId })
   den.movil = await denuncia({ descripcion: 'Hurto de un móvil', lugar_hechos: 'Plaza de España', denunciante_email: '', testigos: [], observaciones: '' })
   den.pct = await denuncia({ descripcion: 'Cartel con 50% de descuento_especial', lugar_hechos: 'Avenida', observaciones: 'Revisar' })
   den.robos = await denuncia({ descripcion: 'Robos reiterados de camiones', lugar_hechos: 'Polígono', prioridad: 'baja', denunciante_dni: '' })
@@ -203,7 +203,7 @@ describe('over 100,000 rows', () => {
              case when i % 500 = 0 then 'Sustracción de una bicicleta de montaña número ' || i
                   else 'Sustracción de cartera en la vía pública, número ' || i end,
              case when i % 1000 = 0 then 'Pendiente de revisar' end,
-             case when i % 1000 = 0 then '["Testigo"]'::jsonb end,
+             case when i % 1000 = 0 then '[{"nombre": "Testigo"}]'::jsonb end,
              'pendiente', 'media'
       from generate_series(1, 100000) as i`)
     await h.db.query('analyze denuncias')

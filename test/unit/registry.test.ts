@@ -223,6 +223,26 @@ describe('mistakes in modules.yaml', () => {
     expect(parseRegistry(edit(real, dni, `${dni} default: 12345678Z,`), 'temp.yaml').byName.get('sanciones')!.fieldMap.get('infractor_dni')!.format).toBe('dni')
   })
 
+  it('structured array items (docs/administrator-guide.md "modules.yaml reference"): misspelt keys and types with hints, keys only arrays take, formats', () => {
+    const dni = '          dni: { type: string, format: dni, max_length: 20, encrypted: true }'
+    const l = lineOf(dni)
+    const at = 'modules.denuncias.fields.testigos.items.dni'
+    expectProblem(edit(real, dni, '          dni: { type: string, format: dni, max_length: 20, encrypetd: true }'), l, `${at}.encrypetd`, 'unknown key "encrypetd"', 'did you mean "encrypted"')
+    expectProblem(edit(real, dni, '          dni: { type: strng, encrypted: true }'), l, `${at}.type`, '"strng" is not one of string, text, integer, decimal, boolean, date, datetime, time', 'did you mean "string"')
+    expectProblem(edit(real, dni, '          dni: { type: array }'), l, `${at}.type`, '"array" is not one of')
+    expectProblem(edit(real, dni, '          dni: { type: string, searchable: true }'), l, `${at}.searchable`, 'unknown key "searchable"')
+    expectProblem(edit(real, dni, '          dni: { type: string, format: dnni, encrypted: true }'), l, `${at}.format`, 'unknown format "dnni" (did you mean "dni"?)')
+    expectProblem(edit(real, dni, '          dni: { type: integer, format: dni }'), l, `${at}.format`, 'only string fields take a format (this one is integer)')
+    expectProblem(edit(real, dni, '          dni: { type: integer, max_length: 3 }'), l, `${at}.max_length`, 'not allowed on a integer field')
+    expectProblem(edit(real, '        type: array\n        max_items: 50\n', '        type: array\n        encrypted: true\n'), lineOf('        type: array') + 1, 'modules.denuncias.fields.testigos.encrypted', 'set "encrypted: true" on the sub-fields')
+    expectProblem(edit(real, '        type: array\n        max_items: 50\n', '        type: text\n'), lineOf('        items:') - 1, 'modules.denuncias.fields.testigos.items', 'only array fields declare items (this one is text)')
+    const testigos = parseRegistry(real, 'temp.yaml').byName.get('denuncias')!.fieldMap.get('testigos')!
+    expect(testigos.items!.map((s) => [s.name, s.type, s.required, s.encrypted, s.format ?? null])).toEqual([
+      ['nombre', 'string', true, false, null], ['dni', 'string', false, true, 'dni'], ['telefono', 'string', false, true, null],
+      ['domicilio', 'string', false, true, null], ['declaracion', 'text', false, false, null],
+    ])
+  })
+
   it('a default that is not one of the enum values, with a hint', () => {
     const l = lineOf('default: operativo')
     expectProblem(edit(real, 'default: operativo', 'default: operatiov'), l, 'modules.vehiculos.fields.estado.default', 'default "operatiov" is not one of', 'did you mean "operativo"')
