@@ -28,6 +28,8 @@ export function csvOptions (columns: readonly string[], separator: Separator): O
     columns: [...columns],
     delimiter: separator,
     record_delimiter: '\r\n',
+    // Any line break in a value is quoted (csv-stringify quotes only its own record delimiter when one is set).
+    quote_record_delimiter: true,
     escape_formulas: true,
     cast: {
       boolean: (v) => v ? 'true' : 'false',
