@@ -37,6 +37,12 @@ interface PgConnection {
   query (config: { name?: string, text: string, values: unknown[], types?: TypeParsers }): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null }>
 }
 
+/** A connection of the pool held by one caller (ServiceConnection.reserve). */
+export interface ReservedConnection {
+  query (text: string, values?: unknown[]): Promise<Array<Record<string, unknown>>>
+  release (): Promise<void>
+}
+
 /** How many texts get a statement name and a cached numbering (db/prepared-statements.ts). */
 const STATEMENT_LIMIT = 2_000
 
@@ -57,6 +63,13 @@ export class ServiceConnection extends PostgreSqlConnection {
    * values stay inlined (one simple-protocol message per query).
    */
   namedStatements = true
+  /**
+   * PGlite: every connection is served by one database session, and while
+   * one of them holds a transaction the others wait (@electric-sql/pglite-socket
+   * serves only that connection's messages). So nothing long holds a
+   * transaction there (db/row-cursor.ts). Set by db/open.ts.
+   */
+  oneSession = false
   /** How rows() reads values: as MikroORM's connection does, but instants as Dates already (what its mapping would make of them). */
   private rowTypes?: TypeParsers
   /** Result shapes of each pooled connection's named statements (db/known-shape-query.ts). */
@@ -100,10 +113,7 @@ export class ServiceConnection extends PostgreSqlConnection {
    * it is an ordered page (db/prepared-statements.ts).
    */
   async rows (text: string, params: unknown[], ctx?: Knex.Transaction | null, onePlan = false): Promise<Array<Record<string, unknown>>> {
-    if (this.rowTypes === undefined) {
-      const base = this.connectionTypes()
-      this.rowTypes = { getTypeParser: (oid, format) => oid === TIMESTAMPTZ ? toDate : base.getTypeParser(oid, format) }
-    }
+    this.rowTypes ??= this.readTypes()
     if (!this.namedStatements) {
       const inlined = text.replace(/\$(\d+)/g, (_, i: string) => this.platform.quoteValue(params[Number(i) - 1]))
       return (await this.run(inlined, [], undefined, ctx, undefined, this.rowTypes))!.rows
@@ -112,6 +122,32 @@ export class ServiceConnection extends PostgreSqlConnection {
     if (values === undefined) throw new TypeError('rows() takes scalar values only')
     const res = await this.run(text, values, this.statements.name(text, onePlan), ctx, undefined, this.rowTypes)
     return res === undefined ? (await this.run(text, values, undefined, ctx, undefined, this.rowTypes))!.rows : res.rows
+  }
+
+  /** Instants as Dates, the rest as MikroORM's connection reads them. */
+  private readTypes (): TypeParsers {
+    const base = this.connectionTypes()
+    return { getTypeParser: (oid, format) => oid === TIMESTAMPTZ ? toDate : base.getTypeParser(oid, format) }
+  }
+
+  /**
+   * A pooled connection kept until `release` (db/row-cursor.ts: an
+   * export's snapshot and cursor), whose rows read as rows()' do. Plain
+   * parameterized statements: nothing is named on it.
+   */
+  async reserve (): Promise<ReservedConnection> {
+    if (!this.connected) await this.ensureConnection()
+    const client = this.getKnex().client as unknown as PooledClient
+    const conn = await client.acquireConnection()
+    this.rowTypes ??= this.readTypes()
+    const types = this.rowTypes
+    return {
+      async query (text, values = []) {
+        client.emit('query', { sql: text, bindings: values })
+        return (await conn.query({ text, values, types })).rows
+      },
+      release: async () => { await client.releaseConnection(conn) },
+    }
   }
 
   /**

@@ -120,7 +120,7 @@ export async function openDatabase (config: Config, registry: Registry, log: DbL
       })
     // Both modes run every query through db/driver.ts; PGlite's only
     // difference: values stay inlined, never named (db/driver.ts says why).
-    if (embedded !== undefined) (orm.em.getConnection() as ServiceConnection).namedStatements = false
+    if (embedded !== undefined) Object.assign(orm.em.getConnection() as ServiceConnection, { namedStatements: false, oneSession: true })
     return {
       orm,
       entities,

@@ -1,12 +1,13 @@
 /**
  * The read log (`sys_lecturas`), written by records/read-log.ts: reads of
- * decrypted data (`lectura`, one row per record) and lists filtered on an
+ * decrypted data (`lectura`, one row per record), lists filtered on an
  * encrypted field (`busqueda`, one row per list: no record, the number of
- * matches, never the value searched for).
+ * matches, never the value searched for) and exports that let decrypted
+ * values out (`exportar`, one row per export: its filter, encrypted values masked).
  */
 import { EntitySchema } from '@mikro-orm/core'
 
-export type ReadLogKind = 'lectura' | 'busqueda'
+export type ReadLogKind = 'lectura' | 'busqueda' | 'exportar'
 
 export interface ReadLogRow {
   id?: string
@@ -23,6 +24,8 @@ export interface ReadLogRow {
   ruta: string
   /** A `busqueda`'s number of matches (the list's total); null for a `lectura`. */
   coincidencias?: number | null
+  /** An `exportar`'s query string, values of encrypted filters masked (records/export-query.ts); null otherwise. */
+  filtro?: string | null
 }
 
 export const ReadLogEntity = new EntitySchema<ReadLogRow>({
@@ -38,6 +41,7 @@ export const ReadLogEntity = new EntitySchema<ReadLogRow>({
     ruta: { type: 'string', length: 200, fieldName: 'ruta' },
     tipo: { type: 'string', length: 10, fieldName: 'tipo', default: 'lectura' },
     coincidencias: { type: 'integer', fieldName: 'coincidencias', nullable: true },
+    filtro: { type: 'text', columnType: 'text', fieldName: 'filtro', nullable: true },
   },
   indexes: [{ name: 'sys_lecturas_modulo_registro_idx', properties: ['modulo', 'registro'] }],
 })

@@ -77,10 +77,19 @@ function compile (where: Where, orderBy: RowQuery['orderBy'], search: readonly S
 }
 
 /** The service's connection: db/open.ts opens every database, PostgreSQL and embedded alike, with db/driver.ts. */
-function serviceConnection (em: EntityManager): ServiceConnection {
+export function serviceConnection (em: EntityManager): ServiceConnection {
   const connection = em.getConnection()
   if (!(connection instanceof ServiceConnection)) throw new TypeError('module rows are read through the service\'s driver (db/driver.ts): open the database with db/open.ts')
   return connection
+}
+
+/**
+ * The SQL of every row matching `where` and the search conditions, in
+ * `orderBy`, with its values: what db/row-cursor.ts reads in batches.
+ */
+export function selectRowsSql (em: EntityManager, entity: string, where: Where, orderBy: NonNullable<RowQuery['orderBy']>, search: readonly SqlCondition[] = []): { text: string, params: unknown[] } {
+  const c = compile(where, orderBy, search)
+  return { text: `${planOf(em, entity).select} where ${c.cond} order by ${c.order}`, params: c.params }
 }
 
 /** Rows of a compiled filter. */
@@ -124,9 +133,9 @@ export async function findRow (em: EntityManager, entity: string, where: Where, 
   return rows[0] ?? null
 }
 
-/** The rows matching `where` in an order, a batch at a time, optionally locked (the key-rotation batches). */
-export async function findRows (em: EntityManager, entity: string, where: Where, q: RowQuery): Promise<Row[]> {
-  return direct(serviceConnection(em), em, entity, compile(where, q.orderBy), q)
+/** The rows matching `where` (and `search`) in an order, a batch at a time, optionally locked (the key-rotation batches, an embedded export). */
+export async function findRows (em: EntityManager, entity: string, where: Where, q: RowQuery & { search?: readonly SqlCondition[] }): Promise<Row[]> {
+  return direct(serviceConnection(em), em, entity, compile(where, q.orderBy, q.search), q)
 }
 
 /**

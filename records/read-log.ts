@@ -3,8 +3,9 @@
  * sensitive fields leaves one row per record (`lectura`) — who, when, which
  * module, record and fields — and every list filtered on an encrypted field
  * one row (`busqueda`) — who, when, module, the fields filtered on and the
- * number of matches, never the value — written before the response is
- * sent. Queryable by superadmins (holders of `*.*`) at GET
+ * number of matches, never the value — and every export that lets
+ * decrypted values out one row (`exportar`) with its filter, besides its
+ * records' `lectura` rows — written before the values are sent. Queryable by superadmins (holders of `*.*`) at GET
  * /auditoria/lecturas: filters tipo, usuario, modulo, registro (exact),
  * desde/hasta (date-times in the service zone, both inclusive to the
  * second); limit/offset as in every list; newest first.
@@ -32,10 +33,12 @@ export interface ReadLogView {
   ruta: string
   /** Only for a `busqueda`: how many records matched. */
   coincidencias?: number
+  /** Only for an `exportar`: the export's query string, values of encrypted filters masked. */
+  filtro?: string
 }
 
 const PARAMS = ['tipo', 'usuario', 'modulo', 'registro', 'desde', 'hasta', 'limit', 'offset']
-const KINDS: readonly ReadLogKind[] = ['lectura', 'busqueda']
+const KINDS: readonly ReadLogKind[] = ['lectura', 'busqueda', 'exportar']
 
 function view (r: ReadLogRow, timeZone: string): ReadLogView {
   const tipo = r.tipo ?? 'lectura'
@@ -44,10 +47,11 @@ function view (r: ReadLogRow, timeZone: string): ReadLogView {
     usuario: r.usuario,
     fecha: formatDateTime(new Date(r.fecha), timeZone),
     modulo: r.modulo,
-    registro: tipo === 'busqueda' ? null : r.registro,
+    registro: tipo === 'lectura' ? r.registro : null,
     campos: r.campos,
     ruta: r.ruta,
     ...(tipo === 'busqueda' && { coincidencias: r.coincidencias ?? 0 }),
+    ...(tipo === 'exportar' && { filtro: r.filtro ?? '' }),
   }
 }
 
@@ -70,7 +74,7 @@ export async function listReads (em: EntityManager, query: Record<string, unknow
   }
   const tipo = text(query, 'tipo')
   if (tipo !== undefined) {
-    if (!(KINDS as readonly string[]).includes(tipo)) throw invalid('tipo', `debe ser ${KINDS.join(' o ')}`)
+    if (!(KINDS as readonly string[]).includes(tipo)) throw invalid('tipo', `debe ser ${KINDS.join(', ')}`)
     where.tipo = tipo
   }
   const range: Record<string, Date> = {}

@@ -14,7 +14,7 @@ import type { AccessTable, Caller, Scope } from '../core/access.js'
 import { AppError } from '../core/errors.js'
 import type { FieldCipher } from '../core/crypto.js'
 import type { Action, ModuleDef } from '../core/registry/types.js'
-import { formatDateTime, nowSeconds } from '../core/time.js'
+import { formatDateTime, nowSeconds, today } from '../core/time.js'
 import { entityName, type Row } from '../db/module-entity.js'
 import type { ReadLogRow } from '../db/read-log-entity.js'
 import { verifyChain, type Verdict } from './integrity/chain.js'
@@ -25,6 +25,8 @@ import type { CallerRecords } from './caller-records.js'
 import { expandRecords, parseReadShape, type ReadShape } from './expansion.js'
 import { ownerColumns, type FieldSelection } from './fields-query.js'
 import { logReads } from './read-log.js'
+import { CONTENT_TYPES, exportBody, recordColumns, type ExportAnswer } from './export-stream.js'
+import { loggedFilter, parseExportQuery } from './export-query.js'
 import type { ModuleStorage, RowGuard } from './storage/module-storage.js'
 import { toApiRecord } from './record-view.js'
 import { parseSummaryQuery } from './summary-query.js'
@@ -193,6 +195,35 @@ export class RecordsService {
     const search = this.searchEntry(q, out.total)
     if (search !== undefined) await logReads(this.ctx.em, [search])
     return out
+  }
+
+  /**
+   * Every record of a list's query the caller may see and export, streamed
+   * from one snapshot (docs/user-guide.md "Export (exportar)"; the body:
+   * records/export-stream.ts). `exportar:propios` narrows to own records
+   * too. When decrypted values may leave, the export itself is logged
+   * first, and each batch's records as it goes (docs/operator-guide.md "Read log").
+   */
+  async export (query: Record<string, string | string[] | undefined>): Promise<ExportAnswer> {
+    this.authorize('exportar')
+    const { mod, storage, encrypted } = this.plan
+    const { caller } = this.ctx
+    const e = parseExportQuery(query)
+    const filtered = this.filtered(e.list)
+    const { q } = filtered
+    const where = and(filtered.where, scopeCondition(this.scope('exportar'), mod, caller))
+    const descifrar = encrypted.length > 0 ? this.scope('descifrar') : 'none'
+    if (descifrar !== 'none') {
+      await logReads(this.ctx.em, [{ tipo: 'exportar', usuario: caller.id, fecha: nowSeconds(), modulo: mod.name, registro: '', campos: [...encrypted], ruta: this.ctx.route(), filtro: loggedFilter(mod, query) }])
+    }
+    // The header is the record's keys (a field list would name its own).
+    const columns = recordColumns(mod, encrypted.length > 0 && descifrar !== 'all')
+    const cursor = await storage.cursor(this.ctx.reads, where, q)
+    return {
+      stream: exportBody(cursor, async (rows) => this.views(rows), columns, e),
+      contentType: CONTENT_TYPES[e.format],
+      filename: `${mod.path}-${today(new Date(), this.deps.timeZone)}.${e.format}`,
+    }
   }
 
   /** One record; `query` may hold `campos` and `expandir` (docs/user-guide.md "Choosing fields and related records (campos, expandir)"). */

@@ -13,7 +13,7 @@ import '../http/openapi-docs.js'
 
 /** The read log's query parameters (records/read-log.ts), documented only: the records service checks them. */
 const ReadsQuery = Type.Object({
-  tipo: Type.Optional(Type.String({ enum: ['lectura', 'busqueda'], description: 'lectura: datos cifrados mostrados; busqueda: un listado filtrado por un campo cifrado' })),
+  tipo: Type.Optional(Type.String({ enum: ['lectura', 'busqueda', 'exportar'], description: 'lectura: datos cifrados mostrados; busqueda: un listado filtrado por un campo cifrado; exportar: una exportación con datos descifrados' })),
   usuario: Type.Optional(Type.String({ description: 'Id del usuario que leyó (USR-…)' })),
   modulo: Type.Optional(Type.String({ description: 'Módulo del registro leído' })),
   registro: Type.Optional(Type.String({ description: 'Id del registro leído' })),
@@ -24,12 +24,13 @@ const ReadsQuery = Type.Object({
 }, { additionalProperties: false })
 
 const Entry = Type.Object({
-  tipo: Type.String({ enum: ['lectura', 'busqueda'] }),
+  tipo: Type.String({ enum: ['lectura', 'busqueda', 'exportar'] }),
   usuario: Type.String(), fecha: Type.String(), modulo: Type.String(),
-  registro: Type.Union([Type.String(), Type.Null()], { description: 'Registro leído (null en una busqueda)' }),
+  registro: Type.Union([Type.String(), Type.Null()], { description: 'Registro leído (null en una busqueda o una exportación)' }),
   campos: Type.Array(Type.String(), { description: 'Campos cifrados leídos, o por los que se filtró (nunca el valor buscado)' }),
   ruta: Type.String(),
   coincidencias: Type.Optional(Type.Integer({ description: 'Solo en una busqueda: registros que coincidieron (el total del listado)' })),
+  filtro: Type.Optional(Type.String({ description: 'Solo en una exportación: su consulta, con los valores de filtros de campos cifrados como *' })),
 })
 
 const Checkpoint = Type.Object({

@@ -11,6 +11,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Caller } from '../../core/access.js'
 import type { Row } from '../../db/module-entity.js'
+import type { RowCursor } from '../../db/row-cursor.js'
 import type { ListQuery } from '../list-query.js'
 import type { Where } from '../scope.js'
 
@@ -79,4 +80,7 @@ export interface ModuleStorage {
 
   /** A page of the stored rows matching `where` and its exact total. */
   list (em: EntityManager, where: Where, page: ListPageOptions & { columns?: readonly string[] }): Promise<{ rows: Row[], total: number }>
+
+  /** Every stored row matching `where` in order, a batch at a time from one snapshot (an export, db/row-cursor.ts). */
+  cursor (em: EntityManager, where: Where, q: Pick<ListQuery, 'orderBy' | 'search'>): Promise<RowCursor>
 }

@@ -21,6 +21,7 @@ import { insertWithHistory, insertWithHistorySql, type InsertColumn } from '../.
 import { entityName, type Row } from '../../db/module-entity.js'
 import { liveIndexColumn } from '../../db/record-indexes.js'
 import { findRow, findRows, findRowsAndCount } from '../../db/row-query.js'
+import { openRowCursor, type RowCursor } from '../../db/row-cursor.js'
 import { inTransaction } from '../../db/transaction.js'
 import type { SequenceStore } from '../../stores/sequences/contract.js'
 import { appendVersion, versionEntry } from '../history.js'
@@ -31,6 +32,7 @@ import { normalizeBody, type ColumnValue } from '../normalize.js'
 import { hashPayload } from '../record-view.js'
 import { and, type Where } from '../scope.js'
 import { checkMove } from '../state-machine.js'
+import type { ListQuery } from '../list-query.js'
 import type { CreateEms, ListPageOptions, ModuleStorage, RowGuard } from './module-storage.js'
 import { hashPasswords, RowBuilder } from './row-builder.js'
 import { WriteChecks } from './write-checks.js'
@@ -42,6 +44,9 @@ export interface StorageDeps {
   readonly timeZone: string
   readonly hooks: HookBus
 }
+
+/** Rows an export reads at a time: memory stays about a batch of API records whatever the table's size. */
+const EXPORT_BATCH = 500
 
 /** Draws of an id per create: a collision re-seeds from the database, so a second one needs a concurrent create. */
 const ID_ATTEMPTS = 5
@@ -245,5 +250,9 @@ export class SqlModuleStorage implements ModuleStorage {
       onLiveIndex: liveIndexColumn(this.mod, where, page.orderBy) !== undefined,
     })
     return { rows, total }
+  }
+
+  cursor (em: EntityManager, where: Where, q: Pick<ListQuery, 'orderBy' | 'search'>): Promise<RowCursor> {
+    return openRowCursor(em, this.entity, where, { orderBy: q.orderBy, search: q.search, batchSize: EXPORT_BATCH })
   }
 }

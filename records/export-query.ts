@@ -1,0 +1,60 @@
+/**
+ * An export's own query parameters (docs/user-guide.md "Export (exportar)"):
+ * `formato` (csv, the default, or ndjson) and `separador` (`,` or `;`, CSV
+ * only). Everything else is the list's (filters, `o[N]` groups, `q`,
+ * `sort`, `incluir_eliminados`) and goes to records/list-query.ts, except
+ * `limit` and `offset`: an export holds every matching record, so asking
+ * for a page is a 400 rather than a page silently ignored. Pure.
+ */
+import { invalid } from '../core/errors.js'
+import type { ModuleDef } from '../core/registry/types.js'
+import { SEPARATORS, type Separator } from './csv-dialect.js'
+
+export const EXPORT_FORMATS = ['csv', 'ndjson'] as const
+export type ExportFormat = typeof EXPORT_FORMATS[number]
+
+type RawQuery = Record<string, string | string[] | undefined>
+
+export interface ExportQuery {
+  format: ExportFormat
+  separator: Separator
+  /** The rest, for the list's parser. */
+  list: RawQuery
+}
+
+function one (query: RawQuery, key: string): string | undefined {
+  const v = query[key]
+  if (Array.isArray(v)) throw invalid(key, 'no admite varios valores')
+  return v
+}
+
+export function parseExportQuery (query: RawQuery): ExportQuery {
+  const { formato: _f, separador: _s, ...list } = query
+  for (const key of ['limit', 'offset']) {
+    if (list[key] !== undefined) throw invalid(key, 'una exportación contiene todos los registros: no admite limit ni offset')
+  }
+  const format = one(query, 'formato') ?? 'csv'
+  if (!(EXPORT_FORMATS as readonly string[]).includes(format)) throw invalid('formato', `debe ser ${EXPORT_FORMATS.join(' o ')}`)
+  const separator = one(query, 'separador')
+  if (separator !== undefined) {
+    if (format !== 'csv') throw invalid('separador', 'solo se aplica a formato=csv')
+    if (!(SEPARATORS as readonly string[]).includes(separator)) throw invalid('separador', `debe ser ${SEPARATORS.map((s) => `"${s}"`).join(' o ')}`)
+  }
+  return { format: format as ExportFormat, separator: (separator ?? ',') as Separator, list }
+}
+
+/**
+ * The query as the read log keeps it (docs/operator-guide.md "Read log"):
+ * each parameter in the order sent, the values of filters on encrypted
+ * fields (a DNI searched for) replaced by `*`.
+ */
+export function loggedFilter (mod: ModuleDef, query: RawQuery): string {
+  const out = new URLSearchParams()
+  for (const [key, raw] of Object.entries(query)) {
+    if (raw === undefined) continue
+    // `campo`, `campo[op]`, `o[1][campo]`, `o[1][campo][op]`: any part naming an encrypted field.
+    const secret = key.split(/[[\]]+/).some((part) => mod.fieldMap.get(part)?.encrypted === true)
+    for (const v of Array.isArray(raw) ? raw : [raw]) out.append(key, secret ? '*' : v)
+  }
+  return out.toString()
+}

@@ -1,0 +1,301 @@
+/**
+ * GET /{module}/exportar (docs/user-guide.md "Export (exportar)"): the exact
+ * CSV and NDJSON of a small data set (byte-order mark, header, separator,
+ * quoting, the formula prefix on text but not on negative numbers, arrays
+ * as JSON, date-times as the API shows them), every record past the list's
+ * 1000, the list's filters, search and order, the permission and the
+ * row-level scope, encrypted values withheld or decrypted with their read
+ * log, bad parameters, and (PostgreSQL) a client that goes away mid-way:
+ * the cursor, the transaction and the connection are given back.
+ */
+import { readFileSync } from 'node:fs'
+import { request } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { parseRegistry } from '../../core/registry/load.js'
+import type { Harness } from '../helpers/app.js'
+import { edit } from '../helpers/edit-text.js'
+import { expectError } from '../helpers/errors.js'
+import { client, ok, validDni, type Api, type Res } from '../helpers/http.js'
+import { usingPostgres } from '../helpers/services.js'
+import { queriesOf } from '../helpers/sql-capture.js'
+import { startTestApp } from '../helpers/test-app.js'
+import { newUser } from '../helpers/users.js'
+
+type Rec = Record<string, any>
+
+// Two roles for this file: `exportador` exports every record it sees but
+// decrypts nothing; `propio` sees everything and exports only its own. A
+// signed integer field shows a negative number in a CSV.
+const ROLE_ENUM = 'enum: [superadmin, administrador, jefe, oficial, agente, consulta]'
+let text = readFileSync('modules.yaml', 'utf8')
+text = edit(text, '\nmodules:\n', `
+  exportador:
+    permissions: ['denuncias.ver', 'denuncias.crear', 'denuncias.exportar']
+  propio:
+    permissions: ['denuncias.ver', 'denuncias.crear', 'denuncias.exportar:propios', 'denuncias.descifrar']
+
+modules:
+`)
+text = edit(text, ROLE_ENUM, ROLE_ENUM.replace('consulta]', 'consulta, exportador, propio]'))
+text = edit(text, '      agente_asignado: { type: ref, ref: personal }\n      prioridad:', '      agente_asignado: { type: ref, ref: personal }\n      saldo: { type: integer }\n      prioridad:')
+const registry = parseRegistry(text, 'modules.yaml (+ exportador, propio, saldo)')
+
+const HEADER = ['_id', 'denunciante_nombre', 'denunciante_dni', 'denunciante_telefono', 'denunciante_email', 'denunciante_domicilio', 'tipo', 'fecha_hechos',
+  'lugar_hechos', 'descripcion', 'testigos', 'estado', 'agente_asignado', 'saldo', 'prioridad', 'adjuntos', 'observaciones',
+  '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_deleted']
+const ENCRYPTED = ['denunciante_dni', 'denunciante_telefono', 'denunciante_domicilio']
+
+let h: Harness, app: FastifyInstance, token: string, admin: Api
+let jefe: Api, exportador: Api, propio: { id: string, api: Api }
+
+/** Two records whose cells need every rule: quotes, separators, line breaks, formulas, arrays, a negative number. */
+const TRICKY = {
+  denunciante_nombre: 'Pérez, "Juan"',
+  denunciante_dni: validDni(12345678),
+  denunciante_telefono: '+34 600 000 000',
+  tipo: '=HYPERLINK("http://x")',
+  fecha_hechos: '2026-06-01T10:00:00Z',
+  lugar_hechos: 'Calle Mayor 1\nBajo; izquierda',
+  descripcion: '-robo de cartera',
+  saldo: -5,
+  prioridad: 'alta',
+  adjuntos: ['a.pdf', { hoja: 2 }],
+}
+const PLAIN = { denunciante_nombre: 'Ana', tipo: 'hurto', fecha_hechos: '2026-06-02 09:30:00', lugar_hechos: '@plaza', descripcion: '\tTabulado', saldo: 7 }
+let tricky: Rec, plain: Rec
+
+async function exportOf (api: Api, query: string): Promise<Res & { text: string }> {
+  const res = await api.get(`/denuncias/exportar${query}`)
+  const raw = typeof res.body === 'string' ? res.body : JSON.stringify(res.body)
+  return { ...res, text: raw }
+}
+
+/** A cell as the export must write it, restated here: RFC 4180 quoting, the formula prefix on text only. */
+function cell (v: unknown, sep: string): string {
+  if (v === null || v === undefined) return ''
+  let s = typeof v === 'object' ? JSON.stringify(v) : String(v)
+  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`
+  return s.includes(sep) || /["\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
+}
+const csvOf = (header: string[], recs: Rec[], sep = ','): string =>
+  '\ufeff' + [header, ...recs.map((r) => header.map((k) => r[k]))].map((row, i) => row.map((v) => i === 0 ? v : cell(v, sep)).join(sep)).join('\r\n') + '\r\n'
+
+/** Data lines of a CSV (no header), for counting: the bulk rows have no line breaks in them. */
+const dataLines = (csv: string): string[] => csv.split('\r\n').slice(1, -1)
+
+beforeAll(async () => {
+  ({ h, app, token, admin } = await startTestApp({ registry }))
+  jefe = client(app, (await newUser(app, token, 'jefe')).token)
+  exportador = client(app, (await newUser(app, token, 'exportador')).token)
+  const p = await newUser(app, token, 'propio')
+  propio = { id: p.id, api: client(app, p.token) }
+  tricky = ok(await admin.post('/denuncias', TRICKY), 201)
+  plain = ok(await admin.post('/denuncias', PLAIN), 201)
+  // 1500 more, straight into the table (the export does not check seals), in one statement.
+  const adminId = tricky._created_by as string
+  await h.db.query(`
+    insert into denuncias ("_id", "_created", "_created_by", "_modified", "_modified_by", "_version", "_hash", "_deleted",
+                           denunciante_nombre, tipo, fecha_hechos, lugar_hechos, descripcion, estado, prioridad, saldo)
+    select 'DEN-1990-' || lpad(i::text, 5, '0'), timestamptz '2026-01-01 00:00:00+00' + i * interval '1 minute', $1, now(), $1, 1, repeat('0', 64), null,
+           'Lote ' || i, 'lote', timestamptz '2026-01-01 00:00:00+00', 'Calle ' || (i % 10), 'Denuncia del lote ' || i, 'pendiente',
+           (array['baja', 'media', 'alta', 'urgente'])[1 + i % 4], i
+    from generate_series(1, 1500) as i`, [adminId])
+})
+
+afterAll(async () => { await h.close() })
+
+describe('content', () => {
+  it('CSV: byte-order mark, header, quoting, the formula prefix on text only, arrays as JSON, date-times as the API shows them', async () => {
+    const res = await exportOf(jefe, '?tipo[ne]=lote&sort=_id')
+    expect(res.status).toBe(200)
+    expect(res.headers['content-type']).toBe('text/csv; charset=utf-8')
+    const today = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Madrid' }).format(new Date())
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="denuncias-${today}.csv"`)
+    const shown = [ok(await jefe.get(`/denuncias/${tricky._id as string}`)), ok(await jefe.get(`/denuncias/${plain._id as string}`))]
+    expect(res.text).toBe(csvOf(HEADER, shown))
+    // The rules, written out once by hand.
+    const line = res.text.slice(1).split('\r\n').slice(1).join('\r\n')
+    expect(line).toContain('"Pérez, ""Juan"""')
+    expect(line).toContain('"\'=HYPERLINK(""http://x"")"')
+    expect(line).toContain(',2026-06-01 12:00:00,"Calle Mayor 1\nBajo; izquierda",\'-robo de cartera,')
+    expect(line).toContain(',-5,alta,"[""a.pdf"",{""hoja"":2}]",')
+    expect(line).toContain(`,'@plaza,'\tTabulado,`)
+  })
+
+  it('CSV with separador=; (spreadsheets set to Spanish)', async () => {
+    const res = await exportOf(jefe, '?tipo[ne]=lote&sort=_id&separador=%3B')
+    const shown = [ok(await jefe.get(`/denuncias/${tricky._id as string}`)), ok(await jefe.get(`/denuncias/${plain._id as string}`))]
+    expect(res.text).toBe(csvOf(HEADER, shown, ';'))
+    expect(res.text).toContain(';"Calle Mayor 1\nBajo; izquierda";')
+    expect(res.text).toContain(';"Pérez, ""Juan""";')
+  })
+
+  it('NDJSON: one API record per line', async () => {
+    const res = await exportOf(jefe, '?formato=ndjson&tipo[ne]=lote&sort=-_id')
+    expect(res.status).toBe(200)
+    expect(res.headers['content-type']).toBe('application/x-ndjson')
+    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="denuncias-\d{4}-\d{2}-\d{2}\.ndjson"$/)
+    expect(res.text.endsWith('\n')).toBe(true)
+    const lines = res.text.slice(0, -1).split('\n').map((l) => JSON.parse(l))
+    expect(lines).toEqual([ok(await jefe.get(`/denuncias/${plain._id as string}`)), ok(await jefe.get(`/denuncias/${tricky._id as string}`))])
+    expect(lines[1].saldo).toBe(-5)
+  })
+})
+
+describe('every matching record, the list\'s filters, search and order', () => {
+  it('exports all 1500 records of a filter, past the list\'s 1000', async () => {
+    const lines = dataLines((await exportOf(admin, '?tipo=lote')).text)
+    expect(lines).toHaveLength(1500)
+    expect(new Set(lines.map((l) => l.split(',')[0])).size).toBe(1500)
+    const nd = (await exportOf(admin, '?tipo=lote&formato=ndjson')).text.trim().split('\n')
+    expect(nd).toHaveLength(1500)
+  })
+
+  it('filters with operators, the default order and sort', async () => {
+    const alta = dataLines((await exportOf(admin, '?tipo=lote&prioridad=alta&saldo[lte]=100')).text)
+    // i % 4 = 2 for i ≤ 100: 2, 6, …, 98.
+    expect(alta).toHaveLength(25)
+    // Default order: newest first.
+    expect(alta.map((l) => l.split(',')[0])).toEqual(Array.from({ length: 25 }, (_, k) => `DEN-1990-${String(98 - 4 * k).padStart(5, '0')}`))
+    const bySaldo = (await exportOf(admin, '?tipo=lote&prioridad[in]=baja,urgente&sort=saldo&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))
+    expect(bySaldo).toHaveLength(750)
+    expect(bySaldo.map((r) => r.saldo)).toEqual([...bySaldo.map((r) => r.saldo)].sort((a, b) => a - b))
+    expect(new Set(bySaldo.map((r) => r.prioridad))).toEqual(new Set(['baja', 'urgente']))
+  })
+
+  it('full-text search q', async () => {
+    const found = (await exportOf(admin, '?q=mayor&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l)._id)
+    expect(found).toEqual([tricky._id])
+  })
+})
+
+describe('permission and scope', () => {
+  it('403 without exportar (oficial, consulta, agente), before any 400; 401 without a token', async () => {
+    for (const rol of ['oficial', 'consulta', 'agente']) {
+      const api = client(app, (await newUser(app, token, rol)).token)
+      expectError(await api.get('/denuncias/exportar'), 'SIN_PERMISOS')
+      expectError(await api.get('/denuncias/exportar?formato=xml'), 'SIN_PERMISOS')
+    }
+    expectError(await client(app).get('/denuncias/exportar'), 'TOKEN_NO_PROPORCIONADO')
+  })
+
+  it('exportar:propios exports only the caller\'s own records', async () => {
+    const own = ok(await propio.api.post('/denuncias', { ...PLAIN, denunciante_nombre: 'Propia', denunciante_dni: validDni(5) }), 201)
+    // The list shows every record; the export only the own one.
+    expect(ok(await propio.api.get('/denuncias?tipo=hurto')).total).toBe(2)
+    const lines = (await exportOf(propio.api, '?formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))
+    expect(lines).toEqual([ok(await propio.api.get(`/denuncias/${own._id as string}`))])
+    expect(lines[0].denunciante_dni).toBe(validDni(5))
+    ok(await admin.del(`/denuncias/${own._id as string}`))
+  })
+})
+
+describe('encrypted fields and the read log', () => {
+  const lecturas = async (query: string): Promise<Rec[]> => ok(await admin.get(`/auditoria/lecturas?${query}`)).records
+
+  it('without descifrar: the columns stay, their cells empty, _restringidos names them; nothing is logged', async () => {
+    const before = (await lecturas('limit=1000')).length
+    const res = await exportOf(exportador, '?tipo[ne]=lote&sort=_id')
+    const shown = [ok(await exportador.get(`/denuncias/${tricky._id as string}`)), ok(await exportador.get(`/denuncias/${plain._id as string}`))]
+    expect(shown[0]._restringidos).toEqual(ENCRYPTED)
+    expect(res.text).toBe(csvOf([...HEADER, '_restringidos'], shown))
+    expect(res.text).not.toContain(TRICKY.denunciante_dni)
+    const nd = (await exportOf(exportador, '?tipo[ne]=lote&sort=_id&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))
+    expect(nd).toEqual(shown)
+    expect((await lecturas('limit=1000')).length).toBe(before)
+  })
+
+  it('with descifrar: the values, one exportar entry with the filter (encrypted values masked) and one lectura per record that left decrypted', async () => {
+    const res = await exportOf(jefe, `?tipo[ne]=lote&denunciante_dni=${TRICKY.denunciante_dni}`)
+    expect(dataLines(res.text)).toHaveLength(1)
+    expect(res.text).toContain(`,${TRICKY.denunciante_dni},'+34 600 000 000,`)
+    const entry = (await lecturas('tipo=exportar&limit=1'))[0]!
+    expect(entry).toMatchObject({ tipo: 'exportar', modulo: 'denuncias', registro: null, campos: ENCRYPTED, ruta: 'GET /denuncias/exportar', filtro: 'tipo%5Bne%5D=lote&denunciante_dni=*' })
+    expect(JSON.stringify(await lecturas('tipo=exportar'))).not.toContain(TRICKY.denunciante_dni)
+    const reads = await lecturas(`tipo=lectura&registro=${tricky._id as string}`)
+    expect(reads[0]).toMatchObject({ usuario: entry.usuario, ruta: 'GET /denuncias/exportar', campos: ['denunciante_dni', 'denunciante_telefono'] })
+  })
+
+  it('a bulk export logs its decrypted records in one insert per batch of 500, not one per record', async () => {
+    // Encrypted as the service would (the record id and field bound in), straight into the table.
+    const ids = Array.from({ length: 600 }, (_, i) => `DEN-1992-${String(i + 1).padStart(5, '0')}`)
+    const dnis = ids.map((id, i) => app.cipher.encrypt(validDni(i), id, 'denunciante_dni'))
+    await h.db.query(`
+      insert into denuncias ("_id", "_created", "_created_by", "_modified", "_modified_by", "_version", "_hash", "_deleted",
+                             denunciante_nombre, denunciante_dni, tipo, fecha_hechos, lugar_hechos, descripcion)
+      select id, now(), 'USR-2026-00001', now(), 'USR-2026-00001', 1, repeat('0', 64), null, 'Cifrada', dni, 'cifrada', now(), 'Calle', 'Texto'
+      from unnest($1::text[], $2::text[]) as t(id, dni)`, [ids, dnis])
+    const sent = await queriesOf(app.orm.em, async () => {
+      const csv = (await exportOf(jefe, '?tipo=cifrada&sort=_id')).text
+      expect(dataLines(csv)).toHaveLength(600)
+      expect(dataLines(csv)[599]).toContain(`,${validDni(599)},`)
+    })
+    // The export's own entry, then one insert per batch (500 + 100 records).
+    expect(sent.filter((q) => /^insert into "sys_lecturas"/.test(q.sql))).toHaveLength(3)
+    const rows = await h.db.query<{ n: number }>("select count(*)::int as n from sys_lecturas l join denuncias d on d._id = l.registro where d.tipo = 'cifrada' and l.ruta = 'GET /denuncias/exportar'")
+    expect(rows[0]!.n).toBe(600)
+  })
+})
+
+describe('bad parameters', () => {
+  it('400 naming formato, separador, limit and offset', async () => {
+    const bad = async (query: string, campo: string): Promise<void> => {
+      const res = await jefe.get(`/denuncias/exportar${query}`)
+      expectError(res, 'DATOS_INVALIDOS')
+      expect(res.body.detalles[0].campo).toBe(campo)
+    }
+    await bad('?formato=xlsx', 'formato')
+    await bad('?separador=%7C', 'separador')
+    await bad('?formato=ndjson&separador=%3B', 'separador')
+    await bad('?limit=10', 'limit')
+    await bad('?offset=10', 'offset')
+    await bad('?color=rojo', 'color')
+    await bad('?sort=descripcion', 'sort')
+  })
+
+  it('/exportar is not taken for a record id', async () => {
+    expectError(await jefe.put('/denuncias/exportar', { tipo: 'x' }), 'REGISTRO_NO_ENCONTRADO')
+  })
+})
+
+if (usingPostgres) {
+  describe('a client that goes away (PostgreSQL)', () => {
+    const exportSessions = async (): Promise<Rec[]> => h.db.query(
+      "select state, query from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and (query ilike 'fetch%' or query ilike 'declare%' or state like 'idle in transaction%')")
+    const pool = (): { numUsed (): number } => (app.orm.em.getConnection() as any).getKnex().client.pool
+
+    it('stops the query: cursor closed, transaction ended, connection back in the pool', async () => {
+      // Enough to fill every buffer between the server and a client that stops reading.
+      await h.db.query(`
+        insert into denuncias ("_id", "_created", "_created_by", "_modified", "_modified_by", "_version", "_hash", "_deleted",
+                               denunciante_nombre, tipo, fecha_hechos, lugar_hechos, descripcion)
+        select 'DEN-1991-' || lpad(i::text, 5, '0'), now(), 'USR-2026-00001', now(), 'USR-2026-00001', 1, repeat('0', 64), null,
+               'Masiva ' || i, 'masiva', now(), 'Calle', repeat('texto largo ', 150)
+        from generate_series(1, 8000) as i`)
+      await app.listen({ port: 0, host: '127.0.0.1' })
+      const { port } = app.server.address() as { port: number }
+      const req = request({ host: '127.0.0.1', port, path: '/denuncias/exportar?tipo=masiva', headers: { authorization: `Bearer ${token}` } })
+      const firstChunk = new Promise<void>((resolve, reject) => {
+        req.on('response', (res) => {
+          expect(res.statusCode).toBe(200)
+          res.once('data', () => { res.pause(); resolve() })
+        })
+        req.on('error', reject)
+      })
+      req.end()
+      await firstChunk
+      // The server waits on the socket with its cursor open, in its snapshot.
+      await expect.poll(async () => (await exportSessions()).map((s) => s.state), { timeout: 10_000 }).toContain('idle in transaction')
+      // Held there by the client that stopped reading, not finishing on its own.
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      expect((await exportSessions()).map((s) => s.state)).toContain('idle in transaction')
+      expect(pool().numUsed()).toBeGreaterThan(0)
+      req.destroy()
+      await expect.poll(async () => (await exportSessions()).length, { timeout: 10_000 }).toBe(0)
+      await expect.poll(() => pool().numUsed(), { timeout: 10_000 }).toBe(0)
+      // And the service goes on.
+      expect(ok(await admin.get('/denuncias?tipo=masiva&limit=1')).total).toBe(8000)
+    })
+  })
+}
