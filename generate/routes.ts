@@ -49,7 +49,7 @@ export function moduleRoutes (mod: ModuleDef) {
       app.route({
         method: op.method,
         url: op.url,
-        config: { ...(op.action !== undefined && { action: op.action }), ...(docs !== undefined && { openapi: docs }) },
+        config: { ...op.config, ...(op.action !== undefined && { action: op.action }), ...(docs !== undefined && { openapi: docs }) },
         schema,
         handler: async (request, reply) => op.handle(request, reply, mod),
       })

@@ -14,10 +14,11 @@ import { remove } from './remove.js'
 import { restore } from './restore.js'
 import { history } from './history.js'
 import { verify } from './verify.js'
+import { importRecords } from './import.js'
 import { endSessions } from './users/end-sessions.js'
 import { unlock } from './users/unlock.js'
 
-export const EVERY_MODULE: readonly Operation[] = [list, get, create, update, remove, restore, history, verify]
+export const EVERY_MODULE: readonly Operation[] = [list, get, create, update, remove, restore, history, verify, importRecords]
 
 /** The users module's own operations: a user's sessions and lock-out. */
 const USERS: readonly Operation[] = [endSessions, unlock]
