@@ -4,9 +4,16 @@
  * field, all or nothing, `simular` writing nothing; through HTTP and the
  * database.
  */
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import type { Harness } from '../helpers/app.js'
+import { runImport } from '../../bin/import.js'
+import { testEnv, type Harness } from '../helpers/app.js'
+import { usingPostgres } from '../helpers/services.js'
 import { call, login, ok, validDni, type Api } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
 import { startTestApp } from '../helpers/test-app.js'
@@ -167,5 +174,68 @@ describe('refusals', () => {
     expect(ok(await importar('denuncias', large, 'text/csv', '?simular=true')).validas).toBe(24_000)
     // … never for a POST.
     expectError(await call(app, 'POST', '/denuncias', { token, raw: JSON.stringify({ descripcion: 'x'.repeat(1024 * 1024) }), headers: { 'content-type': 'application/json' } }), 'PETICION_DEMASIADO_GRANDE')
+  })
+})
+
+describe('npm run import', () => {
+  const ROOT = join(import.meta.dirname, '../..')
+  let dir: string
+  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'policia-import-')) })
+  afterAll(() => { rmSync(dir, { recursive: true, force: true }) })
+  const env = (): Record<string, string | undefined> => testEnv({ dataDir: dir, redisPrefix: h.redisPrefix, ...(h.db.url !== undefined && { databaseUrl: h.db.url }) })
+  /** The command line's main function on the test database. */
+  async function run (args: string[]): Promise<{ code: number, out: string, err: string }> {
+    let out = ''
+    let err = ''
+    const code = await runImport(args, { env: env(), ...(h.db.embedded !== undefined && { embedded: h.db.embedded }), progress: false, out: (t) => { out += t }, err: (t) => { err += t } })
+    return { code, out, err }
+  }
+
+  it('imports a good file as the first superadmin, and refuses a bad one whole, by row and field', async () => {
+    const good = join(dir, 'buenas.csv')
+    writeFileSync(good, `\uFEFF${HEADER}\nAna;hurto;2026-06-01 10:00:00;Calle;Desde la consola;;;;\nLuis;robo;2026-06-01 11:00:00;Calle;Desde la consola;;;;\n`)
+    const before = await count('denuncias')
+    const dry = await run(['denuncias', good, '--simular'])
+    expect(dry, dry.err).toMatchObject({ code: 0 })
+    expect(dry.out).toContain('2 rows read, 2 valid, 0 problems')
+    expect(await count('denuncias')).toBe(before)
+    const done = await run(['denuncias', good])
+    expect(done.code, done.err).toBe(0)
+    const ids = /(DEN-\d{4}-\d+) to (DEN-\d{4}-\d+)/.exec(done.out)!
+    const record = ok(await admin.get(`/denuncias/${ids[2]!}`))
+    expect(record).toMatchObject({ denunciante_nombre: 'Luis', descripcion: 'Desde la consola', _created_by: (ok(await admin.get('/me')))._id })
+    expect(ok(await admin.get(`/denuncias/${ids[1]!}/verificar`)).valido).toBe(true)
+    expect(await count('denuncias')).toBe(before + 2)
+
+    const bad = join(dir, 'malas.ndjson')
+    writeFileSync(bad, `${JSON.stringify({ denunciante_nombre: 'Eva', tipo: 'hurto', fecha_hechos: '2026-06-01 10:00:00', lugar_hechos: 'Calle', descripcion: 'Bien' })}\n{"tipo": "robo"}\n`)
+    const refused = await run(['denuncias', bad])
+    expect(refused.code).toBe(1)
+    expect(refused.out).toContain('nothing imported: Datos inválidos')
+    expect(refused.out).toContain('fila 2: denunciante_nombre: es obligatorio')
+    expect(await count('denuncias')).toBe(before + 2)
+  })
+
+  it('--usuario names who creates them (who needs importar); wrong usage: status 2', async () => {
+    const jefe = await newUser(app, token, 'jefe')
+    const file = join(dir, 'una.csv')
+    writeFileSync(file, `${HEADER}\nAna;hurto;2026-06-01 10:00:00;Calle;Bien;;;;\n`)
+    const refused = await run(['denuncias', file, '--usuario', jefe.username])
+    expect(refused).toMatchObject({ code: 1, out: expect.stringContaining('Sin permisos para esta operación') })
+    expect((await run(['denuncias'])).code).toBe(2)
+    expect((await run(['nada', file])).code).toBe(2)
+    expect((await run(['denuncias', file, '--usuario', 'nadie'])).code).toBe(1)
+  })
+
+  it('runs as a child process too (npm run import --, as in the image)', async () => {
+    const exec = promisify(execFile)
+    const { stdout } = await exec('npx', ['tsx', 'bin/import.ts', '--help'], { cwd: ROOT })
+    expect(stdout).toContain('Exit status')
+    if (usingPostgres) {
+      const file = join(dir, 'hijo.csv')
+      writeFileSync(file, `${HEADER}\nAna;hurto;2026-06-01 10:00:00;Calle;Desde un proceso;;;;\n`)
+      const res = await exec('npx', ['tsx', 'bin/import.ts', 'denuncias', file], { cwd: ROOT, env: { ...process.env, ...env() } as NodeJS.ProcessEnv })
+      expect(res.stdout).toMatch(/denuncias: 1 records created by admin, DEN-/)
+    }
   })
 })
