@@ -20,6 +20,8 @@ import { trustProxyOption, trustProxyWarning } from './http/trust-proxy.js'
 import { loggerOptions } from './http/log-options.js'
 import { lazyChildLogger } from './http/lazy-child-logger.js'
 import jsonBody, { BODY_LIMIT } from './plugins/json-body.js'
+import importBody from './plugins/import-body.js'
+import { AJV_OPTIONS } from './http/ajv-options.js'
 import redisPlugin from './plugins/redis.js'
 import storesPlugin, { type StoresOptions } from './plugins/stores.js'
 import ormPlugin, { type OrmOptions } from './plugins/orm.js'
@@ -77,7 +79,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     // The message is never shown (validation-errors.ts words `.validation`):
     // Fastify's default would join every error into one string first.
     schemaErrorFormatter: (_errors, context) => new Error(`invalid ${context}`),
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true, strict: false } },
+    ajv: { customOptions: { ...AJV_OPTIONS } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Errors the router raises before any hook (bad percent-encoding, an id
     // past maxParamLength) leave in the envelope too: no id is that long.
@@ -103,6 +105,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(corsPlugin)
     await app.register(metricsPlugin)
     await app.register(jsonBody)
+    await app.register(importBody)
     await app.register(openapi)
     await app.register(redisPlugin, wait)
     await app.register(storesPlugin, { ...(options.stores !== undefined && { stores: options.stores }) })

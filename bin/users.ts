@@ -9,20 +9,10 @@
  */
 import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
-import pino from 'pino'
-import { Redis } from 'ioredis'
-import { loadConfig } from '../core/config.js'
 import { ConfigError } from '../core/errors.js'
-import { compileAccess } from '../core/access.js'
-import { createFieldCipher } from '../core/crypto.js'
-import { loadRegistry } from '../core/registry/load.js'
-import { openDatabase } from '../db/open.js'
 import type { EmbeddedDatabase } from '../db/embedded.js'
-import { loadSystemKeys } from '../db/system-keys.js'
-import { RecordsLayer } from '../records/records-layer.js'
-import { subscribeUsersPolicy } from '../records/users/users-policy.js'
+import { withRecords } from './records-session.js'
 import { UserAdmin, UserAdminError, generatePassword } from '../records/users/user-admin.js'
-import { createStores } from '../stores/factory.js'
 
 const HELP: Record<string, string> = {
   '': `npm run users -- <command> [options]     (in the image: node dist/bin/users.js <command>)
@@ -192,39 +182,7 @@ export async function runUsers (argv: readonly string[], opts: UsersCliOptions =
 
 /** Opens the database (and Redis when configured and reachable), hands over a UserAdmin, closes everything. */
 async function withAdmin (opts: UsersCliOptions, err: (t: string) => void, fn: (admin: UserAdmin) => Promise<number>): Promise<number> {
-  const config = loadConfig(opts.env)
-  const registry = loadRegistry(config.modulesFile)
-  const db = await openDatabase(config, registry, pino({ level: 'silent' }), opts.embedded === undefined ? {} : { embedded: opts.embedded })
-  let redis: Redis | undefined
-  try {
-    const em = db.orm.em.fork()
-    if (await em.getConnection().execute(`select to_regclass('"${registry.usersModule.table}"') as t`).then((r) => r[0]?.t === null)) {
-      throw new UserAdminError(`the database has no "${registry.usersModule.table}" table yet: start the service once (npm start) to create the schema, then run the command again`)
-    }
-    if (config.redisUrl !== undefined) redis = await connectRedis(config.redisUrl, err)
-    const stores = createStores(redis, config.redisPrefix)
-    const keys = await loadSystemKeys(em, config.encryptionKeys)
-    const records = new RecordsLayer({ registry, access: compileAccess(registry), cipher: createFieldCipher(config.encryptionKeys, keys), sequences: stores.sequences, timeZone: config.timeZone })
-    subscribeUsersPolicy(records.hooks, registry.usersModule, records.access, stores.sessions)
-    return await fn(new UserAdmin(em, records, registry))
-  } finally {
-    redis?.disconnect()
-    await db.close()
-  }
-}
-
-/** Redis when it answers within a few seconds; otherwise the database alone does (the epoch tells the instances). */
-async function connectRedis (url: string, err: (t: string) => void): Promise<Redis | undefined> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => null })
-  client.on('error', () => undefined)
-  try {
-    await client.connect()
-    return client
-  } catch {
-    client.disconnect()
-    err('Redis (REDIS_URL) does not answer: the change is made in the database alone; the instances notice it within 2 s through the revocation epoch.\n')
-    return undefined
-  }
+  return withRecords(opts, err, async ({ em, records, registry }) => fn(new UserAdmin(em, records, registry)))
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

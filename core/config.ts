@@ -57,6 +57,8 @@ export interface Config {
   readonly metricsPort: number
   /** How long the start waits for PostgreSQL and Redis before giving up; 0: for ever. */
   readonly startupWaitMs: number
+  /** Largest body `POST /{module}/importar` takes (IMPORT_MAX_BYTES; docs/user-guide.md "Import (importar)"); every other body stays within 1 MiB. */
+  readonly importMaxBytes: number
 }
 
 type Env = Record<string, string | undefined>
@@ -220,6 +222,7 @@ export function loadConfig (env: Env = process.env): Config {
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     metricsPort: int(env, 'METRICS_PORT', 9464, 0, 65535),
     startupWaitMs: startupWaitMs(env),
+    importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 50 * 1024 * 1024),
   }
   return Object.freeze(config)
 }

@@ -25,19 +25,36 @@ function ident (name: string): string {
 /** The history entry's columns: the entity's (db/history-entity.ts). */
 const HISTORY_COLUMNS: readonly InsertColumn[] = HISTORY_WRITTEN_COLUMNS
 
-/** The statement's text for a table and its columns: made once per module. */
-export function insertWithHistorySql (table: string, columns: readonly InsertColumn[]): string {
+/**
+ * The statement's text for a table and its columns: made once per module.
+ * `rows` > 1: that many records and entries in one statement (an import,
+ * docs/user-guide.md "Import (importar)").
+ */
+export function insertWithHistorySql (table: string, columns: readonly InsertColumn[], rows = 1): string {
   const list = (cs: readonly InsertColumn[]): string => cs.map((c) => ident(c.name)).join(', ')
-  const marks = (cs: readonly InsertColumn[]): string => cs.map((c) => c.json ? '?::jsonb' : '?').join(', ')
-  return `with r as (insert into ${ident(table)} (${list(columns)}) values (${marks(columns)})) ` +
-    `insert into "sys_historial" (${list(HISTORY_COLUMNS)}) values (${marks(HISTORY_COLUMNS)})`
+  const marks = (cs: readonly InsertColumn[]): string => Array(rows).fill(`(${cs.map((c) => c.json ? '?::jsonb' : '?').join(', ')})`).join(', ')
+  return `with r as (insert into ${ident(table)} (${list(columns)}) values ${marks(columns)}) ` +
+    `insert into "sys_historial" (${list(HISTORY_COLUMNS)}) values ${marks(HISTORY_COLUMNS)}`
+}
+
+/** How many values one record and its entry bind: a batch stays under PostgreSQL's 65,535 parameters. */
+export function boundPerRow (columns: readonly InsertColumn[]): number {
+  return columns.length + HISTORY_COLUMNS.length
 }
 
 const bound = (c: InsertColumn, v: unknown): unknown => v === undefined || v === null ? null : c.json ? JSON.stringify(v) : v
 
 /** Runs the statement (errors converted as the ORM's own writes are: unique violations, connection loss …). */
 export async function insertWithHistory (em: EntityManager, sql: string, columns: readonly InsertColumn[], row: Row, history: object): Promise<void> {
-  const params = [...columns.map((c) => bound(c, row[c.name])), ...HISTORY_COLUMNS.map((c) => bound(c, (history as Record<string, unknown>)[c.name]))]
+  await insertManyWithHistory(em, sql, columns, [row], [history])
+}
+
+/** Runs a statement made for `rows.length` records (insertWithHistorySql), each with its history entry. */
+export async function insertManyWithHistory (em: EntityManager, sql: string, columns: readonly InsertColumn[], rows: readonly Row[], histories: readonly object[]): Promise<void> {
+  const params = [
+    ...rows.flatMap((row) => columns.map((c) => bound(c, row[c.name]))),
+    ...histories.flatMap((history) => HISTORY_COLUMNS.map((c) => bound(c, (history as Record<string, unknown>)[c.name]))),
+  ]
   try {
     await em.getConnection().execute(sql, params, 'run', em.getTransactionContext())
   } catch (err) {

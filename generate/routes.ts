@@ -53,7 +53,7 @@ export function moduleRoutes (mod: ModuleDef) {
       app.route({
         method: op.method,
         url: op.url,
-        config: { ...(op.action !== undefined && { action: op.action }), openapi: docs },
+        config: { ...op.config, ...(op.action !== undefined && { action: op.action }), openapi: docs },
         schema,
         handler: async (request, reply) => op.handle(request, reply, mod),
       })

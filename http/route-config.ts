@@ -15,6 +15,8 @@ declare module 'fastify' {
     rateLimit?: false | 'docs' | 'ready'
     /** false: RateLimit-* headers only on a 429 (/ready, docs/user-guide.md "Rate limits"). */
     rateLimitHeaders?: boolean
+    /** The body is a CSV or NDJSON stream of up to IMPORT_MAX_BYTES, read by the handler (plugins/import-body.ts). */
+    importBody?: boolean
   }
 }
 

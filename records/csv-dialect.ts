@@ -1,24 +1,30 @@
 /**
- * The CSV an export writes (docs/user-guide.md "Export (exportar)") and an
- * import reads: RFC 4180 (CRLF between records, a field quoted when it
- * holds the separator, a quote or a line break, quotes doubled), UTF-8
- * with a byte-order mark (spreadsheets then read accents right), a header
- * row, `,` or `;` between fields (`;` for spreadsheets set to Spanish,
- * whose decimal separator is the comma). Values as the API shows them:
- * null an empty cell, true/false, arrays and objects as JSON text. A text
- * cell that would start with `=`, `+`, `-`, `@`, a tab or a carriage
- * return is prefixed with `'` so a spreadsheet does not run it as a
- * formula; a number stays a number (-5 is written -5). csv-stringify's
- * `escape_formulas` does exactly that (and also for the full-width forms
- * of those signs).
+ * The CSV dialect an export writes (docs/user-guide.md "Export (exportar)")
+ * and an import reads back (docs/user-guide.md "Import (importar)"):
+ * RFC 4180 (CRLF between records, a field quoted when it holds the
+ * separator, a quote or a line break, quotes doubled), UTF-8 with a
+ * byte-order mark (spreadsheets then read accents right; an import takes it
+ * or not), a header row of field names, `,` or `;` between fields (`;` for
+ * spreadsheets set to Spanish, whose decimal separator is the comma; an
+ * import takes `separador` or finds it in the header line: `;` when it holds
+ * a `;` and no `,`). Values as the API shows them: null an empty cell,
+ * true/false, arrays and objects as JSON text. A text cell that would
+ * start with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed
+ * with `'` so a spreadsheet does not run it as a formula; a number stays a
+ * number (-5 is written -5). csv-stringify's `escape_formulas` does exactly
+ * that (and also for the full-width forms of those signs); an import
+ * removes the prefix, an empty cell is a field not given, and a cell is
+ * converted to its field's JSON value. Written by csv-stringify and read by
+ * csv-parse, both as streams.
  */
+import { Readable } from 'node:stream'
+import { parse, CsvError } from 'csv-parse'
 import { stringify, type Options, type Stringifier } from 'csv-stringify'
+import { AppError, type ErrorDetail } from '../core/errors.js'
+import type { FieldDef } from '../core/registry/types.js'
 
 export const SEPARATORS = [',', ';'] as const
 export type Separator = typeof SEPARATORS[number]
-
-/** The prefix a text cell that reads as a formula gets; an import removes it. */
-export const FORMULA_PREFIX = "'"
 
 /** The writer's options for `columns` (the header row, in order). */
 export function csvOptions (columns: readonly string[], separator: Separator): Options {
@@ -41,4 +47,72 @@ export function csvOptions (columns: readonly string[], separator: Separator): O
 /** A stream of API records in, CSV text out. */
 export function csvWriter (columns: readonly string[], separator: Separator): Stringifier {
   return stringify(csvOptions(columns, separator))
+}
+
+/** What the export prefixes with `'` (csv-stringify's `escape_formulas`, full-width signs too). */
+const FORMULA_START = /^'[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/
+
+const INTEGER = /^-?\d+$/
+const DECIMAL = /^-?\d+(\.\d+)?$/
+
+/** A cell's JSON value for its field, or the problem (a validation problem of that field). */
+export function cellValue (f: FieldDef, cell: string): { value: unknown } | { problem: ErrorDetail } {
+  const text = FORMULA_START.test(cell) ? cell.slice(1) : cell
+  const problem = (mensaje: string): { problem: ErrorDetail } => ({ problem: { campo: f.name, mensaje } })
+  switch (f.type) {
+    case 'integer': return INTEGER.test(text) ? { value: Number(text) } : problem('debe ser un número entero')
+    case 'decimal': return DECIMAL.test(text) ? { value: Number(text) } : problem('debe ser un número (con punto decimal)')
+    case 'boolean': return text === 'true' || text === 'false' ? { value: text === 'true' } : problem('debe ser true o false')
+    case 'array': {
+      try {
+        const value = JSON.parse(text) as unknown
+        if (Array.isArray(value)) return { value }
+      } catch { /* reported below */ }
+      return problem('debe ser una lista en JSON')
+    }
+    default: return { value: text }
+  }
+}
+
+/** The separator a header line uses. */
+function separatorOf (headerLine: string): Separator {
+  return headerLine.includes(';') && !headerLine.includes(',') ? ';' : ','
+}
+
+/**
+ * The records of a CSV body, each a list of cells, the header first; the
+ * separator is found in the header line unless given. A malformed file
+ * (an unclosed quote): 400 naming the line.
+ */
+export async function * csvRecords (input: AsyncIterable<Buffer | string>, separador?: Separator): AsyncGenerator<string[]> {
+  const source = input[Symbol.asyncIterator]()
+  const head: Buffer[] = []
+  for (;;) {
+    const next = await source.next()
+    if (next.done === true) break
+    const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value
+    head.push(chunk)
+    if (chunk.includes(10)) break
+  }
+  const firstLine = Buffer.concat(head).toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/)[0] ?? ''
+  const parser = parse({ bom: true, delimiter: separador ?? separatorOf(firstLine), relax_column_count: true, skip_empty_lines: true })
+  const feed = Readable.from((async function * () {
+    yield * head
+    for (;;) {
+      const next = await source.next()
+      if (next.done === true) return
+      yield next.value
+    }
+  })())
+  feed.on('error', (err) => parser.destroy(err))
+  feed.pipe(parser)
+  try {
+    for await (const record of parser) yield record as string[]
+  } catch (err) {
+    if (err instanceof CsvError) throw new AppError('DATOS_INVALIDOS', [{ campo: 'body', mensaje: `CSV mal formado cerca de la línea ${String((err as { lines?: number }).lines ?? '?')}` }])
+    throw err
+  } finally {
+    feed.destroy()
+    parser.destroy()
+  }
 }

@@ -19,9 +19,15 @@ export async function highestStored (em: EntityManager, mod: ModuleDef, year: nu
 }
 
 export async function drawId (em: EntityManager, mod: ModuleDef, store: SequenceStore, timeZone: string, floor?: number): Promise<string> {
+  return (await drawIds(em, mod, store, timeZone, 1, floor))[0]!
+}
+
+/** `count` consecutive ids in one draw (an import, docs/user-guide.md "Import (importar)"). */
+export async function drawIds (em: EntityManager, mod: ModuleDef, store: SequenceStore, timeZone: string, count: number, floor?: number): Promise<string[]> {
   const year = yearIn(new Date(), timeZone)
   const key = sequenceKey(mod.prefix, year)
-  let n = floor === undefined ? await store.next(key) : null
-  if (n === null) n = await store.seedAndNext(key, Math.max(floor ?? 0, await highestStored(em, mod, year)))
-  return formatId(mod.prefix, year, n)
+  let n = floor === undefined ? await store.next(key, count) : null
+  if (n === null) n = await store.seedAndNext(key, Math.max(floor ?? 0, await highestStored(em, mod, year)), count)
+  const first = n
+  return Array.from({ length: count }, (_, i) => formatId(mod.prefix, year, first + i))
 }

@@ -21,6 +21,7 @@ import { verifyChain, type Verdict } from './integrity/chain.js'
 import type { Checkpoints } from './integrity/checkpoints.js'
 import { sealInfo, versionsOf, type HistoryAction } from './history.js'
 import { parseListQuery, type ListQuery } from './list-query.js'
+import { importRecords, type ImportAnswer, type ImportRequest } from './import-rows.js'
 import type { CallerRecords } from './caller-records.js'
 import { expandRecords, parseReadShape, type ReadShape } from './expansion.js'
 import { ownerColumns, type FieldSelection } from './fields-query.js'
@@ -271,6 +272,12 @@ export class RecordsService {
   async create (body: Record<string, unknown>): Promise<ApiRecord> {
     this.authorize('crear')
     return this.view(await this.plan.storage.create(this.ctx, this.ctx.caller, body))
+  }
+
+  /** Many new records from a CSV or NDJSON body, all or none (docs/user-guide.md "Import (importar)"). */
+  async importar (req: ImportRequest): Promise<ImportAnswer> {
+    this.authorize('importar')
+    return importRecords(this.plan.mod, this.plan.storage, { em: this.ctx.em, caller: this.ctx.caller, timeZone: this.deps.timeZone }, req)
   }
 
   async update (id: string, body: Record<string, unknown>, expectedVersion?: number): Promise<ApiRecord> {

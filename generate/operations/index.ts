@@ -16,10 +16,11 @@ import { restore } from './restore.js'
 import { history } from './history.js'
 import { verify } from './verify.js'
 import { exportRecords } from './export.js'
+import { importRecords } from './import.js'
 import { endSessions } from './users/end-sessions.js'
 import { unlock } from './users/unlock.js'
 
-export const EVERY_MODULE: readonly Operation[] = [list, summary, get, create, update, remove, restore, history, verify, exportRecords]
+export const EVERY_MODULE: readonly Operation[] = [list, summary, get, create, update, remove, restore, history, verify, exportRecords, importRecords]
 
 /** The users module's own operations: a user's sessions and lock-out. */
 const USERS: readonly Operation[] = [endSessions, unlock]

@@ -7,7 +7,7 @@
  * records layer does, asked before validation when the operation names an
  * action (generate/routes.ts).
  */
-import type { FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify'
+import type { FastifyContextConfig, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import type { Action, ModuleDef, Registry } from '../../core/registry/types.js'
 import type { RouteDocs } from '../../http/openapi-docs.js'
@@ -39,6 +39,8 @@ export interface Operation {
   readonly url: string
   /** The action asked of the records service before the body is parsed (docs/user-guide.md "Errors"); none: the handler's call asks. */
   readonly action?: Action
+  /** More of the route's config (http/route-config.ts), e.g. a streamed body. */
+  readonly config?: FastifyContextConfig
   schema (mod: ModuleDef, ctx: OperationContext): OperationSchema
   /** The answer's body; status and headers are set on `reply`. */
   handle (request: FastifyRequest, reply: FastifyReply, mod: ModuleDef): Promise<unknown>

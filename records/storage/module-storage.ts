@@ -10,9 +10,11 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Caller } from '../../core/access.js'
+import type { FieldDef } from '../../core/registry/types.js'
 import type { Row } from '../../db/module-entity.js'
 import type { RowCursor } from '../../db/row-cursor.js'
 import type { ListQuery } from '../list-query.js'
+import type { ColumnValue } from '../normalize.js'
 import type { Where } from '../scope.js'
 
 /** What one change may reach, decided by the caller's access. */
@@ -38,6 +40,19 @@ export interface CreateEms {
 /** The list options storage applies: order, page, and the full-text search with its relevance order. */
 export type ListPageOptions = Pick<ListQuery, 'orderBy' | 'limit' | 'offset' | 'search' | 'rank'>
 
+/** One record of an import (docs/user-guide.md "Import (importar)"): its row in the file and its normalised values. */
+export interface NewRecord {
+  readonly fila: number
+  readonly values: Map<FieldDef, ColumnValue>
+}
+
+/** A problem of one row of an import; `campo` empty: the row as a whole. */
+export interface RowProblem {
+  fila: number
+  campo: string
+  mensaje: string
+}
+
 export interface ModuleStorage {
   /**
    * Stores a new record from a request body (normalised, passwords hashed,
@@ -47,6 +62,19 @@ export interface ModuleStorage {
    * stored row.
    */
   create (ems: CreateEms, caller: Caller, body: Record<string, unknown>): Promise<Row>
+
+  /** An import's problems before any write (bulk-create.ts): the `before` hooks' refusals and unique values repeated between records. */
+  prepareMany (caller: Caller, records: readonly NewRecord[]): Promise<RowProblem[]>
+
+  /** An import's problems only the database shows: references to records that are not live, unique values taken. */
+  checkMany (em: EntityManager, records: readonly NewRecord[]): Promise<RowProblem[]>
+
+  /**
+   * Stores an import's records as creates would, all in one transaction
+   * that first checks them (checkMany; problems: ImportRefused, nothing
+   * written), ids in file order. Returns the stored rows.
+   */
+  createMany (em: EntityManager, caller: Caller, records: readonly NewRecord[], onProgress?: (done: number, total: number) => void): Promise<Row[]>
 
   /**
    * Changes the declared fields `body` names of a live record within the

@@ -33,7 +33,8 @@ import { hashPayload } from '../record-view.js'
 import { and, type Where } from '../scope.js'
 import { checkMove } from '../state-machine.js'
 import type { ListQuery } from '../list-query.js'
-import type { CreateEms, ListPageOptions, ModuleStorage, RowGuard } from './module-storage.js'
+import { BulkCreate } from './bulk-create.js'
+import type { CreateEms, ListPageOptions, ModuleStorage, NewRecord, RowGuard, RowProblem } from './module-storage.js'
 import { hashPasswords, RowBuilder } from './row-builder.js'
 import { WriteChecks } from './write-checks.js'
 
@@ -70,6 +71,7 @@ export class SqlModuleStorage implements ModuleStorage {
   private readonly idKeys: ReadonlySet<string>
   /** Ids have one shape; anything else cannot exist and never reaches the database. */
   private readonly idShape: RegExp
+  private readonly bulk: BulkCreate
 
   constructor (private readonly mod: ModuleDef, private readonly deps: StorageDeps) {
     this.entity = entityName(mod)
@@ -80,6 +82,19 @@ export class SqlModuleStorage implements ModuleStorage {
     this.insertSql = insertWithHistorySql(mod.table, this.insertColumns)
     this.idKeys = new Set([storedName(`${mod.table}_pkey`), HISTORY_VERSION_UNIQUE])
     this.idShape = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)
+    this.bulk = new BulkCreate(mod, deps, { rows: this.rows, insertColumns: this.insertColumns, idKeys: this.idKeys })
+  }
+
+  prepareMany (caller: Caller, records: readonly NewRecord[]): Promise<RowProblem[]> {
+    return this.bulk.prepare(caller, records)
+  }
+
+  checkMany (em: EntityManager, records: readonly NewRecord[]): Promise<RowProblem[]> {
+    return this.bulk.check(em, records)
+  }
+
+  createMany (em: EntityManager, caller: Caller, records: readonly NewRecord[], onProgress?: (done: number, total: number) => void): Promise<Row[]> {
+    return this.bulk.create(em, caller, records, onProgress)
   }
 
   /** A record by id (`live`: not deleted) within `visible`, optionally locked for the transaction; else 404. */

@@ -7,11 +7,14 @@ export interface SequenceStore {
    * The next number of `key`, or null when the counter is unknown (new,
    * flushed) or may be behind (Redis reconnected since this instance last
    * seeded it, or answered a number this instance already drew): then seed it.
+   * With `count` (an import, docs/user-guide.md "Import (importar)") it
+   * reserves that many consecutive numbers and returns the first.
    */
-  next (key: string): Promise<number | null>
+  next (key: string, count?: number): Promise<number | null>
   /**
    * Raises the counter to at least `floor` (the highest stored number) and
-   * to every number this instance drew, and returns the next.
+   * to every number this instance drew, and returns the next (the first of
+   * `count` consecutive numbers reserved, as `next`).
    */
-  seedAndNext (key: string, floor: number): Promise<number>
+  seedAndNext (key: string, floor: number, count?: number): Promise<number>
 }

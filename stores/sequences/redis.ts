@@ -5,17 +5,17 @@ import type { SequenceStore } from './contract.js'
 
 const NEXT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-return redis.call('INCR', KEYS[1])`
+return redis.call('INCRBY', KEYS[1], ARGV[1])`
 
 const SEED_AND_NEXT = `
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
 local floor = tonumber(ARGV[1])
 if cur < floor then redis.call('SET', KEYS[1], floor) end
-return redis.call('INCR', KEYS[1])`
+return redis.call('INCRBY', KEYS[1], ARGV[2])`
 
 const SCRIPTS = {
-  policiaSeqNext: luaScript<[key: string], number>(NEXT, 1),
-  policiaSeqSeed: luaScript<[key: string, floor: number], number>(SEED_AND_NEXT, 1),
+  policiaSeqNext: luaScript<[key: string, count: number], number>(NEXT, 1),
+  policiaSeqSeed: luaScript<[key: string, floor: number, count: number], number>(SEED_AND_NEXT, 1),
 }
 
 /**
@@ -43,20 +43,21 @@ export class RedisSequenceStore implements SequenceStore {
     redis.on('ready', () => { this.connection++ })
   }
 
-  async next (key: string): Promise<number | null> {
+  /** `n` is the last number of a block of `count`; the first is returned. */
+  async next (key: string, count = 1): Promise<number | null> {
     const stamp = this.connection
     if (this.seeded.get(key) !== stamp) return null
-    const n = Number(await this.scripts.policiaSeqNext(`${this.prefix}seq:${key}`))
-    if (n < 0 || stamp !== this.connection || n <= (this.drawn.get(key) ?? 0)) return null
+    const n = Number(await this.scripts.policiaSeqNext(`${this.prefix}seq:${key}`, count))
+    if (n < 0 || stamp !== this.connection || n - count + 1 <= (this.drawn.get(key) ?? 0)) return null
     this.drawn.set(key, n)
-    return n
+    return n - count + 1
   }
 
-  async seedAndNext (key: string, floor: number): Promise<number> {
+  async seedAndNext (key: string, floor: number, count = 1): Promise<number> {
     const stamp = this.connection
-    const n = Number(await this.scripts.policiaSeqSeed(`${this.prefix}seq:${key}`, Math.max(floor, this.drawn.get(key) ?? 0)))
+    const n = Number(await this.scripts.policiaSeqSeed(`${this.prefix}seq:${key}`, Math.max(floor, this.drawn.get(key) ?? 0), count))
     if (stamp === this.connection) this.seeded.set(key, stamp)
     if (n > (this.drawn.get(key) ?? 0)) this.drawn.set(key, n)
-    return n
+    return n - count + 1
   }
 }

@@ -103,4 +103,17 @@ describe.each(sequenceStores)('%s sequence store', (kind, make) => {
     expect(new Set(drawn).size).toBe(50)
     expect(Math.min(...drawn as number[])).toBe(45)
   })
+
+  it('reserves a block of consecutive numbers (an import) that no other draw shares', async () => {
+    const store = make()
+    const key = `SEQ-BLOCK-${kind}`
+    expect(await store.next(key, 10)).toBeNull()
+    expect(await store.seedAndNext(key, 100, 10)).toBe(101)
+    const [block, single] = await Promise.all([store.next(key, 1000), store.next(key)])
+    const first = block!
+    const blockNumbers = Array.from({ length: 1000 }, (_, i) => first + i)
+    expect(blockNumbers).not.toContain(single)
+    expect(Math.min(first, single!)).toBe(111)
+    expect(await store.next(key)).toBe(1112)
+  })
 })

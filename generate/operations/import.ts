@@ -1,0 +1,86 @@
+/**
+ * `POST /{module}/importar`: many records from a CSV or NDJSON body, all
+ * or none; `simular=true` only reports (docs/user-guide.md "Import
+ * (importar)"). The body arrives as a stream (plugins/import-body.ts); the
+ * records service reads, validates and writes it (records/import-rows.ts).
+ */
+import type { Readable } from 'node:stream'
+import { Type } from '@sinclair/typebox'
+import { AppError } from '../../core/errors.js'
+import { envelope } from '../../http/schemas.js'
+import type { Separator } from '../../records/csv-dialect.js'
+import { rowValidator } from '../row-validator.js'
+import type { Operation } from './operation.js'
+
+const Problem = Type.Object({
+  fila: Type.Integer({ description: 'Fila del fichero: en CSV la cabecera es la 1 (como en una hoja de cálculo); en NDJSON, el número de línea' }),
+  campo: Type.String({ description: 'Campo; vacío: la fila entera' }),
+  mensaje: Type.String(),
+})
+
+const Report = Type.Object({
+  filas: Type.Integer({ description: 'Registros leídos (sin la cabecera)' }),
+  validas: Type.Integer({ description: 'Registros sin ningún problema' }),
+  errores: Type.Array(Problem, { description: 'Problemas por fila y campo, en orden de fila (a lo sumo 1000)' }),
+  errores_omitidos: Type.Integer({ description: 'Problemas más allá de los 1000 mostrados' }),
+})
+
+const Done = Type.Object({
+  filas: Type.Integer(),
+  creados: Type.Integer(),
+  ids: Type.Array(Type.String(), { description: 'Ids de los registros creados, en el orden del fichero' }),
+})
+
+const Query = Type.Object({
+  simular: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true: no escribe nada; responde el informe de problemas' })),
+  separador: Type.Optional(Type.Union([Type.Literal(','), Type.Literal(';')], { description: 'CSV: separador de celdas; sin él, el de la línea de cabecera' })),
+}, { additionalProperties: false })
+
+const CSV_EXAMPLE = '\uFEFFdenunciante_nombre;tipo;fecha_hechos;lugar_hechos;descripcion;testigos\r\nAna Ruiz;hurto;2026-06-01 10:00:00;"Calle Mayor, 3";Bolso sustraído;"[{""nombre"":""Luis""}]"\r\n'
+const NDJSON_EXAMPLE = '{"denunciante_nombre":"Ana Ruiz","tipo":"hurto","fecha_hechos":"2026-06-01 10:00:00","lugar_hechos":"Calle Mayor, 3","descripcion":"Bolso sustraído"}\n'
+
+export const importRecords: Operation = {
+  method: 'POST',
+  url: '/importar',
+  action: 'importar',
+  config: { importBody: true },
+  schema: (mod, { tags, operationId }) => ({
+    openapi: {
+      body: {
+        description: 'Un registro por fila, validado como el cuerpo de un POST; columnas y claves que empiezan por `_` se ignoran',
+        content: {
+          'text/csv': { schema: { type: 'string', description: 'El dialecto de la exportación: UTF-8 (con o sin BOM), cabecera con los nombres de campo, separador `,` o `;`, comillas RFC 4180, celda vacía = campo no enviado, listas en JSON, prefijo `\'` antifórmula retirado' }, example: CSV_EXAMPLE },
+          'application/x-ndjson': { schema: { type: 'string', description: 'Un objeto JSON por línea' }, example: NDJSON_EXAMPLE },
+        },
+      },
+      errors: [409],
+    },
+    schema: {
+      tags,
+      summary: `Importar registros de ${mod.label} (CSV o NDJSON, todos o ninguno)`,
+      operationId: operationId('import'),
+      querystring: Query,
+      response: {
+        200: envelope(Report),
+        201: envelope(Done),
+      },
+    },
+  }),
+  async handle (request, reply, mod) {
+    const body = request.body as Readable | undefined
+    const type = request.headers['content-type'] ?? ''
+    // A JSON body reaches here parsed: only the two streamed types are an import.
+    if (body === undefined || body === null || typeof (body as { pipe?: unknown }).pipe !== 'function') throw new AppError('TIPO_CONTENIDO_NO_SOPORTADO')
+    const query = request.query as { simular?: 'true' | 'false', separador?: Separator }
+    const answer = await request.records.of(mod).importar({
+      input: body,
+      format: type.startsWith('text/csv') ? 'csv' : 'ndjson',
+      simular: query.simular === 'true',
+      validate: rowValidator(mod, request.server.registry, request.server.config.timeZone),
+      ...(query.separador !== undefined && { separador: query.separador }),
+    })
+    if (answer.simulado) return { success: true, data: answer.informe }
+    void reply.code(201)
+    return { success: true, data: answer.hecho }
+  },
+}
