@@ -19,7 +19,7 @@ import { findRows } from '../db/row-query.js'
 import { rowValidator } from '../generate/row-validator.js'
 import type { ImportFormat } from '../records/import-source.js'
 import { usersTable } from '../records/users/users-table.js'
-import { withRecords, type RecordsSession, type SessionOptions } from './records-session.js'
+import { withRecords, type RecordsSession, type SessionOptions } from './lib/records-session.js'
 
 const HELP = `npm run import -- <module> <file> [--simular] [--usuario <username>] [--separador ';'] [--formato csv|ndjson]
 (in the image: node dist/bin/import.js <module> <file> …)

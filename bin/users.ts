@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
 import { ConfigError } from '../core/errors.js'
 import type { EmbeddedDatabase } from '../db/embedded.js'
-import { withRecords } from './records-session.js'
+import { withRecords } from './lib/records-session.js'
 import { UserAdmin, UserAdminError, generatePassword } from '../records/users/user-admin.js'
 
 const HELP: Record<string, string> = {
