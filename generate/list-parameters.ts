@@ -13,6 +13,8 @@ import type { FieldDef, ModuleDef, Registry } from '../core/registry/types.js'
 import { systemField } from '../core/system-fields.js'
 import { FIELD_TYPES_IMPL, typeOf } from '../core/field-types/index.js'
 import { DEFAULT_LIMIT, LIST_PARAMETERS, MAX_LIMIT, listFilters, sortable } from '../records/list-query.js'
+import { ANY_OF_PARAMETER } from '../records/any-of-query.js'
+import { anyOfParameter } from './any-of-parameter.js'
 import { idPattern, withFormat } from './field-formats.js'
 
 type Schema = Record<string, unknown>
@@ -101,5 +103,6 @@ export function listQuerystring (mod: ModuleDef, registry: Registry, timeZone: s
       properties[op === 'eq' ? filter.name : `${filter.name}[${op}]`] = Type.Optional({ ...meaning.value(field), description: about } as TSchema)
     }
   }
+  properties[ANY_OF_PARAMETER] = Type.Optional(anyOfParameter(listFilters(mod), properties))
   return Type.Object(properties, { additionalProperties: false, style: 'form', explode: true })
 }

@@ -173,6 +173,17 @@ export const newNotes = (): DocumentNotes => ({ everyModule: new Set(), etag: ne
 const REF = '#/components/responses/'
 
 /**
+ * An object query parameter is sent in brackets (`o[1][estado]=…`,
+ * docs/user-guide.md "Any-of filters (o[N])"): `style: deepObject`.
+ * @fastify/swagger sets a style only for every parameter of a route at once.
+ */
+function bracketed (op: Schema): void {
+  for (const p of (op.parameters ?? []) as Schema[]) {
+    if (p.in === 'query' && (p.schema as Schema | undefined)?.type === 'object') Object.assign(p, { style: 'deepObject', explode: true })
+  }
+}
+
+/**
  * The paths of the operations every module has (their operationIds in
  * `everyModule`) after the others, each group in the order its routes were
  * added: the hand-written routes and the modules' own operations first,
@@ -197,6 +208,7 @@ export function documentObject (doc: Schema, schemas: ReadonlyMap<string, TSchem
   doc.paths = ordered((doc.paths ?? {}) as Record<string, Record<string, Schema>>, notes.everyModule)
   for (const item of Object.values(doc.paths as Record<string, Record<string, Schema>>)) {
     for (const op of Object.values(item)) {
+      bracketed(op)
       const responses = op.responses as Record<string, Schema> | undefined
       const id = op.operationId as string
       for (const code of Object.keys(responses ?? {})) {

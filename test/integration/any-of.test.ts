@@ -15,6 +15,7 @@ import { client, ok, validDni, type Api } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
 import { startTestApp } from '../helpers/test-app.js'
+import { listFilters } from '../../records/list-query.js'
 
 /** A fixture complaint: what it is stored with. */
 interface Fix {
@@ -198,6 +199,31 @@ describe('a malformed group: 400 Datos inválidos naming the parameter as sent',
     const res = await admin.get(`/denuncias?${qs(['o[1][tipo]', 'robo'], ...[value].flat().map((v): [string, string] => [key, v]))}`)
     expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles).toEqual([{ campo: key, mensaje: expect.stringMatching(mensaje) }])
+  })
+})
+
+describe('the OpenAPI document', () => {
+  it('declares o on every list: deepObject, groups 1 to 9, each filter with the operators and value schemas of its plain parameter, an example', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
+    for (const mod of app.registry.modules) {
+      const params = doc.paths[`/${mod.path}`].get.parameters as Array<Record<string, any>>
+      const o = params.find((p) => p.name === 'o')!
+      expect(o, mod.name).toMatchObject({ in: 'query', required: false, style: 'deepObject', explode: true, description: expect.stringContaining('o[1][estado]=pendiente&o[1][prioridad][in]=alta,urgente') })
+      expect(o.schema).toMatchObject({ type: 'object', propertyNames: { pattern: '^[1-9]$' }, maxProperties: 9 })
+      const group = o.schema.additionalProperties
+      for (const f of listFilters(mod)) {
+        const byOperator = f.operators.includes('eq') ? group.properties[f.name].anyOf[1] : group.properties[f.name]
+        expect(Object.keys(byOperator.properties), `${mod.name}.${f.name}`).toEqual([...f.operators])
+        const plain = params.find((p) => p.name === (f.operators.includes('eq') ? f.name : `${f.name}[${f.operators[0]}]`))!.schema
+        expect(f.operators.includes('eq') ? group.properties[f.name].anyOf[0] : byOperator.properties[f.operators[0]!]).toEqual(plain)
+      }
+      expect(Object.keys(group.properties)).toEqual(listFilters(mod).map((f) => f.name))
+      // The example is a group the service takes.
+      const groups = Object.entries(o.example as Record<string, Record<string, Record<string, unknown>>>)
+      expect(groups.length, mod.name).toBe(1)
+      const query = groups.flatMap(([n, conditions]) => Object.entries(conditions).flatMap(([field, ops]) => Object.entries(ops).map(([op, v]) => `o[${n}][${field}][${op}]=${String(v)}`))).join('&')
+      ok(await admin.get(`/${mod.path}?${query}`))
+    }
   })
 })
 

@@ -17,6 +17,7 @@ import { ERRORS } from '../../core/errors.js'
 import { SYSTEM_FIELDS } from '../../core/system-fields.js'
 import { typeOf } from '../../core/field-types/index.js'
 import { LIST_PARAMETERS, listFilters } from '../../records/list-query.js'
+import { ANY_OF_PARAMETER } from '../../records/any-of-query.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { call, login } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
@@ -100,7 +101,7 @@ describe('the document', () => {
       const query = queryOf(doc.paths[`/${m.path}`].get)
       for (const p of LIST_PARAMETERS) expect(query.has(p), `${m.name} ${p}`).toBe(true)
       expect(query.get('limit')!.schema.type).toBe('integer')
-      const expected = new Set(LIST_PARAMETERS)
+      const expected = new Set([...LIST_PARAMETERS, ANY_OF_PARAMETER]) // the any-of groups: test/integration/any-of.test.ts
       for (const f of listFilters(m)) {
         for (const op of f.operators) expected.add(op === 'eq' ? f.name : `${f.name}[${op}]`)
         const field = m.fieldMap.get(f.name)
