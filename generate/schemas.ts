@@ -97,7 +97,27 @@ function docSchemas (mod: ModuleDef, registry: Registry, record: TObject): Modul
     ...mod.fields.filter((f) => !f.encrypted && !typeOf(f).writeOnly).map((f) => f.name),
   ]
   const { $id: _id, ...documented } = record as TObject & { $id?: string }
-  return { create, update, record: { ...documented, required: always } as TObject }
+  return { create, update, record: { ...documented, ...readShapes(mod, record), required: always } as TObject }
+}
+
+/**
+ * What `campos` and `expandir` make of a record (docs/user-guide.md
+ * "Choosing fields and related records (campos, expandir)"), said in the
+ * document only: a ref may hold the related record, and `_sin_expandir`
+ * names those left as ids. The serializer's schema keeps a ref a string
+ * (an expanded answer is written by JSON.stringify, generate/record-request.ts).
+ */
+function readShapes (mod: ModuleDef, record: TObject): Pick<TObject, 'properties' | 'description'> {
+  const properties: Record<string, TSchema> = { ...record.properties }
+  for (const f of mod.fields) {
+    if (f.type !== 'ref') continue
+    properties[f.name] = Type.Union([record.properties[f.name]!, Type.Object({ _id: Type.String() }, {
+      additionalProperties: true,
+      description: `El registro de ${f.ref} al que apunta, con expandir=${f.name}: como el usuario lo ve en su módulo (con campos=${f.name}.<campo>, solo _id y esos campos)`,
+    })])
+  }
+  properties._sin_expandir = Type.Optional(Type.Array(Type.String(), { description: 'Referencias pedidas en expandir que se quedan como id: registros que el usuario no puede ver, eliminados o inexistentes' }))
+  return { properties, description: `${record.description ?? ''} Con campos, solo _id y los campos nombrados.` }
 }
 
 /** Object items of an array take any keys: said out loud, since a generated client reads a bare `object` as `{}`. */
