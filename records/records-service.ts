@@ -22,7 +22,7 @@ import type { Checkpoints } from './integrity/checkpoints.js'
 import { sealInfo, versionsOf, type HistoryAction } from './history.js'
 import { parseListQuery } from './list-query.js'
 import type { CallerRecords } from './caller-records.js'
-import { expandRecords, parseReadShape, type ReadShape } from './expansion.js'
+import { expandRecords, parseReadShape, withoutReadShape, type ReadShape } from './expansion.js'
 import { ownerColumns, type FieldSelection } from './fields-query.js'
 import { logReads } from './read-log.js'
 import type { ModuleStorage, RowGuard } from './storage/module-storage.js'
@@ -149,11 +149,11 @@ export class RecordsService {
     return (await this.views([row]))[0]!
   }
 
-  async list ({ campos, expandir, ...query }: Record<string, string | string[] | undefined>): Promise<ListPage> {
+  async list (query: Record<string, string | string[] | undefined>): Promise<ListPage> {
     this.authorize('ver')
     const { mod, storage } = this.plan
-    const shape = this.shape(campos, expandir)
-    const q = parseListQuery(mod, query, this.deps.timeZone, this.deps.cipher)
+    const shape = this.shape(query.campos, query.expandir)
+    const q = parseListQuery(mod, withoutReadShape(query), this.deps.timeZone, this.deps.cipher)
     if (q.includeDeleted && this.scope('eliminar') === 'none') throw new AppError('SIN_PERMISOS')
     if (q.filtersEncrypted && this.scope('descifrar') === 'none') throw new AppError('SIN_PERMISOS')
     // A filter on an encrypted value only finds records whose value the caller may read.
