@@ -15,6 +15,7 @@ import { FIELD_TYPES_IMPL, typeOf } from '../core/field-types/index.js'
 import { DEFAULT_LIMIT, LIST_PARAMETERS, MAX_LIMIT, listFilters, sortable } from '../records/list-query.js'
 import { ANY_OF_PARAMETER } from '../records/any-of-query.js'
 import { anyOfParameter } from './any-of-parameter.js'
+import { selectable } from '../records/fields-query.js'
 import { idPattern, withFormat } from './field-formats.js'
 
 type Schema = Record<string, unknown>
@@ -87,12 +88,32 @@ function valueSchema (mod: ModuleDef, name: string, registry: Registry, timeZone
 }
 
 /**
+ * `campos` and `expandir` (docs/user-guide.md "Choosing fields and related
+ * records (campos, expandir)"), taken by a list and a GET by id; `expandir`
+ * only where the module has refs.
+ */
+export function readShapeParameters (mod: ModuleDef): Record<string, TSchema> {
+  const fields = selectable(mod).filter((n) => !n.startsWith('_'))
+  const refs = mod.fields.filter((f) => f.type === 'ref')
+  const campos = Type.String({
+    description: `Solo estos campos, separados por comas (y siempre _id); admite los del sistema. Un campo de un registro expandido se nombra referencia.campo. Campos: ${selectable(mod).join(', ')}`,
+    examples: [[...fields.slice(0, 2), '_version'].join(',')],
+  })
+  if (refs.length === 0) return { campos: Type.Optional(campos) }
+  const expandir = Type.String({
+    description: `Referencias que se sustituyen por el registro al que apuntan, como el usuario lo ve en su módulo (un nivel); las que no puede ver, eliminadas o inexistentes se quedan como id y se nombran en _sin_expandir. Referencias: ${refs.map((r) => `${r.name} (${r.ref!})`).join(', ')}`,
+    examples: [refs.map((r) => r.name).join(',')],
+  })
+  return { campos: Type.Optional(campos), expandir: Type.Optional(expandir) }
+}
+
+/**
  * The query string of `GET /{module}`, one property per parameter; every
  * parameter in the form style, a repeated one exploded (`?estado=a&estado=b`).
  */
 export function listQuerystring (mod: ModuleDef, registry: Registry, timeZone: string): TObject {
   const words = reserved(mod)
-  const properties: Record<string, TSchema> = {}
+  const properties: Record<string, TSchema> = { ...readShapeParameters(mod) }
   for (const name of LIST_PARAMETERS) properties[name] = Type.Optional(words[name] ?? Type.String())
   for (const filter of listFilters(mod)) {
     const field = valueSchema(mod, filter.name, registry, timeZone, filter.blind)

@@ -98,7 +98,8 @@ function docSchemas (mod: ModuleDef, registry: Registry, timeZone: string, recor
   for (const f of mod.fields) {
     if (formatted[f.name] !== undefined) formatted[f.name] = withFormat(f, registry, timeZone, formatted[f.name]!, false)
   }
-  return { create, update, record: { ...documented, properties: formatted, required: always, examples: [recordExample(mod, registry)] } as TObject }
+  const shapes = readShapes(mod, { ...record, properties: formatted } as TObject)
+  return { create, update, record: { ...documented, ...shapes, required: always, examples: [recordExample(mod, registry)] } as TObject }
 }
 
 /** The patterns of the system fields a record shows: ids, instants in the service zone, the hash. */
@@ -116,6 +117,26 @@ function systemFormats (mod: ModuleDef, registry: Registry, timeZone: string, pr
     _deleted: instant,
   }
   return Object.fromEntries(Object.entries(extra).map(([name, more]) => [name, { ...properties[name], ...more } as TSchema]))
+}
+
+/**
+ * What `campos` and `expandir` make of a record (docs/user-guide.md
+ * "Choosing fields and related records (campos, expandir)"), said in the
+ * document only: a ref may hold the related record, and `_sin_expandir`
+ * names those left as ids. The serializer's schema keeps a ref a string
+ * (an expanded answer is written by JSON.stringify, generate/record-request.ts).
+ */
+function readShapes (mod: ModuleDef, record: TObject): Pick<TObject, 'properties' | 'description'> {
+  const properties: Record<string, TSchema> = { ...record.properties }
+  for (const f of mod.fields) {
+    if (f.type !== 'ref') continue
+    properties[f.name] = Type.Union([record.properties[f.name]!, Type.Object({ _id: Type.String() }, {
+      additionalProperties: true,
+      description: `El registro de ${f.ref} al que apunta, con expandir=${f.name}: como el usuario lo ve en su módulo (con campos=${f.name}.<campo>, solo _id y esos campos)`,
+    })])
+  }
+  properties._sin_expandir = Type.Optional(Type.Array(Type.String(), { description: 'Referencias pedidas en expandir que se quedan como id: registros que el usuario no puede ver, eliminados o inexistentes' }))
+  return { properties, description: `${record.description ?? ''} Con campos, solo _id y los campos nombrados.` }
 }
 
 /** Object items of an array take any keys: said out loud, since a generated client reads a bare `object` as `{}`. */

@@ -61,6 +61,13 @@ export function parseReadShape (mod: ModuleDef, campos: string | string[] | unde
   return { ...(selection !== undefined && { fields: selection }), expand }
 }
 
+/** A list's query without `campos` and `expandir`, for the list parser (records/list-query.ts); copied only when they are there. */
+export function withoutReadShape<Q extends Record<string, unknown>> (query: Q): Q {
+  if (query.campos === undefined && query.expandir === undefined) return query
+  const { campos: _c, expandir: _e, ...rest } = query
+  return rest as Q
+}
+
 /** Replaces the refs of `records` by the related records (in place), one read of `related` per expanded field. */
 export async function expandRecords (records: ApiRecord[], expand: readonly Expansion[], related: (target: ModuleDef) => RelatedRecords): Promise<void> {
   for (const e of expand) {

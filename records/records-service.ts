@@ -23,7 +23,7 @@ import { sealInfo, versionsOf, type HistoryAction } from './history.js'
 import { parseListQuery, type ListQuery } from './list-query.js'
 import { importRecords, type ImportAnswer, type ImportRequest } from './import-rows.js'
 import type { CallerRecords } from './caller-records.js'
-import { expandRecords, parseReadShape, type ReadShape } from './expansion.js'
+import { expandRecords, parseReadShape, withoutReadShape, type ReadShape } from './expansion.js'
 import { ownerColumns, type FieldSelection } from './fields-query.js'
 import { logReads } from './read-log.js'
 import { CONTENT_TYPES, exportBody, recordColumns, type ExportAnswer } from './export-stream.js'
@@ -178,9 +178,9 @@ export class RecordsService {
       : { tipo: 'busqueda', usuario: this.ctx.caller.id, fecha: nowSeconds(), modulo: this.plan.mod.name, registro: '', campos: q.encryptedFields, ruta: this.ctx.route(), coincidencias: total }
   }
 
-  async list ({ campos, expandir, ...query }: Record<string, string | string[] | undefined>): Promise<ListPage> {
-    const shape = this.shape(campos, expandir)
-    const { q, where } = this.filtered(query)
+  async list (query: Record<string, string | string[] | undefined>): Promise<ListPage> {
+    const shape = this.shape(query.campos, query.expandir)
+    const { q, where } = this.filtered(withoutReadShape(query))
     const { rows, total } = await this.plan.storage.list(this.ctx.reads, where, shape.fields === undefined ? q : { ...q, columns: this.columns(shape.fields) })
     const records = await this.views(rows, undefined, this.searchEntry(q, total), shape.fields)
     if (shape.expand.length > 0) await this.expand(records, shape)

@@ -1,5 +1,7 @@
 /** `GET /{module}/{id}`: one record, with its version as ETag (docs/user-guide.md "Concurrency, delete and restore"). */
+import { Type } from '@sinclair/typebox'
 import { IdParams, envelope } from '../../http/schemas.js'
+import { readShapeParameters } from '../list-parameters.js'
 import { etag, expandedAnswer, idOf } from '../record-request.js'
 import type { Operation } from './operation.js'
 
@@ -8,7 +10,8 @@ export const get: Operation = {
   url: '/:id',
   action: 'ver',
   schema: (mod, { recordRef, tags, operationId }) => ({
-    openapi: { etag: true },
+    // Parsed by the records service (records/expansion.ts): documented only.
+    openapi: { etag: true, querystring: Type.Object(readShapeParameters(mod), { additionalProperties: false }) },
     schema: { tags, summary: `Obtener un registro de ${mod.label}`, operationId: operationId('get'), params: IdParams, response: { 200: envelope(recordRef) } },
   }),
   async handle (request, reply, mod) {

@@ -18,6 +18,7 @@ import { SYSTEM_FIELDS } from '../../core/system-fields.js'
 import { typeOf } from '../../core/field-types/index.js'
 import { LIST_PARAMETERS, listFilters } from '../../records/list-query.js'
 import { ANY_OF_PARAMETER } from '../../records/any-of-query.js'
+import { readShapeParameters } from '../../generate/list-parameters.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { call, login } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
@@ -101,7 +102,7 @@ describe('the document', () => {
       const query = queryOf(doc.paths[`/${m.path}`].get)
       for (const p of LIST_PARAMETERS) expect(query.has(p), `${m.name} ${p}`).toBe(true)
       expect(query.get('limit')!.schema.type).toBe('integer')
-      const expected = new Set([...LIST_PARAMETERS, ANY_OF_PARAMETER]) // the any-of groups: test/integration/any-of.test.ts
+      const expected = new Set([...LIST_PARAMETERS, ANY_OF_PARAMETER, ...Object.keys(readShapeParameters(m))]) // the any-of groups: test/integration/any-of.test.ts
       for (const f of listFilters(m)) {
         for (const op of f.operators) expected.add(op === 'eq' ? f.name : `${f.name}[${op}]`)
         const field = m.fieldMap.get(f.name)
@@ -117,6 +118,20 @@ describe('the document', () => {
     expect(denuncias.has('denunciante_dni[contiene]')).toBe(false)
     expect(denuncias.has('descripcion')).toBe(false) // text: not filterable
     expect(denuncias.has('_hash')).toBe(false)
+  })
+
+  it('documents campos and expandir on a list and a GET by id, and a ref that may hold the expanded record', () => {
+    for (const path of ['/turnos', '/turnos/{id}']) {
+      const query = queryOf(doc.paths[path].get)
+      expect(query.get('campos')?.example, path).toBe('agente_id,fecha,_version')
+      expect(query.get('expandir')?.example, path).toBe('agente_id,vehiculo_asignado,compañero')
+    }
+    // A module without references has no expandir.
+    expect(queryOf(doc.paths['/atestados'].get).has('expandir')).toBe(false)
+    const turno = doc.components.schemas.turnosRecord
+    expect(turno.properties.vehiculo_asignado.anyOf).toEqual([{ type: ['string', 'null'] }, expect.objectContaining({ type: 'object', required: ['_id'] })])
+    expect(turno.properties._sin_expandir).toMatchObject({ type: 'array', items: { type: 'string' } })
+    expect(turno.required).not.toContain('_sin_expandir')
   })
 
   it('gives every route its error responses, in the envelope, from one shared response per status', () => {
@@ -138,7 +153,8 @@ describe('the document', () => {
     }
     const create = doc.paths['/denuncias'].post
     expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '409', '413', '415', '429', '503'])
-    expect(Object.keys(doc.paths['/denuncias/{id}'].get.responses)).toEqual(['200', '401', '403', '404', '429', '503'])
+    // campos and expandir: a GET by id can be a 400 too.
+    expect(Object.keys(doc.paths['/denuncias/{id}'].get.responses)).toEqual(['200', '400', '401', '403', '404', '429', '503'])
     expect(doc.components.responses.Error429.headers['Retry-After']).toBeDefined()
     const loginOp = doc.paths['/auth/login'].post
     expect(loginOp.security).toEqual([])

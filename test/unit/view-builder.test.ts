@@ -17,6 +17,8 @@ import { formatDateTime } from '../../core/time.js'
 import { valueColumn } from '../../db/columns.js'
 import type { Row } from '../../db/module-entity.js'
 import { toApiRecord } from '../../records/record-view.js'
+import { selectable, selectionOf } from '../../records/fields-query.js'
+import { PROJECTIONS } from '../../records/projected-views.js'
 
 const registry = loadRegistry('modules.yaml')
 const cipher = createFieldCipher([Buffer.alloc(32, 7)], { indexKey: Buffer.alloc(32, 8), integrityKey: Buffer.alloc(32, 9) })
@@ -83,4 +85,35 @@ describe('buildRecordView', () => {
       }), { numRuns: 60 })
     })
   }
+})
+
+describe('a projection (campos, records/fields-query.ts)', () => {
+  for (const mod of registry.modules) {
+    it(`${mod.name}: _id and the named fields of the full view, in its order; _restringidos names only the named fields withheld`, () => {
+      const names = selectable(mod)
+      fc.assert(fc.property(rowOf(mod), fc.boolean(), fc.subarray(names), (row, canDecrypt, named) => {
+        const fields = selectionOf(mod, named)
+        const view = toApiRecord(mod, row, { timeZone: TZ, cipher, canDecrypt }, fields)
+        const full = reference(mod, row, canDecrypt)
+        const expected: Record<string, unknown> = Object.fromEntries(Object.entries(full).filter(([k]) => k === '_id' || named.includes(k)))
+        const withheld = ((full._restringidos ?? []) as string[]).filter((n) => named.includes(n))
+        if (withheld.length > 0) expected._restringidos = withheld
+        expect(Object.keys(view)).toEqual(Object.keys(expected))
+        expect(view).toEqual(expected)
+      }), { numRuns: 60 })
+    })
+  }
+
+  it(`stays right past the ${PROJECTIONS} generated views it keeps per module`, () => {
+    const mod = registry.byName.get('personal')!
+    const names = selectable(mod)
+    const row = fc.sample(rowOf(mod), { numRuns: 1, seed: 1 })[0]!
+    // Every pair of fields: more lists than the cache holds, each asked twice.
+    const lists = names.flatMap((a, i) => names.slice(i + 1).map((b) => [a, b]))
+    expect(lists.length).toBeGreaterThan(PROJECTIONS)
+    for (const list of [...lists, ...lists]) {
+      const view = toApiRecord(mod, row, { timeZone: TZ, cipher, canDecrypt: true }, selectionOf(mod, list))
+      expect(Object.keys(view)).toEqual(['_id', ...list.filter((n) => n !== '_id')])
+    }
+  })
 })
