@@ -17,6 +17,7 @@ import type { Caller } from '../core/access.js'
 import { AppError, ConfigError } from '../core/errors.js'
 import { findRows } from '../db/row-query.js'
 import { rowValidator } from '../generate/row-validator.js'
+import { refusal } from '../records/import-rows.js'
 import type { ImportFormat } from '../records/import-source.js'
 import { usersTable } from '../records/users/users-table.js'
 import { withRecords, type RecordsSession, type SessionOptions } from './lib/records-session.js'
@@ -89,6 +90,7 @@ export async function runImport (argv: readonly string[], opts: ImportCliOptions
     if (values.formato !== undefined && values.formato !== 'csv' && values.formato !== 'ndjson') throw new Usage('--formato is csv or ndjson')
     const format: ImportFormat = (values.formato as ImportFormat | undefined) ?? (['.ndjson', '.jsonl'].includes(extname(file).toLowerCase()) ? 'ndjson' : 'csv')
     const size = statSync(file).size
+    const printProblems = (e: AppError): void => { for (const d of e.detalles ?? []) out(`  ${d.campo}: ${d.mensaje}\n`) }
     return await withRecords(opts, err, async (session) => {
       const mod = session.registry.byName.get(moduleName)
       if (mod === undefined) throw new Usage(`unknown module "${moduleName}"; modules: ${session.registry.modules.map((m) => m.name).join(', ')}`)
@@ -114,7 +116,7 @@ export async function runImport (argv: readonly string[], opts: ImportCliOptions
         if (answer.simulado) {
           const r = answer.informe
           out(`${mod.name}: ${r.filas} rows read, ${r.validas} valid, ${r.errores.length + r.errores_omitidos} problems (nothing written: --simular).\n`)
-          for (const p of r.errores) out(`  row ${p.fila}${p.campo === '' ? '' : `, ${p.campo}`}: ${p.mensaje}\n`)
+          printProblems(refusal(r))
           if (r.errores_omitidos > 0) out(`  … and ${r.errores_omitidos} more.\n`)
           return r.errores.length > 0 ? 1 : 0
         }
@@ -125,7 +127,7 @@ export async function runImport (argv: readonly string[], opts: ImportCliOptions
         bar?.stop()
         if (!(e instanceof AppError)) throw e
         out(`${mod.name}: nothing imported: ${e.message}\n`)
-        for (const d of e.detalles ?? []) out(`  ${d.campo}: ${d.mensaje}\n`)
+        printProblems(e)
         return 1
       }
     })

@@ -195,7 +195,11 @@ function checkCompiledCommands (): void {
   rmSync(out, { recursive: true, force: true })
   const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', out], { encoding: 'utf8', cwd: ROOT })
   if (tsc.status !== 0) { problem(`npm run build failed: ${tsc.stdout}${tsc.stderr}`); return }
-  const commands = readdirSync(join(out, 'bin')).filter((f) => f.endsWith('.js'))
+  // A command is a file of bin/ a script of package.json runs (`tsx bin/<c>.ts`, `node dist/bin/<c>.js`);
+  // the others are modules the commands share (bin/records-session.ts).
+  const scripts = Object.values((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts)
+  const run = new Set(scripts.flatMap((s) => [...s.matchAll(/(?:tsx bin\/([\w-]+)\.ts|node dist\/bin\/([\w-]+)\.js)/g)].map((m) => `${m[1] ?? m[2]!}.js`)))
+  const commands = readdirSync(join(out, 'bin')).filter((f) => f.endsWith('.js') && run.has(f))
   for (const c of commands) {
     const r = spawnSync(process.execPath, [join(out, 'bin', c), '--help'], { encoding: 'utf8', cwd: ROOT, env: { PATH: process.env.PATH } })
     if (r.status !== 0 || !/Exit status/.test(r.stdout)) problem(`node dist/bin/${c} --help failed (${String(r.status)}): ${r.stderr.trim()}`)

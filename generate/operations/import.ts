@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream'
 import { Type } from '@sinclair/typebox'
 import { AppError } from '../../core/errors.js'
+import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js'
 import { envelope } from '../../http/schemas.js'
 import type { Separator } from '../../records/csv-dialect.js'
 import { rowValidator } from '../row-validator.js'
@@ -36,21 +37,46 @@ const Query = Type.Object({
   separador: Type.Optional(Type.Union([Type.Literal(','), Type.Literal(';')], { description: 'CSV: separador de celdas; sin él, el de la línea de cabecera' })),
 }, { additionalProperties: false })
 
-const CSV_EXAMPLE = '\uFEFFdenunciante_nombre;tipo;fecha_hechos;lugar_hechos;descripcion;testigos\r\nAna Ruiz;hurto;2026-06-01 10:00:00;"Calle Mayor, 3";Bolso sustraído;"[{""nombre"":""Luis""}]"\r\n'
-const NDJSON_EXAMPLE = '{"denunciante_nombre":"Ana Ruiz","tipo":"hurto","fecha_hechos":"2026-06-01 10:00:00","lugar_hechos":"Calle Mayor, 3","descripcion":"Bolso sustraído"}\n'
+/** A value of each type for the examples. */
+function sample (f: FieldDef, registry: Registry): unknown {
+  if (f.enum !== undefined) return f.enum[0]
+  switch (f.type) {
+    case 'integer': return 1
+    case 'decimal': return 10.5
+    case 'boolean': return true
+    case 'date': return '2026-06-01'
+    case 'datetime': return '2026-06-01 10:00:00'
+    case 'time': return '08:30'
+    case 'array': return []
+    case 'ref': return `${registry.byName.get(f.ref!)!.prefix}-2026-00001`
+    case 'password': return 'una-contraseña-larga'
+    default: return f.format === 'dni' ? '12345678Z' : `Texto de ${f.name}`
+  }
+}
+
+/** The module's required fields, as a CSV (`;`, with BOM) and as an NDJSON line. */
+function examples (mod: ModuleDef, registry: Registry): { csv: string, ndjson: string } {
+  const fields = mod.fields.filter((f) => f.required)
+  const row = Object.fromEntries(fields.map((f) => [f.name, sample(f, registry)]))
+  const cell = (v: unknown): string => typeof v === 'string' ? v : JSON.stringify(v)
+  return {
+    csv: `\uFEFF${fields.map((f) => f.name).join(';')}\r\n${Object.values(row).map(cell).join(';')}\r\n`,
+    ndjson: `${JSON.stringify(row)}\n`,
+  }
+}
 
 export const importRecords: Operation = {
   method: 'POST',
   url: '/importar',
   action: 'importar',
   config: { importBody: true },
-  schema: (mod, { tags, operationId }) => ({
+  schema: (mod, { registry, tags, operationId }) => ({
     openapi: {
       body: {
         description: 'Un registro por fila, validado como el cuerpo de un POST; columnas y claves que empiezan por `_` se ignoran',
         content: {
-          'text/csv': { schema: { type: 'string', description: 'El dialecto de la exportación: UTF-8 (con o sin BOM), cabecera con los nombres de campo, separador `,` o `;`, comillas RFC 4180, celda vacía = campo no enviado, listas en JSON, prefijo `\'` antifórmula retirado' }, example: CSV_EXAMPLE },
-          'application/x-ndjson': { schema: { type: 'string', description: 'Un objeto JSON por línea' }, example: NDJSON_EXAMPLE },
+          'text/csv': { schema: { type: 'string', description: 'El dialecto de la exportación: UTF-8 (con o sin BOM), cabecera con los nombres de campo, separador `,` o `;`, comillas RFC 4180, celda vacía = campo no enviado, listas en JSON, prefijo `\'` antifórmula retirado', examples: [examples(mod, registry).csv] } },
+          'application/x-ndjson': { schema: { type: 'string', description: 'Un objeto JSON por línea', examples: [examples(mod, registry).ndjson] } },
         },
       },
       errors: [409],
