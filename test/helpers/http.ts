@@ -81,6 +81,12 @@ export function sampleValue (f: FieldDef, refs: Map<string, string>, n: number):
   }
 }
 
+/** What `_restringidos` names for a caller without descifrar: the encrypted fields, then encrypted sub-fields by path (docs/user-guide.md "Structured arrays"). */
+export function withheldNames (mod: ModuleDef): string[] {
+  const paths = (f: FieldDef): string[] => (f.items ?? []).filter((s) => s.encrypted).map((s) => `${f.name}.${s.name}`)
+  return [...mod.fields.filter((f) => f.encrypted).map((f) => f.name), ...mod.fields.flatMap(paths)]
+}
+
 /** A body with every declared field set (`requiredOnly`: just the required ones). */
 export function sampleBody (mod: ModuleDef, refs: Map<string, string>, requiredOnly = false): Record<string, unknown> {
   const n = ++sampleCounter

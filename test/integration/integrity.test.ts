@@ -80,6 +80,13 @@ const SAFE_FROM = Date.UTC(2020, 0, 1)
 /** Instants away from DST changes (no March, no October), to whole seconds. */
 const instantArb = fc.integer({ min: 0, max: 3000 * 86_400 - 1 }).map((s) => SAFE_FROM + s * 1000).filter((ms) => ![2, 9].includes(new Date(ms).getUTCMonth()))
 const textArb = (max: number): fc.Arbitrary<string> => fc.string({ unit: fc.constantFrom(...'abcxyzñáÉ 019-'.split('')), minLength: 1, maxLength: Math.min(max, 12) })
+/** A structured array's items (docs/user-guide.md "Structured arrays"): a sub-field sent as null is left out of the item shown. */
+function itemsArb (subs: readonly FieldDef[]): fc.Arbitrary<[unknown, unknown]> {
+  const item = fc.tuple(...subs.map((s) => valueArb(s).map(([sent, shown]) => [s.name, sent, shown] as const)))
+    .map((entries) => [Object.fromEntries(entries.map(([k, sent]) => [k, sent])), Object.fromEntries(entries.filter(([, , shown]) => shown !== null).map(([k, , shown]) => [k, shown]))])
+  return fc.array(item, { maxLength: 3 }).map((items) => [items.map((i) => i[0]), items.map((i) => i[1])])
+}
+
 /** [value to send, value the API shows back]. */
 function valueArb (f: FieldDef): fc.Arbitrary<[unknown, unknown]> {
   const same = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<[unknown, unknown]> => a.map((v) => [v, v])
@@ -93,7 +100,7 @@ function valueArb (f: FieldDef): fc.Arbitrary<[unknown, unknown]> {
     case 'date': arb = same(instantArb.map((ms) => new Date(ms).toISOString().slice(0, 10))); break
     case 'time': arb = same(fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([a, b]) => `${String(a).padStart(2, '0')}:${String(b).padStart(2, '0')}`)); break
     case 'datetime': arb = fc.tuple(instantArb, fc.boolean()).map(([ms, iso]) => [iso ? new Date(ms).toISOString() : local(ms), local(ms)]); break
-    case 'array': arb = same(fc.array(fc.oneof(textArb(8), fc.record({ nombre: textArb(8), n: fc.integer({ min: 0, max: 99 }) })), { maxLength: 3 })); break
+    case 'array': arb = f.items === undefined ? same(fc.array(fc.oneof(textArb(8), fc.record({ nombre: textArb(8), n: fc.integer({ min: 0, max: 99 }) })), { maxLength: 3 })) : itemsArb(f.items); break
     case 'ref': arb = same(fc.constantFrom(...(f.ref === 'personal' ? personalPool : [refs.get(f.ref!)!]))); break
     default: throw new Error(`no generator for ${f.type}`)
   }
@@ -314,12 +321,15 @@ function readmeHashes (m: ModuleDef, version: Rec, prev: string): string[] {
   for (const k of dts) combos = combos.flatMap((c) => instants(r[k]).map((i) => ({ ...c, [k]: i })))
   return combos.map((dt) => {
     const o: Rec = { _id: r._id, _version: r._version, _created_by: r._created_by, _modified_by: r._modified_by, _deleted: null, _prev: prev, ...dt }
-    // Format 3 (modules with encrypted fields): the keyed `_clave`.
-    if (version.sello === 3) o._clave = createHmac('sha256', key).update(`sello\u0000${r._id}\u0000${r._version}`, 'utf8').digest('hex')
+    // Formats 3 and 4 (modules with encrypted fields): the keyed `_clave`.
+    if (version.sello >= 3) o._clave = createHmac('sha256', key).update(`sello\u0000${r._id}\u0000${r._version}`, 'utf8').digest('hex')
     for (const f of m.fields) {
       const x = r[f.name] ?? null
       if (x === null && !sealedNulls.has(f.name)) continue
-      o[f.name] = x === null ? null : f.encrypted ? createHmac('sha256', key).update(typeof x === 'string' ? x : canon(x), 'utf8').digest('hex') : f.type === 'datetime' ? dt[f.name] : x
+      const digest = (v: unknown): string => createHmac('sha256', key).update(typeof v === 'string' ? v : canon(v), 'utf8').digest('hex')
+      // Format 4: each encrypted sub-field of an item as the HMAC of its plaintext.
+      const items = (v: unknown[]): unknown[] => v.map((it) => it === null || typeof it !== 'object' ? it : Object.fromEntries(Object.entries(it as Rec).map(([k, y]) => [k, f.items!.find((s) => s.name === k)?.encrypted === true ? digest(y) : y])))
+      o[f.name] = x === null ? null : f.encrypted ? digest(x) : f.type === 'datetime' ? dt[f.name] : version.sello === 4 && f.items !== undefined ? items(x) : x
     }
     return sha(canon(o))
   })

@@ -41,6 +41,14 @@ function reference (mod: ModuleDef, row: Row, canDecrypt: boolean): Record<strin
     if (f.encrypted) {
       if (canDecrypt) out[f.name] = shown(typeOf(f), decrypt(f, row, cipher))
       else restricted.push(f.name)
+    } else if (f.items?.some((x) => x.encrypted) === true) {
+      // A structured array (docs/user-guide.md "Structured arrays"): encrypted sub-fields decrypted in each item, or removed and named by path.
+      const secret = f.items.filter((x) => x.encrypted).map((x) => x.name)
+      const items = row[valueColumn(f)] as unknown[] | null
+      out[f.name] = items === null ? null : items.map((item, i) => typeof item !== 'object' || item === null ? item : Object.fromEntries(Object.entries(item)
+        .filter(([k]) => canDecrypt || !secret.includes(k))
+        .map(([k, v]) => [k, secret.includes(k) && typeof v === 'string' && v.startsWith('v1:') ? cipher.decrypt(v, row._id as string, `${f.name}[${i}].${k}`) : v])))
+      if (!canDecrypt) restricted.push(...secret.map((k) => `${f.name}.${k}`))
     } else {
       out[f.name] = shown(typeOf(f), row[valueColumn(f)])
     }
@@ -60,13 +68,20 @@ const stored: Record<string, fc.Arbitrary<unknown>> = {
   array: fc.array(fc.string(), { maxLength: 3 }),
 }
 
+/** Stored items of a structured array: objects whose encrypted sub-fields are ciphertexts or (stored before the declaration) plaintext, and texts. */
+function itemsOf (f: FieldDef): fc.Arbitrary<unknown[]> {
+  const item = fc.record(Object.fromEntries(f.items!.map((s) => [s.name, fc.tuple(fc.string(), fc.boolean())])), { requiredKeys: [] })
+  return fc.array(fc.oneof(fc.string(), item), { maxLength: 3 }).map((items) => items.map((it, i) => typeof it === 'string' ? it : Object.fromEntries(Object.entries(it as Record<string, [string, boolean]>).map(([k, [v, sealed]]) =>
+    [k, sealed && f.items!.find((s) => s.name === k)!.encrypted ? cipher.encrypt(v, 'REG-2026-00001', `${f.name}[${i}].${k}`) : v]))))
+}
+
 function rowOf (mod: ModuleDef): fc.Arbitrary<Row> {
   const columns: Record<string, fc.Arbitrary<unknown>> = {
     _id: fc.constant('REG-2026-00001'), _created: instant, _created_by: fc.constant('USR-2026-00001'), _modified: instant,
     _modified_by: fc.constant('USR-2026-00002'), _version: fc.nat(), _hash: fc.constant('0'.repeat(64)), _deleted: fc.option(instant, { nil: null }),
   }
   for (const f of mod.fields) {
-    const value = fc.option(stored[f.type]!, { nil: null })
+    const value = fc.option(f.items === undefined ? stored[f.type]! : itemsOf(f), { nil: null })
     columns[valueColumn(f)] = f.encrypted
       ? value.map((v) => v === null ? null : cipher.encrypt(typeOf(f).toPlaintext(v instanceof Date || typeof v !== 'string' || f.type !== 'datetime' ? v : new Date(v)), 'REG-2026-00001', f.name))
       : value
