@@ -168,10 +168,16 @@ async function send (r: Request): Promise<string[]> {
   if (r.token !== 'none') headers.authorization = `Bearer ${token}`
   let body: string | undefined
   if (r.raw !== undefined) { body = r.raw.text; headers['content-type'] = r.raw.type } else if (r.body !== undefined) { body = JSON.stringify(r.body); headers['content-type'] = 'application/json' }
-  const res = await fetch(url, { method: r.method, headers, ...(body !== undefined && { body }) })
-  const text = await res.text()
-  const problems: string[] = []
   const what = `${r.method} ${url.pathname}${url.search.slice(0, 200)}`
+  let res: Response
+  let text: string
+  try {
+    res = await fetch(url, { method: r.method, headers, ...(body !== undefined && { body }) })
+    text = await res.text()
+  } catch (err) {
+    return [`${what}: no answer through Prism (${String((err as Error).cause ?? err)}); Prism's log ends: ${prism.log().slice(-1500)}`]
+  }
+  const problems: string[] = []
   if (r.refusedByDocument === true) {
     const codes = res.status === 422 ? (JSON.parse(text).validation as Array<{ code: unknown }>).map((v) => v.code) : []
     if (!codes.includes(r.status)) problems.push(`${what}: ${res.status}, expected Prism's 422 naming ${r.status}: ${text.slice(0, 400)}`)

@@ -148,8 +148,9 @@ describe('the document', () => {
     const get = doc.paths['/denuncias/{id}'].get
     expect(Object.keys(get.responses)).toEqual(['200', '401', '403', '404', '429', '500', '503'])
     for (const op of [get, create, doc.paths['/denuncias/{id}'].put, doc.paths['/denuncias/{id}/restaurar'].post]) {
-      expect(Object.values(op.responses)[0].headers.ETag.required).toBe(true)
-      expect(Object.values(op.responses)[0].headers['RateLimit-Remaining']).toBeDefined()
+      const success = Object.values(op.responses as Record<string, Schema>)[0]!
+      expect(success.headers.ETag.required).toBe(true)
+      expect(success.headers['RateLimit-Remaining']).toBeDefined()
     }
     for (const op of [doc.paths['/denuncias/{id}'].put, doc.paths['/denuncias/{id}'].delete]) {
       expect(op.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'If-Match' }))
