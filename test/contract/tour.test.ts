@@ -51,13 +51,19 @@ interface Tour {
 
 type Step = (t: Tour, mod: ModuleDef) => Request[]
 
-const listParameters = (t: Tour, mod: ModuleDef): Request[] => {
-  const params = (t.doc.paths[`/${mod.path}`].get.parameters as Schema[]).filter((p) => p.in === 'query')
+/**
+ * One request per query parameter of a module's GET at `suffix` (the list,
+ * and any route taking the list's filters): the parameter's own example,
+ * else a value its schema accepts (samples.ts). The admin may decrypt (a
+ * blind-index filter) and see deleted records.
+ */
+const everyParameter = (t: Tour, mod: ModuleDef, suffix = '', extra: Record<string, string> = {}): Request[] => {
+  const path = `/${mod.path}${suffix}`
+  const params = (t.doc.paths[path].get.parameters as Schema[]).filter((p) => p.in === 'query')
   return params.map((p) => {
-    const value = sampleFor(p.schema, registry, t.ids)
-    if (value === undefined) throw new Error(`no sample value for ${mod.path} ?${p.name}: ${JSON.stringify(p.schema)}`)
-    // A blind-index filter needs `descifrar` (the admin has it); deleted records need `eliminar`.
-    return { method: 'GET', path: `/${mod.path}`, query: { [p.name]: value }, status: 200 }
+    const value = (p.example ?? p.schema.example ?? p.schema.examples?.[0] ?? sampleFor(p.schema, registry, t.ids)) as string | string[] | undefined
+    if (value === undefined) throw new Error(`no sample value for ${path} ?${p.name}: give the parameter an example (${JSON.stringify(p.schema)})`)
+    return { method: 'GET', path, query: { ...extra, [p.name]: typeof value === 'object' && !Array.isArray(value) ? JSON.stringify(value) : value }, status: 200 }
   })
 }
 
@@ -92,8 +98,11 @@ const STEPS: Record<string, Step> = {
   ],
   'GET /{module}': (t, mod) => [
     { method: 'GET', path: `/${mod.path}`, query: { limit: '5', offset: '0', sort: '-_created,_id', incluir_eliminados: 'true' }, status: 200 },
-    ...listParameters(t, mod),
+    ...everyParameter(t, mod),
   ],
+  // Routes of other branches of issue 23, run when the document has them (everyParameter(t, mod, '/resumen') sweeps their parameters).
+  'GET /{module}/resumen': (_t, mod) => [{ method: 'GET', path: `/${mod.path}/resumen`, status: 200 }],
+  'GET /{module}/exportar': (_t, mod) => [{ method: 'GET', path: `/${mod.path}/exportar`, query: { formato: 'ndjson' }, status: 200 }],
   'PUT /{module}/{id}': (t, mod) => [
     { method: 'PUT', path: `/${mod.path}/${id(t, mod)}`, body: changeable(mod), headers: { 'If-Match': version(t, mod) }, status: 200 },
     { method: 'PUT', path: `/${mod.path}/${id(t, mod)}`, body: changeable(mod), headers: { 'If-Match': '"999"' }, status: 409 },
@@ -168,10 +177,18 @@ async function send (r: Request): Promise<string[]> {
   if (r.token !== 'none') headers.authorization = `Bearer ${token}`
   let body: string | undefined
   if (r.raw !== undefined) { body = r.raw.text; headers['content-type'] = r.raw.type } else if (r.body !== undefined) { body = JSON.stringify(r.body); headers['content-type'] = 'application/json' }
-  const res = await fetch(url, { method: r.method, headers, ...(body !== undefined && { body }) })
-  const text = await res.text()
-  const problems: string[] = []
   const what = `${r.method} ${url.pathname}${url.search.slice(0, 200)}`
+  let res: Response
+  let text: string
+  const attempt = async (): Promise<Response> => fetch(url, { method: r.method, headers, ...(body !== undefined && { body }) })
+  try {
+    // Once more when a kept-alive connection was closed under the request (Node's 5 s idle timeout in Prism).
+    res = await attempt().catch(async () => attempt())
+    text = await res.text()
+  } catch (err) {
+    return [`${what}: no answer through Prism (${String((err as Error).cause ?? err)}); Prism's log ends: ${prism.log().slice(-1500)}`]
+  }
+  const problems: string[] = []
   if (r.refusedByDocument === true) {
     const codes = res.status === 422 ? (JSON.parse(text).validation as Array<{ code: unknown }>).map((v) => v.code) : []
     if (!codes.includes(r.status)) problems.push(`${what}: ${res.status}, expected Prism's 422 naming ${r.status}: ${text.slice(0, 400)}`)
@@ -180,8 +197,9 @@ async function send (r: Request): Promise<string[]> {
   if (res.status !== r.status) problems.push(`${what}: ${res.status}, expected ${r.status}: ${text.slice(0, 400)}`)
   const violations = res.headers.get('sl-violations')
   if (violations !== null) problems.push(`${what}: ${violations.slice(0, 1000)}`)
-  if (res.status < 300 && (text.startsWith('{') && JSON.parse(text).data?._version !== undefined)) lastVersion = JSON.parse(text).data._version as number
-  if (r.method === 'POST' && res.status === 201) lastId = JSON.parse(text).data._id as string
+  const json = /^application\/json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) as Schema : undefined
+  if (res.status < 300 && json?.data?._version !== undefined) lastVersion = json.data._version as number
+  if (r.method === 'POST' && res.status === 201) lastId = json?.data._id as string
   return problems
 }
 let lastVersion: number | undefined

@@ -111,7 +111,9 @@ describe('the document', () => {
       expect(new Set(query.keys()), m.name).toEqual(expected)
     }
     const denuncias = queryOf(doc.paths['/denuncias'].get)
-    expect(denuncias.get('estado')!.schema.enum).toEqual(['pendiente', 'investigacion', 'archivada', 'judicializada'])
+    // A repeated equality filter is an array of the enum's values.
+    expect(denuncias.get('estado')!.schema.items.enum).toEqual(['pendiente', 'investigacion', 'archivada', 'judicializada'])
+    expect(denuncias.get('estado')!).toMatchObject({ style: 'form', explode: true })
     expect(denuncias.has('fecha_hechos[gte]')).toBe(true)
     expect(denuncias.has('lugar_hechos[contiene]')).toBe(true)
     expect(denuncias.has('denunciante_dni')).toBe(true) // searchable encrypted: blind index, exact
@@ -135,14 +137,20 @@ describe('the document', () => {
   })
 
   it('gives every route its error responses, in the envelope, from one shared response per status', () => {
+    const shared = doc.components.schemas.Error
+    expect(shared.properties.success).toEqual({ type: 'boolean', enum: [false] })
+    expect(shared.required).toEqual(['success', 'error', 'codigo'])
+    expect(shared.properties.detalles.type).toBe('array')
     for (const [name, response] of Object.entries(doc.components.responses as Record<string, Schema>)) {
       const status = Number(name.replace('Error', ''))
       const schema = response.content['application/json'].schema
-      expect(schema.properties.success).toEqual({ type: 'boolean', enum: [false] })
-      expect(schema.required).toEqual(['success', 'error', 'codigo'])
+      expect(schema.allOf).toEqual([{ $ref: '#/components/schemas/Error' }])
       expect(schema.properties.error.enum).toEqual(Object.values(ERRORS).filter((e) => e.status === status).map((e) => e.message))
       expect(schema.properties.codigo.enum).toEqual(Object.entries(ERRORS).filter(([, e]) => e.status === status).map(([code]) => code))
-      expect(schema.properties.detalles !== undefined, name).toBe(status === 400)
+      // detalles: validation (400), a duplicate or a transition (409), a store named down (503); no other status sends it.
+      expect(schema.properties.detalles, name).toBe([400, 409, 503].includes(status) ? undefined : false)
+      expect(response.headers['X-Request-Id'].required, name).toBe(true)
+      expect(response.headers['Retry-After'] !== undefined, name).toBe(status === 429)
     }
     for (const { method, path, op } of operations()) {
       const errors = Object.keys(op.responses).filter((s) => Number(s) >= 400)
@@ -152,13 +160,25 @@ describe('the document', () => {
       if (op.security === undefined) expect(errors, `${method} ${path}`).toEqual(expect.arrayContaining(['401']))
     }
     const create = doc.paths['/denuncias'].post
-    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '409', '413', '415', '429', '503'])
+    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '409', '413', '415', '429', '500', '503'])
+    const get = doc.paths['/denuncias/{id}'].get
     // campos and expandir: a GET by id can be a 400 too.
-    expect(Object.keys(doc.paths['/denuncias/{id}'].get.responses)).toEqual(['200', '400', '401', '403', '404', '429', '503'])
-    expect(doc.components.responses.Error429.headers['Retry-After']).toBeDefined()
+    expect(Object.keys(get.responses)).toEqual(['200', '400', '401', '403', '404', '429', '500', '503'])
+    for (const op of [get, create, doc.paths['/denuncias/{id}'].put, doc.paths['/denuncias/{id}/restaurar'].post]) {
+      const success = Object.values(op.responses as Record<string, Schema>)[0]!
+      expect(success.headers.ETag.required).toBe(true)
+      expect(success.headers['RateLimit-Remaining']).toBeDefined()
+    }
+    for (const op of [doc.paths['/denuncias/{id}'].put, doc.paths['/denuncias/{id}'].delete]) {
+      expect(op.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'If-Match' }))
+      expect(Object.keys(op.responses)).toContain('400')
+    }
+    expect(doc.paths['/denuncias/{id}'].get.parameters).toContainEqual(expect.objectContaining({ in: 'path', name: 'id', schema: expect.objectContaining({ pattern: '^DEN-\\d{4}-\\d{5,}$' }) }))
+    expect(doc.paths['/health'].get.responses['200'].headers['RateLimit-Limit']).toBeUndefined()
+    expect(doc.paths['/health'].get.responses['200'].headers['X-Request-Id']).toBeDefined()
     const loginOp = doc.paths['/auth/login'].post
     expect(loginOp.security).toEqual([])
-    expect(Object.keys(loginOp.responses)).toEqual(['200', '400', '401', '413', '415', '429', '503'])
+    expect(Object.keys(loginOp.responses)).toEqual(['200', '400', '401', '413', '415', '429', '500', '503'])
     expect(doc.paths['/ready'].get.responses['503']).toBeDefined()
   })
 
