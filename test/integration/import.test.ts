@@ -42,7 +42,7 @@ describe('a CSV in the export\'s dialect', () => {
   it('creates every row in file order, each with its history entry and a seal that verifies', async () => {
     const csv = '\uFEFF' + [
       HEADER,
-      `Ana Ruiz;hurto;2026-06-01 10:00:00;"Calle Mayor; 3";"Dijo ""basta""\r\nen dos líneas";"[""Luis""]";${agente};DEN-2020-00001;7`,
+      `Ana Ruiz;hurto;2026-06-01 10:00:00;"Calle Mayor; 3";"Dijo ""basta""\r\nen dos líneas";"[{""nombre"":""Luis""}]";${agente};DEN-2020-00001;7`,
       'Luis Gil;\'=SUMA(A1);2026-06-02 11:00:00;Plaza;\'-5 euros;;;;',
       'Eva Sanz;robo;2026-06-03T10:00:00Z;Calle Luna;Sin testigos;[];;;',
     ].join('\r\n') + '\r\n'
@@ -54,7 +54,7 @@ describe('a CSV in the export\'s dialect', () => {
     const seq = ids.map((id) => Number(id.split('-')[2]))
     expect(seq).toEqual([seq[0], seq[0]! + 1, seq[0]! + 2])
     const [a, b, c] = await Promise.all(ids.map(async (id) => ok(await admin.get(`/denuncias/${id}`))))
-    expect(a).toMatchObject({ denunciante_nombre: 'Ana Ruiz', lugar_hechos: 'Calle Mayor; 3', descripcion: 'Dijo "basta"\r\nen dos líneas', testigos: ['Luis'], agente_asignado: agente, estado: 'pendiente', _version: 1 })
+    expect(a).toMatchObject({ denunciante_nombre: 'Ana Ruiz', lugar_hechos: 'Calle Mayor; 3', descripcion: 'Dijo "basta"\r\nen dos líneas', testigos: [{ nombre: 'Luis' }], agente_asignado: agente, estado: 'pendiente', _version: 1 })
     expect(b).toMatchObject({ tipo: '=SUMA(A1)', descripcion: '-5 euros', testigos: null, agente_asignado: null })
     expect(c).toMatchObject({ fecha_hechos: '2026-06-03 12:00:00', testigos: [] })
     for (const id of ids) {
@@ -237,5 +237,5 @@ describe('npm run import', () => {
       const res = await exec('npx', ['tsx', 'bin/import.ts', 'denuncias', file], { cwd: ROOT, env: { ...process.env, ...env() } as NodeJS.ProcessEnv })
       expect(res.stdout).toMatch(/denuncias: 1 records created by admin, DEN-/)
     }
-  })
+  }, 180_000) // two commands started through npx and tsx
 })

@@ -131,7 +131,7 @@ describe('the document', () => {
     // A module without references has no expandir.
     expect(queryOf(doc.paths['/atestados'].get).has('expandir')).toBe(false)
     const turno = doc.components.schemas.turnosRecord
-    expect(turno.properties.vehiculo_asignado.anyOf).toEqual([{ type: ['string', 'null'] }, expect.objectContaining({ type: 'object', required: ['_id'] })])
+    expect(turno.properties.vehiculo_asignado.anyOf).toEqual([{ type: ['string', 'null'], pattern: '^VEH-\\d{4}-\\d{5,}$' }, expect.objectContaining({ type: 'object', required: ['_id'] })])
     expect(turno.properties._sin_expandir).toMatchObject({ type: 'array', items: { type: 'string' } })
     expect(turno.required).not.toContain('_sin_expandir')
   })
