@@ -26,7 +26,7 @@ interface Fix {
   fecha_hechos: string
   descripcion: string
   observaciones: string | null
-  testigos: string[] | null
+  testigos: Array<{ nombre: string }> | null
   denunciante_dni: string | null
   mine: boolean
 }
@@ -39,13 +39,13 @@ let staffId: string
 const F: Fix[] = []
 
 const ROWS: Array<Omit<Fix, 'id'>> = [
-  { estado: 'pendiente', prioridad: 'alta', tipo: 'robo', fecha_hechos: '2026-01-10 10:00:00', descripcion: 'Robo de una bicicleta roja', observaciones: null, testigos: ['Luis'], denunciante_dni: DNI, mine: true },
+  { estado: 'pendiente', prioridad: 'alta', tipo: 'robo', fecha_hechos: '2026-01-10 10:00:00', descripcion: 'Robo de una bicicleta roja', observaciones: null, testigos: [{ nombre: 'Luis' }], denunciante_dni: DNI, mine: true },
   { estado: 'pendiente', prioridad: 'media', tipo: 'hurto', fecha_hechos: '2026-02-11 11:00:00', descripcion: 'Hurto de un móvil en el Camión', observaciones: '', testigos: [], denunciante_dni: null, mine: false },
   { estado: 'archivada', prioridad: 'urgente', tipo: 'robo', fecha_hechos: '2026-03-12 12:00:00', descripcion: 'Robos reiterados de camiones', observaciones: 'Revisar', testigos: null, denunciante_dni: validDni(11111111), mine: true },
-  { estado: 'archivada', prioridad: 'baja', tipo: 'lesiones', fecha_hechos: '2026-04-13 13:00:00', descripcion: 'Pelea en la plaza', observaciones: null, testigos: ['Ana', 'Eva'], denunciante_dni: DNI, mine: false },
+  { estado: 'archivada', prioridad: 'baja', tipo: 'lesiones', fecha_hechos: '2026-04-13 13:00:00', descripcion: 'Pelea en la plaza', observaciones: null, testigos: [{ nombre: 'Ana' }, { nombre: 'Eva' }], denunciante_dni: DNI, mine: false },
   { estado: 'pendiente', prioridad: 'urgente', tipo: 'daños', fecha_hechos: '2026-05-14 14:00:00', descripcion: 'Daños en un escaparate', observaciones: 'Cámara', testigos: null, denunciante_dni: '', mine: false },
   { estado: 'archivada', prioridad: 'media', tipo: 'hurto', fecha_hechos: '2026-06-15 15:00:00', descripcion: 'Cartera sustraída en la bicicleta', observaciones: null, testigos: null, denunciante_dni: null, mine: true },
-  { estado: 'pendiente', prioridad: 'baja', tipo: 'robo', fecha_hechos: '2026-07-16 16:00:00', descripcion: 'Robo frustrado', observaciones: 'Nada', testigos: ['Pepe'], denunciante_dni: validDni(22222222), mine: false },
+  { estado: 'pendiente', prioridad: 'baja', tipo: 'robo', fecha_hechos: '2026-07-16 16:00:00', descripcion: 'Robo frustrado', observaciones: 'Nada', testigos: [{ nombre: 'Pepe' }], denunciante_dni: validDni(22222222), mine: false },
 ]
 
 const qs = (...pairs: Array<[string, string]>): string => pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')
@@ -64,7 +64,7 @@ function expected (keep: (r: Fix) => boolean, among: Fix[] = F): { ids: string[]
 }
 
 const fold = (s: string): string => s.normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase()
-const empty = (v: string | string[] | null): boolean => v === null || v.length === 0
+const empty = (v: string | unknown[] | null): boolean => v === null || v.length === 0
 
 beforeAll(async () => {
   ({ h, app, token: adminToken, admin } = await startTestApp())
