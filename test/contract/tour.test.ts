@@ -65,7 +65,7 @@ const everyParameter = (t: Tour, mod: ModuleDef, suffix = '', id?: string, along
   const valueOf = (p: Schema): Record<string, string | string[]> => {
     const value = (p.example ?? p.schema.example ?? p.schema.examples?.[0] ?? sampleFor(p.schema, registry, t.ids)) as string | string[] | Schema | undefined
     if (value === undefined) throw new Error(`no sample value for ${documented} ?${p.name}: give the parameter an example (${JSON.stringify(p.schema)})`)
-    return p.style === 'deepObject' ? brackets(p.name, value as Schema) : { [p.name]: typeof value === 'object' && !Array.isArray(value) ? JSON.stringify(value) : String(value) }
+    return p.style === 'deepObject' ? brackets(p.name, value as Schema) : { [p.name]: Array.isArray(value) ? value : typeof value === 'object' ? JSON.stringify(value) : String(value) }
   }
   // Parameters another one's example depends on (a summary's sort names a measure of medidas) go with each.
   const others = Object.assign({}, ...params.filter((p) => alongside.includes(p.name)).map(valueOf))
