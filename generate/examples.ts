@@ -36,7 +36,8 @@ const BY_TYPE: Readonly<Record<FieldType, (f: FieldDef, registry: Registry) => u
   date: () => DAY,
   time: () => '10:30',
   datetime: () => `${DAY} 10:30:00`,
-  array: () => ['Texto de ejemplo'],
+  // A structured array's items are objects of their sub-fields (docs/user-guide.md "Structured arrays").
+  array: (f, registry) => f.items !== undefined ? [exampleFields(f.items, registry)] : ['Texto de ejemplo'],
   ref: (f, registry) => exampleId(registry.byName.get(f.ref!)!.prefix),
 }
 

@@ -28,5 +28,6 @@ export const etag = (record: Record<string, unknown>): string => `"${String(reco
  * written by JSON.stringify; the plain answer keeps its serializer.
  */
 export function expandedAnswer (reply: FastifyReply): void {
-  void reply.serializer(JSON.stringify)
+  // A serializer of its own sets no content type: the same as the plain answer's.
+  void reply.type('application/json; charset=utf-8').serializer(JSON.stringify)
 }

@@ -24,7 +24,11 @@ export function moduleRoutes (mod: ModuleDef) {
     const schemas = buildSchemas(mod, app.registry, app.config.timeZone)
     app.addSchema(schemas.record)
     app.openapiSchemas.set(schemas.record.$id!, schemas.doc.record)
-    const ctx: OperationContext = { registry: app.registry, timeZone: app.config.timeZone, schemas, recordRef: Type.Ref(schemas.record), tags: [mod.label], operationId: operationName(mod) }
+    app.addSchema(schemas.partial)
+    app.openapiSchemas.set(schemas.partial.$id!, schemas.doc.partial)
+    const recordRef = Type.Ref(schemas.record)
+    const readRef = Type.Union([recordRef, Type.Ref(schemas.partial)])
+    const ctx: OperationContext = { registry: app.registry, timeZone: app.config.timeZone, schemas, recordRef, readRef, tags: [mod.label], operationId: operationName(mod) }
 
     // The action at all, before the body is parsed and validated (docs/user-guide.md "Errors" order: 403 before 400);
     // a route with a body refuses a request without one. Attached to the routes that need them

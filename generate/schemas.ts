@@ -28,8 +28,13 @@ export interface ModuleSchemas {
   update: TObject
   record: TObject
   list: TObject
+  /**
+   * A read with `campos` (`<module>Parcial`): the record's properties, only
+   * `_id` required. Added for the document alone (no route serialises with it).
+   */
+  partial: TObject
   /** What the OpenAPI document shows instead (generate/routes.ts hands them to it). */
-  doc: { create: TObject, update: TObject, record: TObject }
+  doc: { create: TObject, update: TObject, record: TObject, partial: TObject }
 }
 
 /** Keys starting with `_` are system fields: accepted and ignored (`_version` is read on PUT). */
@@ -71,7 +76,8 @@ export function buildSchemas (mod: ModuleDef, registry: Registry, timeZone: stri
     limit: Type.Integer(),
     offset: Type.Integer(),
   }, { $id: `${mod.name}List` })
-  return { create, update, record, list, doc: docSchemas(mod, registry, timeZone, record) }
+  const partial = Type.Object({}, { $id: `${mod.name}Parcial` })
+  return { create, update, record, list, partial, doc: docSchemas(mod, registry, timeZone, record) }
 }
 
 /** The documented variants of the bodies and the record (see the file comment). */
@@ -99,7 +105,22 @@ function docSchemas (mod: ModuleDef, registry: Registry, timeZone: string, recor
     if (formatted[f.name] !== undefined) formatted[f.name] = withFormat(f, registry, timeZone, formatted[f.name]!, false)
   }
   const shapes = readShapes(mod, { ...record, properties: formatted } as TObject)
-  return { create, update, record: { ...documented, ...shapes, required: always, examples: [recordExample(mod, registry)] } as TObject }
+  const example = recordExample(mod, registry)
+  // With campos only _id and the named fields come (docs/decisions.md "A read with campos is a partial record").
+  const named = Object.keys(example).filter((k) => !k.startsWith('_')).slice(0, 2)
+  const partial = {
+    ...documented,
+    properties: shapes.properties,
+    required: ['_id'],
+    description: `Un registro leído con campos: solo _id y los campos nombrados (null si no tienen valor), salvo los cifrados que el usuario no puede ver, nombrados en _restringidos. Con expandir, una referencia puede ser el registro al que apunta.`,
+    examples: [{ _id: example._id, ...Object.fromEntries(named.map((k) => [k, example[k]])), _version: 1 }],
+  }
+  return {
+    create,
+    update,
+    record: { ...documented, properties: shapes.properties, description: `${record.description ?? ''} Con expandir, una referencia puede ser el registro al que apunta.`, required: always, examples: [example] } as TObject,
+    partial: partial as TObject,
+  }
 }
 
 /** The patterns of the system fields a record shows: ids, instants in the service zone, the hash. */
@@ -126,7 +147,7 @@ function systemFormats (mod: ModuleDef, registry: Registry, timeZone: string, pr
  * names those left as ids. The serializer's schema keeps a ref a string
  * (an expanded answer is written by JSON.stringify, generate/record-request.ts).
  */
-function readShapes (mod: ModuleDef, record: TObject): Pick<TObject, 'properties' | 'description'> {
+function readShapes (mod: ModuleDef, record: TObject): Pick<TObject, 'properties'> {
   const properties: Record<string, TSchema> = { ...record.properties }
   for (const f of mod.fields) {
     if (f.type !== 'ref') continue
@@ -136,7 +157,7 @@ function readShapes (mod: ModuleDef, record: TObject): Pick<TObject, 'properties
     })])
   }
   properties._sin_expandir = Type.Optional(Type.Array(Type.String(), { description: 'Referencias pedidas en expandir que se quedan como id: registros que el usuario no puede ver, eliminados o inexistentes' }))
-  return { properties, description: `${record.description ?? ''} Con campos, solo _id y los campos nombrados.` }
+  return { properties }
 }
 
 /** Object items of an array take any keys: said out loud, since a generated client reads a bare `object` as `{}`. */

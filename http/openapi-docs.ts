@@ -26,8 +26,10 @@ export interface RouteDocs {
   params?: object
   /** Request headers, documented only (If-Match): the handler reads them itself. */
   headers?: object
-  /** The successful answer carries the record's ETag. */
-  etag?: boolean
+  /** The 200 answer as documented, when it says more than the serializing schema (a read with campos). */
+  answer?: object
+  /** The successful answer carries the record's ETag; `'with-version'`: only when the answer holds `_version` (campos). */
+  etag?: boolean | 'with-version'
   /** Error statuses the route gives beyond those its config implies (409, a 401 of a public route …). */
   errors?: readonly number[]
   /** An operation every module has (generate/operations/): listed after the other routes (documentObject). */
@@ -143,11 +145,11 @@ export function documentRoute ({ schema, url, route }: { schema: FastifySchema |
   const method = Array.isArray(route.method) ? route.method[0]! : route.method
   documented.operationId ??= operationIdOf(method, url)
   if (docs.everyModule === true) notes.everyModule.add(documented.operationId)
-  if (docs.etag === true) notes.etag.add(documented.operationId)
+  if (docs.etag !== undefined && docs.etag !== false) notes.etag.set(documented.operationId, docs.etag === true)
   if (route.config?.rateLimit !== undefined) notes.unlimited.add(documented.operationId)
   if (route.config?.public === true) documented.security = []
   const errors = Object.fromEntries(errorStatuses(route, documented).map((n) => [n, errorSchema(n)]))
-  documented.response = { ...(schema?.response as Schema | undefined), ...errors }
+  documented.response = { ...(schema?.response as Schema | undefined), ...(docs.answer !== undefined && { 200: docs.answer }), ...errors }
   return { schema: documented, url }
 }
 
@@ -164,11 +166,12 @@ function errorResponse (status: number): Schema {
  */
 export interface DocumentNotes {
   readonly everyModule: Set<string>
-  readonly etag: Set<string>
+  /** Whether the ETag is always sent, by operationId. */
+  readonly etag: Map<string, boolean>
   readonly unlimited: Set<string>
 }
 
-export const newNotes = (): DocumentNotes => ({ everyModule: new Set(), etag: new Set(), unlimited: new Set() })
+export const newNotes = (): DocumentNotes => ({ everyModule: new Set(), etag: new Map(), unlimited: new Set() })
 
 const REF = '#/components/responses/'
 
@@ -214,7 +217,7 @@ export function documentObject (doc: Schema, schemas: ReadonlyMap<string, TSchem
       for (const code of Object.keys(responses ?? {})) {
         const status = Number(code)
         if (status < 400) {
-          responses![code] = { ...responses![code], headers: successHeaders({ etag: notes.etag.has(id), limited: !notes.unlimited.has(id) }) }
+          responses![code] = { ...responses![code], headers: successHeaders({ etag: notes.etag.get(id), limited: !notes.unlimited.has(id) }) }
           continue
         }
         used.add(status)

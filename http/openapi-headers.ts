@@ -21,7 +21,11 @@ const RATE_LIMIT = {
 
 const RETRY_AFTER = header('Segundos hasta que se puede volver a intentar', { type: 'integer', minimum: 1 })
 
-const ETAG = header('Versión del registro entre comillas ("3"): vuelve en If-Match para modificar o eliminar esa versión', { type: 'string', pattern: '^"\\d+"$' })
+const ETAG_TEXT = 'Versión del registro entre comillas ("3"): vuelve en If-Match para modificar o eliminar esa versión'
+const ETAG_SCHEMA = { type: 'string', pattern: '^"\\d+"$' }
+const ETAG = header(ETAG_TEXT, ETAG_SCHEMA)
+/** A read with campos that leaves out _version has no version to name (docs/decisions.md "A read with campos is a partial record"). */
+const ETAG_WITH_VERSION = header(`${ETAG_TEXT}. Falta si campos no nombra _version`, ETAG_SCHEMA, false)
 
 /** The `If-Match` request header of PUT and DELETE (generate/record-request.ts expectedVersion; another shape is a 400). */
 export const IF_MATCH = {
@@ -36,9 +40,9 @@ export const IF_MATCH = {
 }
 
 /** The headers of a successful answer of a route. */
-export function successHeaders (options: { etag: boolean, limited: boolean }): Schema {
+export function successHeaders (options: { etag: boolean | undefined, limited: boolean }): Schema {
   return {
-    ...(options.etag && { ETag: ETAG }),
+    ...(options.etag !== undefined && { ETag: options.etag ? ETAG : ETAG_WITH_VERSION }),
     'X-Request-Id': X_REQUEST_ID,
     ...(options.limited && RATE_LIMIT),
   }

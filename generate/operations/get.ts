@@ -9,9 +9,9 @@ export const get: Operation = {
   method: 'GET',
   url: '/:id',
   action: 'ver',
-  schema: (mod, { recordRef, tags, operationId }) => ({
-    // Parsed by the records service (records/expansion.ts): documented only.
-    openapi: { etag: true, querystring: Type.Object(readShapeParameters(mod), { additionalProperties: false }) },
+  schema: (mod, { recordRef, readRef, tags, operationId }) => ({
+    // Parsed by the records service (records/expansion.ts): documented only; with campos a partial record, and no ETag without _version.
+    openapi: { etag: 'with-version', answer: envelope(readRef), querystring: Type.Object(readShapeParameters(mod), { additionalProperties: false }) },
     schema: { tags, summary: `Obtener un registro de ${mod.label}`, operationId: operationId('get'), params: IdParams, response: { 200: envelope(recordRef) } },
   }),
   async handle (request, reply, mod) {

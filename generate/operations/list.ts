@@ -9,11 +9,14 @@ export const list: Operation = {
   method: 'GET',
   url: '/',
   action: 'ver',
-  schema: (mod, { registry, timeZone, recordRef, tags, operationId }) => ({
-    // The query is parsed by the records service (records/list-query.ts): documented only.
-    openapi: { querystring: listQuerystring(mod, registry, timeZone) },
-    schema: { tags, summary: `Listar ${mod.label}`, operationId: operationId('list'), response: { 200: envelope(Type.Object({ records: Type.Array(recordRef), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() })) } },
-  }),
+  schema: (mod, { registry, timeZone, recordRef, readRef, tags, operationId }) => {
+    const page = (record: typeof recordRef) => envelope(Type.Object({ records: Type.Array(record), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }))
+    return {
+      // The query is parsed by the records service (records/list-query.ts): documented only; with campos the records are partial.
+      openapi: { querystring: listQuerystring(mod, registry, timeZone), answer: page(readRef) },
+      schema: { tags, summary: `Listar ${mod.label}`, operationId: operationId('list'), response: { 200: page(recordRef) } },
+    }
+  },
   async handle (request, reply, mod) {
     const query = request.query as Record<string, string | string[]>
     const data = await request.records.of(mod).list(query)

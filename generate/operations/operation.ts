@@ -21,6 +21,8 @@ export interface OperationContext {
   readonly schemas: ModuleSchemas
   /** A reference to the module's record schema (`<module>Record`). */
   readonly recordRef: TSchema
+  /** A read's record as documented: the whole record, or with `campos` a partial one (`<module>Parcial`). */
+  readonly readRef: TSchema
   /** The OpenAPI tags of the module's operations. */
   readonly tags: string[]
   /** The operationId of one of the operations every module has (generate/operation-names.ts). */

@@ -8,7 +8,8 @@
 import createClient from 'openapi-fetch'
 import type { components, paths } from './generated/api.js'
 
-type Denuncia = components['schemas']['denunciasRecord']
+// A list answers the whole record, or with campos a partial one (docs/decisions.md "A read with campos is a partial record").
+type Denuncia = components['schemas']['denunciasRecord'] | components['schemas']['denunciasParcial']
 type NewDenuncia = paths['/denuncias']['post']['requestBody']['content']['application/json']
 
 export async function example (token: string): Promise<Denuncia[]> {
@@ -31,10 +32,10 @@ export async function example (token: string): Promise<Denuncia[]> {
   if (list.error !== undefined) throw new Error(list.error.error)
   const page = list.data.data
   const total: number = page.total
-  // _id and the system fields are always there; declared fields may be null.
+  // _id is always there; the other fields may be null, or absent when campos leaves them out.
   const ids: string[] = page.records.map((r) => r._id)
-  const versions: number[] = page.records.map((r) => r._version)
-  const deleted: Array<string | null> = page.records.map((r) => r._deleted)
+  const versions: Array<number | undefined> = page.records.map((r) => r._version)
+  const deleted: Array<string | null | undefined> = page.records.map((r) => r._deleted)
   void [total, ids, versions, deleted]
 
   // A create with the required fields; the error envelope is typed too.

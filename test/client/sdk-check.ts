@@ -4,14 +4,19 @@
  * test/client/generated/sdk). It is only type-checked, under `tsc --strict`
  * (test/client/tsconfig.sdk.json): what it shows is that the document lets
  * a client list a module with typed filters and update a record against
- * the version it read (If-Match), and refuses what the service refuses.
+ * the version it read (If-Match), and refuses what the service refuses;
+ * that a read with `o` groups, `campos` and `expandir` is typed as the
+ * whole record or a partial one, its refs an id or the related record.
  * Never run.
  */
 import { createClient } from './generated/sdk/client/index.js'
-import { listDenuncias, updateDenuncias } from './generated/sdk/sdk.gen.js'
-import type { DenunciasRecord, Error as ApiError } from './generated/sdk/types.gen.js'
+import { getDenuncias, listDenuncias, updateDenuncias } from './generated/sdk/sdk.gen.js'
+import type { DenunciasParcial, DenunciasRecord, Error as ApiError } from './generated/sdk/types.gen.js'
 
-export async function example (token: string): Promise<DenunciasRecord[]> {
+/** A list or a GET by id answers the whole record, or with campos a partial one (docs/decisions.md "A read with campos is a partial record"). */
+type Read = DenunciasRecord | DenunciasParcial
+
+export async function example (token: string): Promise<Read[]> {
   const client = createClient({ baseUrl: 'http://127.0.0.1:3000', auth: token })
 
   // A repeated equality filter is an array (?estado=a&estado=b); [in] a comma-separated list.
@@ -49,6 +54,31 @@ export async function example (token: string): Promise<DenunciasRecord[]> {
 
   // @ts-expect-error an enum filter takes only the enum values
   await listDenuncias({ client, query: { estado: ['cerrada'] } })
+
+  // Any-of groups (o[1][estado]=pendiente&o[1][prioridad][in]=alta,urgente), only some fields, the related record.
+  const chosen = await listDenuncias({
+    client,
+    query: {
+      o: { 1: { estado: ['pendiente'], prioridad: { in: 'alta,urgente' } }, 2: { agente_asignado: { vacio: false } } },
+      campos: 'estado,agente_asignado,agente_asignado.nombre,_version',
+      expandir: 'agente_asignado',
+    },
+  })
+  const agent = chosen.data?.data.records[0]?.agente_asignado
+  // A ref is its id, or the related record with its _id when expanded.
+  const agentId: string | undefined = typeof agent === 'object' && agent !== null ? agent._id : agent ?? undefined
+  void agentId
+
+  // A GET by id with campos: a partial record; without _version, no ETag.
+  const one = await getDenuncias({ client, path: { id: first._id }, query: { campos: 'estado,prioridad' } })
+  const read: Read | undefined = one.data?.data
+  const estado: DenunciasRecord['estado'] | undefined = read?.estado
+  const sent: string | null = one.response.headers.get('etag')
+  void estado
+  void sent
+
+  // @ts-expect-error an any-of group takes the filter's type: an enum filter only its enum values
+  await listDenuncias({ client, query: { o: { 1: { estado: ['cerrada'] } } } })
 
   // @ts-expect-error a misspelt filter (estado → estados)
   await listDenuncias({ client, query: { estados: ['pendiente'] } })

@@ -12,6 +12,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { stringify } from 'csv-stringify/sync'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { loadRegistry } from '../../core/registry/load.js'
@@ -57,14 +58,33 @@ type Step = (t: Tour, mod: ModuleDef) => Request[]
  * else a value its schema accepts (samples.ts). The admin may decrypt (a
  * blind-index filter) and see deleted records.
  */
-const everyParameter = (t: Tour, mod: ModuleDef, suffix = '', extra: Record<string, string> = {}): Request[] => {
-  const path = `/${mod.path}${suffix}`
-  const params = (t.doc.paths[path].get.parameters as Schema[]).filter((p) => p.in === 'query')
-  return params.map((p) => {
-    const value = (p.example ?? p.schema.example ?? p.schema.examples?.[0] ?? sampleFor(p.schema, registry, t.ids)) as string | string[] | undefined
-    if (value === undefined) throw new Error(`no sample value for ${path} ?${p.name}: give the parameter an example (${JSON.stringify(p.schema)})`)
-    return { method: 'GET', path, query: { ...extra, [p.name]: typeof value === 'object' && !Array.isArray(value) ? JSON.stringify(value) : value }, status: 200 }
-  })
+const everyParameter = (t: Tour, mod: ModuleDef, suffix = '', id?: string, alongside: readonly string[] = []): Request[] => {
+  const documented = `/${mod.path}${suffix}`
+  const path = id === undefined ? documented : documented.replace('{id}', id)
+  const params = (t.doc.paths[documented].get.parameters as Schema[]).filter((p) => p.in === 'query')
+  const valueOf = (p: Schema): Record<string, string | string[]> => {
+    const value = (p.example ?? p.schema.example ?? p.schema.examples?.[0] ?? sampleFor(p.schema, registry, t.ids)) as string | string[] | Schema | undefined
+    if (value === undefined) throw new Error(`no sample value for ${documented} ?${p.name}: give the parameter an example (${JSON.stringify(p.schema)})`)
+    return p.style === 'deepObject' ? brackets(p.name, value as Schema) : { [p.name]: Array.isArray(value) ? value : typeof value === 'object' ? JSON.stringify(value) : String(value) }
+  }
+  // Parameters another one's example depends on (a summary's sort names a measure of medidas) go with each.
+  const others = Object.assign({}, ...params.filter((p) => alongside.includes(p.name)).map(valueOf))
+  return params.map((p) => ({ method: 'GET', path, query: { ...others, ...valueOf(p) }, status: 200 }))
+}
+
+/** A deepObject parameter as its brackets (`o[1][estado][vacio]=false`, docs/user-guide.md "Any-of filters (o[N])"). */
+function brackets (name: string, value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { [name]: String(value) }
+  return Object.assign({}, ...Object.entries(value).map(([k, v]) => brackets(`${name}[${k}]`, v)))
+}
+
+/** Rows for an import (docs/user-guide.md "Import (importar)"): NDJSON lines, or a CSV with a header, arrays as JSON text. */
+const ndjson = (rows: Array<Record<string, unknown>>): { text: string, type: string } =>
+  ({ text: rows.map((r) => JSON.stringify(r)).join('\n') + '\n', type: 'application/x-ndjson' })
+const csv = (rows: Array<Record<string, unknown>>, delimiter = ','): { text: string, type: string } => {
+  const names = [...new Set(rows.flatMap((r) => Object.keys(r)))]
+  const cell = (v: unknown): string => v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)
+  return { text: stringify([names, ...rows.map((r) => names.map((n) => cell(r[n])))], { delimiter }), type: 'text/csv' }
 }
 
 const id = (t: Tour, mod: ModuleDef): string => t.ids.get(mod.name)!
@@ -92,17 +112,31 @@ const STEPS: Record<string, Step> = {
     { method: 'GET', path: '/me', token: 'invalid', status: 401 },
   ],
   'POST /{module}': (t, mod) => [{ method: 'POST', path: `/${mod.path}`, body: sampleBody(mod, t.ids), status: 201 }],
+  'POST /{module}/importar': (t, mod): Request[] => [
+    { method: 'POST', path: `/${mod.path}/importar`, query: { simular: 'true' }, raw: csv([sampleBody(mod, t.ids), sampleBody(mod, t.ids)]), status: 200 },
+    { method: 'POST', path: `/${mod.path}/importar`, query: { simular: 'true', separador: ';' }, raw: csv([sampleBody(mod, t.ids)], ';'), status: 200 },
+    { method: 'POST', path: `/${mod.path}/importar`, raw: ndjson([sampleBody(mod, t.ids)]), status: 201 },
+    { method: 'POST', path: `/${mod.path}/importar`, raw: csv([sampleBody(mod, t.ids)]), status: 201 },
+    // A row without its required fields: nothing is written, the report says why.
+    { method: 'POST', path: `/${mod.path}/importar`, raw: ndjson([sampleBody(mod, t.ids), {}]), status: 400 },
+  ],
   'GET /{module}/{id}': (t, mod) => [
     { method: 'GET', path: `/${mod.path}/${id(t, mod)}`, status: 200 },
+    // campos without _version: a partial record and no ETag; expandir: the related records.
+    ...everyParameter(t, mod, '/{id}', id(t, mod)),
+    { method: 'GET', path: `/${mod.path}/${id(t, mod)}`, query: { campos: '_id' }, status: 200 },
     { method: 'GET', path: `/${mod.path}/${missing(mod)}`, status: 404 },
   ],
   'GET /{module}': (t, mod) => [
     { method: 'GET', path: `/${mod.path}`, query: { limit: '5', offset: '0', sort: '-_created,_id', incluir_eliminados: 'true' }, status: 200 },
     ...everyParameter(t, mod),
   ],
-  // Routes of other branches of issue 23, run when the document has them (everyParameter(t, mod, '/resumen') sweeps their parameters).
-  'GET /{module}/resumen': (_t, mod) => [{ method: 'GET', path: `/${mod.path}/resumen`, status: 200 }],
-  'GET /{module}/exportar': (_t, mod) => [{ method: 'GET', path: `/${mod.path}/exportar`, query: { formato: 'ndjson' }, status: 200 }],
+  'GET /{module}/resumen': (t, mod) => [{ method: 'GET', path: `/${mod.path}/resumen`, status: 200 }, ...everyParameter(t, mod, '/resumen', undefined, ['agrupar', 'medidas'])],
+  'GET /{module}/exportar': (t, mod) => [
+    { method: 'GET', path: `/${mod.path}/exportar`, query: { formato: 'ndjson' }, status: 200 },
+    { method: 'GET', path: `/${mod.path}/exportar`, query: { formato: 'csv', separador: ';' }, status: 200 },
+    ...everyParameter(t, mod, '/exportar'),
+  ],
   'PUT /{module}/{id}': (t, mod) => [
     { method: 'PUT', path: `/${mod.path}/${id(t, mod)}`, body: changeable(mod), headers: { 'If-Match': version(t, mod) }, status: 200 },
     { method: 'PUT', path: `/${mod.path}/${id(t, mod)}`, body: changeable(mod), headers: { 'If-Match': '"999"' }, status: 409 },
@@ -138,7 +172,7 @@ const ERROR_STEPS: Array<(t: Tour) => Request> = [
   () => ({ method: 'DELETE', path: '/denuncias/DEN-2026-00001', token: 'limited', status: 403 }),
   (t) => ({ method: 'POST', path: '/usuarios', body: { ...sampleBody(registry.usersModule, t.ids), username: t.users.username }, status: 409 }),
   // Prism sends the body on as it re-serialises it: over 1 MiB in UTF-8 within every maxLength and maxItems (3 bytes a character).
-  (t) => ({ method: 'POST', path: '/denuncias', body: { ...sampleBody(registry.byName.get('denuncias')!, t.ids), testigos: Array.from({ length: 200 }, () => '€'.repeat(2000)) }, status: 413 }),
+  (t) => ({ method: 'POST', path: '/denuncias', body: { ...sampleBody(registry.byName.get('denuncias')!, t.ids), testigos: Array.from({ length: 50 }, () => ({ nombre: 'Testigo', declaracion: '€'.repeat(8000) })) }, status: 413 }),
   // Only JSON: the document says so too, so Prism refuses another type before the service can.
   () => ({ method: 'POST', path: '/denuncias', raw: { text: 'denunciante_nombre=Ana', type: 'text/plain' }, status: 415, refusedByDocument: true }),
 ]

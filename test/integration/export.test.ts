@@ -44,7 +44,8 @@ const registry = parseRegistry(text, 'modules.yaml (+ exportador, propio, saldo)
 const HEADER = ['_id', 'denunciante_nombre', 'denunciante_dni', 'denunciante_telefono', 'denunciante_email', 'denunciante_domicilio', 'tipo', 'fecha_hechos',
   'lugar_hechos', 'descripcion', 'testigos', 'estado', 'agente_asignado', 'saldo', 'prioridad', 'adjuntos', 'observaciones',
   '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_deleted']
-const ENCRYPTED = ['denunciante_dni', 'denunciante_telefono', 'denunciante_domicilio']
+// A structured array's encrypted sub-fields count by their paths (docs/user-guide.md "Structured arrays").
+const ENCRYPTED = ['denunciante_dni', 'denunciante_telefono', 'denunciante_domicilio', 'testigos.dni', 'testigos.telefono', 'testigos.domicilio']
 
 let h: Harness, app: FastifyInstance, token: string, admin: Api
 let jefe: Api, exportador: Api, propio: { id: string, api: Api }
@@ -140,6 +141,35 @@ describe('content', () => {
     const lines = res.text.slice(0, -1).split('\n').map((l) => JSON.parse(l))
     expect(lines).toEqual([ok(await jefe.get(`/denuncias/${plain._id as string}`)), ok(await jefe.get(`/denuncias/${tricky._id as string}`))])
     expect(lines[1].saldo).toBe(-5)
+  })
+})
+
+describe('campos (SPEC S16)', () => {
+  const lecturas = async (query: string): Promise<Rec[]> => ok(await admin.get(`/auditoria/lecturas?${query}`)).records
+  const ids = (r: Rec): string => r._id as string
+
+  it('only _id and the named fields: the CSV header and each NDJSON line; an unknown name is a 400 naming campos', async () => {
+    const shown = [ok(await jefe.get(`/denuncias/${ids(tricky)}?campos=estado,saldo,_version`)), ok(await jefe.get(`/denuncias/${ids(plain)}?campos=estado,saldo,_version`))]
+    expect(Object.keys(shown[0]!)).toEqual(['_id', 'estado', 'saldo', '_version'])
+    expect((await exportOf(jefe, '?tipo[ne]=lote&sort=_id&campos=estado,saldo,_version')).text).toBe(csvOf(['_id', 'estado', 'saldo', '_version'], shown))
+    const nd = (await exportOf(jefe, '?formato=ndjson&tipo[ne]=lote&sort=_id&campos=estado,saldo,_version')).text.trim().split('\n').map((l) => JSON.parse(l))
+    expect(nd).toEqual(shown)
+    const bad = await jefe.get('/denuncias/exportar?campos=estados')
+    expectError(bad, 'DATOS_INVALIDOS')
+    expect((bad.body as Rec).detalles[0].campo).toBe('campos')
+  })
+
+  it('naming no encrypted field decrypts and logs nothing; naming one logs that one only', async () => {
+    const before = (await lecturas('limit=1000')).length
+    await exportOf(jefe, '?tipo[ne]=lote&campos=estado')
+    expect((await lecturas('limit=1000')).length).toBe(before)
+    const res = await exportOf(jefe, '?tipo[ne]=lote&sort=_id&campos=denunciante_dni')
+    expect(res.text).toContain(`${ids(tricky)},${TRICKY.denunciante_dni}\r\n`)
+    expect((await lecturas('tipo=exportar&limit=1'))[0]).toMatchObject({ tipo: 'exportar', campos: ['denunciante_dni'] })
+    // Without descifrar the named field is withheld and _restringidos says so.
+    const withheld = await exportOf(exportador, '?tipo[ne]=lote&sort=_id&campos=denunciante_dni')
+    expect(withheld.text.split('\r\n')[0]).toBe('\ufeff_id,denunciante_dni,_restringidos')
+    expect(withheld.text).not.toContain(TRICKY.denunciante_dni)
   })
 })
 

@@ -20,13 +20,15 @@ type Schema = Record<string, any>
 const registry = loadRegistry('modules.yaml')
 const TZ = 'Europe/Madrid'
 const ajv = new Ajv2020({ strict: false, allErrors: true })
-const docs = registry.modules.map((mod) => ({ mod, doc: buildSchemas(mod, registry, TZ).doc as unknown as Record<'create' | 'update' | 'record', Schema>, query: listQuerystring(mod, registry, TZ) as Schema }))
+const docs = registry.modules.map((mod) => ({ mod, doc: buildSchemas(mod, registry, TZ).doc as unknown as Record<'create' | 'update' | 'record' | 'partial', Schema>, query: listQuerystring(mod, registry, TZ) as Schema }))
 
 describe('the formats of every field', () => {
   it('decimals take multipleOf 0.01; refs, ids and instants their patterns, in bodies and records', () => {
     for (const { mod, doc } of docs) {
       for (const f of mod.fields) {
-        const shown = [doc.create.properties[f.name], doc.update.properties[f.name], doc.record.properties[f.name]].filter((s) => s !== undefined)
+        // A ref of a record is its id or, with expandir, the related record: the id's schema is the first of anyOf.
+        const id = (s: Schema | undefined): Schema | undefined => f.type === 'ref' ? s?.anyOf?.[0] ?? s : s
+        const shown = [doc.create.properties[f.name], doc.update.properties[f.name], id(doc.record.properties[f.name]), id(doc.partial.properties[f.name])].filter((s) => s !== undefined)
         for (const s of shown) {
           if (f.type === 'decimal') expect(s.multipleOf, `${mod.name}.${f.name}`).toBe(0.01)
           if (f.type === 'ref') expect(s.pattern, `${mod.name}.${f.name}`).toBe(idPattern(registry.byName.get(f.ref!)!.prefix))
@@ -81,9 +83,9 @@ describe('the list parameters', () => {
 })
 
 describe('the examples', () => {
-  it('every request body and record has an example that validates against its own schema', () => {
+  it('every request body and record (whole and partial) has an example that validates against its own schema', () => {
     for (const { mod, doc } of docs) {
-      for (const kind of ['create', 'update', 'record'] as const) {
+      for (const kind of ['create', 'update', 'record', 'partial'] as const) {
         const examples = doc[kind].examples as unknown[] | undefined
         expect(examples?.length, `${mod.name} ${kind}`).toBe(1)
         const check = ajv.compile({ ...doc[kind], $id: undefined })
