@@ -27,7 +27,7 @@ import { expandRecords, parseReadShape, withoutReadShape, type ReadShape } from 
 import { ownerColumns, type FieldSelection } from './fields-query.js'
 import { logReads } from './read-log.js'
 import { CONTENT_TYPES, exportBody, recordColumns, type ExportAnswer } from './export-stream.js'
-import { loggedFilter, parseExportQuery } from './export-query.js'
+import { exportFields, loggedFilter, parseExportQuery } from './export-query.js'
 import type { ModuleStorage, RowGuard } from './storage/module-storage.js'
 import { toApiRecord } from './record-view.js'
 import { parseSummaryQuery } from './summary-query.js'
@@ -207,9 +207,11 @@ export class RecordsService {
    */
   async export (query: Record<string, string | string[] | undefined>): Promise<ExportAnswer> {
     this.authorize('exportar')
-    const { mod, storage, encrypted } = this.plan
+    const { mod, storage } = this.plan
     const { caller } = this.ctx
     const e = parseExportQuery(query)
+    const fields = exportFields(mod, e.campos)
+    const encrypted = fields?.encrypted ?? this.plan.encrypted
     const filtered = this.filtered(e.list)
     const { q } = filtered
     const where = and(filtered.where, scopeCondition(this.scope('exportar'), mod, caller))
@@ -217,11 +219,11 @@ export class RecordsService {
     if (descifrar !== 'none') {
       await logReads(this.ctx.em, [{ tipo: 'exportar', usuario: caller.id, fecha: nowSeconds(), modulo: mod.name, registro: '', campos: [...encrypted], ruta: this.ctx.route(), filtro: loggedFilter(mod, query) }])
     }
-    // The header is the record's keys (a field list would name its own).
-    const columns = recordColumns(mod, encrypted.length > 0 && descifrar !== 'all')
-    const cursor = await storage.cursor(this.ctx.reads, where, q)
+    // The header is the record's keys, or those `campos` named.
+    const columns = recordColumns(mod, encrypted.length > 0 && descifrar !== 'all', fields)
+    const cursor = await storage.cursor(this.ctx.reads, where, { ...q, columns: fields && this.columns(fields) })
     return {
-      stream: exportBody(cursor, async (rows) => this.views(rows), columns, e),
+      stream: exportBody(cursor, async (rows) => this.views(rows, undefined, undefined, fields), columns, e),
       contentType: CONTENT_TYPES[e.format],
       filename: `${mod.path}-${today(new Date(), this.deps.timeZone)}.${e.format}`,
     }

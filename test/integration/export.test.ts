@@ -45,6 +45,8 @@ const HEADER = ['_id', 'denunciante_nombre', 'denunciante_dni', 'denunciante_tel
   'lugar_hechos', 'descripcion', 'testigos', 'estado', 'agente_asignado', 'saldo', 'prioridad', 'adjuntos', 'observaciones',
   '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_deleted']
 const ENCRYPTED = ['denunciante_dni', 'denunciante_telefono', 'denunciante_domicilio']
+/** What a caller without descifrar is denied: the encrypted fields and the encrypted sub-fields of the witnesses. */
+const RESTRICTED = [...ENCRYPTED, 'testigos.dni', 'testigos.telefono', 'testigos.domicilio']
 
 let h: Harness, app: FastifyInstance, token: string, admin: Api
 let jefe: Api, exportador: Api, propio: { id: string, api: Api }
@@ -191,6 +193,67 @@ describe('permission and scope', () => {
   })
 })
 
+describe('campos', () => {
+  const lecturas = async (query: string): Promise<Rec[]> => ok(await admin.get(`/auditoria/lecturas?${query}&limit=1000`)).records
+  const ndjson = (text: string): Rec[] => text.trim().split('\n').map((l) => JSON.parse(l))
+
+  it('the header and keys are _id and the named fields in record order; each record as a GET by id with the same campos shows it', async () => {
+    const campos = '_version,saldo,tipo'
+    const res = await exportOf(admin, `?tipo[ne]=lote&sort=_id&campos=${campos}`)
+    const lines = ndjson((await exportOf(admin, `?tipo[ne]=lote&sort=_id&campos=${campos}&formato=ndjson`)).text)
+    expect(lines.length).toBe(ok(await admin.get('/denuncias?tipo[ne]=lote&limit=1')).total)
+    const shown = await Promise.all(lines.map(async (l) => ok(await admin.get(`/denuncias/${l._id as string}?campos=${campos}`))))
+    expect(lines).toEqual(shown)
+    expect(Object.keys(lines[0]!)).toEqual(['_id', 'tipo', 'saldo', '_version'])
+    expect(res.text).toBe(csvOf(['_id', 'tipo', 'saldo', '_version'], shown))
+  })
+
+  it('the cursor reads only the named columns (and the order\'s)', async () => {
+    const sent = await queriesOf(app.orm.em, async () => {
+      expect(dataLines((await exportOf(admin, '?tipo=lote&campos=tipo&sort=saldo')).text)).toHaveLength(1500)
+    })
+    const reads = sent.filter((q) => /select .* from "denuncias"/s.test(q.sql))
+    expect(reads.length).toBeGreaterThan(0)
+    for (const q of reads) {
+      expect(q.sql).toMatch(/^(declare export_rows no scroll cursor for )?select "_id", "tipo", "saldo" from "denuncias"/)
+    }
+  })
+
+  it('a campos naming no encrypted field writes no read-log entry, even for a caller who may decrypt', async () => {
+    const before = (await lecturas('modulo=denuncias')).length
+    const res = await exportOf(jefe, '?tipo[ne]=lote&campos=tipo,estado')
+    expect(res.text.slice(1).split('\r\n')[0]).toBe('_id,tipo,estado')
+    expect(dataLines(res.text).length).toBeGreaterThan(1)
+    expect((await lecturas('modulo=denuncias')).length).toBe(before)
+  })
+
+  it('only the named encrypted fields are decrypted and logged; without descifrar only they are withheld', async () => {
+    const query = `?tipo[ne]=lote&denunciante_dni=${TRICKY.denunciante_dni}&campos=tipo,denunciante_telefono`
+    const before = new Set((await lecturas('modulo=denuncias')).map((e) => JSON.stringify(e)))
+    const res = await exportOf(jefe, query)
+    expect(res.text).toBe(csvOf(['_id', 'denunciante_telefono', 'tipo'], [{ _id: tricky._id, tipo: TRICKY.tipo, denunciante_telefono: TRICKY.denunciante_telefono }]))
+    const added = (await lecturas('modulo=denuncias')).filter((e) => !before.has(JSON.stringify(e)))
+    expect(added.map((e) => [e.tipo, e.registro, e.campos]).sort()).toEqual([['exportar', null, ['denunciante_telefono']], ['lectura', tricky._id, ['denunciante_telefono']]].sort())
+    const withheld = ndjson((await exportOf(exportador, '?tipo[ne]=lote&sort=_id&campos=tipo,denunciante_telefono&formato=ndjson')).text)
+    expect(withheld.find((r) => r._id === tricky._id)).toEqual({ _id: tricky._id, tipo: TRICKY.tipo, _restringidos: ['denunciante_telefono'] })
+    const csv = await exportOf(exportador, '?tipo[ne]=lote&sort=_id&campos=tipo,denunciante_telefono')
+    expect(csv.text.slice(1).split('\r\n')[0]).toBe('_id,denunciante_telefono,tipo,_restringidos')
+    expect(csv.text).not.toContain('600 000 000')
+  })
+
+  it('400 for an unknown field (with a hint), a related record\'s field and expandir', async () => {
+    const bad = async (query: string, campo: string, text: RegExp): Promise<void> => {
+      const res = await jefe.get(`/denuncias/exportar${query}`)
+      expectError(res, 'DATOS_INVALIDOS')
+      expect(res.body.detalles).toEqual([{ campo, mensaje: expect.stringMatching(text) }])
+    }
+    await bad('?campos=tipo,estdo', 'campos', /desconocido "estdo".*did you mean "estado"/)
+    await bad('?campos=agente_asignado.nombre', 'campos', /"agente_asignado.nombre": una exportación no incluye campos de registros relacionados/)
+    await bad('?expandir=agente_asignado', 'expandir', /no expande referencias/)
+    await bad('?campos=', 'campos', /lista de campos/)
+  })
+})
+
 describe('encrypted fields and the read log', () => {
   const lecturas = async (query: string): Promise<Rec[]> => ok(await admin.get(`/auditoria/lecturas?${query}`)).records
 
@@ -198,7 +261,7 @@ describe('encrypted fields and the read log', () => {
     const before = (await lecturas('limit=1000')).length
     const res = await exportOf(exportador, '?tipo[ne]=lote&sort=_id')
     const shown = [ok(await exportador.get(`/denuncias/${tricky._id as string}`)), ok(await exportador.get(`/denuncias/${plain._id as string}`))]
-    expect(shown[0]._restringidos).toEqual(ENCRYPTED)
+    expect(shown[0]._restringidos).toEqual(RESTRICTED)
     expect(res.text).toBe(csvOf([...HEADER, '_restringidos'], shown))
     expect(res.text).not.toContain(TRICKY.denunciante_dni)
     const nd = (await exportOf(exportador, '?tipo[ne]=lote&sort=_id&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))
@@ -211,7 +274,7 @@ describe('encrypted fields and the read log', () => {
     expect(dataLines(res.text)).toHaveLength(1)
     expect(res.text).toContain(`,${TRICKY.denunciante_dni},'+34 600 000 000,`)
     const entry = (await lecturas('tipo=exportar&limit=1'))[0]!
-    expect(entry).toMatchObject({ tipo: 'exportar', modulo: 'denuncias', registro: null, campos: ENCRYPTED, ruta: 'GET /denuncias/exportar', filtro: 'tipo%5Bne%5D=lote&denunciante_dni=*' })
+    expect(entry).toMatchObject({ tipo: 'exportar', modulo: 'denuncias', registro: null, campos: RESTRICTED, ruta: 'GET /denuncias/exportar', filtro: 'tipo%5Bne%5D=lote&denunciante_dni=*' })
     expect(JSON.stringify(await lecturas('tipo=exportar'))).not.toContain(TRICKY.denunciante_dni)
     const reads = await lecturas(`tipo=lectura&registro=${tricky._id as string}`)
     expect(reads[0]).toMatchObject({ usuario: entry.usuario, ruta: 'GET /denuncias/exportar', campos: ['denunciante_dni', 'denunciante_telefono'] })
