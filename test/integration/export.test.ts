@@ -166,6 +166,13 @@ describe('every matching record, the list\'s filters, search and order', () => {
     expect(new Set(bySaldo.map((r) => r.prioridad))).toEqual(new Set(['baja', 'urgente']))
   })
 
+  it('an o[N] group: a record matches any of its conditions', async () => {
+    const lines = (await exportOf(admin, '?tipo=lote&o[1][prioridad]=baja&o[1][saldo][lte]=3&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))
+    // Lote i has saldo i and prioridad baja when i is a multiple of 4: 375 of them, and 1, 2, 3.
+    expect(lines).toHaveLength(378)
+    for (const r of lines) expect(r.prioridad === 'baja' || r.saldo <= 3).toBe(true)
+  })
+
   it('full-text search q', async () => {
     const found = (await exportOf(admin, '?q=mayor&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l)._id)
     expect(found).toEqual([tricky._id])
