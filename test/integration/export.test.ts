@@ -16,7 +16,7 @@ import { parseRegistry } from '../../core/registry/load.js'
 import type { Harness } from '../helpers/app.js'
 import { edit } from '../helpers/edit-text.js'
 import { expectError } from '../helpers/errors.js'
-import { client, ok, validDni, type Api, type Res } from '../helpers/http.js'
+import { call, client, ok, validDni, type Api, type Res } from '../helpers/http.js'
 import { usingPostgres } from '../helpers/services.js'
 import { queriesOf } from '../helpers/sql-capture.js'
 import { startTestApp } from '../helpers/test-app.js'
@@ -305,6 +305,56 @@ describe('encrypted fields and the read log', () => {
     expect(sent.filter((q) => /^insert into "sys_lecturas"/.test(q.sql))).toHaveLength(3)
     const rows = await h.db.query<{ n: number }>("select count(*)::int as n from sys_lecturas l join denuncias d on d._id = l.registro where d.tipo = 'cifrada' and l.ruta = 'GET /denuncias/exportar'")
     expect(rows[0]!.n).toBe(600)
+  })
+})
+
+describe('structured arrays: the witnesses\' encrypted sub-fields', () => {
+  const WITH_WITNESSES = [
+    { denunciante_nombre: 'Testigos 1', tipo: 'con-testigos', fecha_hechos: '2026-06-03 10:00:00', lugar_hechos: 'Plaza', descripcion: 'Con dos testigos',
+      testigos: [{ nombre: 'Rosa', dni: validDni(33_000_001), telefono: '+34 611 111 111', domicilio: 'Calle Sol 1' }, { nombre: 'Pablo', dni: validDni(33_000_002) }] },
+    { denunciante_nombre: 'Testigos 2', tipo: 'con-testigos', fecha_hechos: '2026-06-04 10:00:00', lugar_hechos: 'Puerto', descripcion: 'Un testigo; sin DNI',
+      testigos: [{ nombre: 'Lola', telefono: '600 222 333' }], prioridad: 'baja' },
+  ]
+  const userKeys = (r: Rec): Rec => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('_')))
+
+  it('CSV with descifrar: the sub-fields decrypted, the read log names testigos.dni …; without: withheld from every item', async () => {
+    for (const body of WITH_WITNESSES) ok(await admin.post('/denuncias', body), 201)
+    const csv = (await exportOf(jefe, '?tipo=con-testigos&sort=_id')).text
+    const lines = dataLines(csv)
+    expect(lines).toHaveLength(2)
+    expect(csv).toContain(validDni(33_000_001))
+    expect(csv).toContain('Calle Sol 1')
+    // As the list shows them (an item's keys may come in another order: JSON objects, compared as such).
+    const shown = ok(await jefe.get('/denuncias?tipo=con-testigos&sort=_id')).records as Rec[]
+    expect((await exportOf(jefe, '?tipo=con-testigos&sort=_id&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))).toEqual(shown)
+    expect(csv.slice(1).split('\r\n')[0]).toBe(HEADER.join(','))
+    const entry = ok(await admin.get('/auditoria/lecturas?tipo=exportar&limit=1')).records[0]
+    expect(entry.campos).toEqual(RESTRICTED)
+    const reads = ok(await admin.get(`/auditoria/lecturas?tipo=lectura&registro=${shown[0]!._id as string}&limit=1000`)).records as Rec[]
+    expect(reads.some((e) => e.ruta === 'GET /denuncias/exportar' && JSON.stringify(e.campos) === JSON.stringify(['testigos.dni', 'testigos.telefono', 'testigos.domicilio']))).toBe(true)
+
+    const withheld = await exportOf(exportador, '?tipo=con-testigos&sort=_id')
+    expect(withheld.text).not.toContain(validDni(33_000_001))
+    expect(withheld.text).not.toContain('Calle Sol 1')
+    expect(withheld.text).not.toContain('611 111 111')
+    const nd = (await exportOf(exportador, '?tipo=con-testigos&sort=_id&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))
+    expect(nd[0].testigos).toEqual([{ nombre: 'Rosa' }, { nombre: 'Pablo' }])
+    expect(nd[0]._restringidos).toEqual(RESTRICTED)
+  })
+
+  it('the CSV an admin exported imports again as equal records (the _ columns aside)', async () => {
+    const csv = (await exportOf(admin, '?tipo=con-testigos&sort=_id')).text
+    const before = ok(await admin.get('/denuncias?tipo=con-testigos&sort=_id')).records as Rec[]
+    const res = await call(app, 'POST', '/denuncias/importar', { token, raw: csv, headers: { 'content-type': 'text/csv' } })
+    const created = ok(res, 201).ids as string[]
+    expect(created).toHaveLength(2)
+    const after = await Promise.all(created.map(async (id) => ok(await admin.get(`/denuncias/${id}`))))
+    expect(after.map(userKeys)).toEqual(before.map(userKeys))
+    expect(after[0]!.testigos[0]).toEqual(WITH_WITNESSES[0]!.testigos[0])
+    // Stored encrypted again, like a POST's.
+    const stored = await h.db.query<{ t: string }>('select testigos::text as t from denuncias where "_id" = $1', [created[0]])
+    expect(stored[0]!.t).not.toContain(validDni(33_000_001))
+    expect(stored[0]!.t).toContain('Rosa')
   })
 })
 
