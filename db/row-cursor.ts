@@ -37,13 +37,16 @@ export interface CursorQuery {
   orderBy: Array<Record<string, 'asc' | 'desc'>>
   search?: readonly SqlCondition[]
   batchSize: number
+  /** Read only these columns (a projection, `campos`); the order's keys are added (the keyset needs them). */
+  columns?: readonly string[]
 }
 
 /** A cursor over every row of `entity` matching `where` and `q.search`, in `q.orderBy`. */
 export async function openRowCursor (em: EntityManager, entity: string, where: Where, q: CursorQuery): Promise<RowCursor> {
   const connection = serviceConnection(em)
-  if (connection.oneSession) return keysetCursor(em, entity, where, q)
-  const { text, params } = selectRowsSql(em, entity, where, q.orderBy, q.search)
+  const columns = q.columns && [...new Set([...q.columns, ...q.orderBy.flatMap((o) => Object.keys(o))])]
+  if (connection.oneSession) return keysetCursor(em, entity, where, q, columns)
+  const { text, params } = selectRowsSql(em, entity, where, q.orderBy, q.search, columns)
   const conn = await connection.reserve()
   try {
     await conn.query('begin isolation level repeatable read read only')
@@ -86,13 +89,13 @@ function snapshotCursor (em: EntityManager, conn: ReservedConnection, batchSize:
   }
 }
 
-function keysetCursor (em: EntityManager, entity: string, where: Where, q: CursorQuery): RowCursor {
+function keysetCursor (em: EntityManager, entity: string, where: Where, q: CursorQuery, columns: readonly string[] | undefined): RowCursor {
   let last: Row | undefined
   let done = false
   return {
     async next () {
       if (done) return []
-      const rows = await findRows(em, entity, last === undefined ? where : { $and: [where, keysetAfter(q.orderBy, last)] }, { orderBy: q.orderBy, limit: q.batchSize, search: q.search })
+      const rows = await findRows(em, entity, last === undefined ? where : { $and: [where, keysetAfter(q.orderBy, last)] }, { orderBy: q.orderBy, limit: q.batchSize, search: q.search, ...(columns !== undefined && { columns }) })
       last = rows[rows.length - 1]
       if (rows.length < q.batchSize) done = true
       return rows

@@ -87,9 +87,9 @@ export function serviceConnection (em: EntityManager): ServiceConnection {
  * The SQL of every row matching `where` and the search conditions, in
  * `orderBy`, with its values: what db/row-cursor.ts reads in batches.
  */
-export function selectRowsSql (em: EntityManager, entity: string, where: Where, orderBy: NonNullable<RowQuery['orderBy']>, search: readonly SqlCondition[] = []): { text: string, params: unknown[] } {
+export function selectRowsSql (em: EntityManager, entity: string, where: Where, orderBy: NonNullable<RowQuery['orderBy']>, search: readonly SqlCondition[] = [], columns?: readonly string[]): { text: string, params: unknown[] } {
   const c = compile(where, orderBy, search)
-  return { text: `${planOf(em, entity).select} where ${c.cond} order by ${c.order}`, params: c.params }
+  return { text: `${planOf(em, entity, columns).select} where ${c.cond} order by ${c.order}`, params: c.params }
 }
 
 /** Rows of a compiled filter. */

@@ -4,11 +4,14 @@
  * only). Everything else is the list's (filters, `o[N]` groups, `q`,
  * `sort`, `incluir_eliminados`) and goes to records/list-query.ts, except
  * `limit` and `offset`: an export holds every matching record, so asking
- * for a page is a 400 rather than a page silently ignored. Pure.
+ * for a page is a 400 rather than a page silently ignored. `campos` is
+ * the list's (records/fields-query.ts) but for `x.y`: an export expands no
+ * reference, so `expandir` and dotted names are a 400 too. Pure.
  */
 import { invalid } from '../core/errors.js'
 import type { ModuleDef } from '../core/registry/types.js'
 import { SEPARATORS, type Separator } from './csv-dialect.js'
+import { nameList, selectionOf, type FieldSelection } from './fields-query.js'
 
 export const EXPORT_FORMATS = ['csv', 'ndjson'] as const
 export type ExportFormat = typeof EXPORT_FORMATS[number]
@@ -18,6 +21,8 @@ type RawQuery = Record<string, string | string[] | undefined>
 export interface ExportQuery {
   format: ExportFormat
   separator: Separator
+  /** `campos`, unparsed (exportFields reads it). */
+  campos?: string | string[]
   /** The rest, for the list's parser. */
   list: RawQuery
 }
@@ -29,7 +34,8 @@ function one (query: RawQuery, key: string): string | undefined {
 }
 
 export function parseExportQuery (query: RawQuery): ExportQuery {
-  const { formato: _f, separador: _s, ...list } = query
+  const { formato: _f, separador: _s, campos, expandir, ...list } = query
+  if (expandir !== undefined) throw invalid('expandir', 'una exportación no expande referencias: cada referencia se exporta como su identificador')
   for (const key of ['limit', 'offset']) {
     if (list[key] !== undefined) throw invalid(key, 'una exportación contiene todos los registros: no admite limit ni offset')
   }
@@ -40,7 +46,16 @@ export function parseExportQuery (query: RawQuery): ExportQuery {
     if (format !== 'csv') throw invalid('separador', 'solo se aplica a formato=csv')
     if (!(SEPARATORS as readonly string[]).includes(separator)) throw invalid('separador', `debe ser ${SEPARATORS.map((s) => `"${s}"`).join(' o ')}`)
   }
-  return { format: format as ExportFormat, separator: (separator ?? ',') as Separator, list }
+  return { format: format as ExportFormat, separator: (separator ?? ',') as Separator, ...(campos !== undefined && { campos }), list }
+}
+
+/** The fields `campos` names for an export of `mod` (undefined: every field); `x.y` is a 400, like `expandir`. */
+export function exportFields (mod: ModuleDef, campos: string | string[] | undefined): FieldSelection | undefined {
+  if (campos === undefined) return undefined
+  const names = nameList('campos', campos)
+  const dotted = names.find((n) => n.includes('.'))
+  if (dotted !== undefined) throw invalid('campos', `"${dotted}": una exportación no incluye campos de registros relacionados; nombre solo campos de ${mod.path}`)
+  return selectionOf(mod, names)
 }
 
 /**

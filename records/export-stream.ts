@@ -12,11 +12,10 @@
  */
 import { pipeline, Readable, Transform } from 'node:stream'
 import type { ModuleDef } from '../core/registry/types.js'
-import { typeOf } from '../core/field-types/index.js'
-import { SYSTEM_FIELDS } from '../core/system-fields.js'
 import type { RowCursor } from '../db/row-cursor.js'
 import type { Row } from '../db/module-entity.js'
 import { csvWriter } from './csv-dialect.js'
+import { selectable, type FieldSelection } from './fields-query.js'
 import type { ExportFormat, ExportQuery } from './export-query.js'
 
 type ApiRecord = Record<string, unknown>
@@ -38,11 +37,10 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
  * The keys of a module's API record in order, encrypted fields included
  * (withheld: an empty cell), and `_restringidos` when some record may be
  * withheld (a CSV's header; records/view-builder.ts writes the same order).
+ * With `campos`, `_id` and the fields named, in the same order.
  */
-export function recordColumns (mod: ModuleDef, withRestricted: boolean): string[] {
-  const system = (leads: boolean): string[] => SYSTEM_FIELDS.filter((s) => s.leads === leads).map((s) => s.name)
-  const fields = mod.fields.filter((f) => typeOf(f).writeOnly !== true).map((f) => f.name)
-  return [...system(true), ...fields, ...system(false), ...(withRestricted ? ['_restringidos'] : [])]
+export function recordColumns (mod: ModuleDef, withRestricted: boolean, fields?: FieldSelection): string[] {
+  return [...(fields?.names ?? selectable(mod)), ...(withRestricted ? ['_restringidos'] : [])]
 }
 
 async function * records (cursor: RowCursor, views: (rows: Row[]) => Promise<ApiRecord[]>): AsyncGenerator<ApiRecord> {

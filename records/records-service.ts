@@ -24,10 +24,10 @@ import { parseListQuery, type ListQuery } from './list-query.js'
 import { importRecords, type ImportAnswer, type ImportRequest } from './import-rows.js'
 import type { CallerRecords } from './caller-records.js'
 import { expandRecords, parseReadShape, withoutReadShape, type ReadShape } from './expansion.js'
-import { ownerColumns, parseFields, type FieldSelection } from './fields-query.js'
+import { ownerColumns, type FieldSelection } from './fields-query.js'
 import { logReads } from './read-log.js'
 import { CONTENT_TYPES, exportBody, recordColumns, type ExportAnswer } from './export-stream.js'
-import { loggedFilter, parseExportQuery } from './export-query.js'
+import { exportFields, loggedFilter, parseExportQuery } from './export-query.js'
 import type { ModuleStorage, RowGuard } from './storage/module-storage.js'
 import { toApiRecord } from './record-view.js'
 import { parseSummaryQuery } from './summary-query.js'
@@ -207,24 +207,21 @@ export class RecordsService {
    */
   async export (query: Record<string, string | string[] | undefined>): Promise<ExportAnswer> {
     this.authorize('exportar')
-    const { mod, storage, encrypted } = this.plan
+    const { mod, storage } = this.plan
     const { caller } = this.ctx
     const e = parseExportQuery(query)
-    const { campos, ...list } = e.list
-    // campos (SPEC S16): _id and the named fields; only the encrypted ones named are decrypted and logged.
-    const fields = campos === undefined ? undefined : parseFields(mod, campos).selection
-    const secret = fields?.encrypted ?? encrypted
-    const filtered = this.filtered(list)
+    const fields = exportFields(mod, e.campos)
+    const encrypted = fields?.encrypted ?? this.plan.encrypted
+    const filtered = this.filtered(e.list)
     const { q } = filtered
     const where = and(filtered.where, scopeCondition(this.scope('exportar'), mod, caller))
-    const descifrar = secret.length > 0 ? this.scope('descifrar') : 'none'
+    const descifrar = encrypted.length > 0 ? this.scope('descifrar') : 'none'
     if (descifrar !== 'none') {
-      await logReads(this.ctx.em, [{ tipo: 'exportar', usuario: caller.id, fecha: nowSeconds(), modulo: mod.name, registro: '', campos: [...secret], ruta: this.ctx.route(), filtro: loggedFilter(mod, query) }])
+      await logReads(this.ctx.em, [{ tipo: 'exportar', usuario: caller.id, fecha: nowSeconds(), modulo: mod.name, registro: '', campos: [...encrypted], ruta: this.ctx.route(), filtro: loggedFilter(mod, query) }])
     }
-    // The header is the record's keys, or the fields named.
-    const restricted = secret.length > 0 && descifrar !== 'all'
-    const columns = fields === undefined ? recordColumns(mod, restricted) : [...fields.names, ...(restricted ? ['_restringidos'] : [])]
-    const cursor = await storage.cursor(this.ctx.reads, where, q)
+    // The header is the record's keys, or those `campos` named.
+    const columns = recordColumns(mod, encrypted.length > 0 && descifrar !== 'all', fields)
+    const cursor = await storage.cursor(this.ctx.reads, where, { ...q, columns: fields && this.columns(fields) })
     return {
       stream: exportBody(cursor, async (rows) => this.views(rows, undefined, undefined, fields), columns, e),
       contentType: CONTENT_TYPES[e.format],

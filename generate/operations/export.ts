@@ -7,14 +7,16 @@ import { Type } from '@sinclair/typebox'
 import { listQuerystring } from '../list-parameters.js'
 import { SEPARATORS } from '../../records/csv-dialect.js'
 import { EXPORT_FORMATS } from '../../records/export-query.js'
+import { selectable } from '../../records/fields-query.js'
 import type { Operation } from './operation.js'
 
-/** The list's parameters but the page (an export holds every record). */
+/** The list's parameters but the page (an export holds every record) and `expandir` (it expands nothing, so `campos` names no `x.y`). */
 function exportQuerystring (...args: Parameters<typeof listQuerystring>): ReturnType<typeof Type.Object> {
-  const { limit: _l, offset: _o, expandir: _e, ...list } = listQuerystring(...args).properties
+  const { limit: _l, offset: _o, expandir: _e, campos, ...list } = listQuerystring(...args).properties
   return Type.Object({
     formato: Type.Optional(Type.String({ enum: [...EXPORT_FORMATS], default: 'csv', description: 'csv (RFC 4180, UTF-8 con BOM, con cabecera) o ndjson (un registro JSON por línea)' })),
     separador: Type.Optional(Type.String({ enum: [...SEPARATORS], default: ',', description: 'Separador de campos del CSV: ; para hojas de cálculo en español' })),
+    campos: Type.Optional(Type.String({ examples: campos?.examples, description: `Solo estos campos, separados por comas (y siempre _id), en el orden del registro: la cabecera del CSV o las claves de cada línea; solo los cifrados nombrados se descifran y se registran. Sin referencia.campo ni expandir. Campos: ${selectable(args[0]).join(', ')}` })),
     ...list,
   }, { additionalProperties: false })
 }

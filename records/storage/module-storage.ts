@@ -110,5 +110,5 @@ export interface ModuleStorage {
   list (em: EntityManager, where: Where, page: ListPageOptions & { columns?: readonly string[] }): Promise<{ rows: Row[], total: number }>
 
   /** Every stored row matching `where` in order, a batch at a time from one snapshot (an export, db/row-cursor.ts). */
-  cursor (em: EntityManager, where: Where, q: Pick<ListQuery, 'orderBy' | 'search'>): Promise<RowCursor>
+  cursor (em: EntityManager, where: Where, q: Pick<ListQuery, 'orderBy' | 'search'> & { columns?: readonly string[] | undefined }): Promise<RowCursor>
 }

@@ -267,7 +267,7 @@ export class SqlModuleStorage implements ModuleStorage {
     return { rows, total }
   }
 
-  cursor (em: EntityManager, where: Where, q: Pick<ListQuery, 'orderBy' | 'search'>): Promise<RowCursor> {
-    return openRowCursor(em, this.entity, where, { orderBy: q.orderBy, search: q.search, batchSize: EXPORT_BATCH })
+  cursor (em: EntityManager, where: Where, q: Pick<ListQuery, 'orderBy' | 'search'> & { columns?: readonly string[] | undefined }): Promise<RowCursor> {
+    return openRowCursor(em, this.entity, where, { orderBy: q.orderBy, search: q.search, batchSize: EXPORT_BATCH, ...(q.columns !== undefined && { columns: q.columns }) })
   }
 }

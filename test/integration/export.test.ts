@@ -16,7 +16,7 @@ import { parseRegistry } from '../../core/registry/load.js'
 import type { Harness } from '../helpers/app.js'
 import { edit } from '../helpers/edit-text.js'
 import { expectError } from '../helpers/errors.js'
-import { client, ok, validDni, type Api, type Res } from '../helpers/http.js'
+import { call, client, ok, validDni, type Api, type Res } from '../helpers/http.js'
 import { usingPostgres } from '../helpers/services.js'
 import { queriesOf } from '../helpers/sql-capture.js'
 import { startTestApp } from '../helpers/test-app.js'
@@ -44,8 +44,9 @@ const registry = parseRegistry(text, 'modules.yaml (+ exportador, propio, saldo)
 const HEADER = ['_id', 'denunciante_nombre', 'denunciante_dni', 'denunciante_telefono', 'denunciante_email', 'denunciante_domicilio', 'tipo', 'fecha_hechos',
   'lugar_hechos', 'descripcion', 'testigos', 'estado', 'agente_asignado', 'saldo', 'prioridad', 'adjuntos', 'observaciones',
   '_created', '_created_by', '_modified', '_modified_by', '_version', '_hash', '_deleted']
-// A structured array's encrypted sub-fields count by their paths (docs/user-guide.md "Structured arrays").
-const ENCRYPTED = ['denunciante_dni', 'denunciante_telefono', 'denunciante_domicilio', 'testigos.dni', 'testigos.telefono', 'testigos.domicilio']
+const ENCRYPTED = ['denunciante_dni', 'denunciante_telefono', 'denunciante_domicilio']
+/** What a caller without descifrar is denied: the encrypted fields and the encrypted sub-fields of the witnesses. */
+const RESTRICTED = [...ENCRYPTED, 'testigos.dni', 'testigos.telefono', 'testigos.domicilio']
 
 let h: Harness, app: FastifyInstance, token: string, admin: Api
 let jefe: Api, exportador: Api, propio: { id: string, api: Api }
@@ -144,35 +145,6 @@ describe('content', () => {
   })
 })
 
-describe('campos (SPEC S16)', () => {
-  const lecturas = async (query: string): Promise<Rec[]> => ok(await admin.get(`/auditoria/lecturas?${query}`)).records
-  const ids = (r: Rec): string => r._id as string
-
-  it('only _id and the named fields: the CSV header and each NDJSON line; an unknown name is a 400 naming campos', async () => {
-    const shown = [ok(await jefe.get(`/denuncias/${ids(tricky)}?campos=estado,saldo,_version`)), ok(await jefe.get(`/denuncias/${ids(plain)}?campos=estado,saldo,_version`))]
-    expect(Object.keys(shown[0]!)).toEqual(['_id', 'estado', 'saldo', '_version'])
-    expect((await exportOf(jefe, '?tipo[ne]=lote&sort=_id&campos=estado,saldo,_version')).text).toBe(csvOf(['_id', 'estado', 'saldo', '_version'], shown))
-    const nd = (await exportOf(jefe, '?formato=ndjson&tipo[ne]=lote&sort=_id&campos=estado,saldo,_version')).text.trim().split('\n').map((l) => JSON.parse(l))
-    expect(nd).toEqual(shown)
-    const bad = await jefe.get('/denuncias/exportar?campos=estados')
-    expectError(bad, 'DATOS_INVALIDOS')
-    expect((bad.body as Rec).detalles[0].campo).toBe('campos')
-  })
-
-  it('naming no encrypted field decrypts and logs nothing; naming one logs that one only', async () => {
-    const before = (await lecturas('limit=1000')).length
-    await exportOf(jefe, '?tipo[ne]=lote&campos=estado')
-    expect((await lecturas('limit=1000')).length).toBe(before)
-    const res = await exportOf(jefe, '?tipo[ne]=lote&sort=_id&campos=denunciante_dni')
-    expect(res.text).toContain(`${ids(tricky)},${TRICKY.denunciante_dni}\r\n`)
-    expect((await lecturas('tipo=exportar&limit=1'))[0]).toMatchObject({ tipo: 'exportar', campos: ['denunciante_dni'] })
-    // Without descifrar the named field is withheld and _restringidos says so.
-    const withheld = await exportOf(exportador, '?tipo[ne]=lote&sort=_id&campos=denunciante_dni')
-    expect(withheld.text.split('\r\n')[0]).toBe('\ufeff_id,denunciante_dni,_restringidos')
-    expect(withheld.text).not.toContain(TRICKY.denunciante_dni)
-  })
-})
-
 describe('every matching record, the list\'s filters, search and order', () => {
   it('exports all 1500 records of a filter, past the list\'s 1000', async () => {
     const lines = dataLines((await exportOf(admin, '?tipo=lote')).text)
@@ -192,6 +164,13 @@ describe('every matching record, the list\'s filters, search and order', () => {
     expect(bySaldo).toHaveLength(750)
     expect(bySaldo.map((r) => r.saldo)).toEqual([...bySaldo.map((r) => r.saldo)].sort((a, b) => a - b))
     expect(new Set(bySaldo.map((r) => r.prioridad))).toEqual(new Set(['baja', 'urgente']))
+  })
+
+  it('an o[N] group: a record matches any of its conditions', async () => {
+    const lines = (await exportOf(admin, '?tipo=lote&o[1][prioridad]=baja&o[1][saldo][lte]=3&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))
+    // Lote i has saldo i and prioridad baja when i is a multiple of 4: 375 of them, and 1, 2, 3.
+    expect(lines).toHaveLength(378)
+    for (const r of lines) expect(r.prioridad === 'baja' || r.saldo <= 3).toBe(true)
   })
 
   it('full-text search q', async () => {
@@ -221,6 +200,67 @@ describe('permission and scope', () => {
   })
 })
 
+describe('campos', () => {
+  const lecturas = async (query: string): Promise<Rec[]> => ok(await admin.get(`/auditoria/lecturas?${query}&limit=1000`)).records
+  const ndjson = (text: string): Rec[] => text.trim().split('\n').map((l) => JSON.parse(l))
+
+  it('the header and keys are _id and the named fields in record order; each record as a GET by id with the same campos shows it', async () => {
+    const campos = '_version,saldo,tipo'
+    const res = await exportOf(admin, `?tipo[ne]=lote&sort=_id&campos=${campos}`)
+    const lines = ndjson((await exportOf(admin, `?tipo[ne]=lote&sort=_id&campos=${campos}&formato=ndjson`)).text)
+    expect(lines.length).toBe(ok(await admin.get('/denuncias?tipo[ne]=lote&limit=1')).total)
+    const shown = await Promise.all(lines.map(async (l) => ok(await admin.get(`/denuncias/${l._id as string}?campos=${campos}`))))
+    expect(lines).toEqual(shown)
+    expect(Object.keys(lines[0]!)).toEqual(['_id', 'tipo', 'saldo', '_version'])
+    expect(res.text).toBe(csvOf(['_id', 'tipo', 'saldo', '_version'], shown))
+  })
+
+  it('the cursor reads only the named columns (and the order\'s)', async () => {
+    const sent = await queriesOf(app.orm.em, async () => {
+      expect(dataLines((await exportOf(admin, '?tipo=lote&campos=tipo&sort=saldo')).text)).toHaveLength(1500)
+    })
+    const reads = sent.filter((q) => /select .* from "denuncias"/s.test(q.sql))
+    expect(reads.length).toBeGreaterThan(0)
+    for (const q of reads) {
+      expect(q.sql).toMatch(/^(declare export_rows no scroll cursor for )?select "_id", "tipo", "saldo" from "denuncias"/)
+    }
+  })
+
+  it('a campos naming no encrypted field writes no read-log entry, even for a caller who may decrypt', async () => {
+    const before = (await lecturas('modulo=denuncias')).length
+    const res = await exportOf(jefe, '?tipo[ne]=lote&campos=tipo,estado')
+    expect(res.text.slice(1).split('\r\n')[0]).toBe('_id,tipo,estado')
+    expect(dataLines(res.text).length).toBeGreaterThan(1)
+    expect((await lecturas('modulo=denuncias')).length).toBe(before)
+  })
+
+  it('only the named encrypted fields are decrypted and logged; without descifrar only they are withheld', async () => {
+    const query = `?tipo[ne]=lote&denunciante_dni=${TRICKY.denunciante_dni}&campos=tipo,denunciante_telefono`
+    const before = new Set((await lecturas('modulo=denuncias')).map((e) => JSON.stringify(e)))
+    const res = await exportOf(jefe, query)
+    expect(res.text).toBe(csvOf(['_id', 'denunciante_telefono', 'tipo'], [{ _id: tricky._id, tipo: TRICKY.tipo, denunciante_telefono: TRICKY.denunciante_telefono }]))
+    const added = (await lecturas('modulo=denuncias')).filter((e) => !before.has(JSON.stringify(e)))
+    expect(added.map((e) => [e.tipo, e.registro, e.campos]).sort()).toEqual([['exportar', null, ['denunciante_telefono']], ['lectura', tricky._id, ['denunciante_telefono']]].sort())
+    const withheld = ndjson((await exportOf(exportador, '?tipo[ne]=lote&sort=_id&campos=tipo,denunciante_telefono&formato=ndjson')).text)
+    expect(withheld.find((r) => r._id === tricky._id)).toEqual({ _id: tricky._id, tipo: TRICKY.tipo, _restringidos: ['denunciante_telefono'] })
+    const csv = await exportOf(exportador, '?tipo[ne]=lote&sort=_id&campos=tipo,denunciante_telefono')
+    expect(csv.text.slice(1).split('\r\n')[0]).toBe('_id,denunciante_telefono,tipo,_restringidos')
+    expect(csv.text).not.toContain('600 000 000')
+  })
+
+  it('400 for an unknown field (with a hint), a related record\'s field and expandir', async () => {
+    const bad = async (query: string, campo: string, text: RegExp): Promise<void> => {
+      const res = await jefe.get(`/denuncias/exportar${query}`)
+      expectError(res, 'DATOS_INVALIDOS')
+      expect(res.body.detalles).toEqual([{ campo, mensaje: expect.stringMatching(text) }])
+    }
+    await bad('?campos=tipo,estdo', 'campos', /desconocido "estdo".*did you mean "estado"/)
+    await bad('?campos=agente_asignado.nombre', 'campos', /"agente_asignado.nombre": una exportación no incluye campos de registros relacionados/)
+    await bad('?expandir=agente_asignado', 'expandir', /no expande referencias/)
+    await bad('?campos=', 'campos', /lista de campos/)
+  })
+})
+
 describe('encrypted fields and the read log', () => {
   const lecturas = async (query: string): Promise<Rec[]> => ok(await admin.get(`/auditoria/lecturas?${query}`)).records
 
@@ -228,7 +268,7 @@ describe('encrypted fields and the read log', () => {
     const before = (await lecturas('limit=1000')).length
     const res = await exportOf(exportador, '?tipo[ne]=lote&sort=_id')
     const shown = [ok(await exportador.get(`/denuncias/${tricky._id as string}`)), ok(await exportador.get(`/denuncias/${plain._id as string}`))]
-    expect(shown[0]._restringidos).toEqual(ENCRYPTED)
+    expect(shown[0]._restringidos).toEqual(RESTRICTED)
     expect(res.text).toBe(csvOf([...HEADER, '_restringidos'], shown))
     expect(res.text).not.toContain(TRICKY.denunciante_dni)
     const nd = (await exportOf(exportador, '?tipo[ne]=lote&sort=_id&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))
@@ -241,7 +281,7 @@ describe('encrypted fields and the read log', () => {
     expect(dataLines(res.text)).toHaveLength(1)
     expect(res.text).toContain(`,${TRICKY.denunciante_dni},'+34 600 000 000,`)
     const entry = (await lecturas('tipo=exportar&limit=1'))[0]!
-    expect(entry).toMatchObject({ tipo: 'exportar', modulo: 'denuncias', registro: null, campos: ENCRYPTED, ruta: 'GET /denuncias/exportar', filtro: 'tipo%5Bne%5D=lote&denunciante_dni=*' })
+    expect(entry).toMatchObject({ tipo: 'exportar', modulo: 'denuncias', registro: null, campos: RESTRICTED, ruta: 'GET /denuncias/exportar', filtro: 'tipo%5Bne%5D=lote&denunciante_dni=*' })
     expect(JSON.stringify(await lecturas('tipo=exportar'))).not.toContain(TRICKY.denunciante_dni)
     const reads = await lecturas(`tipo=lectura&registro=${tricky._id as string}`)
     expect(reads[0]).toMatchObject({ usuario: entry.usuario, ruta: 'GET /denuncias/exportar', campos: ['denunciante_dni', 'denunciante_telefono'] })
@@ -265,6 +305,56 @@ describe('encrypted fields and the read log', () => {
     expect(sent.filter((q) => /^insert into "sys_lecturas"/.test(q.sql))).toHaveLength(3)
     const rows = await h.db.query<{ n: number }>("select count(*)::int as n from sys_lecturas l join denuncias d on d._id = l.registro where d.tipo = 'cifrada' and l.ruta = 'GET /denuncias/exportar'")
     expect(rows[0]!.n).toBe(600)
+  })
+})
+
+describe('structured arrays: the witnesses\' encrypted sub-fields', () => {
+  const WITH_WITNESSES = [
+    { denunciante_nombre: 'Testigos 1', tipo: 'con-testigos', fecha_hechos: '2026-06-03 10:00:00', lugar_hechos: 'Plaza', descripcion: 'Con dos testigos',
+      testigos: [{ nombre: 'Rosa', dni: validDni(33_000_001), telefono: '+34 611 111 111', domicilio: 'Calle Sol 1' }, { nombre: 'Pablo', dni: validDni(33_000_002) }] },
+    { denunciante_nombre: 'Testigos 2', tipo: 'con-testigos', fecha_hechos: '2026-06-04 10:00:00', lugar_hechos: 'Puerto', descripcion: 'Un testigo; sin DNI',
+      testigos: [{ nombre: 'Lola', telefono: '600 222 333' }], prioridad: 'baja' },
+  ]
+  const userKeys = (r: Rec): Rec => Object.fromEntries(Object.entries(r).filter(([k]) => !k.startsWith('_')))
+
+  it('CSV with descifrar: the sub-fields decrypted, the read log names testigos.dni …; without: withheld from every item', async () => {
+    for (const body of WITH_WITNESSES) ok(await admin.post('/denuncias', body), 201)
+    const csv = (await exportOf(jefe, '?tipo=con-testigos&sort=_id')).text
+    const lines = dataLines(csv)
+    expect(lines).toHaveLength(2)
+    expect(csv).toContain(validDni(33_000_001))
+    expect(csv).toContain('Calle Sol 1')
+    // As the list shows them (an item's keys may come in another order: JSON objects, compared as such).
+    const shown = ok(await jefe.get('/denuncias?tipo=con-testigos&sort=_id')).records as Rec[]
+    expect((await exportOf(jefe, '?tipo=con-testigos&sort=_id&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))).toEqual(shown)
+    expect(csv.slice(1).split('\r\n')[0]).toBe(HEADER.join(','))
+    const entry = ok(await admin.get('/auditoria/lecturas?tipo=exportar&limit=1')).records[0]
+    expect(entry.campos).toEqual(RESTRICTED)
+    const reads = ok(await admin.get(`/auditoria/lecturas?tipo=lectura&registro=${shown[0]!._id as string}&limit=1000`)).records as Rec[]
+    expect(reads.some((e) => e.ruta === 'GET /denuncias/exportar' && JSON.stringify(e.campos) === JSON.stringify(['testigos.dni', 'testigos.telefono', 'testigos.domicilio']))).toBe(true)
+
+    const withheld = await exportOf(exportador, '?tipo=con-testigos&sort=_id')
+    expect(withheld.text).not.toContain(validDni(33_000_001))
+    expect(withheld.text).not.toContain('Calle Sol 1')
+    expect(withheld.text).not.toContain('611 111 111')
+    const nd = (await exportOf(exportador, '?tipo=con-testigos&sort=_id&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))
+    expect(nd[0].testigos).toEqual([{ nombre: 'Rosa' }, { nombre: 'Pablo' }])
+    expect(nd[0]._restringidos).toEqual(RESTRICTED)
+  })
+
+  it('the CSV an admin exported imports again as equal records (the _ columns aside)', async () => {
+    const csv = (await exportOf(admin, '?tipo=con-testigos&sort=_id')).text
+    const before = ok(await admin.get('/denuncias?tipo=con-testigos&sort=_id')).records as Rec[]
+    const res = await call(app, 'POST', '/denuncias/importar', { token, raw: csv, headers: { 'content-type': 'text/csv' } })
+    const created = ok(res, 201).ids as string[]
+    expect(created).toHaveLength(2)
+    const after = await Promise.all(created.map(async (id) => ok(await admin.get(`/denuncias/${id}`))))
+    expect(after.map(userKeys)).toEqual(before.map(userKeys))
+    expect(after[0]!.testigos[0]).toEqual(WITH_WITNESSES[0]!.testigos[0])
+    // Stored encrypted again, like a POST's.
+    const stored = await h.db.query<{ t: string }>('select testigos::text as t from denuncias where "_id" = $1', [created[0]])
+    expect(stored[0]!.t).not.toContain(validDni(33_000_001))
+    expect(stored[0]!.t).toContain('Rosa')
   })
 })
 

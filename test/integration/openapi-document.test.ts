@@ -130,6 +130,10 @@ describe('the document', () => {
     }
     // A module without references has no expandir.
     expect(queryOf(doc.paths['/atestados'].get).has('expandir')).toBe(false)
+    // An export takes campos (no referencia.campo) and never expandir.
+    const exported = queryOf(doc.paths['/turnos/exportar'].get)
+    expect(exported.get('campos')?.description).toMatch(/Sin referencia.campo ni expandir/)
+    expect(exported.has('expandir')).toBe(false)
     const turno = doc.components.schemas.turnosRecord
     expect(turno.properties.vehiculo_asignado.anyOf).toEqual([{ type: ['string', 'null'], pattern: '^VEH-\\d{4}-\\d{5,}$' }, expect.objectContaining({ type: 'object', required: ['_id'] })])
     expect(turno.properties._sin_expandir).toMatchObject({ type: 'array', items: { type: 'string' } })

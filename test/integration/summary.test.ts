@@ -162,6 +162,13 @@ describe('filters, q, deleted records and scope', () => {
     expect(await resumen(admin, '?agrupar=tipo&importe[gt]=100000')).toEqual({ grupos: [], total_grupos: 0, total: 0 })
   })
 
+  it('an o[N] group narrows the records counted: any of its conditions, ANDed with the other filters', async () => {
+    const any = await resumen(admin, '?agrupar=tipo&o[1][tipo]=ambiental&o[1][importe][lte]=50')
+    expect(any.total).toBe(3)
+    expect(any.grupos).toEqual(expect.arrayContaining([{ tipo: 'ambiental', cantidad: 1 }, { tipo: 'ordenanza_municipal', cantidad: 1 }, { tipo: 'trafico', cantidad: 1 }]))
+    expect((await resumen(admin, '?o[1][tipo]=ambiental&o[1][importe][lte]=50&tipo[ne]=trafico')).total).toBe(2)
+  })
+
   it('incluir_eliminados counts the deleted record, for whoever may delete', async () => {
     expect((await resumen(admin, '?incluir_eliminados=true')).total).toBe(6)
     expectError(await jefe.api.get('/sanciones/resumen?incluir_eliminados=true'), 'SIN_PERMISOS')
