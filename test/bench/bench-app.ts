@@ -89,6 +89,20 @@ export async function startTableBench (): Promise<TableBench> {
   }
 }
 
+/**
+ * Fills `denuncias` up to `bench.rows` in batches of 100,000, each the SQL
+ * `insert(from, to)` writes for rows from..to, then vacuums (the visibility
+ * map an index-only scan needs); the seconds it took (none when full).
+ */
+export async function fillDenuncias (bench: TableBench, insert: (from: number, to: number) => string): Promise<number> {
+  const t0 = performance.now()
+  const n = Number((await bench.sql<{ n: string }>('select count(*) as n from denuncias'))[0]!.n)
+  if (n >= bench.rows) return 0
+  for (let from = 1; from <= bench.rows; from += 100_000) await bench.sql(insert(from, Math.min(bench.rows, from + 99_999)))
+  await bench.sql('vacuum analyze denuncias')
+  return (performance.now() - t0) / 1000
+}
+
 export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 export const p95 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)]!
 

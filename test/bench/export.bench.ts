@@ -10,31 +10,25 @@
  *
  *   BENCH_ROWS=1000000 DATABASE_URL=postgres://…/bench npm run bench:export
  */
-import { startTableBench } from './bench-app.js'
+import { fillDenuncias, startTableBench } from './bench-app.js'
 
-const { rows, server, sql, token } = await startTableBench()
+const bench = await startTableBench()
+const { rows, server, token } = bench
 const { app, base } = server
 
 try {
-  const t0 = performance.now()
-  const n = Number((await sql<{ n: string }>('select count(*) as n from denuncias'))[0]!.n)
-  for (let from = 1; n < rows && from <= rows; from += 100_000) {
-    const to = Math.min(rows, from + 99_999)
-    await sql(`
-      insert into denuncias ("_id", "_created", "_created_by", "_modified", "_modified_by", "_version", "_hash",
-                             denunciante_nombre, denunciante_email, tipo, fecha_hechos, lugar_hechos, descripcion, testigos, estado, prioridad)
-      select 'DEN-1990-' || lpad(i::text, 7, '0'), now() - i * interval '1 second', 'USR-1990-00001', now(), 'USR-1990-00001', 1, repeat('0', 64),
-             (array['Ana', 'Luis', 'María', 'José'])[1 + i % 4] || ', ' || (array['García', 'Pérez', 'López'])[1 + i % 3] || ' ' || i,
-             case when i % 10 = 0 then 'v' || i || '@example.org' end,
-             (array['hurto', 'robo', 'daños', 'lesiones', 'estafa'])[1 + i % 5], now() - i * interval '1 minute',
-             'Calle ' || (array['Mayor', 'Real', 'Ancha'])[1 + i % 3] || ' ' || (i % 300),
-             'Sustracción de un objeto en la vía pública; el denunciante declara que ocurrió por la mañana. Expediente ' || i,
-             case when i % 100 = 0 then '["Testigo", "Otro"]'::jsonb end,
-             'pendiente', (array['baja', 'media', 'alta', 'urgente'])[1 + i % 4]
-      from generate_series(${from}, ${to}) as i`)
-  }
-  if (n < rows) await sql('vacuum analyze denuncias')
-  const loadSeconds = (performance.now() - t0) / 1000
+  const loadSeconds = await fillDenuncias(bench, (from, to) => `
+    insert into denuncias ("_id", "_created", "_created_by", "_modified", "_modified_by", "_version", "_hash",
+                           denunciante_nombre, denunciante_email, tipo, fecha_hechos, lugar_hechos, descripcion, testigos, estado, prioridad)
+    select 'DEN-1990-' || lpad(i::text, 7, '0'), now() - i * interval '1 second', 'USR-1990-00001', now(), 'USR-1990-00001', 1, repeat('0', 64),
+           (array['Ana', 'Luis', 'María', 'José'])[1 + i % 4] || ', ' || (array['García', 'Pérez', 'López'])[1 + i % 3] || ' ' || i,
+           case when i % 10 = 0 then 'v' || i || '@example.org' end,
+           (array['hurto', 'robo', 'daños', 'lesiones', 'estafa'])[1 + i % 5], now() - i * interval '1 minute',
+           'Calle ' || (array['Mayor', 'Real', 'Ancha'])[1 + i % 3] || ' ' || (i % 300),
+           'Sustracción de un objeto en la vía pública; el denunciante declara que ocurrió por la mañana. Expediente ' || i,
+           case when i % 100 = 0 then '["Testigo", "Otro"]'::jsonb end,
+           'pendiente', (array['baja', 'media', 'alta', 'urgente'])[1 + i % 4]
+    from generate_series(${from}, ${to}) as i`)
 
   global.gc?.()
   const before = process.memoryUsage.rss()
