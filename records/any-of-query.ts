@@ -29,15 +29,31 @@ export function isAnyOfKey (key: string): boolean {
   return key === ANY_OF_PARAMETER || key.startsWith(`${ANY_OF_PARAMETER}[`)
 }
 
-/** `o[N][campo]` or `o[N][campo][op]` as its parts; a 400 naming `key` when it is neither. */
-function partsOf (key: string): { group: number, name: string, op: string } {
+/** `o[N][campo]`, `o[N][campo][op]` or `o[N]` as its parts; a 400 naming `key` when it is none of them. */
+function partsOf (key: string): { group: number, name?: string, op: string } {
   const m = SHAPE.exec(key)
   const segments = m === null || m[1] === '' ? [] : m[1]!.slice(1, -1).split('][')
   if (segments.length === 0 || segments.length > 3) throw invalid(key, `grupo mal formado: ${USE}`)
   const [n, name, op] = segments as [string, string | undefined, string | undefined]
   if (!/^[1-9]$/.test(n)) throw invalid(key, `el grupo debe ser un número del 1 al ${MAX_GROUPS}`)
-  if (name === undefined) throw invalid(key, `falta el campo: ${USE}`)
-  return { group: Number(n), name, op: op ?? 'eq' }
+  return { group: Number(n), ...(name !== undefined && { name }), op: op ?? 'eq' }
+}
+
+type Filter = [name: string, op: string, raw: string | string[]]
+const text = (v: unknown): string | string[] => Array.isArray(v) ? v.map((x) => String(x)) : String(v)
+
+/**
+ * `o[N]={"campo": valor, "campo2": {"op": valor}}`: a whole group as JSON,
+ * as the API explorer sends the `o` example (docs/user-guide.md "Any-of
+ * filters (o[N])"); each value is then read like its bracket form.
+ */
+function jsonGroup (key: string, raw: string | string[]): Filter[] {
+  let parsed: unknown
+  try { parsed = typeof raw === 'string' && raw.startsWith('{') ? JSON.parse(raw) : undefined } catch { parsed = undefined }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid(key, `falta el campo: ${USE}`)
+  return Object.entries(parsed).flatMap(([name, v]): Filter[] => v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? Object.entries(v).map(([op, x]): Filter => [name, op, text(x)])
+    : [[name, 'eq', text(v)]])
 }
 
 /** A condition as a term of an OR: a search condition in SQL is embedded as `$sql` (db/where-sql.ts). */
@@ -55,10 +71,13 @@ export function anyOfConditions (query: Record<string, string | string[] | undef
   for (const [key, raw] of Object.entries(query)) {
     if (raw === undefined || !isAnyOfKey(key)) continue
     const { group, name, op } = partsOf(key)
-    const c = read(key, name, op, raw)
-    if (c === undefined) throw invalid(key, `campo desconocido "${name}"${hint(name, names())}`)
     const terms = groups.get(group) ?? []
-    terms.push(term(c))
+    for (const [field, fieldOp, value] of name === undefined ? jsonGroup(key, raw) : [[name, op, raw] as Filter]) {
+      const c = read(key, field, fieldOp, value)
+      if (c === undefined) throw invalid(key, `campo desconocido "${field}"${hint(field, names())}`)
+      terms.push(term(c))
+    }
+    if (terms.length === 0) throw invalid(key, `falta el campo: ${USE}`)
     groups.set(group, terms)
   }
   return [...groups.entries()].sort(([a], [b]) => a - b).map(([, terms]) => terms.length === 1 ? terms[0]! : { $or: terms })

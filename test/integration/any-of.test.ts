@@ -126,6 +126,16 @@ describe('groups are ANDed with each other, the plain filters and q', () => {
     const query = qs(['o[9][prioridad]', 'baja'], ['o[9][prioridad]', 'alta'], ['o[3][estado]', 'pendiente'])
     expect(await found(admin, query)).toEqual(expected((r) => ['baja', 'alta'].includes(r.prioridad) && r.estado === 'pendiente'))
   })
+
+  it('a group may come whole as JSON (o[N]={…}, as the API explorer sends it), read like its bracket form', async () => {
+    const json = qs(['o[1]', JSON.stringify({ estado: 'archivada', prioridad: { in: 'alta,urgente' } })], ['o[2]', JSON.stringify({ tipo: ['robo', 'hurto'] })])
+    const brackets = qs(['o[1][estado]', 'archivada'], ['o[1][prioridad][in]', 'alta,urgente'], ['o[2][tipo]', 'robo'], ['o[2][tipo]', 'hurto'])
+    const want = expected((r) => (r.estado === 'archivada' || ['alta', 'urgente'].includes(r.prioridad)) && ['robo', 'hurto'].includes(r.tipo))
+    expect(await found(admin, json)).toEqual(want)
+    expect(await found(admin, brackets)).toEqual(want)
+    expectError(await admin.get(`/denuncias?${qs(['o[1]', '{"estado":{"mas":"x"}}'])}`), 'DATOS_INVALIDOS')
+    expectError(await admin.get(`/denuncias?${qs(['o[1]', '{}'])}`), 'DATOS_INVALIDOS')
+  })
 })
 
 describe('row-level scope inside groups', () => {
