@@ -22,7 +22,10 @@ export interface StoresOptions {
 
 async function storesPlugin (app: FastifyInstance, opts: StoresOptions): Promise<void> {
   const redis = app.hasDecorator('redis') ? app.redis : undefined
-  app.decorate('stores', Object.freeze(createStores(redis, app.config.redisPrefix, opts.stores)))
+  const stores = Object.freeze(createStores(redis, app.config.redisPrefix, opts.stores))
+  app.decorate('stores', stores)
+  // Only a store this instance made is its to close (tests share one between instances).
+  if (opts.stores?.signals === undefined) app.addHook('onClose', async () => { await stores.signals.close() })
 }
 
 export default fp(storesPlugin, { name: 'policia-stores', fastify: '5.x', dependencies: ['policia-config', 'policia-redis'] })

@@ -34,6 +34,8 @@ import { parseSummaryQuery } from './summary-query.js'
 import { summarize, type Summary } from './summary.js'
 import { holdsValue, subFieldPaths } from './item-fields.js'
 import { and, reaches, scopeCondition, ownCondition, type Where } from './scope.js'
+import type { FeedEntry } from './events/feed.js'
+import { eventOf, type FeedEvent } from './events/event-view.js'
 
 export type ApiRecord = Record<string, unknown>
 
@@ -331,6 +333,26 @@ export class RecordsService {
       ...sealInfo(mod, v),
       registro: records[i]!,
     }))
+  }
+
+  /**
+   * The feed's entries of this module the caller may see, as events
+   * (docs/user-guide.md "Events"): `ver` and its scope judged on the record
+   * as written, encrypted values as `descifrar` reaches it, decrypted
+   * values logged as reads before they leave.
+   */
+  async events (entries: readonly FeedEntry[]): Promise<FeedEvent[]> {
+    const { mod, encrypted } = this.plan
+    const ver = this.scope('ver')
+    if (ver === 'none') return []
+    const { caller } = this.ctx
+    const seen = entries.filter((e) => e.modulo === mod.name && reaches(ver, mod, caller, e.datos))
+    if (seen.length === 0) return []
+    const records = await this.views(seen.map((e) => e.datos))
+    const descifrar = encrypted.length > 0 ? this.scope('descifrar') : 'none'
+    const all = new Set(encrypted)
+    return seen.map((e, i) => eventOf(e, records[i]!, this.deps.timeZone,
+      encrypted.length > 0 && !(descifrar !== 'none' && reaches(descifrar, mod, caller, e.datos)) ? all : undefined))
   }
 
   async verify (id: string): Promise<Verdict> {

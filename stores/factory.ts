@@ -16,6 +16,9 @@ import type { SequenceStore } from './sequences/contract.js'
 import { MemorySequenceStore } from './sequences/memory.js'
 import { RedisSequenceStore } from './sequences/redis.js'
 import type { SessionStore } from './sessions/contract.js'
+import type { SignalStore } from './signals/contract.js'
+import { MemorySignalStore } from './signals/memory.js'
+import { RedisSignalStore } from './signals/redis.js'
 import { MemorySessionStore } from './sessions/memory.js'
 import { RedisSessionStore } from './sessions/redis.js'
 
@@ -25,6 +28,7 @@ export interface StoreSet {
   readonly sessions: SessionStore
   readonly rateLimits: RateLimitStore
   readonly attemptLogs: AttemptLogStore
+  readonly signals: SignalStore
 }
 
 export interface Stores extends StoreSet {
@@ -39,5 +43,6 @@ export function createStores (redis: Redis | undefined, prefix: string, override
   const sessions = overrides.sessions ?? (redis !== undefined ? new RedisSessionStore(redis, prefix) : new MemorySessionStore())
   const rateLimits = overrides.rateLimits ?? (redis !== undefined ? new RedisRateLimitStore(redis, prefix) : new MemoryRateLimitStore())
   const attemptLogs = overrides.attemptLogs ?? (redis !== undefined ? new RedisAttemptLogStore(redis, prefix) : new MemoryAttemptLogStore())
-  return { sequences, sessions, rateLimits, attemptLogs, admit: admitFor(rateLimits, sessions), kind: redis !== undefined ? 'redis' : 'memory' }
+  const signals = overrides.signals ?? (redis !== undefined ? new RedisSignalStore(redis, prefix) : new MemorySignalStore())
+  return { sequences, sessions, rateLimits, attemptLogs, signals, admit: admitFor(rateLimits, sessions), kind: redis !== undefined ? 'redis' : 'memory' }
 }

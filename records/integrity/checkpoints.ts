@@ -72,6 +72,8 @@ export class Checkpoints {
   private readonly store: CheckpointStore
   /** Checkpoint files that could not be written, since start. */
   failures = 0
+  /** Told of each run that appended entries (the event feed wakes its readers, records/events/feed-hub.ts). */
+  onSealed: ((result: SealResult) => void) | undefined
 
   constructor (private readonly opts: CheckpointsOptions) {
     this.store = new CheckpointStore(opts.dir)
@@ -263,9 +265,30 @@ export class Checkpoints {
         await this.keep(tem, head === undefined ? anchors : [...anchors, head])
       },
     })
+    if (sealed !== undefined && sealed.sealed > 0) this.onSealed?.(sealed)
     const unpublished = head === undefined ? undefined : this.publish(head)
     if (head === undefined && sealed === undefined) await this.latest(em.fork())
     return { ...(head !== undefined && { checkpoint: head }), ...(sealed !== undefined && { sealed }), ...(refused !== undefined && { refused }), ...(unpublished !== undefined && { unpublished }) }
+  }
+
+  /**
+   * Seals what became stable now, waiting for another instance's run, and
+   * publishes no checkpoint of the head (the event feed's prompt sealing,
+   * records/events/feed-hub.ts). The anchors it passes are kept as a run
+   * keeps them, unless the chain may not be signed (the next run says why).
+   */
+  async sealNow (em: EntityManager): Promise<SealResult | undefined> {
+    const fecha = new Date().toISOString()
+    const sealed = await seal(em, {
+      wait: true,
+      span: ANCHOR_SPAN,
+      inside: async (tem, result) => {
+        if (result.passed.length === 0 || await this.unsignable(tem, result) !== undefined) return
+        await this.keep(tem, result.passed.map((p) => this.opts.signer.sign(p, fecha, this.opts.cadena)))
+      },
+    })
+    if (sealed !== undefined && sealed.sealed > 0) this.onSealed?.(sealed)
+    return sealed
   }
 
   /** The chain's head as it is now (for the on-demand answer when nothing moved). */

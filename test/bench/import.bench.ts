@@ -25,7 +25,7 @@ try {
   const tipos = ['hurto', 'robo', 'daños', 'lesiones', 'estafa']
   for (let i = 1; i <= rows; i++) {
     lines.push([`Denunciante ${i}`, i % 10 === 0 ? '12345678Z' : '', tipos[i % 5], `2026-0${1 + i % 9}-1${i % 10} 10:${String(i % 60).padStart(2, '0')}:00`,
-      `"Calle Mayor; ${i}"`, `"Sustracción de un objeto; expediente ""${i}"""`, i % 3 === 0 ? '"[""Testigo""]"' : '', i % 2 === 0 ? agente : '', 'alta'].join(';'))
+      `"Calle Mayor; ${i}"`, `"Sustracción de un objeto; expediente ""${i}"""`, i % 3 === 0 ? `"[{""nombre"":""Testigo ${i}"",""dni"":""12345678Z"",""declaracion"":""Vio los hechos""}]"` : '', i % 2 === 0 ? agente : '', 'alta'].join(';'))
   }
   const csv = lines.join('\r\n') + '\r\n'
   const send = async (query: string): Promise<{ status: number, body: any, seconds: number }> => {

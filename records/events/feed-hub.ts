@@ -1,0 +1,170 @@
+/**
+ * The feed as one instance follows it (docs/architecture.md "Events"):
+ * writes anywhere become events promptly, and every local listener (live
+ * streams, webhook deliverers) hears of them in feed order.
+ *
+ * - A write that commits on any instance calls `written()`: at most one
+ *   `escrito` signal per WRITE_SIGNAL_MS leaves the instance
+ *   (stores/signals), so a burst costs one message, and an instance with
+ *   no listeners costs nothing more.
+ * - An instance with listeners that hears `escrito` seals the chain now
+ *   (`seal`, records/integrity/checkpoints.ts `sealNow`: the events are the
+ *   chain's entries, records/events/feed.ts), and when that appended
+ *   entries it signals `avanzado`. So does the periodic checkpoint run.
+ * - On `avanzado`, and every POLL_MS as a back-stop for a lost signal, an
+ *   instance with listeners reads the entries after the last it handed
+ *   out and hands them to every listener, in batches that each start
+ *   right after the previous one's last position.
+ *
+ * Nothing here knows HTTP or the database driver: `deps` does the reading
+ * and sealing. Not a singleton: the app holds one (`app.feed`).
+ */
+import type { SignalStore } from '../../stores/signals/contract.js'
+import type { FeedEntry } from './feed.js'
+
+/** Hears each batch of new entries; a listener must not wait on the hub (errors are reported, not thrown). */
+export type FeedListener = (entries: readonly FeedEntry[]) => void
+
+export interface FeedHubDeps {
+  readonly signals: SignalStore
+  /** Entries after `after`, oldest first, at most `limit`. */
+  read (after: number, limit: number): Promise<FeedEntry[]>
+  /** The newest position. */
+  head (): Promise<number>
+  /** Seals what became stable; how many entries it appended (0 when another instance did). */
+  seal (): Promise<number>
+  /** A failure nobody waits for (a read or a seal in the background). */
+  onProblem (message: string, err: unknown): void
+}
+
+/** Signals at most this often per instance for a burst of writes (ms). */
+export const WRITE_SIGNAL_MS = 20
+/** How often an instance with listeners looks for entries whose signal it missed (ms). */
+export const POLL_MS = 2_000
+/** Entries read per round trip. */
+const BATCH = 500
+
+const ESCRITO = 'feed:escrito'
+const AVANZADO = 'feed:avanzado'
+
+export class FeedHub {
+  private readonly listeners = new Set<FeedListener>()
+  /** The last position handed to the listeners (known once there are listeners). */
+  private handed: number | undefined
+  private signalTimer: NodeJS.Timeout | undefined
+  private pollTimer: NodeJS.Timeout | undefined
+  private unsubscribe: Array<() => void> = []
+  private sealing: Promise<void> | undefined
+  private sealAgain = false
+  private reading: Promise<void> | undefined
+  private readAgain = false
+  private closed = false
+
+  constructor (private readonly deps: FeedHubDeps) {}
+
+  /** Starts hearing the other instances. */
+  async start (): Promise<void> {
+    this.unsubscribe = await Promise.all([
+      this.deps.signals.subscribe(ESCRITO, () => { if (this.listeners.size > 0) this.sealSoon() }),
+      this.deps.signals.subscribe(AVANZADO, () => { if (this.listeners.size > 0) this.readSoon() }),
+    ])
+  }
+
+  /** The last position handed to the listeners, or the head when there are none. */
+  async position (): Promise<number> {
+    return this.handed ?? await this.deps.head()
+  }
+
+  /**
+   * Adds a listener; it hears every entry after `position()` as read when
+   * it was added. The function returned removes it.
+   */
+  async listen (fn: FeedListener): Promise<() => void> {
+    if (this.listeners.size === 0) {
+      this.handed = await this.deps.head()
+      this.pollTimer = setInterval(() => { this.sealSoon() }, POLL_MS)
+      this.pollTimer.unref()
+    }
+    this.listeners.add(fn)
+    return () => {
+      this.listeners.delete(fn)
+      if (this.listeners.size === 0) {
+        clearInterval(this.pollTimer)
+        this.pollTimer = undefined
+        this.handed = undefined
+      }
+    }
+  }
+
+  /** How many listeners this instance holds. */
+  get size (): number { return this.listeners.size }
+
+  /** A write committed on this instance. */
+  written (): void {
+    if (this.signalTimer !== undefined || this.closed) return
+    this.signalTimer = setTimeout(() => {
+      this.signalTimer = undefined
+      this.deps.signals.publish(ESCRITO, '')
+    }, WRITE_SIGNAL_MS)
+    this.signalTimer.unref()
+  }
+
+  /** The chain grew here (a seal run of this instance): tell every instance. */
+  sealed (): void {
+    if (!this.closed) this.deps.signals.publish(AVANZADO, '')
+  }
+
+  private sealSoon (): void {
+    if (this.sealing !== undefined) { this.sealAgain = true; return }
+    this.sealing = (async () => {
+      do {
+        this.sealAgain = false
+        try {
+          // A run that appended nothing may have been preceded by another instance's that did: read anyway.
+          await this.deps.seal()
+        } catch (err) {
+          this.deps.onProblem('the event feed could not seal the global chain; retrying at the next write or poll', err)
+        }
+        this.readSoon()
+      } while (this.sealAgain && !this.closed)
+    })().finally(() => { this.sealing = undefined })
+  }
+
+  private readSoon (): void {
+    if (this.reading !== undefined) { this.readAgain = true; return }
+    this.reading = (async () => {
+      do {
+        this.readAgain = false
+        try {
+          await this.drain()
+        } catch (err) {
+          this.deps.onProblem('the event feed could not be read; retrying at the next signal or poll', err)
+        }
+      } while (this.readAgain && !this.closed)
+    })().finally(() => { this.reading = undefined })
+  }
+
+  private async drain (): Promise<void> {
+    for (;;) {
+      const from = this.handed
+      if (from === undefined || this.closed) return
+      const entries = await this.deps.read(from, BATCH)
+      // Listeners may have gone meanwhile, and come back with another start.
+      if (entries.length === 0 || this.handed !== from) return
+      this.handed = entries.at(-1)!.posicion
+      for (const fn of this.listeners) {
+        try { fn(entries) } catch (err) { this.deps.onProblem('an event listener failed', err) }
+      }
+      if (entries.length < BATCH) return
+    }
+  }
+
+  async close (): Promise<void> {
+    this.closed = true
+    clearTimeout(this.signalTimer)
+    clearInterval(this.pollTimer)
+    for (const u of this.unsubscribe) u()
+    this.listeners.clear()
+    await Promise.all([this.sealing, this.reading])
+  }
+}

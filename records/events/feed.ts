@@ -1,0 +1,96 @@
+/**
+ * The event feed (docs/user-guide.md "Events"): one event per committed
+ * write, read off the global chain (records/integrity/ledger.ts). The
+ * chain holds every history entry once, in the order its transaction
+ * committed, and nothing of a transaction that did not commit; an event's
+ * position is its entry's `seq`, and its hash the version's `_hash`, so
+ * both can be checked against the chain and the history. Nothing is
+ * stored for the feed itself: it is a read of `sys_cadena` joined to
+ * `sys_historial` (whose rows are never deleted), and retention
+ * (EVENT_RETENTION_DAYS) only bounds how far back a reader may resume.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { HistoryAction } from '../../db/history-entity.js'
+import type { Row } from '../../db/module-entity.js'
+
+/** One entry of the feed: a sealed history version with its position. */
+export interface FeedEntry {
+  readonly posicion: number
+  readonly modulo: string
+  readonly registro: string
+  readonly version: number
+  readonly accion: HistoryAction
+  readonly usuario: string
+  readonly fecha: Date
+  /** Declared fields whose value this version changed. */
+  readonly campos: string[]
+  /** The version's `_hash`. */
+  readonly hash: string
+  /** The stored row of this version (encrypted values still encrypted). */
+  readonly datos: Row
+}
+
+/** What a write is called in an event's `tipo` (`denuncias.creado`). */
+export const EVENT_KINDS: Readonly<Record<HistoryAction, string>> = {
+  crear: 'creado',
+  editar: 'actualizado',
+  eliminar: 'eliminado',
+  restaurar: 'restaurado',
+}
+
+interface FeedRow {
+  seq: string
+  modulo: string
+  registro: string
+  version: number
+  accion: HistoryAction
+  usuario: string
+  fecha: Date | string
+  campos: string[] | string
+  hash: string
+  datos: Row | string
+}
+
+const json = <T>(v: T | string): T => typeof v === 'string' ? JSON.parse(v) as T : v
+
+/**
+ * Up to `limit` entries after position `after`, oldest first; with
+ * `modulos`, only theirs (the positions keep their gaps).
+ */
+export async function readFeed (em: EntityManager, after: number, limit: number, modulos?: readonly string[]): Promise<FeedEntry[]> {
+  const only = modulos === undefined ? '' : ` and c.modulo in (${modulos.map(() => '?').join(', ')})`
+  const rows = await em.getConnection().execute<FeedRow[]>(
+    `select c.seq::text as seq, h.modulo, h.registro, h.version, h.accion, h.usuario, h.fecha, h.campos, h.hash, h.datos
+       from sys_cadena c join sys_historial h on h.id = c.historial
+      where c.seq > ?${only} order by c.seq limit ${Math.trunc(limit)}`,
+    [after, ...(modulos ?? [])], 'all')
+  return rows.map((r) => ({
+    posicion: Number(r.seq),
+    modulo: r.modulo,
+    registro: r.registro,
+    version: r.version,
+    accion: r.accion,
+    usuario: r.usuario,
+    fecha: new Date(r.fecha),
+    campos: json(r.campos),
+    hash: r.hash,
+    datos: json(r.datos),
+  }))
+}
+
+/** The newest position (0 when the chain is empty). */
+export async function feedHead (em: EntityManager): Promise<number> {
+  const [row] = await em.getConnection().execute<Array<{ seq: string | null }>>('select max(seq)::text as seq from sys_cadena', [], 'all')
+  return Number(row?.seq ?? 0)
+}
+
+/**
+ * When the write at `posicion` was made (undefined when there is no such
+ * position): a reader resuming after an entry older than the retention is
+ * told to reload instead (docs/user-guide.md "Events").
+ */
+export async function writtenAt (em: EntityManager, posicion: number): Promise<Date | undefined> {
+  const [row] = await em.getConnection().execute<Array<{ fecha: Date | string }>>(
+    'select h.fecha from sys_cadena c join sys_historial h on h.id = c.historial where c.seq = ?', [posicion], 'all')
+  return row === undefined ? undefined : new Date(row.fecha)
+}

@@ -1,0 +1,19 @@
+/** Signals in process (one instance, or instances of one test process sharing the store as processes share Redis). */
+import { EventEmitter } from 'node:events'
+import type { SignalListener, SignalStore } from './contract.js'
+
+export class MemorySignalStore implements SignalStore {
+  private readonly bus = new EventEmitter().setMaxListeners(0)
+
+  publish (channel: string, message: string): void {
+    // Asynchronous as over Redis: a publisher never runs a subscriber inside its own call.
+    queueMicrotask(() => { this.bus.emit(channel, message) })
+  }
+
+  async subscribe (channel: string, fn: SignalListener): Promise<() => void> {
+    this.bus.on(channel, fn)
+    return () => { this.bus.off(channel, fn) }
+  }
+
+  async close (): Promise<void> {}
+}
