@@ -20,7 +20,6 @@ import type { ModuleDef } from '../core/registry/types.js'
 import { feedHead, readFeed, writtenAt } from '../records/events/feed.js'
 import { LiveStream, type EndReason } from '../records/events/live-stream.js'
 import { parseStreamQuery } from '../records/events/stream-query.js'
-import type { AuthenticatedCaller } from '../plugins/auth.js'
 import '../http/openapi-docs.js'
 
 declare module 'fastify' {
@@ -44,6 +43,7 @@ const EventsQuery = Type.Object({
 const DESCRIPTION = [
   'Flujo text/event-stream con cada evento que el usuario puede ver: `id: <posicion>`, `event: <tipo>` (p. ej. `denuncias.creado`) y `data: <evento JSON>`',
   '({posicion, tipo, modulo, registro_id, version, fecha, usuario, campos_cambiados, hash, registro}).',
+  'Con un único módulo en modulos, los filtros de su listado (p. ej. `tipo_incidencia=urgente`, `o[1][estado]=pendiente`) sobre la versión escrita; no q, contiene sobre texto, vacio sobre texto o listas, ni filtros por campos cifrados.',
   'Con la cabecera Last-Event-ID envía lo ocurrido desde esa posición y sigue en vivo; si es más antigua que la retención, un `event: recargar`.',
   'Un comentario `: latido` cada 15 s. Al cerrarse la sesión, caducar el token o perder el permiso, un `event: fin` con su motivo, y se cierra.',
 ].join(' ')
@@ -63,7 +63,7 @@ async function eventRoutes (app: FastifyInstance): Promise<void> {
   // Fastify waits for busy connections on close: streams are ended first.
   app.addHook('preClose', async () => { await Promise.all([...streams].map(async (s) => s.end('cierre'))) })
 
-  const sees = (caller: AuthenticatedCaller, mod: ModuleDef): boolean => app.access.scope(caller.rol, mod.name, 'ver') !== 'none'
+  const sees = (caller: FastifyRequest['caller'], mod: ModuleDef): boolean => app.access.scope(caller.rol, mod.name, 'ver') !== 'none'
 
   app.get('/eventos', {
     config: { openapi: { querystring: EventsQuery, errors: [403] } },
@@ -86,7 +86,8 @@ async function eventRoutes (app: FastifyInstance): Promise<void> {
     const last = lastEventId(request)
     const slot = randomUUID()
     const take = async (): Promise<boolean> => app.stores.streamSlots.acquire(caller.id, slot, max, LEASE_MS)
-    if (!await take()) throw new AppError('DEMASIADOS_FLUJOS', [{ campo: 'eventos', mensaje: DETAILS.FLUJOS_ABIERTOS(max) }])
+    // Retry-After as every 429 has it: the longest a slot of a stream that died unseen stays taken.
+    if (!await take()) throw new AppError('DEMASIADOS_FLUJOS', [{ campo: 'eventos', mensaje: DETAILS.FLUJOS_ABIERTOS(max) }], { 'retry-after': String(LEASE_MS / 1000) })
 
     const body = new PassThrough()
     const res = reply.raw

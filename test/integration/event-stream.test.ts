@@ -322,6 +322,7 @@ describe('GET /eventos limits and refusals', () => {
       const sixth = await open('/eventos', u.token)
       expectError(sixth as Sse & { body: unknown }, 'DEMASIADOS_FLUJOS')
       expect(sixth.body.detalles[0].mensaje).toContain('5 flujos')
+      expect(sixth.headers['retry-after']).toBe('30')
     } finally { base = saved }
     streams[0]!.close()
     await new Promise((r) => setTimeout(r, 300))
@@ -329,6 +330,23 @@ describe('GET /eventos limits and refusals', () => {
     expect(again.status).toBe(200)
     again.close()
     for (const s of streams) s.close()
+  })
+
+  it('a client that goes away leaves nothing behind: its feed listener, the stream and its slot', async () => {
+    const u = await newUser(app, token, 'consulta')
+    const before = app.feed.size
+    const streams = await Promise.all(Array.from({ length: 5 }, async () => open('/eventos', u.token)))
+    // The stream answers before it has subscribed to the feed.
+    for (let i = 0; i < 50 && app.feed.size < before + 5; i++) await new Promise((r) => setTimeout(r, 50))
+    expect(app.feed.size).toBe(before + 5)
+    expect(app.eventStreams.size).toBe(5)
+    for (const s of streams) s.close()
+    for (let i = 0; i < 50 && (app.feed.size > before || app.eventStreams.size > 0); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(app.feed.size).toBe(before)
+    expect(app.eventStreams.size).toBe(0)
+    const again = await Promise.all(Array.from({ length: 5 }, async () => open('/eventos', u.token)))
+    expect(again.map((s) => s.status)).toEqual([200, 200, 200, 200, 200])
+    for (const s of again) s.close()
   })
 
   it('400 for what a stream cannot take, 403 for a module the caller may not see, before the stream starts', async () => {

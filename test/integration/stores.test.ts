@@ -13,6 +13,9 @@ import { RedisRateLimitStore } from '../../stores/rate-limits/redis.js'
 import type { SequenceStore } from '../../stores/sequences/contract.js'
 import { MemorySequenceStore } from '../../stores/sequences/memory.js'
 import { RedisSequenceStore } from '../../stores/sequences/redis.js'
+import type { StreamSlotStore } from '../../stores/stream-slots/contract.js'
+import { MemoryStreamSlotStore } from '../../stores/stream-slots/memory.js'
+import { RedisStreamSlotStore } from '../../stores/stream-slots/redis.js'
 import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
 
 const prefix = newRedisPrefix()
@@ -25,7 +28,9 @@ afterAll(async () => {
 const rateStores: Array<[string, () => RateLimitStore]> = [['memory', () => new MemoryRateLimitStore()]]
 const attemptStores: Array<[string, () => AttemptLogStore]> = [['memory', () => new MemoryAttemptLogStore()]]
 const sequenceStores: Array<[string, () => SequenceStore]> = [['memory', () => new MemorySequenceStore()]]
+const slotStores: Array<[string, () => StreamSlotStore]> = [['memory', () => new MemoryStreamSlotStore()]]
 if (redis !== undefined) {
+  slotStores.push(['redis', () => new RedisStreamSlotStore(redis, prefix)])
   rateStores.push(['redis', () => new RedisRateLimitStore(redis, prefix)])
   attemptStores.push(['redis', () => new RedisAttemptLogStore(redis, prefix)])
   sequenceStores.push(['redis', () => new RedisSequenceStore(redis, prefix)])
@@ -115,5 +120,30 @@ describe.each(sequenceStores)('%s sequence store', (kind, make) => {
     expect(blockNumbers).not.toContain(single)
     expect(Math.min(first, single!)).toBe(111)
     expect(await store.next(key)).toBe(1112)
+  })
+})
+
+describe.each(slotStores)('%s stream-slot store', (kind, make) => {
+  it('holds at most max slots per owner; a released slot, or one whose lease ran out, frees up; taking a held slot renews it', async () => {
+    const store = make()
+    const owner = `owner-${kind}`
+    expect(await store.acquire(owner, 'a', 2, 60_000)).toBe(true)
+    expect(await store.acquire(owner, 'b', 2, 400)).toBe(true)
+    expect(await store.acquire(owner, 'c', 2, 60_000)).toBe(false)
+    expect(await store.acquire(`${owner}-other`, 'c', 2, 60_000)).toBe(true)
+    // Renewing a held slot is not a new one.
+    expect(await store.acquire(owner, 'a', 2, 60_000)).toBe(true)
+    await sleep(500)
+    // b's lease ran out (its instance died): its slot is free.
+    expect(await store.acquire(owner, 'c', 2, 60_000)).toBe(true)
+    expect(await store.acquire(owner, 'd', 2, 60_000)).toBe(false)
+    await store.release(owner, 'a')
+    expect(await store.acquire(owner, 'd', 2, 60_000)).toBe(true)
+  })
+
+  it('parallel takes never hold more than max', async () => {
+    const store = make()
+    const taken = await Promise.all(Array.from({ length: 20 }, async (_, i) => store.acquire(`parallel-${kind}`, `s${i}`, 5, 60_000)))
+    expect(taken.filter(Boolean).length).toBe(5)
   })
 })
