@@ -18,6 +18,7 @@ import { expectError } from '../helpers/errors.js'
 import { call, client, login, ok, validDni, type Api } from '../helpers/http.js'
 import { startTestApp } from '../helpers/test-app.js'
 import { newUser } from '../helpers/users.js'
+import { freePort } from '../helpers/free-port.js'
 
 interface Message { id?: string, event?: string, data?: any }
 
@@ -234,11 +235,13 @@ describe('GET /eventos', () => {
   })
 
   it('a Last-Event-ID older than the retention, or not in this feed, gets a reload event, then live', async () => {
+    // Two events in a row, their positions as a stream tells them (once sealed).
+    const s = await open('/eventos', token)
     const old = ok(await admin.post('/sala092', call092()), 201)
     const next = ok(await admin.post('/sala092', call092()), 201)
-    ok(await admin.post('/auditoria/puntos-control'))
-    const [entry] = await h.db.query<{ seq: string }>('select c.seq::text as seq from sys_cadena c join sys_historial hi on hi.id = c.historial where hi.registro = $1', [old._id])
-    const position = Number(entry!.seq)
+    const position = Number((await s.next((m) => m.data?.registro_id === old._id)).id)
+    expect(Number((await s.next()).id)).toBe(position + 1)
+    s.close()
     // The first entry after the client's position (the next record's) was written 8 days ago (the retention is 7).
     await h.db.query("update sys_historial set fecha = fecha - interval '8 days' where id = (select historial from sys_cadena where seq = $1)", [position + 1])
     const r = await open('/eventos?modulos=sala092', token, { 'Last-Event-ID': String(position) })
@@ -306,6 +309,25 @@ describe('GET /eventos ends within 5 s when its session or permission goes (chan
     const s = await open('/eventos?modulos=usuarios', u.token)
     ok(await admin2.put(`/usuarios/${u.id}`, { rol: 'oficial' }))
     await ends(s, 'permisos')
+  })
+})
+
+describe('GET /eventos on an instance that shuts down', () => {
+  it('counts its open streams in the metrics, and ends them with `fin` when it closes', async () => {
+    const port = await freePort()
+    const app3 = await h.app({ env: { METRICS_PORT: String(port) } })
+    const saved = base
+    base = (await app3.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1')
+    const streams = [await open('/eventos', token), await open('/eventos?modulos=sala092', token)]
+    base = saved
+    const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+    expect(await scrape()).toMatch(/^event_streams_open 2$/m)
+    streams[1]!.close()
+    for (let i = 0; i < 50 && !/^event_streams_open 1$/m.test(await scrape()); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(await scrape()).toMatch(/^event_streams_open 1$/m)
+    await h.closeApp(app3)
+    expect((await streams[0]!.next((m) => m.event === 'fin')).data).toEqual({ motivo: 'cierre' })
+    await streams[0]!.ended
   })
 })
 
