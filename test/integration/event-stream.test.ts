@@ -371,6 +371,22 @@ describe('GET /eventos limits and refusals', () => {
     for (const s of again) s.close()
   })
 
+  it('opening a stream counts as one request against the rate limits; its checks while open do not', async () => {
+    const u = await newUser(app, token, 'consulta')
+    const limited = await h.app({ env: { RATE_LIMIT_TOKEN_MAX: '5' } })
+    const saved = base
+    base = (await limited.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1')
+    const s = await open('/eventos', u.token)
+    base = saved
+    expect(s.headers['ratelimit-remaining']).toBe('4')
+    // Two session checks at least (every 2 s), then the four requests the limit leaves.
+    await new Promise((r) => setTimeout(r, 4_500))
+    for (let i = 0; i < 4; i++) ok(await call(limited, 'GET', '/me', { token: u.token }))
+    expectError(await call(limited, 'GET', '/me', { token: u.token }), 'DEMASIADAS_PETICIONES')
+    s.close()
+    await h.closeApp(limited)
+  })
+
   it('400 for what a stream cannot take, 403 for a module the caller may not see, before the stream starts', async () => {
     const agente = await newUser(app, token, 'agente')
     const cases: Array<[string, string]> = [
