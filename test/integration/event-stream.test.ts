@@ -9,7 +9,6 @@
  * lost permission made on a second instance; a write on a second
  * instance; the per-user limit; the 400s and 403s.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import type { Harness } from '../helpers/app.js'
@@ -19,85 +18,12 @@ import { call, client, login, ok, validDni, type Api } from '../helpers/http.js'
 import { startTestApp } from '../helpers/test-app.js'
 import { newUser } from '../helpers/users.js'
 import { freePort } from '../helpers/free-port.js'
-
-interface Message { id?: string, event?: string, data?: any }
-
-/** A stream as a client sees it. */
-interface Sse {
-  status: number
-  headers: IncomingMessage['headers']
-  /** The JSON body of a refusal. */
-  body?: any
-  messages: Message[]
-  comments: string[]
-  /** Resolves when the server closes the stream. */
-  ended: Promise<void>
-  /** The next message (after those already taken) matching `pred`, within `ms`. */
-  next (pred?: (m: Message) => boolean, ms?: number): Promise<Message>
-  close (): void
-}
+import { openStream, type Message, type Sse } from '../helpers/sse.js'
 
 let h: Harness, app: FastifyInstance, app2: FastifyInstance, token: string, admin: Api, admin2: Api, base: string
 
-function open (path: string, tok: string, headers: Record<string, string> = {}): Promise<Sse> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}${path}`, { headers: { authorization: `Bearer ${tok}`, accept: 'text/event-stream', ...headers } }, (res) => {
-      res.setEncoding('utf8')
-      const messages: Message[] = []
-      const comments: string[] = []
-      let taken = 0
-      let buffer = ''
-      let wake: (() => void) | undefined
-      let ended = false
-      const endedP = new Promise<void>((done) => { res.on('close', () => { ended = true; wake?.(); done() }) })
-      if (res.statusCode !== 200) {
-        let text = ''
-        res.on('data', (c: string) => { text += c })
-        res.on('end', () => { resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(text), messages, comments, ended: endedP, next: async () => { throw new Error('no stream') }, close: () => req.destroy() }) })
-        return
-      }
-      res.on('data', (chunk: string) => {
-        buffer += chunk
-        let i: number
-        while ((i = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, i)
-          buffer = buffer.slice(i + 2)
-          const m: Message = {}
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) { comments.push(line.slice(1).trim()); continue }
-            const [field, ...rest] = line.split(': ')
-            const value = rest.join(': ')
-            if (field === 'id') m.id = value
-            else if (field === 'event') m.event = value
-            else if (field === 'data') m.data = JSON.parse(value)
-          }
-          if (m.event !== undefined) messages.push(m)
-        }
-        wake?.()
-      })
-      resolve({
-        status: 200,
-        headers: res.headers,
-        messages,
-        comments,
-        ended: endedP,
-        async next (pred = () => true, ms = 5_000) {
-          const deadline = Date.now() + ms
-          for (;;) {
-            const at = messages.findIndex((m, k) => k >= taken && pred(m))
-            if (at >= 0) { taken = at + 1; return messages[at]! }
-            const left = deadline - Date.now()
-            if (left <= 0 || ended) throw new Error(`no matching message within ${ms} ms; got ${JSON.stringify(messages.slice(taken).map((m) => [m.id, m.event]))}`)
-            await new Promise<void>((r) => { wake = r; setTimeout(r, Math.min(left, 100)) })
-          }
-        },
-        close: () => { req.destroy() },
-      })
-    })
-    req.on('error', (err) => { if ((err as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(err) })
-    req.end()
-  })
-}
+/** A stream on the first instance. */
+const open = async (path: string, tok: string, headers: Record<string, string> = {}): Promise<Sse> => openStream(base, path, tok, headers)
 
 /** No message matching `pred` arrives within `ms` (after the others were seen). */
 async function none (s: Sse, pred: (m: Message) => boolean, ms = 600): Promise<void> {
@@ -316,10 +242,8 @@ describe('GET /eventos on an instance that shuts down', () => {
   it('counts its open streams in the metrics, and ends them with `fin` when it closes', async () => {
     const port = await freePort()
     const app3 = await h.app({ env: { METRICS_PORT: String(port) } })
-    const saved = base
-    base = (await app3.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1')
-    const streams = [await open('/eventos', token), await open('/eventos?modulos=sala092', token)]
-    base = saved
+    const url3 = (await app3.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1')
+    const streams = [await openStream(url3, '/eventos', token), await openStream(url3, '/eventos?modulos=sala092', token)]
     const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
     expect(await scrape()).toMatch(/^event_streams_open 2$/m)
     streams[1]!.close()
@@ -336,16 +260,12 @@ describe('GET /eventos limits and refusals', () => {
     const u = await newUser(app, token, 'consulta')
     const url2 = (await app2.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1')
     const streams = [await open('/eventos', u.token), await open('/eventos', u.token), await open('/eventos', u.token)]
-    const saved = base
-    base = url2
-    try {
-      streams.push(await open('/eventos', u.token), await open('/eventos', u.token))
-      expect(streams.map((s) => s.status)).toEqual([200, 200, 200, 200, 200])
-      const sixth = await open('/eventos', u.token)
-      expectError(sixth as Sse & { body: unknown }, 'DEMASIADOS_FLUJOS')
-      expect(sixth.body.detalles[0].mensaje).toContain('5 flujos')
-      expect(sixth.headers['retry-after']).toBe('30')
-    } finally { base = saved }
+    streams.push(await openStream(url2, '/eventos', u.token), await openStream(url2, '/eventos', u.token))
+    expect(streams.map((s) => s.status)).toEqual([200, 200, 200, 200, 200])
+    const sixth = await openStream(url2, '/eventos', u.token)
+    expectError(sixth as Sse & { body: unknown }, 'DEMASIADOS_FLUJOS')
+    expect(sixth.body.detalles[0].mensaje).toContain('5 flujos')
+    expect(sixth.headers['retry-after']).toBe('30')
     streams[0]!.close()
     await new Promise((r) => setTimeout(r, 300))
     const again = await open('/eventos', u.token)
@@ -374,10 +294,8 @@ describe('GET /eventos limits and refusals', () => {
   it('opening a stream counts as one request against the rate limits; its checks while open do not', async () => {
     const u = await newUser(app, token, 'consulta')
     const limited = await h.app({ env: { RATE_LIMIT_TOKEN_MAX: '5' } })
-    const saved = base
-    base = (await limited.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1')
-    const s = await open('/eventos', u.token)
-    base = saved
+    const url = (await limited.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1')
+    const s = await openStream(url, '/eventos', u.token)
     expect(s.headers['ratelimit-remaining']).toBe('4')
     // Two session checks at least (every 2 s), then the four requests the limit leaves.
     await new Promise((r) => setTimeout(r, 4_500))
