@@ -19,6 +19,7 @@
  * Nothing here knows HTTP or the database driver: `deps` does the reading
  * and sealing. Not a singleton: the app holds one (`app.feed`).
  */
+import { CoalescedTask } from '../../core/coalesced-task.js'
 import type { SignalStore } from '../../stores/signals/contract.js'
 import type { FeedEntry } from './feed.js'
 
@@ -54,13 +55,22 @@ export class FeedHub {
   private signalTimer: NodeJS.Timeout | undefined
   private pollTimer: NodeJS.Timeout | undefined
   private unsubscribe: Array<() => void> = []
-  private sealing: Promise<void> | undefined
-  private sealAgain = false
-  private reading: Promise<void> | undefined
-  private readAgain = false
+  /** Seals the chain, then reads (a run that appended nothing may follow another instance's that did). */
+  private readonly sealing: CoalescedTask
+  private readonly reading: CoalescedTask
   private closed = false
 
-  constructor (private readonly deps: FeedHubDeps) {}
+  constructor (private readonly deps: FeedHubDeps) {
+    this.sealing = new CoalescedTask(async () => {
+      try {
+        await deps.seal()
+      } finally {
+        this.reading.ask()
+      }
+    }, (err) => { deps.onProblem('the event feed could not seal the global chain; retrying at the next write or poll', err) })
+    this.reading = new CoalescedTask(async () => this.drain(),
+      (err) => { deps.onProblem('the event feed could not be read; retrying at the next signal or poll', err) })
+  }
 
   /** Starts hearing the other instances. */
   async start (): Promise<void> {
@@ -114,35 +124,9 @@ export class FeedHub {
     if (!this.closed) this.deps.signals.publish(AVANZADO, '')
   }
 
-  private sealSoon (): void {
-    if (this.sealing !== undefined) { this.sealAgain = true; return }
-    this.sealing = (async () => {
-      do {
-        this.sealAgain = false
-        try {
-          // A run that appended nothing may have been preceded by another instance's that did: read anyway.
-          await this.deps.seal()
-        } catch (err) {
-          this.deps.onProblem('the event feed could not seal the global chain; retrying at the next write or poll', err)
-        }
-        this.readSoon()
-      } while (this.sealAgain && !this.closed)
-    })().finally(() => { this.sealing = undefined })
-  }
+  private sealSoon (): void { this.sealing.ask() }
 
-  private readSoon (): void {
-    if (this.reading !== undefined) { this.readAgain = true; return }
-    this.reading = (async () => {
-      do {
-        this.readAgain = false
-        try {
-          await this.drain()
-        } catch (err) {
-          this.deps.onProblem('the event feed could not be read; retrying at the next signal or poll', err)
-        }
-      } while (this.readAgain && !this.closed)
-    })().finally(() => { this.reading = undefined })
-  }
+  private readSoon (): void { this.reading.ask() }
 
   private async drain (): Promise<void> {
     for (;;) {
@@ -165,6 +149,6 @@ export class FeedHub {
     clearInterval(this.pollTimer)
     for (const u of this.unsubscribe) u()
     this.listeners.clear()
-    await Promise.all([this.sealing, this.reading])
+    await Promise.all([this.sealing.stop(), this.reading.stop()])
   }
 }

@@ -16,6 +16,9 @@ import { RedisSequenceStore } from '../../stores/sequences/redis.js'
 import type { StreamSlotStore } from '../../stores/stream-slots/contract.js'
 import { MemoryStreamSlotStore } from '../../stores/stream-slots/memory.js'
 import { RedisStreamSlotStore } from '../../stores/stream-slots/redis.js'
+import type { SignalStore } from '../../stores/signals/contract.js'
+import { MemorySignalStore } from '../../stores/signals/memory.js'
+import { RedisSignalStore } from '../../stores/signals/redis.js'
 import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
 
 const prefix = newRedisPrefix()
@@ -29,11 +32,15 @@ const rateStores: Array<[string, () => RateLimitStore]> = [['memory', () => new 
 const attemptStores: Array<[string, () => AttemptLogStore]> = [['memory', () => new MemoryAttemptLogStore()]]
 const sequenceStores: Array<[string, () => SequenceStore]> = [['memory', () => new MemorySequenceStore()]]
 const slotStores: Array<[string, () => StreamSlotStore]> = [['memory', () => new MemoryStreamSlotStore()]]
+// Two instances share one in-process store as two processes share Redis.
+const sharedSignals = new MemorySignalStore()
+const signalStores: Array<[string, () => SignalStore]> = [['memory', () => sharedSignals]]
 if (redis !== undefined) {
   slotStores.push(['redis', () => new RedisStreamSlotStore(redis, prefix)])
   rateStores.push(['redis', () => new RedisRateLimitStore(redis, prefix)])
   attemptStores.push(['redis', () => new RedisAttemptLogStore(redis, prefix)])
   sequenceStores.push(['redis', () => new RedisSequenceStore(redis, prefix)])
+  signalStores.push(['redis', () => new RedisSignalStore(redis, prefix)])
 }
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -145,5 +152,26 @@ describe.each(slotStores)('%s stream-slot store', (kind, make) => {
     const store = make()
     const taken = await Promise.all(Array.from({ length: 20 }, async (_, i) => store.acquire(`parallel-${kind}`, `s${i}`, 5, 60_000)))
     expect(taken.filter(Boolean).length).toBe(5)
+  })
+})
+
+describe.each(signalStores)('%s signal store', (kind, make) => {
+  it('a message reaches every subscriber of its channel on every instance, the publisher\'s too, and no other channel', async () => {
+    const [a, b] = [make(), make()]
+    const got: string[] = []
+    const channel = `canal-${kind}`
+    const offA = await a.subscribe(channel, (m) => { got.push(`a:${m}`) })
+    const offB = await b.subscribe(channel, (m) => { got.push(`b:${m}`) })
+    await b.subscribe(`${channel}-otro`, (m) => { got.push(`otro:${m}`) })
+    a.publish(channel, 'uno')
+    for (let i = 0; i < 200 && got.length < 2; i++) await sleep(5)
+    expect(got.sort()).toEqual(['a:uno', 'b:uno'])
+    offB()
+    a.publish(channel, 'dos')
+    for (let i = 0; i < 200 && got.length < 3; i++) await sleep(5)
+    await sleep(30)
+    expect(got.filter((m) => m.endsWith('dos'))).toEqual(['a:dos'])
+    offA()
+    await Promise.all([a.close(), b.close()])
   })
 })
