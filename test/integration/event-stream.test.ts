@@ -286,6 +286,10 @@ describe('GET /eventos limits and refusals', () => {
     for (let i = 0; i < 50 && (app.feed.size > before || app.eventStreams.size > 0); i++) await new Promise((r) => setTimeout(r, 50))
     expect(app.feed.size).toBe(before)
     expect(app.eventStreams.size).toBe(0)
+    // A HEAD answers the head and ends at once, leaving nothing either.
+    expect((await app.inject({ method: 'HEAD', url: '/eventos', headers: { authorization: `Bearer ${u.token}` } })).headers['content-type']).toMatch(/^text\/event-stream/)
+    for (let i = 0; i < 50 && (app.feed.size > before || app.eventStreams.size > 0); i++) await new Promise((r) => setTimeout(r, 50))
+    expect([app.feed.size, app.eventStreams.size]).toEqual([before, 0])
     const again = await Promise.all(Array.from({ length: 5 }, async () => open('/eventos', u.token)))
     expect(again.map((s) => s.status)).toEqual([200, 200, 200, 200, 200])
     for (const s of again) s.close()
