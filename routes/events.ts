@@ -110,8 +110,10 @@ async function eventRoutes (app: FastifyInstance): Promise<void> {
       },
       renew: take,
       write: async (text) => {
-        if (gone() || body.destroyed) return
-        if (!body.write(text)) await Promise.race([once(body, 'drain'), once(res, 'close')])
+        if (gone() || body.destroyed || body.write(text)) return
+        // A slow client: wait until it took the rest, or went away (the listeners go with the wait).
+        const waiting = new AbortController()
+        await Promise.race([once(body, 'drain', { signal: waiting.signal }), once(res, 'close', { signal: waiting.signal })]).finally(() => { waiting.abort() })
       },
       close: () => { body.end() },
       onProblem: (message, err) => { request.log.warn({ err }, message) },

@@ -186,6 +186,4 @@ export class LiveStream {
     for (const t of this.timers) { clearInterval(t); clearTimeout(t) }
     this.timers.length = 0
   }
-
-  get open (): boolean { return !this.ended }
 }
