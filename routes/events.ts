@@ -11,6 +11,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
+import type { ServerResponse } from 'node:http'
 import { PassThrough } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -24,8 +25,8 @@ import '../http/openapi-docs.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The live streams open on this instance (the `event_streams_open` gauge, plugins/metrics.ts). */
-    eventStreams: Set<LiveStream>
+    /** The live streams open on this instance and their responses (the `event_streams_open` gauge, plugins/metrics.ts). */
+    eventStreams: Map<LiveStream, ServerResponse>
   }
 }
 
@@ -34,6 +35,8 @@ const RECHECK_MS = 2_000
 /** A slot's lease: a dead instance's slots free up after it. Renewed three times per lease. */
 const LEASE_MS = 30_000
 const ROUTE = 'GET /eventos'
+/** How long a closing instance waits for its streams' clients to take `fin`. */
+const CLOSE_WAIT_MS = 2_000
 
 const EventsQuery = Type.Object({
   modulos: Type.Optional(Type.String({ description: 'Módulos separados por comas (por defecto, todos los que el usuario puede ver)', examples: ['sala092,denuncias'] })),
@@ -57,11 +60,16 @@ function lastEventId (request: FastifyRequest): number | undefined {
 }
 
 async function eventRoutes (app: FastifyInstance): Promise<void> {
-  const streams = new Set<LiveStream>()
+  // Each with its response, for a close that a client too slow to take `fin` would hold up.
+  const streams = new Map<LiveStream, ServerResponse>()
   app.decorate('eventStreams', streams)
   const { eventStreamsPerUser: max, eventRetentionDays, eventHeartbeatSeconds } = app.config
-  // Fastify waits for busy connections on close: streams are ended first.
-  app.addHook('preClose', async () => { await Promise.all([...streams].map(async (s) => s.end('cierre'))) })
+  // Fastify waits for busy connections on close: streams are ended first, and cut after CLOSE_WAIT_MS.
+  app.addHook('preClose', async () => {
+    const ended = Promise.all([...streams.keys()].map(async (s) => s.end('cierre')))
+    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())])
+    for (const res of streams.values()) res.destroy()
+  })
 
   const sees = (caller: FastifyRequest['caller'], mod: ModuleDef): boolean => app.access.scope(caller.rol, mod.name, 'ver') !== 'none'
 
@@ -128,7 +136,7 @@ async function eventRoutes (app: FastifyInstance): Promise<void> {
       renewMs: LEASE_MS / 3,
       expiresAt: caller.exp * 1000,
     })
-    streams.add(stream)
+    streams.set(stream, res)
     // The client went away, or the stream ended: every listener, timer and the slot go.
     res.once('close', () => {
       stream.stop()
