@@ -14,7 +14,9 @@
  * - On `avanzado`, and every POLL_MS as a back-stop for a lost signal, an
  *   instance with listeners reads the entries after the last it handed
  *   out and hands them to every listener, in batches that each start
- *   right after the previous one's last position.
+ *   right after the previous one's last position. A waker (`onAdvance`,
+ *   a webhook deliverer reading from its own position) is only woken: no
+ *   entry is read for it.
  *
  * Nothing here knows HTTP or the database driver: `deps` does the reading
  * and sealing. Not a singleton: the app holds one (`app.feed`).
@@ -50,6 +52,7 @@ const AVANZADO = 'feed:avanzado'
 
 export class FeedHub {
   private readonly listeners = new Set<FeedListener>()
+  private readonly wakers = new Set<() => void>()
   /** The last position handed to the listeners (known once there are listeners). */
   private handed: number | undefined
   private signalTimer: NodeJS.Timeout | undefined
@@ -63,9 +66,9 @@ export class FeedHub {
   constructor (private readonly deps: FeedHubDeps) {
     this.sealing = new CoalescedTask(async () => {
       try {
-        await deps.seal()
+        if (await deps.seal() > 0) this.sealed()
       } finally {
-        this.reading.ask()
+        if (this.listeners.size > 0) this.reading.ask()
       }
     }, (err) => { deps.onProblem('the event feed could not seal the global chain; retrying at the next write or poll', err) })
     this.reading = new CoalescedTask(async () => this.drain(),
@@ -75,8 +78,8 @@ export class FeedHub {
   /** Starts hearing the other instances. */
   async start (): Promise<void> {
     this.unsubscribe = await Promise.all([
-      this.deps.signals.subscribe(ESCRITO, () => { if (this.listeners.size > 0) this.sealSoon() }),
-      this.deps.signals.subscribe(AVANZADO, () => { if (this.listeners.size > 0) this.readSoon() }),
+      this.deps.signals.subscribe(ESCRITO, () => { if (this.active) this.sealSoon() }),
+      this.deps.signals.subscribe(AVANZADO, () => { this.advanced() }),
     ])
   }
 
@@ -90,24 +93,47 @@ export class FeedHub {
    * it was added. The function returned removes it.
    */
   async listen (fn: FeedListener): Promise<() => void> {
-    if (this.listeners.size === 0) {
-      this.handed = await this.deps.head()
-      this.pollTimer = setInterval(() => { this.sealSoon() }, POLL_MS)
-      this.pollTimer.unref()
-    }
+    if (this.listeners.size === 0) this.handed = await this.deps.head()
     this.listeners.add(fn)
+    this.activate()
     return () => {
       this.listeners.delete(fn)
-      if (this.listeners.size === 0) {
-        clearInterval(this.pollTimer)
-        this.pollTimer = undefined
-        this.handed = undefined
-      }
+      if (this.listeners.size === 0) this.handed = undefined
+      this.deactivate()
     }
   }
 
-  /** How many listeners this instance holds. */
-  get size (): number { return this.listeners.size }
+  /**
+   * Calls `fn` whenever the feed may have grown, without reading it for
+   * `fn`: a reader that keeps its own position (a webhook deliverer, which
+   * reads from its subscription's) needs only the wake-up. While any is
+   * registered, writes are sealed promptly as for a listener.
+   */
+  onAdvance (fn: () => void): () => void {
+    this.wakers.add(fn)
+    this.activate()
+    return () => {
+      this.wakers.delete(fn)
+      this.deactivate()
+    }
+  }
+
+  private get active (): boolean { return this.listeners.size + this.wakers.size > 0 }
+
+  private activate (): void {
+    if (this.pollTimer !== undefined) return
+    this.pollTimer = setInterval(() => { this.sealSoon() }, POLL_MS)
+    this.pollTimer.unref()
+  }
+
+  private deactivate (): void {
+    if (this.active) return
+    clearInterval(this.pollTimer)
+    this.pollTimer = undefined
+  }
+
+  /** How many listeners and wakers this instance holds. */
+  get size (): number { return this.listeners.size + this.wakers.size }
 
   /** A write committed on this instance. */
   written (): void {
@@ -126,7 +152,13 @@ export class FeedHub {
 
   private sealSoon (): void { this.sealing.ask() }
 
-  private readSoon (): void { this.reading.ask() }
+  /** The chain grew (here or on another instance): wake the wakers, read for the listeners. */
+  private advanced (): void {
+    for (const fn of this.wakers) {
+      try { fn() } catch (err) { this.deps.onProblem('an event wake-up failed', err) }
+    }
+    if (this.listeners.size > 0) this.reading.ask()
+  }
 
   private async drain (): Promise<void> {
     for (;;) {
@@ -149,6 +181,7 @@ export class FeedHub {
     clearInterval(this.pollTimer)
     for (const u of this.unsubscribe) u()
     this.listeners.clear()
+    this.wakers.clear()
     await Promise.all([this.sealing.stop(), this.reading.stop()])
   }
 }

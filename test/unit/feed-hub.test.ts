@@ -72,6 +72,29 @@ describe('FeedHub', () => {
     expect(seen).toEqual([1, 2, 3])
   })
 
+  it('wakes a waker on a write elsewhere without reading the feed for it', async () => {
+    const signals = new MemorySignalStore()
+    const feed = fakeFeed()
+    let reads = 0
+    const deps = feed.deps(signals)
+    const [writer, reader] = [new FeedHub(deps), new FeedHub({ ...deps, read: async (after, limit) => { reads++; return deps.read(after, limit) } })]
+    hubs.push(writer, reader)
+    await writer.start()
+    await reader.start()
+    let woken = 0
+    const stop = reader.onAdvance(() => { woken++ })
+    feed.write(2); writer.written()
+    await until(() => woken >= 1)
+    expect(reads).toBe(0)
+    expect(await reader.position()).toBe(2)
+    stop()
+    expect(reader.size).toBe(0)
+    feed.write(1); writer.written()
+    await new Promise((resolve) => setTimeout(resolve, 80))
+    // No one listens any more: nothing is sealed early.
+    expect(await reader.position()).toBe(2)
+  })
+
   it('stops handing entries to a listener removed', async () => {
     const signals = new MemorySignalStore()
     const feed = fakeFeed()
