@@ -59,6 +59,17 @@ export interface Config {
   readonly startupWaitMs: number
   /** Largest body `POST /{module}/importar` takes (IMPORT_MAX_BYTES; docs/user-guide.md "Import (importar)"); every other body stays within 1 MiB. */
   readonly importMaxBytes: number
+  /** Webhook delivery (docs/operator-guide.md "Webhooks"). */
+  readonly webhooks: {
+    /** Targets on loopback, private, link-local or metadata addresses are allowed (WEBHOOK_ALLOW_PRIVATE). */
+    readonly allowPrivate: boolean
+    /** The first retry's delay; each next one doubles (WEBHOOK_RETRY_BASE, at most 10 s). */
+    readonly retryBaseMs: number
+    /** How long a failing event is retried before the subscription is paused (WEBHOOK_RETRY_WINDOW, 24 h). */
+    readonly retryWindowMs: number
+    /** How long an instance's hold on a subscription lasts unless renewed (WEBHOOK_LEASE, at most 24 s). */
+    readonly leaseMs: number
+  }
 }
 
 type Env = Record<string, string | undefined>
@@ -138,6 +149,13 @@ function corsOrigins (raw: string | undefined): readonly string[] {
     }
   }
   return Object.freeze([...new Set(entries)])
+}
+
+/** A duration (windowMs) no longer than `maxMs`, for `why`. */
+function atMost (env: Env, name: string, fallbackMs: number, maxMs: number, why: string): number {
+  const ms = windowMs(env, name, fallbackMs)
+  if (ms > maxMs) throw new ConfigError(`${name} must be at most ${maxMs / 1000}s: ${why} (got "${env[name]}")`)
+  return ms
 }
 
 /** STARTUP_WAIT: a duration, or 0 / unset for "wait for ever". */
@@ -223,6 +241,12 @@ export function loadConfig (env: Env = process.env): Config {
     metricsPort: int(env, 'METRICS_PORT', 9464, 0, 65535),
     startupWaitMs: startupWaitMs(env),
     importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 50 * 1024 * 1024),
+    webhooks: Object.freeze({
+      allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+      retryBaseMs: atMost(env, 'WEBHOOK_RETRY_BASE', 5_000, 10_000, 'the first retry must come within 10 s'),
+      retryWindowMs: windowMs(env, 'WEBHOOK_RETRY_WINDOW', 24 * 3_600_000),
+      leaseMs: atMost(env, 'WEBHOOK_LEASE', 20_000, 24_000, 'another instance must take over a dead one\'s subscriptions within 30 s'),
+    }),
   }
   return Object.freeze(config)
 }
