@@ -39,6 +39,12 @@ interface StateRow { suscripcion: string, secreto: string, posicion: string, fal
 
 const date = (v: Date | string | null): Date | null => v === null ? null : new Date(v)
 
+/** The feed's head, read in `em`'s transaction (the embedded database has one connection: a read beside the transaction would wait for it). */
+export async function headInside (em: EntityManager): Promise<number> {
+  const [row] = await all<{ seq: string | null }>(em, 'select max(seq)::text as seq from sys_cadena', [])
+  return Number(row?.seq ?? 0)
+}
+
 /** A new subscription's state, from position `posicion` on. */
 export async function insertState (em: EntityManager, id: string, secreto: string, posicion: number): Promise<void> {
   await run(em, `insert into sys_suscripciones_estado (suscripcion, secreto, posicion, intentos, pausada) values (?, ?, ?, 0, false)

@@ -20,10 +20,10 @@ import { invalid } from '../../core/errors.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
 import type { HookBus, WriteEvent } from '../hooks.js'
-import { EVENT_KINDS, feedHead } from '../events/feed.js'
+import { EVENT_KINDS } from '../events/feed.js'
 import { parseFilter } from './subscription-filter.js'
 import { targetProblem } from './target-address.js'
-import { insertState, setSecret } from './delivery-state.js'
+import { headInside, insertState, setSecret } from './delivery-state.js'
 
 export interface SubscriptionsPolicyDeps {
   readonly registry: Registry
@@ -79,7 +79,7 @@ export function subscribeSubscriptionsPolicy (hooks: HookBus, mod: ModuleDef, de
   hooks.on(mod.name, 'inside', async ({ action, values, after, em }) => {
     const id = after!._id as string
     const given = values.get(secreto) as string | undefined
-    if (action === 'crear') await insertState(em!, id, sealSecret(deps.cipher, id, given ?? generateSecret()), await feedHead(em!))
+    if (action === 'crear') await insertState(em!, id, sealSecret(deps.cipher, id, given ?? generateSecret()), await headInside(em!))
     else if (given !== undefined) await setSecret(em!, id, sealSecret(deps.cipher, id, given))
   })
 
