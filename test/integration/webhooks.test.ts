@@ -23,10 +23,11 @@ const ENV = { LOG_LEVEL: process.env.TEST_LOG ?? 'silent', WEBHOOK_ALLOW_PRIVATE
 let h: Harness
 let app: FastifyInstance
 let admin: Api
+let token: string
 let rx: Receiver
 
 beforeAll(async () => {
-  ({ h, app, admin } = await startTestApp({ env: ENV }))
+  ({ h, app, admin, token } = await startTestApp({ env: ENV }))
   rx = await startReceiver()
 })
 
@@ -191,7 +192,7 @@ describe('a subscription', () => {
 
   it('needs suscripciones.* (403 for a role without it)', async () => {
     const { id } = await subscribe('/permiso')
-    const jefe = client(app, (await newUser(app, (await import('../helpers/http.js')).login === undefined ? '' : await (await import('../helpers/http.js')).login(app), 'jefe')).token)
+    const jefe = client(app, (await newUser(app, token, 'jefe')).token)
     expect((await jefe.get('/suscripciones')).status).toBe(403)
     expect((await jefe.post('/suscripciones', { url: rx.url('/x'), modulos: ['sala092'], rol: 'jefe' })).status).toBe(403)
     expect((await jefe.get(`/suscripciones/${id}/entregas`)).status).toBe(403)
@@ -201,10 +202,10 @@ describe('a subscription', () => {
 })
 
 describe('two instances', () => {
-  it('deliver each event once between them, and the survivor takes over', async () => {
+  it('deliver each event once between them, and the survivor delivers on when the other stops', async () => {
     const other = await h.app({ env: ENV })
     await subscribe('/dos')
-    for (let i = 0; i < 6; i++) ok(await client(i % 2 === 0 ? app : other, undefined).get('/health').then(() => admin.post('/sala092', call092())), 201)
+    for (let i = 0; i < 6; i++) ok(await client(i % 2 === 0 ? app : other, token).post('/sala092', call092()), 201)
     const got = await rx.waitFor('/dos', 6)
     await h.closeApp(other)
     ok(await admin.post('/sala092', call092()), 201)
@@ -212,5 +213,38 @@ describe('two instances', () => {
     const ids = all.map((r) => r.headers['webhook-id'])
     expect(new Set(ids).size).toBe(ids.length)
     expect(got.length).toBe(6)
+  })
+})
+
+describe('targets', () => {
+  // An instance of its own that refuses private targets (the default).
+  let strict: Awaited<ReturnType<typeof startTestApp>>
+  beforeAll(async () => { strict = await startTestApp({ env: { WEBHOOK_LEASE: '2s', WEBHOOK_RETRY_BASE: '200ms' } }) })
+  afterAll(async () => { await strict?.h.close() })
+
+  it('refuses a url on a loopback, private, link-local or metadata address (400)', async () => {
+    for (const url of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://10.1.2.3/x', 'http://192.168.1.1/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/x', 'http://[fd00:ec2::254]/x', 'http://[::ffff:127.0.0.1]/x', 'ftp://example.org/x']) {
+      const res = await strict.admin.post('/suscripciones', { url, modulos: ['sala092'], rol: 'jefe' })
+      expect(res.status, url).toBe(400)
+      expect(res.body.detalles[0].campo, url).toBe('url')
+    }
+  })
+
+  it('checks the address again when it delivers: a target that became private is not connected to', async () => {
+    // Written where private targets are allowed, delivered where they are not.
+    await strict.h.closeApp(strict.app)
+    const lax = await strict.h.app({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_LEASE: '2s' } })
+    const laxAdmin = client(lax, strict.token)
+    const sub = ok(await laxAdmin.post('/suscripciones', { url: rx.url('/privada'), modulos: ['sala092'], rol: 'jefe' }), 201)
+    await strict.h.closeApp(lax)
+    const app2 = await strict.h.app({ env: { WEBHOOK_LEASE: '2s', WEBHOOK_RETRY_BASE: '200ms' } })
+    const api = client(app2, strict.token)
+    ok(await api.post('/sala092', call092()), 201)
+    const failed = await until('a refused attempt', async () => {
+      const e = ok(await api.get(`/suscripciones/${sub._id}/entregas`))
+      return e.entregas.length > 0 ? e.entregas : undefined
+    })
+    expect(failed[0]).toMatchObject({ estado: null, resultado: 'reintento', error: expect.stringContaining('127.0.0.1') })
+    expect(rx.at('/privada')).toEqual([])
   })
 })
