@@ -39,6 +39,14 @@ export function generateSecret (): string {
   return `whsec_${randomBytes(32).toString('base64')}`
 }
 
+/** A Standard Webhooks secret: `whsec_` and 24 to 64 bytes in base64. */
+function isSecret (text: string): boolean {
+  const m = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(text)
+  if (m === null) return false
+  const bytes = Buffer.from(m[1]!, 'base64').length
+  return bytes >= 24 && bytes <= 64
+}
+
 /** The secret as stored: encrypted with the field cipher, bound to the subscription. */
 export function sealSecret (cipher: FieldCipher, id: string, secret: string): string {
   return cipher.encrypt(secret, id, 'secreto')
@@ -73,6 +81,8 @@ export function subscribeSubscriptionsPolicy (hooks: HookBus, mod: ModuleDef, de
       if (modulos.length !== 1) throw invalid('filtro', 'un filtro solo se admite en una suscripción a un único módulo')
       parseFilter(deps.registry.byName.get(modulos[0] as string)!, filtro, deps.timeZone, deps.cipher)
     }
+    const secret = event.values.get(secreto)
+    if (typeof secret === 'string' && !isSecret(secret)) throw invalid('secreto', 'debe ser whsec_ seguido de 24 a 64 bytes en base64 (como los genera el servicio)')
     if (event.values.has(field('url'))) await checkUrl(event.values.get(field('url')) as string, deps.allowPrivate)
   })
 

@@ -219,7 +219,7 @@ describe('two instances', () => {
 describe('targets', () => {
   // An instance of its own that refuses private targets (the default).
   let strict: Awaited<ReturnType<typeof startTestApp>>
-  beforeAll(async () => { strict = await startTestApp({ env: { WEBHOOK_LEASE: '2s', WEBHOOK_RETRY_BASE: '200ms' } }) })
+  beforeAll(async () => { strict = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_LEASE: '2s', WEBHOOK_RETRY_BASE: '200ms' } }) })
   afterAll(async () => { await strict?.h.close() })
 
   it('refuses a url on a loopback, private, link-local or metadata address (400)', async () => {
@@ -237,7 +237,7 @@ describe('targets', () => {
     const laxAdmin = client(lax, strict.token)
     const sub = ok(await laxAdmin.post('/suscripciones', { url: rx.url('/privada'), modulos: ['sala092'], rol: 'jefe' }), 201)
     await strict.h.closeApp(lax)
-    const app2 = await strict.h.app({ env: { WEBHOOK_LEASE: '2s', WEBHOOK_RETRY_BASE: '200ms' } })
+    const app2 = await strict.h.app({ env: { WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_LEASE: '2s', WEBHOOK_RETRY_BASE: '200ms' } })
     const api = client(app2, strict.token)
     ok(await api.post('/sala092', call092()), 201)
     const failed = await until('a refused attempt', async () => {
