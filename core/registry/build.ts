@@ -221,7 +221,7 @@ export function buildRegistry (file: RegistryFile, fileName: string): Registry {
   checkUsersModule(users[0]!, roleNames)
   const subscriptions = modules.filter((m) => m.subscriptions)
   if (subscriptions.length > 1) throw new RegistryProblem(['modules', subscriptions[1]!.name, 'subscriptions'], `only one module may set "subscriptions: true" ("${subscriptions[0]!.name}" does)`)
-  if (subscriptions[0] !== undefined) checkSubscriptionsModule(subscriptions[0], roleNames)
+  if (subscriptions[0] !== undefined) checkSubscriptionsModule(subscriptions[0])
   const roles: RoleDef[] = roleNames.map((name) => {
     const r = file.roles[name]!
     r.permissions.forEach((perm, i) => checkPermission(perm, ['roles', name, 'permissions', i], moduleNames))

@@ -76,6 +76,8 @@ export function subscribeSubscriptionsPolicy (hooks: HookBus, mod: ModuleDef, de
         throw invalid('tipos', `"${String(t)}" no es un tipo de evento de los módulos suscritos (<módulo>.${[...kinds].join('|')})`)
       }
     }
+    const rol = valueOf(event, 'rol')
+    if (typeof rol !== 'string' || !deps.registry.roleMap.has(rol)) throw invalid('rol', `"${String(rol)}" no es un rol; los roles son ${[...deps.registry.roleMap.keys()].join(', ')}`)
     const filtro = valueOf(event, 'filtro')
     if (typeof filtro === 'string' && filtro !== '') {
       if (modulos.length !== 1) throw invalid('filtro', 'un filtro solo se admite en una suscripción a un único módulo')

@@ -103,10 +103,11 @@ export function sampleBody (mod: ModuleDef, refs: Map<string, string>, requiredO
  * The fields of a webhook subscription whose generic sample would be
  * refused (docs/user-guide.md "Webhooks (suscripciones)"): a url on the
  * loopback discard port (tests allow private targets, test/helpers/app.ts),
- * its own module as the one subscribed to and a filter on it, a valid secret.
+ * its own module as the one subscribed to and a filter on it, a role
+ * of the real modules.yaml, a valid secret.
  */
 function subscriptionSample (mod: ModuleDef, requiredOnly: boolean): Record<string, unknown> {
-  const required = { url: 'http://127.0.0.1:9/webhook', modulos: [mod.name] }
+  const required = { url: 'http://127.0.0.1:9/webhook', modulos: [mod.name], rol: 'superadmin' }
   return requiredOnly ? required : { ...required, tipos: [`${mod.name}.creado`], filtro: 'activa=true', activa: false, secreto: `whsec_${Buffer.alloc(32, 5).toString('base64')}` }
 }
 

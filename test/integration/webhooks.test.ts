@@ -170,6 +170,7 @@ describe('a subscription', () => {
       { tipos: ['denuncias.creado'] },
       { modulos: ['sala93'] },
       { modulos: [] },
+      { rol: 'nadie' },
     ]) {
       const res = await admin.post('/suscripciones', { url: rx.url('/no'), modulos: ['sala092'], rol: 'jefe', ...body })
       expect(res.status, JSON.stringify(body)).toBe(400)
