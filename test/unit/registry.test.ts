@@ -138,6 +138,12 @@ describe('row-level scope in the real modules.yaml', () => {
 })
 
 describe('mistakes in modules.yaml', () => {
+  it('the subscriptions module: a field the deliverer reads, missing or of another type; a second such module', () => {
+    expect(errorOf(edit(real, "      filtro: { type: string, max_length: 2000,", "      filtrox: { type: string, max_length: 2000,")).message).toMatch(/modules\.suscripciones: the subscriptions module must declare "filtro" as a string/)
+    expect(errorOf(edit(real, '      activa: { type: boolean, default: true }\n      secreto', '      activa: { type: string }\n      secreto')).message).toMatch(/modules\.suscripciones\.fields\.activa: the subscriptions module must declare "activa" as a boolean/)
+    expect(errorOf(edit(real, '    users: true\n', '    users: true\n    subscriptions: true\n')).message).toMatch(/only one module may set "subscriptions: true"/)
+  })
+
   it('a misspelt field key, with the hint "type"', () => {
     const l = lineOf('denunciante_nombre: { type: string')
     expectProblem(edit(real, 'denunciante_nombre: { type: string', 'denunciante_nombre: { tpye: string'),
