@@ -24,7 +24,7 @@ export interface StateView {
 }
 
 export function stateView (s: DeliveryState | undefined, timeZone: string): StateView {
-  const at = (d: Date | null | undefined): string | null => d == null ? null : formatDateTime(d, timeZone)
+  const at = (d: Date | null | undefined): string | null => d === null || d === undefined ? null : formatDateTime(d, timeZone)
   return { posicion: s?.posicion ?? 0, pausada: s?.pausada ?? false, fallando_desde: at(s?.fallandoDesde), intentos: s?.intentos ?? 0, proximo_intento: at(s?.proximoIntento) }
 }
 
