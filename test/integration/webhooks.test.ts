@@ -217,6 +217,23 @@ describe('two instances', () => {
   })
 })
 
+describe('an instance that dies', () => {
+  it('leaves its subscriptions when its lease expires: another instance delivers on, nothing skipped (at least once)', async () => {
+    const { id } = await subscribe('/muerta')
+    const first = ok(await admin.post('/sala092', call092()), 201)
+    await rx.waitFor('/muerta', 1)
+    // A holder that stopped renewing: its lease runs 1.5 s more.
+    await app.orm.em.fork().getConnection().execute(
+      "update sys_suscripciones_estado set arrendatario = 'muerta', arriendo_hasta = now() + interval '1500 milliseconds' where suscripcion = ?", [id])
+    const during = ok(await admin.post('/sala092', call092()), 201)
+    const got = await rx.waitFor('/muerta', 2, 15_000)
+    // The old holder may have sent it too before it noticed: at least once, in order.
+    expect(got.slice(0, 2).map((r) => r.json.registro_id)).toEqual([first._id, during._id])
+    const [row] = await app.orm.em.fork().getConnection().execute<Array<{ arrendatario: string }>>('select arrendatario from sys_suscripciones_estado where suscripcion = ?', [id])
+    expect(row!.arrendatario).not.toBe('muerta')
+  })
+})
+
 describe('targets', () => {
   // An instance of its own that refuses private targets (the default).
   let strict: Awaited<ReturnType<typeof startTestApp>>
