@@ -69,6 +69,8 @@ export class Deliverer {
   private tickAgain = false
   private unlisten: (() => void) | undefined
   private closed = false
+  /** Cuts an attempt in flight short when the instance closes (it is retried, here or elsewhere). */
+  private readonly stopping = new AbortController()
 
   constructor (private readonly deps: DelivererDeps) {}
 
@@ -157,7 +159,8 @@ export class Deliverer {
         sent = true
         if (passed !== state.posicion && !await advance(em, id, deps.instance, state.posicion, passed)) break
         pending = { posicion: entry.posicion, event }
-        const attempt = await sendEvent({ url: sub.url, messageId: `${id}-${entry.posicion}`, body: JSON.stringify(event), secret: deps.secret(state), allowPrivate: deps.allowPrivate })
+        const attempt = await sendEvent({ url: sub.url, messageId: `${id}-${entry.posicion}`, body: JSON.stringify(event), secret: deps.secret(state), allowPrivate: deps.allowPrivate, stop: this.stopping.signal })
+        if (this.closed) return
         // The failure in progress is this event's only when nothing was passed before it.
         const failure = passed === state.posicion ? state : { fallandoDesde: null, intentos: 0 }
         if (await this.settle(em, sub, failure, passed, entry.posicion, attempt)) pending = undefined
@@ -196,6 +199,7 @@ export class Deliverer {
 
   async close (): Promise<void> {
     this.closed = true
+    this.stopping.abort()
     clearInterval(this.timer)
     this.unlisten?.()
     this.wakeAll()

@@ -34,6 +34,8 @@ export interface Delivery {
   /** `whsec_…` */
   readonly secret: string
   readonly allowPrivate: boolean
+  /** Ends the attempt early (the instance is closing). */
+  readonly stop?: AbortSignal
 }
 
 const retryable = (status: number): boolean => status >= 500 || status === 429 || status === 408
@@ -66,7 +68,7 @@ export async function sendEvent (d: Delivery): Promise<Attempt> {
     const req = send(url, {
       method: 'POST',
       headers,
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      signal: d.stop === undefined ? AbortSignal.timeout(DELIVERY_TIMEOUT_MS) : AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), d.stop]),
       ...(!d.allowPrivate && { lookup: guardedLookup as never }),
     }, (res) => {
       const status = res.statusCode ?? 0
