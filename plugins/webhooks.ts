@@ -1,6 +1,6 @@
 /**
- * Webhooks (docs/user-guide.md "Webhooks (suscripciones)"; docs/architecture.md
- * "Events"): when modules.yaml declares a subscriptions module, its policy
+ * Webhooks (docs/user-guide.md "Webhooks (suscripciones)"; docs/operator-guide.md
+ * "Webhooks"): when modules.yaml declares a subscriptions module, its policy
  * joins the records hook bus and this instance runs a deliverer
  * (`app.webhooks`, records/subscriptions/deliverer.ts) that takes leases on
  * subscriptions and POSTs their events, woken by the feed hub (`app.feed`).

@@ -1,6 +1,6 @@
 /**
  * The webhook deliverer of one instance (docs/user-guide.md "Webhooks
- * (suscripciones)"; docs/architecture.md "Events"). Every `leaseMs / 4` (and
+ * (suscripciones)"; docs/operator-guide.md "Webhooks"). Every `leaseMs / 4` (and
  * at once when a subscription is written anywhere) it renews and takes
  * leases (delivery-state.ts `claim`); for each subscription it holds, one
  * worker walks the feed from the subscription's stored position, one
