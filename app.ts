@@ -29,6 +29,7 @@ import systemKeys from './plugins/system-keys.js'
 import checkpointsPlugin from './plugins/checkpoints.js'
 import authPlugin from './plugins/auth.js'
 import eventsPlugin from './plugins/events.js'
+import webhooksPlugin from './plugins/webhooks.js'
 import authRoutes from './routes/auth.js'
 import auditRoutes from './routes/audit.js'
 import eventRoutes from './routes/events.js'
@@ -121,6 +122,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(authPlugin)
     await app.register(recordsPlugin)
     await app.register(eventsPlugin)
+    await app.register(webhooksPlugin)
     await app.register(sessionsPlugin)
     await app.register(notFound)
     await app.register(healthPlugin)

@@ -65,6 +65,17 @@ export interface Config {
   readonly eventHeartbeatSeconds: number
   /** Open streams a user may hold across instances. */
   readonly eventStreamsPerUser: number
+  /** Webhook delivery (docs/operator-guide.md "Webhooks"). */
+  readonly webhooks: {
+    /** Targets on loopback, private, link-local or metadata addresses are allowed (WEBHOOK_ALLOW_PRIVATE). */
+    readonly allowPrivate: boolean
+    /** The first retry's delay; each next one doubles (WEBHOOK_RETRY_BASE, at most 10 s). */
+    readonly retryBaseMs: number
+    /** How long a failing event is retried before the subscription is paused (WEBHOOK_RETRY_WINDOW, 24 h). */
+    readonly retryWindowMs: number
+    /** How long an instance's hold on a subscription lasts unless renewed (WEBHOOK_LEASE, at most 24 s). */
+    readonly leaseMs: number
+  }
 }
 
 type Env = Record<string, string | undefined>
@@ -144,6 +155,13 @@ function corsOrigins (raw: string | undefined): readonly string[] {
     }
   }
   return Object.freeze([...new Set(entries)])
+}
+
+/** A duration (windowMs) no longer than `maxMs`, for `why`. */
+function atMost (env: Env, name: string, fallbackMs: number, maxMs: number, why: string): number {
+  const ms = windowMs(env, name, fallbackMs)
+  if (ms > maxMs) throw new ConfigError(`${name} must be at most ${maxMs / 1000}s: ${why} (got "${env[name]}")`)
+  return ms
 }
 
 /** STARTUP_WAIT: a duration, or 0 / unset for "wait for ever". */
@@ -232,6 +250,12 @@ export function loadConfig (env: Env = process.env): Config {
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7),
     eventHeartbeatSeconds: int(env, 'EVENT_HEARTBEAT_SECONDS', 15),
     eventStreamsPerUser: int(env, 'EVENT_STREAMS_PER_USER', 5),
+    webhooks: Object.freeze({
+      allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+      retryBaseMs: atMost(env, 'WEBHOOK_RETRY_BASE', 5_000, 10_000, 'the first retry must come within 10 s'),
+      retryWindowMs: windowMs(env, 'WEBHOOK_RETRY_WINDOW', 24 * 3_600_000),
+      leaseMs: atMost(env, 'WEBHOOK_LEASE', 20_000, 24_000, 'another instance must take over a dead one\'s subscriptions within 30 s'),
+    }),
   }
   return Object.freeze(config)
 }

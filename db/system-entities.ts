@@ -5,5 +5,6 @@ import { ReadLogEntity } from './read-log-entity.js'
 import { StateEntity } from './revocation-epoch.js'
 import { SessionEntity } from './session-entity.js'
 import { SystemKeyEntity } from './system-keys.js'
+import { DeliveryEntity, SubscriptionStateEntity } from './subscription-entities.js'
 
-export const SYSTEM_ENTITIES = [SessionEntity, SystemKeyEntity, HistoryEntity, ReadLogEntity, StateEntity, LedgerEntity, LedgerStateEntity, CheckpointEntity] as const
+export const SYSTEM_ENTITIES = [SessionEntity, SystemKeyEntity, HistoryEntity, ReadLogEntity, StateEntity, LedgerEntity, LedgerStateEntity, CheckpointEntity, SubscriptionStateEntity, DeliveryEntity] as const

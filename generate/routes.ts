@@ -16,7 +16,7 @@ import { buildSchemas } from './schemas.js'
 import { idPattern } from './field-formats.js'
 import { IdParams } from '../http/schemas.js'
 import { operationName } from './operation-names.js'
-import { EVERY_MODULE, ownOperations } from './operations/index.js'
+import { commonOperations, ownOperations } from './operations/index.js'
 import type { Operation, OperationContext } from './operations/operation.js'
 
 export function moduleRoutes (mod: ModuleDef) {
@@ -62,7 +62,7 @@ export function moduleRoutes (mod: ModuleDef) {
         handler: async (request, reply) => op.handle(request, reply, mod),
       })
     }
-    for (const op of EVERY_MODULE) register(op, true)
+    for (const op of commonOperations(mod)) register(op, true)
     for (const op of ownOperations(mod, app.registry)) register(op, false)
   }
 }

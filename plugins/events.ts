@@ -26,7 +26,7 @@ async function eventsPlugin (app: FastifyInstance): Promise<void> {
     onProblem: (message, err) => { app.log.warn({ err }, message) },
   })
   await hub.start()
-  app.checkpoints.onSealed = () => { hub.sealed() }
+  app.checkpoints.onSealed = (result) => { hub.sealed(); app.countEvents(result.sealed) }
   app.records.hooks.on('*', 'after', () => { hub.written() })
   app.decorate('feed', hub)
   app.addHook('onClose', async () => { await hub.close() })

@@ -27,6 +27,10 @@ declare module 'fastify' {
     metricsServer?: Server
     /** Counts a login lock-out that engaged (`direccion`, `total`, `dispositivo`, `sesion`); nothing with METRICS_PORT=0. */
     countLoginLockout: (tipo: string) => void
+    /** Counts events produced (entries sealed into the chain, records/events/feed.ts); nothing with METRICS_PORT=0. */
+    countEvents: (n: number) => void
+    /** Counts a webhook delivery attempt by its result (records/subscriptions/deliverer.ts); nothing with METRICS_PORT=0. */
+    countDelivery: (resultado: string) => void
   }
 }
 
@@ -34,6 +38,8 @@ interface Metrics {
   registry: Registry
   observe: (method: string, route: string, status: number, seconds: number) => void
   lockout: (tipo: string) => void
+  events: (n: number) => void
+  delivery: (resultado: string) => void
 }
 
 function metricsRegistry (app: FastifyInstance): Metrics {
@@ -94,6 +100,27 @@ function metricsRegistry (app: FastifyInstance): Metrics {
       collect () { this.set(app.hasDecorator('redis') && app.redis.status === 'ready' ? 1 : 0) },
     })
   }
+  const events = new Counter({ name: 'events_produced_total', help: 'Events produced: writes sealed into the global chain by this instance (docs/user-guide.md "Webhooks (suscripciones)")', registers: [registry] })
+  const deliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts by result: entregado (2xx), reintento (to be retried), descartado (a 4xx: given up), pausada (the retry window ended)',
+    labelNames: ['resultado'] as const,
+    registers: [registry],
+  })
+  const lag = (name: string, help: string, key: 'posiciones' | 'segundos'): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['suscripcion'] as const,
+      registers: [registry],
+      collect () {
+        this.reset()
+        if (app.hasDecorator('webhooks')) for (const l of app.webhooks.lags()) this.set({ suscripcion: l.suscripcion }, l[key])
+      },
+    })
+  }
+  lag('webhook_lag_positions', 'Feed positions a subscription delivered by this instance is behind the head', 'posiciones')
+  lag('webhook_lag_seconds', 'Age of the oldest event a subscription delivered by this instance has yet to deliver (seconds)', 'segundos')
   // One labelled child per method, route and status, made once: the hot
   // path then only adds to a bucket.
   const children = new Map<string, Histogram.Internal<'method' | 'route' | 'status_code'>>()
@@ -107,7 +134,7 @@ function metricsRegistry (app: FastifyInstance): Metrics {
     child.observe(seconds)
     if (status === 429) refusals.inc({ route })
   }
-  return { registry, observe, lockout: (tipo) => { lockouts.inc({ tipo }) } }
+  return { registry, observe, lockout: (tipo) => { lockouts.inc({ tipo }) }, events: (n) => { events.inc(n) }, delivery: (resultado) => { deliveries.inc({ resultado }) } }
 }
 
 /** GET /metrics on its own listener; anything else there is 404. */
@@ -134,10 +161,14 @@ async function metricsPlugin (app: FastifyInstance): Promise<void> {
   const port = app.config.metricsPort
   if (port === 0) {
     app.decorate('countLoginLockout', () => undefined)
+    app.decorate('countEvents', () => undefined)
+    app.decorate('countDelivery', () => undefined)
     return
   }
-  const { registry, observe, lockout } = metricsRegistry(app)
+  const { registry, observe, lockout, events, delivery } = metricsRegistry(app)
   app.decorate('countLoginLockout', lockout)
+  app.decorate('countEvents', events)
+  app.decorate('countDelivery', delivery)
   app.addHook('onResponse', async (request, reply) => {
     observe(request.method, request.routeOptions.url ?? NO_ROUTE, reply.statusCode, reply.elapsedTime / 1000)
   })

@@ -12,6 +12,7 @@ import { SYSTEM_COLUMNS } from '../system-fields.js'
 // core/field-types/ is the one home of what a type means.
 import { FIELD_TYPES_IMPL, Rejected } from '../field-types/index.js'
 import { FORMATS } from '../field-types/formats.js'
+import { checkSubscriptionsModule } from './subscriptions-module.js'
 
 export class RegistryProblem extends Error {
   constructor (readonly path: Array<string | number>, message: string) {
@@ -137,6 +138,7 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffN
     ...(stateField !== undefined && { stateField }),
     transitions: Object.freeze(transitions),
     users: m.users ?? false,
+    subscriptions: m.subscriptions ?? false,
     fields: Object.freeze(fields),
     fieldMap,
     ownerFields,
@@ -217,6 +219,9 @@ export function buildRegistry (file: RegistryFile, fileName: string): Registry {
   uniqueBy(modules, 'path'); uniqueBy(modules, 'prefix'); uniqueBy(modules, 'table')
   const users = modules.filter((m) => m.users)
   checkUsersModule(users[0]!, roleNames)
+  const subscriptions = modules.filter((m) => m.subscriptions)
+  if (subscriptions.length > 1) throw new RegistryProblem(['modules', subscriptions[1]!.name, 'subscriptions'], `only one module may set "subscriptions: true" ("${subscriptions[0]!.name}" does)`)
+  if (subscriptions[0] !== undefined) checkSubscriptionsModule(subscriptions[0])
   const roles: RoleDef[] = roleNames.map((name) => {
     const r = file.roles[name]!
     r.permissions.forEach((perm, i) => checkPermission(perm, ['roles', name, 'permissions', i], moduleNames))
@@ -230,6 +235,7 @@ export function buildRegistry (file: RegistryFile, fileName: string): Registry {
     byPath: new Map(modules.map((m) => [m.path, m])),
     roleMap: new Map(roles.map((r) => [r.name, r])),
     usersModule: users[0]!,
+    ...(subscriptions[0] !== undefined && { subscriptionsModule: subscriptions[0] }),
     ...(staffName !== undefined && { staffModule: modules.find((m) => m.name === staffName)! }),
   })
 }

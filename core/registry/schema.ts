@@ -66,6 +66,7 @@ export const ModuleSchema = Type.Object({
   state_field: Type.Optional(Type.String()),
   transitions: Type.Optional(Type.Array(TransitionSchema)),
   users: Type.Optional(Type.Boolean()),
+  subscriptions: Type.Optional(Type.Boolean()),
   owner_fields: Type.Optional(Type.Array(Type.String(), { uniqueItems: true })),
   fields: Type.Record(Name, FieldSchema, { minProperties: 1, additionalProperties: false }),
 }, { additionalProperties: false })

@@ -78,6 +78,8 @@ export interface ModuleDef {
   readonly transitions: readonly TransitionDef[]
   /** True for the one module that holds logins (username, password, rol, activo). */
   readonly users: boolean
+  /** True for the one module whose records are webhook subscriptions (docs/user-guide.md "Webhooks (suscripciones)"). */
+  readonly subscriptions: boolean
   readonly fields: readonly FieldDef[]
   readonly fieldMap: ReadonlyMap<string, FieldDef>
   /**
@@ -105,6 +107,8 @@ export interface Registry {
   readonly byPath: ReadonlyMap<string, ModuleDef>
   readonly roleMap: ReadonlyMap<string, RoleDef>
   readonly usersModule: ModuleDef
+  /** The module of webhook subscriptions, if modules.yaml declares one (`subscriptions: true`). */
+  readonly subscriptionsModule?: ModuleDef
   /** The module `usuarios.personal_id` points at (staff), if the users module links logins to staff. */
   readonly staffModule?: ModuleDef
 }

@@ -19,13 +19,26 @@ import { exportRecords } from './export.js'
 import { importRecords } from './import.js'
 import { endSessions } from './users/end-sessions.js'
 import { unlock } from './users/unlock.js'
+import { createSubscription } from './subscriptions/create.js'
+import { subscriptionDeliveries } from './subscriptions/deliveries.js'
+import { resumeSubscription } from './subscriptions/resume.js'
+import { replaySubscription } from './subscriptions/replay.js'
 
 export const EVERY_MODULE: readonly Operation[] = [list, summary, get, create, update, remove, restore, history, verify, exportRecords, importRecords]
 
 /** The users module's own operations: a user's sessions and lock-out. */
 const USERS: readonly Operation[] = [endSessions, unlock]
 
+/** The subscriptions module's own operations: a subscription's deliveries, resume and replay. */
+const SUBSCRIPTIONS: readonly Operation[] = [subscriptionDeliveries, resumeSubscription, replaySubscription]
+
+/** The operations every module has, as `mod` has them: the subscriptions module's create shows a generated secret once. */
+export function commonOperations (mod: ModuleDef): readonly Operation[] {
+  return mod.subscriptions ? EVERY_MODULE.map((op) => op === create ? createSubscription : op) : EVERY_MODULE
+}
+
 /** The operations only `mod` has. */
 export function ownOperations (mod: ModuleDef, registry: Registry): readonly Operation[] {
-  return mod.name === registry.usersModule.name ? USERS : []
+  if (mod.name === registry.usersModule.name) return USERS
+  return mod.subscriptions ? SUBSCRIPTIONS : []
 }

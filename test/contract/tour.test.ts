@@ -150,6 +150,9 @@ const STEPS: Record<string, Step> = {
   'POST /{module}/{id}/restaurar': (t, mod) => [{ method: 'POST', path: `/${mod.path}/${id(t, mod)}/restaurar`, status: 200 }],
   'POST /usuarios/{id}/desbloquear': (t) => [{ method: 'POST', path: `/usuarios/${t.users.id}/desbloquear`, status: 200 }],
   'POST /usuarios/{id}/cerrar-sesiones': (t) => [{ method: 'POST', path: `/usuarios/${t.users.id}/cerrar-sesiones`, status: 200 }],
+  'GET /suscripciones/{id}/entregas': (t) => [{ method: 'GET', path: `/suscripciones/${t.ids.get('suscripciones')}/entregas`, query: { limit: '10', offset: '0' }, status: 200 }],
+  'POST /suscripciones/{id}/reanudar': (t) => [{ method: 'POST', path: `/suscripciones/${t.ids.get('suscripciones')}/reanudar`, status: 200 }],
+  'POST /suscripciones/{id}/reproducir': (t) => [{ method: 'POST', path: `/suscripciones/${t.ids.get('suscripciones')}/reproducir`, body: { desde: 1 }, status: 200 }],
   'GET /auditoria/lecturas': () => [{ method: 'GET', path: '/auditoria/lecturas', query: { limit: '10' }, status: 200 }],
   'POST /auditoria/puntos-control': () => [{ method: 'POST', path: '/auditoria/puntos-control', status: 200 }],
   // A stream does not end by itself, so the tour drives its refusals (test/integration/event-stream.test.ts reads the stream).

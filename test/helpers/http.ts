@@ -96,7 +96,19 @@ export function sampleBody (mod: ModuleDef, refs: Map<string, string>, requiredO
     const v = sampleValue(f, refs, n)
     if (v !== undefined) body[f.name] = v
   }
-  return body
+  return mod.subscriptions ? { ...body, ...subscriptionSample(mod, requiredOnly) } : body
+}
+
+/**
+ * The fields of a webhook subscription whose generic sample would be
+ * refused (docs/user-guide.md "Webhooks (suscripciones)"): a url on the
+ * loopback discard port (tests allow private targets, test/helpers/app.ts),
+ * its own module as the one subscribed to and a filter on it, a role
+ * of the real modules.yaml, a valid secret.
+ */
+function subscriptionSample (mod: ModuleDef, requiredOnly: boolean): Record<string, unknown> {
+  const required = { url: 'http://127.0.0.1:9/webhook', modulos: [mod.name], rol: 'superadmin' }
+  return requiredOnly ? required : { ...required, tipos: [`${mod.name}.creado`], filtro: 'activa=true', activa: false, secreto: `whsec_${Buffer.alloc(32, 5).toString('base64')}` }
 }
 
 /** Modules in an order where every ref target comes before the modules pointing at it. */

@@ -45,7 +45,7 @@ function expectProblem (text: string, line: number, keyPath: string, ...parts: A
 describe('the real modules.yaml', () => {
   const registry = loadRegistry(FILE)
 
-  it('declares the nine modules with the paths and prefixes of docs/administrator-guide.md', () => {
+  it('declares the ten modules with the paths and prefixes of docs/administrator-guide.md', () => {
     expect(registry.modules.map((m) => [m.name, m.path, m.prefix, m.table])).toEqual([
       ['denuncias', 'denuncias', 'DEN', 'denuncias'],
       ['sanciones', 'sanciones', 'SAN', 'sanciones'],
@@ -56,7 +56,9 @@ describe('the real modules.yaml', () => {
       ['turnos', 'turnos', 'TUR', 'turnos'],
       ['equipamiento', 'equipamiento', 'EQU', 'equipamiento'],
       ['usuarios', 'usuarios', 'USR', 'usuarios'],
+      ['suscripciones', 'suscripciones', 'SUS', 'suscripciones'],
     ])
+    expect(registry.subscriptionsModule?.name).toBe('suscripciones')
     expect(typeof registry.byName.get('sala092')!.prefix).toBe('string')
     expect(registry.usersModule.name).toBe('usuarios')
     expect([...registry.byPath.keys()]).toEqual(registry.modules.map((m) => m.path))
@@ -66,7 +68,7 @@ describe('the real modules.yaml', () => {
     const states = Object.fromEntries(registry.modules.map((m) => [m.name, m.stateField ?? null]))
     expect(states).toEqual({
       denuncias: 'estado', sanciones: 'estado', atestados: null, personal: 'situacion', vehiculos: 'estado',
-      sala092: 'estado', turnos: 'estado', equipamiento: 'estado', usuarios: null,
+      sala092: 'estado', turnos: 'estado', equipamiento: 'estado', usuarios: null, suscripciones: null,
     })
   })
 
@@ -117,7 +119,7 @@ describe('row-level scope in the real modules.yaml', () => {
   it('declares the default owner fields', () => {
     expect(Object.fromEntries(registry.modules.map((m) => [m.name, [...(m.ownedById ? ['_id'] : []), ...m.ownerFields.map((f) => f.name)]]))).toEqual({
       denuncias: ['agente_asignado'], sanciones: ['agente_denunciante'], atestados: [], personal: ['_id'], vehiculos: ['asignado_a'],
-      sala092: [], turnos: ['agente_id', 'compañero'], equipamiento: ['asignado_a'], usuarios: [],
+      sala092: [], turnos: ['agente_id', 'compañero'], equipamiento: ['asignado_a'], usuarios: [], suscripciones: [],
     })
     expect(registry.staffModule?.name).toBe('personal')
   })
@@ -136,6 +138,12 @@ describe('row-level scope in the real modules.yaml', () => {
 })
 
 describe('mistakes in modules.yaml', () => {
+  it('the subscriptions module: a field the deliverer reads, missing or of another type; a second such module', () => {
+    expect(errorOf(edit(real, "      filtro: { type: string, max_length: 2000,", "      filtrox: { type: string, max_length: 2000,")).message).toMatch(/modules\.suscripciones: the subscriptions module must declare "filtro" as a string/)
+    expect(errorOf(edit(real, '      activa: { type: boolean, default: true }\n      secreto', '      activa: { type: string }\n      secreto')).message).toMatch(/modules\.suscripciones\.fields\.activa: the subscriptions module must declare "activa" as a boolean/)
+    expect(errorOf(edit(real, '    users: true\n', '    users: true\n    subscriptions: true\n')).message).toMatch(/only one module may set "subscriptions: true"/)
+  })
+
   it('a misspelt field key, with the hint "type"', () => {
     const l = lineOf('denunciante_nombre: { type: string')
     expectProblem(edit(real, 'denunciante_nombre: { type: string', 'denunciante_nombre: { tpye: string'),

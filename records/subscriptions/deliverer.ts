@@ -1,0 +1,210 @@
+/**
+ * The webhook deliverer of one instance (docs/user-guide.md "Webhooks
+ * (suscripciones)"; docs/operator-guide.md "Webhooks"). Every `leaseMs / 4` (and
+ * at once when a subscription is written anywhere) it renews and takes
+ * leases (delivery-state.ts `claim`); for each subscription it holds, one
+ * worker walks the feed from the subscription's stored position, one
+ * event at a time, in feed order:
+ * - an event its tipos, filtro or role does not cover moves the position
+ *   on without a POST;
+ * - a covered one is POSTed (send-event.ts); delivered or given up (a 4xx),
+ *   the position moves on; otherwise it is tried again after a back-off
+ *   that starts at `retryBaseMs` and doubles (at most an hour); the first
+ *   failure `retryWindowMs` or more after the first one pauses the
+ *   subscription as failing.
+ * The hub (`listen`) only wakes the workers; what is delivered is read
+ * from the database, so a lost wake-up delays and never skips. Not a
+ * singleton: the app holds one (plugins/webhooks.ts).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { ModuleDef } from '../../core/registry/types.js'
+import { valueColumn } from '../../db/columns.js'
+import type { DeliveryResult } from '../../db/subscription-entities.js'
+import type { FeedEntry } from '../events/feed.js'
+import type { FeedEvent } from '../events/event-view.js'
+import { advance, claim, failing, pause, readState, recordAttempt, release, type DeliveryState } from './delivery-state.js'
+import { sendEvent, type Attempt } from './send-event.js'
+import { readSubscription, type Subscription } from './subscription.js'
+
+/** Longest wait between two attempts at one event (each delay is at most double the one before). */
+export const MAX_RETRY_DELAY_MS = 3_600_000
+/** Feed entries a worker reads per round trip. */
+const BATCH = 100
+/** How long an idle worker waits for a wake-up before looking again. */
+const IDLE_MS = 5_000
+
+export interface DelivererDeps {
+  readonly module: ModuleDef
+  /** This instance's name in the leases. */
+  readonly instance: string
+  readonly leaseMs: number
+  readonly retryBaseMs: number
+  readonly retryWindowMs: number
+  readonly allowPrivate: boolean
+  fork (): EntityManager
+  /** Up to `limit` entries of `modulos` after `after`. */
+  read (em: EntityManager, after: number, limit: number, modulos: readonly string[]): Promise<FeedEntry[]>
+  head (em: EntityManager): Promise<number>
+  /** The event as the subscription may receive it, or undefined when its role or filter does not cover it (decrypted values logged as its reads). */
+  view (em: EntityManager, sub: Subscription, entry: FeedEntry): Promise<FeedEvent | undefined>
+  /** The subscription's secret in clear. */
+  secret (state: DeliveryState): string
+  /** Wakes `fn` on new feed entries; the function returned stops it. */
+  listen (fn: () => void): Promise<() => void>
+  onAttempt (resultado: DeliveryResult): void
+  /** Tells every instance's deliverer to look again (a subscription was resumed or replayed). */
+  announce (): void
+  onProblem (message: string, err: unknown): void
+}
+
+export interface Lag { readonly suscripcion: string, readonly posiciones: number, readonly segundos: number }
+
+export class Deliverer {
+  private readonly workers = new Map<string, Promise<void>>()
+  private held = new Set<string>()
+  private readonly lag = new Map<string, Lag>()
+  private wakers = new Set<() => void>()
+  private timer: NodeJS.Timeout | undefined
+  private ticking: Promise<void> | undefined
+  private tickAgain = false
+  private unlisten: (() => void) | undefined
+  private closed = false
+  /** Cuts an attempt in flight short when the instance closes (it is retried, here or elsewhere). */
+  private readonly stopping = new AbortController()
+
+  constructor (private readonly deps: DelivererDeps) {}
+
+  start (): void {
+    this.timer = setInterval(() => { this.tick() }, Math.max(50, Math.floor(this.deps.leaseMs / 4)))
+    this.timer.unref()
+    this.tick()
+  }
+
+  /** A subscription was written, resumed or replayed: look again now. */
+  tick (): void {
+    if (this.closed) return
+    this.wakeAll()
+    if (this.ticking !== undefined) { this.tickAgain = true; return }
+    this.ticking = (async () => {
+      do {
+        this.tickAgain = false
+        try { await this.claim() } catch (err) { this.deps.onProblem('webhook leases could not be renewed; retrying', err) }
+      } while (this.tickAgain && !this.closed)
+    })().finally(() => { this.ticking = undefined })
+  }
+
+  /** A subscription's state moved outside the deliverer (resumed, replayed): every instance looks again. */
+  announce (): void { this.deps.announce() }
+
+  /** Lag of the subscriptions this instance delivers (metrics). */
+  lags (): Lag[] { return [...this.lag.values()] }
+
+  private async claim (): Promise<void> {
+    const { module: mod } = this.deps
+    const ids = await claim(this.deps.fork(), mod.table, valueColumn(mod.fieldMap.get('activa')!), this.deps.instance, this.deps.leaseMs)
+    if (this.closed) return
+    this.held = new Set(ids)
+    for (const id of ids) {
+      if (this.workers.has(id)) continue
+      this.workers.set(id, this.work(id).catch((err: unknown) => { this.deps.onProblem(`webhook delivery of ${id} stopped; the next lease round restarts it`, err) })
+        .finally(() => { this.workers.delete(id); this.lag.delete(id) }))
+    }
+    if (this.workers.size > 0 && this.unlisten === undefined) this.unlisten = await this.deps.listen(() => { this.wakeAll() })
+    else if (this.workers.size === 0 && this.unlisten !== undefined) { this.unlisten(); this.unlisten = undefined }
+  }
+
+  private wakeAll (): void {
+    const wakers = this.wakers
+    this.wakers = new Set()
+    for (const w of wakers) w()
+  }
+
+  /** Waits `ms` or until woken. */
+  private async sleep (ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(done, Math.max(0, ms))
+      t.unref()
+      function done (): void { clearTimeout(t); resolve() }
+      this.wakers.add(done)
+    })
+  }
+
+  private async work (id: string): Promise<void> {
+    const { deps } = this
+    /** The event being tried, kept across retries so its body (and its read-log entry) is made once. */
+    let pending: { posicion: number, event: FeedEvent } | undefined
+    while (!this.closed && this.held.has(id)) {
+      const em = deps.fork()
+      const state = await readState(em, id)
+      const sub = await readSubscription(em, deps.module, id)
+      if (state === undefined || state.pausada || sub === undefined || !sub.activa) return
+      const wait = (state.proximoIntento?.getTime() ?? 0) - Date.now()
+      if (wait > 0) { await this.sleep(wait); continue }
+      const head = await deps.head(em)
+      const entries = await deps.read(em, state.posicion, BATCH, sub.modulos)
+      this.lag.set(id, { suscripcion: id, posiciones: Math.max(0, head - state.posicion), segundos: entries[0] === undefined ? 0 : Math.max(0, (Date.now() - entries[0].fecha.getTime()) / 1000) })
+      if (entries.length === 0) {
+        // Nothing of its modules up to the head read before: the position may move there (lag in positions stays honest).
+        if (head > state.posicion) await advance(em, id, deps.instance, state.posicion, head)
+        else await this.sleep(IDLE_MS)
+        continue
+      }
+      // Entries not covered are passed in one move, before the next covered one is sent or at the batch's end.
+      let passed = state.posicion
+      let sent = false
+      for (const entry of entries) {
+        if (this.closed || !this.held.has(id)) return
+        const event = pending?.posicion === entry.posicion ? pending.event : await deps.view(em, sub, entry)
+        if (event === undefined) { passed = entry.posicion; continue }
+        sent = true
+        if (passed !== state.posicion && !await advance(em, id, deps.instance, state.posicion, passed)) break
+        pending = { posicion: entry.posicion, event }
+        const attempt = await sendEvent({ url: sub.url, messageId: `${id}-${entry.posicion}`, body: JSON.stringify(event), secret: deps.secret(state), allowPrivate: deps.allowPrivate, stop: this.stopping.signal })
+        if (this.closed) return
+        // The failure in progress is this event's only when nothing was passed before it.
+        const failure = passed === state.posicion ? state : { fallandoDesde: null, intentos: 0 }
+        if (await this.settle(em, sub, failure, passed, entry.posicion, attempt)) pending = undefined
+        break
+      }
+      if (!sent && passed !== state.posicion) await advance(em, id, deps.instance, state.posicion, passed)
+    }
+  }
+
+  /** Records an attempt at the event at `posicion` (the position stands at `at`) and moves on, waits or pauses; whether it moved on. */
+  private async settle (em: EntityManager, sub: Subscription, state: Pick<DeliveryState, 'fallandoDesde' | 'intentos'>, at: number, posicion: number, attempt: Attempt): Promise<boolean> {
+    const { deps } = this
+    const now = new Date()
+    const base = { suscripcion: sub.id, fecha: now, posicion, estado: attempt.estado, latencia_ms: attempt.latencia_ms, error: attempt.error }
+    if (attempt.outcome !== 'reintento') {
+      await recordAttempt(em, { ...base, resultado: attempt.outcome })
+      deps.onAttempt(attempt.outcome)
+      return advance(em, sub.id, deps.instance, at, posicion)
+    }
+    // A failure of an event already failing keeps its start (the state is of that event: its position has not moved).
+    const since = state.fallandoDesde ?? now
+    const intentos = state.intentos + 1
+    const delay = Math.min(MAX_RETRY_DELAY_MS, deps.retryBaseMs * 2 ** Math.min(intentos - 1, 30))
+    // Retried for the whole window: the failure that comes after it pauses.
+    if (now.getTime() - since.getTime() >= deps.retryWindowMs) {
+      await recordAttempt(em, { ...base, resultado: 'pausada' })
+      deps.onAttempt('pausada')
+      await pause(em, sub.id, deps.instance, at)
+      return false
+    }
+    await recordAttempt(em, { ...base, resultado: 'reintento' })
+    deps.onAttempt('reintento')
+    await failing(em, sub.id, deps.instance, at, since, intentos, new Date(now.getTime() + delay))
+    return false
+  }
+
+  async close (): Promise<void> {
+    this.closed = true
+    this.stopping.abort()
+    clearInterval(this.timer)
+    this.unlisten?.()
+    this.wakeAll()
+    await this.ticking
+    await Promise.all(this.workers.values())
+    await release(this.deps.fork(), this.deps.instance).catch((err: unknown) => { this.deps.onProblem('webhook leases could not be given back; they expire by themselves', err) })
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * One delivery attempt (docs/user-guide.md "Webhooks (suscripciones)"): an
+ * HTTP POST of the event JSON, signed as Standard Webhooks says
+ * (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64>`,
+ * the `standardwebhooks` package). A 2xx within the timeout is success; a
+ * timeout, a connection error, a 5xx, a 408 or a 429 is worth a retry;
+ * any other answer (3xx, 4xx) is given up (docs/decisions.md "Webhooks: a
+ * 4xx gives the event up"). Redirects are not followed.
+ */
+import { request as httpRequest } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { isIP } from 'node:net'
+import { Webhook } from 'standardwebhooks'
+import { guardedLookup, isPrivateAddress, PrivateAddressError } from './target-address.js'
+
+/** A 2xx within this long is success (SPEC S18). */
+export const DELIVERY_TIMEOUT_MS = 10_000
+
+export type AttemptOutcome = 'entregado' | 'reintento' | 'descartado'
+
+export interface Attempt {
+  readonly outcome: AttemptOutcome
+  /** The status answered, if any. */
+  readonly estado?: number
+  readonly latencia_ms: number
+  readonly error?: string
+}
+
+export interface Delivery {
+  readonly url: string
+  /** Stable across the retries of one event. */
+  readonly messageId: string
+  readonly body: string
+  /** `whsec_…` */
+  readonly secret: string
+  readonly allowPrivate: boolean
+  /** Ends the attempt early (the instance is closing). */
+  readonly stop?: AbortSignal
+}
+
+const retryable = (status: number): boolean => status >= 500 || status === 429 || status === 408
+
+/** The signed headers of a delivery made at `at`. */
+export function signedHeaders (d: Pick<Delivery, 'messageId' | 'body' | 'secret'>, at: Date): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'registros-policia-webhooks',
+    'webhook-id': d.messageId,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(d.secret).sign(d.messageId, at, d.body),
+  }
+}
+
+/** Makes one attempt; never throws. */
+export async function sendEvent (d: Delivery): Promise<Attempt> {
+  const started = performance.now()
+  const took = (): number => Math.round(performance.now() - started)
+  let url: URL
+  try { url = new URL(d.url) } catch { return { outcome: 'descartado', latencia_ms: 0, error: 'url no válida' } }
+  const host = url.hostname.replace(/^\[|\]$/g, '')
+  // A literal address is connected to without a lookup: check it here.
+  if (!d.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
+    return { outcome: 'reintento', latencia_ms: 0, error: new PrivateAddressError(host).message }
+  }
+  const headers = { ...signedHeaders(d, new Date()), 'content-length': String(Buffer.byteLength(d.body)) }
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+  return new Promise<Attempt>((resolve) => {
+    const req = send(url, {
+      method: 'POST',
+      headers,
+      signal: d.stop === undefined ? AbortSignal.timeout(DELIVERY_TIMEOUT_MS) : AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), d.stop]),
+      ...(!d.allowPrivate && { lookup: guardedLookup as never }),
+    }, (res) => {
+      const status = res.statusCode ?? 0
+      // The answer's body is not kept: read it to the end so the socket is freed.
+      res.resume()
+      res.on('end', () => {
+        const ok = status >= 200 && status < 300
+        resolve({ outcome: ok ? 'entregado' : retryable(status) ? 'reintento' : 'descartado', estado: status, latencia_ms: took(), ...(!ok && { error: `HTTP ${status}` }) })
+      })
+      res.on('error', (err) => { resolve({ outcome: 'reintento', estado: status, latencia_ms: took(), error: describe(err) }) })
+    })
+    req.on('error', (err) => { resolve({ outcome: 'reintento', latencia_ms: took(), error: describe(err) }) })
+    req.end(d.body)
+  })
+}
+
+function describe (err: Error & { code?: string }): string {
+  if (err.name === 'TimeoutError' || err.name === 'AbortError') return `sin respuesta en ${DELIVERY_TIMEOUT_MS / 1000} s`
+  return err.code !== undefined ? `${err.code}: ${err.message}` : err.message
+}

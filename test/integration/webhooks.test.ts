@@ -1,0 +1,273 @@
+/**
+ * Webhooks (docs/user-guide.md "Webhooks (suscripciones)"), delivered to a
+ * real receiver on 127.0.0.1: the secret shown once, the signature as
+ * Standard Webhooks verifies it, feed order in a burst, retries then
+ * success, a 4xx given up, the pause after the (shortened) retry window
+ * and the resume, a replay, tipos and filtro, the payload shaped by the
+ * subscription's role (withheld, or decrypted and in the read log as a
+ * read by the subscription), two instances delivering each event once,
+ * and the permission.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { Webhook } from 'standardwebhooks'
+import { client, ok, type Api } from '../helpers/http.js'
+import { startTestApp } from '../helpers/test-app.js'
+import { newUser } from '../helpers/users.js'
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js'
+import type { Harness } from '../helpers/app.js'
+
+// Retries 200 ms, 400 ms, 800 ms …; a failing subscription pauses after 2 s; a lease lasts 2 s.
+const ENV = { LOG_LEVEL: process.env.TEST_LOG ?? 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE: '200ms', WEBHOOK_RETRY_WINDOW: '2s', WEBHOOK_LEASE: '2s' }
+
+let h: Harness
+let app: FastifyInstance
+let admin: Api
+let token: string
+let rx: Receiver
+
+beforeAll(async () => {
+  ({ h, app, admin, token } = await startTestApp({ env: ENV }))
+  rx = await startReceiver()
+})
+
+afterAll(async () => {
+  await rx?.close()
+  await h?.close()
+})
+
+const call092 = (tipo_incidencia = 'normal', extra: Record<string, unknown> = {}) => ({ tipo_incidencia, descripcion: 'Llamada de prueba', numero_llamada: '600111222', ...extra })
+
+async function subscribe (path: string, fields: Record<string, unknown> = {}): Promise<{ id: string, secreto: string }> {
+  const data = ok(await admin.post('/suscripciones', { url: rx.url(path), modulos: ['sala092'], rol: 'jefe', ...fields }), 201)
+  return { id: data._id, secreto: data.secreto }
+}
+
+async function entregas (id: string): Promise<any> {
+  return ok(await admin.get(`/suscripciones/${id}/entregas`))
+}
+
+async function until<T> (what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+describe('a subscription', () => {
+  it('shows a generated secret once, signs each POST with it (Standard Webhooks), and sends the event JSON', async () => {
+    const { id, secreto } = await subscribe('/firma')
+    expect(secreto).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    const got = ok(await admin.get(`/suscripciones/${id}`))
+    expect(got).not.toHaveProperty('secreto')
+    expect(JSON.stringify(ok(await admin.get('/suscripciones')))).not.toContain(secreto)
+    expect(JSON.stringify(ok(await admin.get(`/suscripciones/${id}/historial`)))).not.toContain(secreto)
+
+    const rec = ok(await admin.post('/sala092', call092()), 201)
+    const [req] = await rx.waitFor('/firma', 1)
+    const event = new Webhook(secreto).verify(req!.body, req!.headers as Record<string, string>) as any
+    expect(event).toMatchObject({ tipo: 'sala092.creado', modulo: 'sala092', registro_id: rec._id, version: 1, usuario: expect.any(String), hash: rec._hash })
+    expect(event.registro).toMatchObject({ _id: rec._id, numero_llamada: '600111222' })
+    expect(req!.headers['webhook-id']).toBe(`${id}-${event.posicion}`)
+    // Another secret does not verify it.
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 9).toString('base64')}`).verify(req!.body, req!.headers as Record<string, string>)).toThrow()
+    const { entregas: attempts, estado } = await entregas(id)
+    expect(attempts[0]).toMatchObject({ posicion: event.posicion, estado: 200, resultado: 'entregado', error: null })
+    expect(estado).toMatchObject({ posicion: event.posicion, pausada: false })
+  })
+
+  it('takes a secret given at create, and a new one on update, never showing it', async () => {
+    const mine = `whsec_${Buffer.alloc(32, 3).toString('base64')}`
+    const data = ok(await admin.post('/suscripciones', { url: rx.url('/dado'), modulos: ['sala092'], rol: 'jefe', secreto: mine }), 201)
+    expect(data).not.toHaveProperty('secreto')
+    const next = `whsec_${Buffer.alloc(32, 4).toString('base64')}`
+    expect(ok(await admin.put(`/suscripciones/${data._id}`, { secreto: next }))).not.toHaveProperty('secreto')
+    ok(await admin.post('/sala092', call092()), 201)
+    const [req] = await rx.waitFor('/dado', 1)
+    expect(() => new Webhook(next).verify(req!.body, req!.headers as Record<string, string>)).not.toThrow()
+    const bad = await admin.post('/suscripciones', { url: rx.url('/x'), modulos: ['sala092'], rol: 'jefe', secreto: 'corto' })
+    expect(bad.status).toBe(400)
+  })
+
+  it('delivers a burst in feed order, one event at a time', async () => {
+    await subscribe('/orden')
+    const ids: string[] = []
+    for (let i = 0; i < 8; i++) ids.push(ok(await admin.post('/sala092', call092()), 201)._id)
+    const got = await rx.waitFor('/orden', 8)
+    expect(got.map((r) => r.json.registro_id)).toEqual(ids)
+    const positions = got.map((r) => r.json.posicion as number)
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions)
+  })
+
+  it('retries a 500 with the same webhook-id until it succeeds, gives a 4xx up and moves on', async () => {
+    rx.answer('/reintentos', 500, 503, 200, 404)
+    const { id } = await subscribe('/reintentos')
+    const first = ok(await admin.post('/sala092', call092()), 201)
+    const second = ok(await admin.post('/sala092', call092()), 201)
+    const third = ok(await admin.post('/sala092', call092()), 201)
+    const got = await rx.waitFor('/reintentos', 5)
+    expect(got.map((r) => r.json.registro_id)).toEqual([first._id, first._id, first._id, second._id, third._id])
+    expect(new Set(got.slice(0, 3).map((r) => r.headers['webhook-id'])).size).toBe(1)
+    const { entregas: attempts } = await until('five attempts', async () => {
+      const e = await entregas(id)
+      return e.entregas.length >= 5 ? e : undefined
+    })
+    expect(attempts.map((a: any) => [a.estado, a.resultado]).reverse()).toEqual([[500, 'reintento'], [503, 'reintento'], [200, 'entregado'], [404, 'descartado'], [200, 'entregado']])
+    expect(attempts[0].latencia_ms).toBeGreaterThanOrEqual(0)
+  })
+
+  it('pauses a subscription failing past its retry window, and resumes it', async () => {
+    rx.always('/pausa', 500)
+    const { id } = await subscribe('/pausa')
+    const rec = ok(await admin.post('/sala092', call092()), 201)
+    const paused = await until('the pause', async () => {
+      const e = await entregas(id)
+      return e.estado.pausada === true ? e : undefined
+    })
+    expect(paused.entregas[0]).toMatchObject({ resultado: 'pausada', estado: 500 })
+    expect(paused.entregas.length).toBeGreaterThanOrEqual(3)
+    expect(paused.estado.fallando_desde).toEqual(expect.any(String))
+    const tried = rx.at('/pausa').length
+    rx.always('/pausa', undefined)
+    const resumed = ok(await admin.post(`/suscripciones/${id}/reanudar`))
+    expect(resumed).toMatchObject({ pausada: false, intentos: 0, fallando_desde: null })
+    const got = await rx.waitFor('/pausa', tried + 1)
+    expect(got.at(-1)!.json.registro_id).toBe(rec._id)
+    await until('the delivery', async () => (await entregas(id)).entregas[0].resultado === 'entregado' ? true : undefined)
+  })
+
+  it('replays from a position', async () => {
+    const { id } = await subscribe('/reproducir')
+    const a = ok(await admin.post('/sala092', call092()), 201)
+    const b = ok(await admin.post('/sala092', call092()), 201)
+    const got = await rx.waitFor('/reproducir', 2)
+    const from = got[0]!.json.posicion as number
+    expect(ok(await admin.post(`/suscripciones/${id}/reproducir`, { desde: from }))).toMatchObject({ posicion: from - 1 })
+    const again = await rx.waitFor('/reproducir', 4)
+    expect(again.slice(2).map((r) => r.json.registro_id)).toEqual([a._id, b._id])
+    expect(again.slice(2).map((r) => r.headers['webhook-id'])).toEqual(got.map((r) => r.headers['webhook-id']))
+    expect((await admin.post(`/suscripciones/${id}/reproducir`, { desde: 0 })).status).toBe(400)
+  })
+
+  it('covers only its tipos and its filtro, judged on the record as written', async () => {
+    await subscribe('/filtro', { tipos: ['sala092.actualizado'], filtro: 'tipo_incidencia=urgente' })
+    const urgent = ok(await admin.post('/sala092', call092('urgente')), 201)
+    const normal = ok(await admin.post('/sala092', call092('normal')), 201)
+    ok(await admin.put(`/sala092/${normal._id}`, { descripcion: 'Sigue normal' }))
+    ok(await admin.put(`/sala092/${urgent._id}`, { descripcion: 'Actualizada' }))
+    ok(await admin.put(`/sala092/${urgent._id}`, { tipo_incidencia: 'normal' }))
+    ok(await admin.put(`/sala092/${normal._id}`, { tipo_incidencia: 'urgente' }))
+    const got = await rx.waitFor('/filtro', 2)
+    expect(got.map((r) => [r.json.tipo, r.json.registro_id, r.json.version])).toEqual([['sala092.actualizado', urgent._id, 2], ['sala092.actualizado', normal._id, 3]])
+    // Refused at write time: a filter that is none, a filter on two modules, an unknown kind or module.
+    for (const body of [
+      { filtro: 'nada=1' },
+      { filtro: 'tipo_incidencia=urgente', modulos: ['sala092', 'denuncias'] },
+      { tipos: ['sala092.borrado'] },
+      { tipos: ['denuncias.creado'] },
+      { modulos: ['sala93'] },
+      { modulos: [] },
+      { rol: 'nadie' },
+    ]) {
+      const res = await admin.post('/suscripciones', { url: rx.url('/no'), modulos: ['sala092'], rol: 'jefe', ...body })
+      expect(res.status, JSON.stringify(body)).toBe(400)
+    }
+  })
+
+  it('shapes the payload by its role: withheld without descifrar, decrypted and logged as its read with it', async () => {
+    const masked = await subscribe('/consulta', { rol: 'consulta' })
+    const clear = await subscribe('/jefe', { rol: 'jefe' })
+    const rec = ok(await admin.post('/sala092', call092()), 201)
+    const [m] = await rx.waitFor('/consulta', 1)
+    expect(m!.json.registro).not.toHaveProperty('numero_llamada')
+    expect(m!.json.registro._restringidos).toContain('numero_llamada')
+    const [c] = (await rx.waitFor('/jefe', 1)).filter((r) => r.json.registro_id === rec._id)
+    expect(c!.json.registro.numero_llamada).toBe('600111222')
+    const reads = ok(await admin.get(`/auditoria/lecturas?usuario=${clear.id}`))
+    expect(reads.records).toEqual([expect.objectContaining({ usuario: clear.id, modulo: 'sala092', registro: rec._id, campos: ['numero_llamada'] })])
+    expect(ok(await admin.get(`/auditoria/lecturas?usuario=${masked.id}`)).records).toEqual([])
+  })
+
+  it('needs suscripciones.* (403 for a role without it)', async () => {
+    const { id } = await subscribe('/permiso')
+    const jefe = client(app, (await newUser(app, token, 'jefe')).token)
+    expect((await jefe.get('/suscripciones')).status).toBe(403)
+    expect((await jefe.post('/suscripciones', { url: rx.url('/x'), modulos: ['sala092'], rol: 'jefe' })).status).toBe(403)
+    expect((await jefe.get(`/suscripciones/${id}/entregas`)).status).toBe(403)
+    expect((await jefe.post(`/suscripciones/${id}/reanudar`)).status).toBe(403)
+    expect((await jefe.post(`/suscripciones/${id}/reproducir`, { desde: 1 })).status).toBe(403)
+  })
+})
+
+describe('two instances', () => {
+  it('deliver each event once between them, and the survivor delivers on when the other stops', async () => {
+    const other = await h.app({ env: ENV })
+    await subscribe('/dos')
+    for (let i = 0; i < 6; i++) ok(await client(i % 2 === 0 ? app : other, token).post('/sala092', call092()), 201)
+    const got = await rx.waitFor('/dos', 6)
+    await h.closeApp(other)
+    ok(await admin.post('/sala092', call092()), 201)
+    const all = await rx.waitFor('/dos', 7)
+    const ids = all.map((r) => r.headers['webhook-id'])
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(got.length).toBe(6)
+  })
+})
+
+describe('an instance that dies', () => {
+  it('leaves its subscriptions when its lease expires: another instance delivers on, nothing skipped (at least once)', async () => {
+    const { id } = await subscribe('/muerta')
+    const first = ok(await admin.post('/sala092', call092()), 201)
+    await rx.waitFor('/muerta', 1)
+    // A holder that stopped renewing: its lease runs 1.5 s more.
+    await app.orm.em.fork().getConnection().execute(
+      "update sys_suscripciones_estado set arrendatario = 'muerta', arriendo_hasta = now() + interval '1500 milliseconds' where suscripcion = ?", [id])
+    const during = ok(await admin.post('/sala092', call092()), 201)
+    const holder = async (): Promise<string | null> => (await app.orm.em.fork().getConnection().execute<Array<{ arrendatario: string | null }>>(
+      'select arrendatario from sys_suscripciones_estado where suscripcion = ?', [id]))[0]!.arrendatario
+    await until('the expired lease taken over', async () => (await holder()) !== 'muerta' ? true : undefined, 15_000)
+    const after = ok(await admin.post('/sala092', call092()), 201)
+    const got = await until('the event written after the take-over', async () => {
+      const all = rx.at('/muerta')
+      return all.some((r) => r.json.registro_id === after._id) ? all : undefined
+    }, 15_000)
+    // Either holder may send an event twice (the old one before it noticed, the new one because the old could not move the position): at least once, in order.
+    expect([...new Set(got.map((r) => r.json.registro_id))]).toEqual([first._id, during._id, after._id])
+  })
+})
+
+describe('targets', () => {
+  // An instance of its own that refuses private targets (the default).
+  let strict: Awaited<ReturnType<typeof startTestApp>>
+  beforeAll(async () => { strict = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_LEASE: '2s', WEBHOOK_RETRY_BASE: '200ms' } }) })
+  afterAll(async () => { await strict?.h.close() })
+
+  it('refuses a url on a loopback, private, link-local or metadata address (400)', async () => {
+    for (const url of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://10.1.2.3/x', 'http://192.168.1.1/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/x', 'http://[fd00:ec2::254]/x', 'http://[::ffff:127.0.0.1]/x', 'ftp://example.org/x']) {
+      const res = await strict.admin.post('/suscripciones', { url, modulos: ['sala092'], rol: 'jefe' })
+      expect(res.status, url).toBe(400)
+      expect(res.body.detalles[0].campo, url).toBe('url')
+    }
+  })
+
+  it('checks the address again when it delivers: a target that became private is not connected to', async () => {
+    // Written where private targets are allowed, delivered where they are not.
+    await strict.h.closeApp(strict.app)
+    const lax = await strict.h.app({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_LEASE: '2s' } })
+    const laxAdmin = client(lax, strict.token)
+    const sub = ok(await laxAdmin.post('/suscripciones', { url: rx.url('/privada'), modulos: ['sala092'], rol: 'jefe' }), 201)
+    await strict.h.closeApp(lax)
+    const app2 = await strict.h.app({ env: { WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_LEASE: '2s', WEBHOOK_RETRY_BASE: '200ms' } })
+    const api = client(app2, strict.token)
+    ok(await api.post('/sala092', call092()), 201)
+    const failed = await until('a refused attempt', async () => {
+      const e = ok(await api.get(`/suscripciones/${sub._id}/entregas`))
+      return e.entregas.length > 0 ? e.entregas : undefined
+    })
+    expect(failed[0]).toMatchObject({ estado: null, resultado: 'reintento', error: expect.stringContaining('127.0.0.1') })
+    expect(rx.at('/privada')).toEqual([])
+  })
+})
