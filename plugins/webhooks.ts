@@ -9,6 +9,7 @@
  */
 import fp from 'fastify-plugin'
 import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
 import type { FastifyInstance } from 'fastify'
 import { Deliverer } from '../records/subscriptions/deliverer.js'
 import { subscribeSubscriptionsPolicy } from '../records/subscriptions/subscriptions-policy.js'
@@ -31,7 +32,8 @@ async function webhooksPlugin (app: FastifyInstance): Promise<void> {
   const view = subscriptionView({ records: app.records, registry: app.registry, cipher: app.cipher, timeZone })
   const deliverer = new Deliverer({
     module: mod,
-    instance: randomUUID(),
+    // Host and pid first: an operator (and the fault test) can tell which process holds a lease.
+    instance: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     ...webhooks,
     fork: () => app.orm.em.fork(),
     read: readFeed,
