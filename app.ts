@@ -32,6 +32,7 @@ import eventsPlugin from './plugins/events.js'
 import webhooksPlugin from './plugins/webhooks.js'
 import authRoutes from './routes/auth.js'
 import auditRoutes from './routes/audit.js'
+import eventRoutes from './routes/events.js'
 import recordsPlugin from './plugins/records.js'
 import sessionsPlugin from './plugins/sessions.js'
 import bootstrapAdmin from './plugins/bootstrap-admin.js'
@@ -130,6 +131,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     for (const mod of registry.modules) {
       await app.register(moduleRoutes(mod), { prefix: `/${mod.path}` })
     }
+    await app.register(eventRoutes)
     await app.register(bootstrapAdmin)
     await app.ready()
     const warning = trustProxyWarning(config.trustProxy)

@@ -70,6 +70,12 @@ export interface Config {
     /** How long an instance's hold on a subscription lasts unless renewed (WEBHOOK_LEASE, at most 24 s). */
     readonly leaseMs: number
   }
+  /** The live stream (docs/user-guide.md "Events: the live stream (eventos)"): how far back a reconnect may resume, in days. */
+  readonly eventRetentionDays: number
+  /** Seconds between the comments that keep an idle stream open through proxies. */
+  readonly eventHeartbeatSeconds: number
+  /** Open streams a user may hold across instances. */
+  readonly eventStreamsPerUser: number
 }
 
 type Env = Record<string, string | undefined>
@@ -247,6 +253,9 @@ export function loadConfig (env: Env = process.env): Config {
       retryWindowMs: windowMs(env, 'WEBHOOK_RETRY_WINDOW', 24 * 3_600_000),
       leaseMs: atMost(env, 'WEBHOOK_LEASE', 20_000, 24_000, 'another instance must take over a dead one\'s subscriptions within 30 s'),
     }),
+    eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7),
+    eventHeartbeatSeconds: int(env, 'EVENT_HEARTBEAT_SECONDS', 15),
+    eventStreamsPerUser: int(env, 'EVENT_STREAMS_PER_USER', 5),
   }
   return Object.freeze(config)
 }

@@ -29,6 +29,8 @@ export const ERRORS = {
   PETICION_DEMASIADO_GRANDE: { status: 413, message: 'Petición demasiado grande' },
   TIPO_CONTENIDO_NO_SOPORTADO: { status: 415, message: 'Tipo de contenido no soportado' },
   DEMASIADAS_PETICIONES: { status: 429, message: 'Demasiadas peticiones' },
+  /** A user's open live streams are at EVENT_STREAMS_PER_USER (docs/user-guide.md "Events: the live stream (eventos)"); `detalles` say so. */
+  DEMASIADOS_FLUJOS: { status: 429, message: 'Demasiados flujos de eventos abiertos' },
   CABECERAS_DEMASIADO_GRANDES: { status: 431, message: 'Cabeceras demasiado grandes' },
   ERROR_INTERNO: { status: 500, message: 'Error interno del servidor' },
   SERVICIO_NO_DISPONIBLE: { status: 503, message: 'Servicio no disponible' },
@@ -80,6 +82,7 @@ export class ConfigError extends Error {
 /** Texts of an error's `detalles` that are not a field's validation. */
 export const DETAILS = {
   PUNTO_CONTROL_NO_PUBLICADO: 'el almacén de puntos de control (CHECKPOINT_DIR) está lleno o no admite escritura: el punto de control se firmó y se guardó en la base de datos, pero no se publicó; la próxima ronda lo publica sola',
+  FLUJOS_ABIERTOS: (max: number) => `ya tiene ${max} flujos de eventos abiertos, el máximo; cierre alguno antes de abrir otro`,
 } as const
 
 /** Success texts of the interface (exact). */

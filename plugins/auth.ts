@@ -51,6 +51,13 @@ declare module 'fastify' {
     loadUser (em: EntityManager, id: string): Promise<UserSnapshot | null>
     /** Reads the database's revocation epoch now (what the periodic check does). */
     syncRevocationEpoch (): Promise<void>
+    /**
+     * The caller of a request that is still open (a live stream) as its
+     * session and user stand now, by the same rules as a new request but
+     * counted against no limit; TOKEN_INVALIDO when the token expired or was
+     * revoked, or the user was deactivated or deleted.
+     */
+    recheckCaller (caller: AuthenticatedCaller): Promise<AuthenticatedCaller>
   }
 }
 
@@ -128,7 +135,14 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     enforce(reply, limits, counters)
     if (!needsToken) return
     if (refused !== undefined || claims === undefined || found === undefined) throw refused ?? new AppError('TOKEN_INVALIDO')
-    request.caller = await resolveCaller(request, claims, found)
+    request.caller = await resolveCaller(() => request.em, claims, found)
+  })
+
+  app.decorate('recheckCaller', async (caller: AuthenticatedCaller): Promise<AuthenticatedCaller> => {
+    if (caller.exp * 1000 <= Date.now()) throw new AppError('TOKEN_INVALIDO')
+    const found = await app.stores.sessions.lookup(caller.jti, caller.id)
+    let em: EntityManager | undefined
+    return resolveCaller(() => em ??= app.orm.em.fork(), { sub: caller.id, jti: caller.jti, exp: caller.exp, iat: 0 }, found)
   })
 
   function verifyToken (token: string): TokenClaims {
@@ -144,9 +158,9 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
    * is answered by the database and cached as of the revocation epoch read
    * first. A session is bound to its user: a token whose `sub` is not the
    * session's user is refused, from the cache as from the database.
-   * The request's EntityManager is forked only on such a miss.
+   * `em` (the request's EntityManager) is forked only on such a miss.
    */
-  async function resolveCaller (request: FastifyRequest, claims: TokenClaims, found: SessionLookup): Promise<AuthenticatedCaller> {
+  async function resolveCaller (em: () => EntityManager, claims: TokenClaims, found: SessionLookup): Promise<AuthenticatedCaller> {
     let { session, user } = found
     const refuse = (s: CachedSession): boolean => s.state !== 'active' || s.userId !== claims.sub
     if (session !== null && refuse(session)) throw new AppError('TOKEN_INVALIDO')
@@ -154,16 +168,16 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
       const fill: { session?: SessionFill['session'], user?: SessionFill['user'] } = {}
       let epoch: number
       if (session === null) {
-        const read = await readSessionAtEpoch(request.em, claims.jti)
+        const read = await readSessionAtEpoch(em(), claims.jti)
         epoch = read.epoch
         if (read.session === null) throw new AppError('TOKEN_INVALIDO') // never issued here
         session = { state: read.session.revocado === null ? 'active' : 'revoked', userId: read.session.usuario }
         fill.session = { jti: claims.jti, value: session, ttlMs: claims.exp * 1000 - Date.now() }
       } else {
-        epoch = await readRevocationEpoch(request.em)
+        epoch = await readRevocationEpoch(em())
       }
       if (user === null && !refuse(session)) {
-        user = await app.loadUser(request.em, claims.sub)
+        user = await app.loadUser(em(), claims.sub)
         if (user !== null) fill.user = { snapshot: user, ttlMs: USER_CACHE_MS }
       }
       await app.stores.sessions.fill(epoch, fill, found.stamp)

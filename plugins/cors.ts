@@ -23,7 +23,8 @@ async function corsPlugin (app: FastifyInstance): Promise<void> {
     // header lists are sent (an array option would still send those).
     origin: (origin, cb) => { cb(null, origin !== undefined && allowed.has(origin) ? origin : false) },
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+    // Last-Event-ID: a stream's resume (docs/user-guide.md "Events: the live stream (eventos)").
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Last-Event-ID'],
     exposedHeaders: EXPOSED,
     credentials: false,
     maxAge: 600,

@@ -5,7 +5,7 @@
  * histogram (its `_count` is the request count) labelled by method, route
  * pattern (never the raw URL: ids would make a series each) and status;
  * 429s are counted apart. Checkpoint write failures, the database pool,
- * Redis and the process (prom-client's default collectors) are read at
+ * Redis, the open live streams and the process (prom-client's default collectors) are read at
  * scrape time, off the hot path. With METRICS_PORT=0 nothing is registered: no hook, no cost.
  */
 import fp from 'fastify-plugin'
@@ -85,6 +85,12 @@ function metricsRegistry (app: FastifyInstance): Metrics {
       this.reset()
       if (app.hasDecorator('checkpoints')) this.inc(app.checkpoints.failures)
     },
+  })
+  new Gauge({
+    name: 'event_streams_open',
+    help: 'Live event streams (GET /eventos) open on this instance',
+    registers: [registry],
+    collect () { this.set(app.hasDecorator('eventStreams') ? app.eventStreams.size : 0) },
   })
   if (app.config.redisUrl !== undefined) {
     new Gauge({

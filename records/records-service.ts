@@ -36,6 +36,8 @@ import { holdsValue, subFieldPaths } from './item-fields.js'
 import { and, reaches, scopeCondition, ownCondition, type Where } from './scope.js'
 import type { FeedEntry } from './events/feed.js'
 import { eventOf, type FeedEvent } from './events/event-view.js'
+import { streamFilter } from './events/stream-query.js'
+import type { RowPredicate } from './events/row-filter.js'
 
 export type ApiRecord = Record<string, unknown>
 
@@ -353,6 +355,12 @@ export class RecordsService {
     const all = new Set(encrypted)
     return seen.map((e, i) => eventOf(e, records[i]!, this.deps.timeZone,
       encrypted.length > 0 && !(descifrar !== 'none' && reaches(descifrar, mod, caller, e.datos)) ? all : undefined))
+  }
+
+  /** The list's filters as a live stream of this module applies them to each event's version (records/events/stream-query.ts). */
+  eventFilter (filtro: Record<string, string | string[] | undefined>): RowPredicate {
+    this.authorize('ver')
+    return streamFilter(this.plan.mod, filtro, this.deps.timeZone, this.deps.cipher)
   }
 
   async verify (id: string): Promise<Verdict> {

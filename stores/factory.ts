@@ -19,6 +19,9 @@ import type { SessionStore } from './sessions/contract.js'
 import type { SignalStore } from './signals/contract.js'
 import { MemorySignalStore } from './signals/memory.js'
 import { RedisSignalStore } from './signals/redis.js'
+import type { StreamSlotStore } from './stream-slots/contract.js'
+import { MemoryStreamSlotStore } from './stream-slots/memory.js'
+import { RedisStreamSlotStore } from './stream-slots/redis.js'
 import { MemorySessionStore } from './sessions/memory.js'
 import { RedisSessionStore } from './sessions/redis.js'
 
@@ -29,6 +32,7 @@ export interface StoreSet {
   readonly rateLimits: RateLimitStore
   readonly attemptLogs: AttemptLogStore
   readonly signals: SignalStore
+  readonly streamSlots: StreamSlotStore
 }
 
 export interface Stores extends StoreSet {
@@ -44,5 +48,6 @@ export function createStores (redis: Redis | undefined, prefix: string, override
   const rateLimits = overrides.rateLimits ?? (redis !== undefined ? new RedisRateLimitStore(redis, prefix) : new MemoryRateLimitStore())
   const attemptLogs = overrides.attemptLogs ?? (redis !== undefined ? new RedisAttemptLogStore(redis, prefix) : new MemoryAttemptLogStore())
   const signals = overrides.signals ?? (redis !== undefined ? new RedisSignalStore(redis, prefix) : new MemorySignalStore())
-  return { sequences, sessions, rateLimits, attemptLogs, signals, admit: admitFor(rateLimits, sessions), kind: redis !== undefined ? 'redis' : 'memory' }
+  const streamSlots = overrides.streamSlots ?? (redis !== undefined ? new RedisStreamSlotStore(redis, prefix) : new MemoryStreamSlotStore())
+  return { sequences, sessions, rateLimits, attemptLogs, signals, streamSlots, admit: admitFor(rateLimits, sessions), kind: redis !== undefined ? 'redis' : 'memory' }
 }

@@ -14,11 +14,14 @@
  * - On `avanzado`, and every POLL_MS as a back-stop for a lost signal, an
  *   instance with listeners reads the entries after the last it handed
  *   out and hands them to every listener, in batches that each start
- *   right after the previous one's last position.
+ *   right after the previous one's last position. A waker (`onAdvance`,
+ *   a webhook deliverer reading from its own position) is only woken: no
+ *   entry is read for it.
  *
  * Nothing here knows HTTP or the database driver: `deps` does the reading
  * and sealing. Not a singleton: the app holds one (`app.feed`).
  */
+import { CoalescedTask } from '../../core/coalesced-task.js'
 import type { SignalStore } from '../../stores/signals/contract.js'
 import type { FeedEntry } from './feed.js'
 
@@ -49,24 +52,34 @@ const AVANZADO = 'feed:avanzado'
 
 export class FeedHub {
   private readonly listeners = new Set<FeedListener>()
+  private readonly wakers = new Set<() => void>()
   /** The last position handed to the listeners (known once there are listeners). */
   private handed: number | undefined
   private signalTimer: NodeJS.Timeout | undefined
   private pollTimer: NodeJS.Timeout | undefined
   private unsubscribe: Array<() => void> = []
-  private sealing: Promise<void> | undefined
-  private sealAgain = false
-  private reading: Promise<void> | undefined
-  private readAgain = false
+  /** Seals the chain, then reads (a run that appended nothing may follow another instance's that did). */
+  private readonly sealing: CoalescedTask
+  private readonly reading: CoalescedTask
   private closed = false
 
-  constructor (private readonly deps: FeedHubDeps) {}
+  constructor (private readonly deps: FeedHubDeps) {
+    this.sealing = new CoalescedTask(async () => {
+      try {
+        if (await deps.seal() > 0) this.sealed()
+      } finally {
+        if (this.listeners.size > 0) this.reading.ask()
+      }
+    }, (err) => { deps.onProblem('the event feed could not seal the global chain; retrying at the next write or poll', err) })
+    this.reading = new CoalescedTask(async () => this.drain(),
+      (err) => { deps.onProblem('the event feed could not be read; retrying at the next signal or poll', err) })
+  }
 
   /** Starts hearing the other instances. */
   async start (): Promise<void> {
     this.unsubscribe = await Promise.all([
-      this.deps.signals.subscribe(ESCRITO, () => { if (this.listeners.size > 0) this.sealSoon() }),
-      this.deps.signals.subscribe(AVANZADO, () => { if (this.listeners.size > 0) this.readSoon() }),
+      this.deps.signals.subscribe(ESCRITO, () => { if (this.active) this.sealSoon() }),
+      this.deps.signals.subscribe(AVANZADO, () => { this.advanced() }),
     ])
   }
 
@@ -80,24 +93,47 @@ export class FeedHub {
    * it was added. The function returned removes it.
    */
   async listen (fn: FeedListener): Promise<() => void> {
-    if (this.listeners.size === 0) {
-      this.handed = await this.deps.head()
-      this.pollTimer = setInterval(() => { this.sealSoon() }, POLL_MS)
-      this.pollTimer.unref()
-    }
+    if (this.listeners.size === 0) this.handed = await this.deps.head()
     this.listeners.add(fn)
+    this.activate()
     return () => {
       this.listeners.delete(fn)
-      if (this.listeners.size === 0) {
-        clearInterval(this.pollTimer)
-        this.pollTimer = undefined
-        this.handed = undefined
-      }
+      if (this.listeners.size === 0) this.handed = undefined
+      this.deactivate()
     }
   }
 
-  /** How many listeners this instance holds. */
-  get size (): number { return this.listeners.size }
+  /**
+   * Calls `fn` whenever the feed may have grown, without reading it for
+   * `fn`: a reader that keeps its own position (a webhook deliverer, which
+   * reads from its subscription's) needs only the wake-up. While any is
+   * registered, writes are sealed promptly as for a listener.
+   */
+  onAdvance (fn: () => void): () => void {
+    this.wakers.add(fn)
+    this.activate()
+    return () => {
+      this.wakers.delete(fn)
+      this.deactivate()
+    }
+  }
+
+  private get active (): boolean { return this.listeners.size + this.wakers.size > 0 }
+
+  private activate (): void {
+    if (this.pollTimer !== undefined) return
+    this.pollTimer = setInterval(() => { this.sealSoon() }, POLL_MS)
+    this.pollTimer.unref()
+  }
+
+  private deactivate (): void {
+    if (this.active) return
+    clearInterval(this.pollTimer)
+    this.pollTimer = undefined
+  }
+
+  /** How many listeners and wakers this instance holds. */
+  get size (): number { return this.listeners.size + this.wakers.size }
 
   /** A write committed on this instance. */
   written (): void {
@@ -114,34 +150,14 @@ export class FeedHub {
     if (!this.closed) this.deps.signals.publish(AVANZADO, '')
   }
 
-  private sealSoon (): void {
-    if (this.sealing !== undefined) { this.sealAgain = true; return }
-    this.sealing = (async () => {
-      do {
-        this.sealAgain = false
-        try {
-          // A run that appended nothing may have been preceded by another instance's that did: read anyway.
-          await this.deps.seal()
-        } catch (err) {
-          this.deps.onProblem('the event feed could not seal the global chain; retrying at the next write or poll', err)
-        }
-        this.readSoon()
-      } while (this.sealAgain && !this.closed)
-    })().finally(() => { this.sealing = undefined })
-  }
+  private sealSoon (): void { this.sealing.ask() }
 
-  private readSoon (): void {
-    if (this.reading !== undefined) { this.readAgain = true; return }
-    this.reading = (async () => {
-      do {
-        this.readAgain = false
-        try {
-          await this.drain()
-        } catch (err) {
-          this.deps.onProblem('the event feed could not be read; retrying at the next signal or poll', err)
-        }
-      } while (this.readAgain && !this.closed)
-    })().finally(() => { this.reading = undefined })
+  /** The chain grew (here or on another instance): wake the wakers, read for the listeners. */
+  private advanced (): void {
+    for (const fn of this.wakers) {
+      try { fn() } catch (err) { this.deps.onProblem('an event wake-up failed', err) }
+    }
+    if (this.listeners.size > 0) this.reading.ask()
   }
 
   private async drain (): Promise<void> {
@@ -165,6 +181,7 @@ export class FeedHub {
     clearInterval(this.pollTimer)
     for (const u of this.unsubscribe) u()
     this.listeners.clear()
-    await Promise.all([this.sealing, this.reading])
+    this.wakers.clear()
+    await Promise.all([this.sealing.stop(), this.reading.stop()])
   }
 }

@@ -72,7 +72,7 @@ export class Checkpoints {
   private readonly store: CheckpointStore
   /** Checkpoint files that could not be written, since start. */
   failures = 0
-  /** Told of each run that appended entries (the event feed wakes its readers, records/events/feed-hub.ts). */
+  /** Told of each periodic or on-demand run that appended entries (the event feed wakes its readers, records/events/feed-hub.ts; its own `sealNow` runs it tells itself). */
   onSealed: ((result: SealResult) => void) | undefined
 
   constructor (private readonly opts: CheckpointsOptions) {
@@ -287,7 +287,6 @@ export class Checkpoints {
         await this.keep(tem, result.passed.map((p) => this.opts.signer.sign(p, fecha, this.opts.cadena)))
       },
     })
-    if (sealed !== undefined && sealed.sealed > 0) this.onSealed?.(sealed)
     return sealed
   }
 

@@ -82,12 +82,15 @@ try {
     const last = await head()
     if (id !== undefined) await until(async () => Number((await sql<{ p: string }>(`select posicion::text as p from sys_suscripciones_estado where suscripcion = '${id}'`))[0]!.p) >= last)
     const self = process.cpuUsage(self0)
-    const us = (self.user + self.system) + (treeJiffies(cluster.pid()!) - pg0) * 1e6 / HZ + (await redisCpu() - r0) * 1e6
+    const parts = [self.user + self.system, (treeJiffies(cluster.pid()!) - pg0) * 1e6 / HZ, (await redisCpu() - r0) * 1e6].map((x) => x / CREATES)
     if (id !== undefined) await server.json('DELETE', `/suscripciones/${id}`, undefined, token)
-    return us / CREATES
+    breakdown.push(`${subscribed ? 'with' : 'without'}: service ${parts[0]!.toFixed(0)}, PostgreSQL ${parts[1]!.toFixed(0)}, Redis ${parts[2]!.toFixed(0)} µs per create`)
+    return parts[0]! + parts[1]! + parts[2]!
   }
 
+  const breakdown: string[] = []
   await phase(false) // warm-up
+  breakdown.length = 0
   const without: number[] = []
   const withSub: number[] = []
   for (let r = 0; r < ROUNDS; r++) {
@@ -99,6 +102,7 @@ try {
   console.log('\n| phase | CPU µs per create (service + PostgreSQL + Redis), each round | median |\n|---|---|---|')
   console.log(`| no subscription | ${without.map((x) => x.toFixed(0)).join(', ')} | ${med(without).toFixed(0)} |`)
   console.log(`| one active subscription, every event delivered | ${withSub.map((x) => x.toFixed(0)).join(', ')} | ${med(withSub).toFixed(0)} |`)
+  console.log(`\n${breakdown.join('\n')}`)
   console.log(`\nwith / without: ${(med(withSub) / med(without)).toFixed(3)} (S18: at most 1.10)`)
 } finally {
   receiver.kill()

@@ -155,6 +155,11 @@ const STEPS: Record<string, Step> = {
   'POST /suscripciones/{id}/reproducir': (t) => [{ method: 'POST', path: `/suscripciones/${t.ids.get('suscripciones')}/reproducir`, body: { desde: 1 }, status: 200 }],
   'GET /auditoria/lecturas': () => [{ method: 'GET', path: '/auditoria/lecturas', query: { limit: '10' }, status: 200 }],
   'POST /auditoria/puntos-control': () => [{ method: 'POST', path: '/auditoria/puntos-control', status: 200 }],
+  // A stream does not end by itself, so the tour drives its refusals (test/integration/event-stream.test.ts reads the stream).
+  'GET /eventos': (): Request[] => [
+    { method: 'GET', path: '/eventos', query: { modulos: 'sala092', tipos: 'borrado' }, status: 400 },
+    { method: 'GET', path: '/eventos', query: { modulos: 'usuarios' }, token: 'limited', status: 403 },
+  ],
   'PUT /me/password': () => [{ method: 'PUT', path: '/me/password', body: { password_actual: 'no-es-la-contraseña', password_nueva: 'otra-contraseña-segura-1' }, status: 401 }],
   'POST /auth/logout': () => [{ method: 'POST', path: '/auth/logout', status: 200 }],
   // /ready has a per-IP window of its own (RATE_LIMIT_DOCS_MAX=3 here): the fourth is a 429.

@@ -91,6 +91,8 @@ function operations (): Operation[] {
   for (const [path, item] of Object.entries(doc.paths as Record<string, Schema>)) {
     for (const [method, op] of Object.entries(item)) {
       if (!['get', 'post', 'put', 'delete'].includes(method)) continue
+      // A live stream never ends, which app.inject waits for: its refusals are driven in test/integration/event-stream.test.ts.
+      if ((op as Schema).responses?.['200']?.content?.['text/event-stream'] !== undefined) continue
       const segment = path.split('/')[1]!
       const module = registry.byPath.get(segment)?.name
       out.push({ method: method.toUpperCase() as Operation['method'], path, op, ...(module !== undefined && { module }) })

@@ -13,6 +13,12 @@ import { RedisRateLimitStore } from '../../stores/rate-limits/redis.js'
 import type { SequenceStore } from '../../stores/sequences/contract.js'
 import { MemorySequenceStore } from '../../stores/sequences/memory.js'
 import { RedisSequenceStore } from '../../stores/sequences/redis.js'
+import type { StreamSlotStore } from '../../stores/stream-slots/contract.js'
+import { MemoryStreamSlotStore } from '../../stores/stream-slots/memory.js'
+import { RedisStreamSlotStore } from '../../stores/stream-slots/redis.js'
+import type { SignalStore } from '../../stores/signals/contract.js'
+import { MemorySignalStore } from '../../stores/signals/memory.js'
+import { RedisSignalStore } from '../../stores/signals/redis.js'
 import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
 
 const prefix = newRedisPrefix()
@@ -25,10 +31,16 @@ afterAll(async () => {
 const rateStores: Array<[string, () => RateLimitStore]> = [['memory', () => new MemoryRateLimitStore()]]
 const attemptStores: Array<[string, () => AttemptLogStore]> = [['memory', () => new MemoryAttemptLogStore()]]
 const sequenceStores: Array<[string, () => SequenceStore]> = [['memory', () => new MemorySequenceStore()]]
+const slotStores: Array<[string, () => StreamSlotStore]> = [['memory', () => new MemoryStreamSlotStore()]]
+// Two instances share one in-process store as two processes share Redis.
+const sharedSignals = new MemorySignalStore()
+const signalStores: Array<[string, () => SignalStore]> = [['memory', () => sharedSignals]]
 if (redis !== undefined) {
+  slotStores.push(['redis', () => new RedisStreamSlotStore(redis, prefix)])
   rateStores.push(['redis', () => new RedisRateLimitStore(redis, prefix)])
   attemptStores.push(['redis', () => new RedisAttemptLogStore(redis, prefix)])
   sequenceStores.push(['redis', () => new RedisSequenceStore(redis, prefix)])
+  signalStores.push(['redis', () => new RedisSignalStore(redis, prefix)])
 }
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -115,5 +127,51 @@ describe.each(sequenceStores)('%s sequence store', (kind, make) => {
     expect(blockNumbers).not.toContain(single)
     expect(Math.min(first, single!)).toBe(111)
     expect(await store.next(key)).toBe(1112)
+  })
+})
+
+describe.each(slotStores)('%s stream-slot store', (kind, make) => {
+  it('holds at most max slots per owner; a released slot, or one whose lease ran out, frees up; taking a held slot renews it', async () => {
+    const store = make()
+    const owner = `owner-${kind}`
+    expect(await store.acquire(owner, 'a', 2, 60_000)).toBe(true)
+    expect(await store.acquire(owner, 'b', 2, 400)).toBe(true)
+    expect(await store.acquire(owner, 'c', 2, 60_000)).toBe(false)
+    expect(await store.acquire(`${owner}-other`, 'c', 2, 60_000)).toBe(true)
+    // Renewing a held slot is not a new one.
+    expect(await store.acquire(owner, 'a', 2, 60_000)).toBe(true)
+    await sleep(500)
+    // b's lease ran out (its instance died): its slot is free.
+    expect(await store.acquire(owner, 'c', 2, 60_000)).toBe(true)
+    expect(await store.acquire(owner, 'd', 2, 60_000)).toBe(false)
+    await store.release(owner, 'a')
+    expect(await store.acquire(owner, 'd', 2, 60_000)).toBe(true)
+  })
+
+  it('parallel takes never hold more than max', async () => {
+    const store = make()
+    const taken = await Promise.all(Array.from({ length: 20 }, async (_, i) => store.acquire(`parallel-${kind}`, `s${i}`, 5, 60_000)))
+    expect(taken.filter(Boolean).length).toBe(5)
+  })
+})
+
+describe.each(signalStores)('%s signal store', (kind, make) => {
+  it('a message reaches every subscriber of its channel on every instance, the publisher\'s too, and no other channel', async () => {
+    const [a, b] = [make(), make()]
+    const got: string[] = []
+    const channel = `canal-${kind}`
+    const offA = await a.subscribe(channel, (m) => { got.push(`a:${m}`) })
+    const offB = await b.subscribe(channel, (m) => { got.push(`b:${m}`) })
+    await b.subscribe(`${channel}-otro`, (m) => { got.push(`otro:${m}`) })
+    a.publish(channel, 'uno')
+    for (let i = 0; i < 200 && got.length < 2; i++) await sleep(5)
+    expect(got.sort()).toEqual(['a:uno', 'b:uno'])
+    offB()
+    a.publish(channel, 'dos')
+    for (let i = 0; i < 200 && got.length < 3; i++) await sleep(5)
+    await sleep(30)
+    expect(got.filter((m) => m.endsWith('dos'))).toEqual(['a:dos'])
+    offA()
+    await Promise.all([a.close(), b.close()])
   })
 })

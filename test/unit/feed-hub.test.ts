@@ -1,0 +1,148 @@
+/**
+ * The feed hub (records/events/feed-hub.ts) over an in-memory feed: every
+ * entry reaches every listener once, in order, in contiguous batches,
+ * whether woken by a write on this or another hub, or by nothing (the poll).
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { CoalescedTask } from '../../core/coalesced-task.js'
+import { FeedHub } from '../../records/events/feed-hub.js'
+import type { FeedEntry } from '../../records/events/feed.js'
+import { MemorySignalStore } from '../../stores/signals/memory.js'
+
+/** A feed whose entries are "written" now and "sealed" when a hub seals. */
+function fakeFeed () {
+  const sealed: FeedEntry[] = []
+  let pending = 0
+  const entry = (posicion: number): FeedEntry => ({ posicion, modulo: 'sala092', registro: `092-2026-${posicion}`, version: 1, accion: 'crear', usuario: 'u', fecha: new Date(), campos: [], hash: 'h', datos: {} })
+  return {
+    write (n = 1) { pending += n },
+    deps: (signals: MemorySignalStore, problems: unknown[] = []) => ({
+      signals,
+      read: async (after: number, limit: number) => sealed.filter((e) => e.posicion > after).slice(0, limit),
+      head: async () => sealed.length,
+      seal: async () => { const n = pending; pending = 0; for (let i = 0; i < n; i++) sealed.push(entry(sealed.length + 1)); return n },
+      onProblem: (_m: string, err: unknown) => { problems.push(err) },
+    }),
+  }
+}
+
+const until = async (ok: () => boolean, ms = 3000): Promise<void> => {
+  const t0 = Date.now()
+  while (!ok()) {
+    if (Date.now() - t0 > ms) throw new Error('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+const hubs: FeedHub[] = []
+afterEach(async () => { await Promise.all(hubs.splice(0).map(async (h) => h.close())) })
+
+describe('FeedHub', () => {
+  it('hands a write on another instance to this one\'s listeners, in order and in contiguous batches', async () => {
+    const signals = new MemorySignalStore()
+    const feed = fakeFeed()
+    const [writer, reader] = [new FeedHub(feed.deps(signals)), new FeedHub(feed.deps(signals))]
+    hubs.push(writer, reader)
+    await writer.start()
+    await reader.start()
+    const batches: number[][] = []
+    await reader.listen((entries) => { batches.push(entries.map((e) => e.posicion)) })
+    for (let i = 0; i < 5; i++) { feed.write(120); writer.written(); await new Promise((resolve) => setTimeout(resolve, 7)) }
+    await until(() => batches.flat().length === 600)
+    expect(batches.flat()).toEqual(Array.from({ length: 600 }, (_, i) => i + 1))
+    // Each batch starts right after the previous one (a listener can tell a gap from a batch).
+    for (let i = 1; i < batches.length; i++) expect(batches[i]![0]).toBe(batches[i - 1]!.at(-1)! + 1)
+    expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(500)
+  })
+
+  it('does not seal for an instance with no listener, and a lost signal is made up by the poll', async () => {
+    const signals = new MemorySignalStore()
+    const feed = fakeFeed()
+    const hub = new FeedHub(feed.deps(signals))
+    hubs.push(hub)
+    await hub.start()
+    feed.write(3)
+    hub.written()
+    await new Promise((resolve) => setTimeout(resolve, 80))
+    expect(await hub.position()).toBe(0)
+    const seen: number[] = []
+    await hub.listen((entries) => { seen.push(...entries.map((e) => e.posicion)) })
+    // No signal at all: the 2 s poll seals and reads.
+    await until(() => seen.length === 3, 4000)
+    expect(seen).toEqual([1, 2, 3])
+  })
+
+  it('wakes a waker on a write elsewhere without reading the feed for it', async () => {
+    const signals = new MemorySignalStore()
+    const feed = fakeFeed()
+    let reads = 0
+    const deps = feed.deps(signals)
+    const [writer, reader] = [new FeedHub(deps), new FeedHub({ ...deps, read: async (after, limit) => { reads++; return deps.read(after, limit) } })]
+    hubs.push(writer, reader)
+    await writer.start()
+    await reader.start()
+    let woken = 0
+    const stop = reader.onAdvance(() => { woken++ })
+    feed.write(2); writer.written()
+    await until(() => woken >= 1)
+    expect(reads).toBe(0)
+    expect(await reader.position()).toBe(2)
+    stop()
+    expect(reader.size).toBe(0)
+    feed.write(1); writer.written()
+    await new Promise((resolve) => setTimeout(resolve, 80))
+    // No one listens any more: nothing is sealed early.
+    expect(await reader.position()).toBe(2)
+  })
+
+  it('stops handing entries to a listener removed', async () => {
+    const signals = new MemorySignalStore()
+    const feed = fakeFeed()
+    const hub = new FeedHub(feed.deps(signals))
+    hubs.push(hub)
+    await hub.start()
+    const a: number[] = []
+    const b: number[] = []
+    const stopA = await hub.listen((entries) => { a.push(...entries.map((e) => e.posicion)) })
+    await hub.listen((entries) => { b.push(...entries.map((e) => e.posicion)) })
+    feed.write(1); hub.written()
+    await until(() => b.length === 1)
+    stopA()
+    feed.write(1); hub.written()
+    await until(() => b.length === 2)
+    expect(a).toEqual([1])
+    expect(hub.size).toBe(1)
+  })
+})
+
+describe('CoalescedTask', () => {
+  it('runs once more after a burst of asks during a run, never twice at once', async () => {
+    let running = 0
+    let most = 0
+    let runs = 0
+    const task = new CoalescedTask(async () => {
+      running++; most = Math.max(most, running); runs++
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      running--
+    }, () => {})
+    task.ask()
+    for (let i = 0; i < 10; i++) task.ask()
+    await until(() => runs === 2 && running === 0)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(runs).toBe(2)
+    expect(most).toBe(1)
+    await task.stop()
+  })
+
+  it('reports a failed run and keeps serving', async () => {
+    const errors: unknown[] = []
+    let n = 0
+    const task = new CoalescedTask(async () => { if (n++ === 0) throw new Error('first') }, (err) => { errors.push(err) })
+    task.ask()
+    await until(() => errors.length === 1)
+    task.ask()
+    await until(() => n === 2)
+    expect((errors[0] as Error).message).toBe('first')
+    await task.stop()
+  })
+})
