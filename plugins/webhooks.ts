@@ -40,7 +40,8 @@ async function webhooksPlugin (app: FastifyInstance): Promise<void> {
     head: feedHead,
     view,
     secret: (state) => app.cipher.decrypt(state.secreto, state.suscripcion, 'secreto'),
-    listen: async (fn) => app.feed.listen(() => { fn() }),
+    // Woken only: the deliverer reads from its subscription's own position (records/events/feed-hub.ts `onAdvance`).
+    listen: async (fn) => app.feed.onAdvance(fn),
     onAttempt: (resultado) => { app.countDelivery(resultado) },
     announce: () => { app.stores.signals.publish(CHANGED, '') },
     onProblem: (message, err) => { app.log.warn({ err }, message) },

@@ -12,7 +12,7 @@
  *   that starts at `retryBaseMs` and doubles (at most an hour); the first
  *   failure `retryWindowMs` or more after the first one pauses the
  *   subscription as failing.
- * The hub (`listen`) only wakes the workers; what is delivered is read
+ * The hub (`listen`, the feed hub's `onAdvance`) only wakes the workers; what is delivered is read
  * from the database, so a lost wake-up delays and never skips. Not a
  * singleton: the app holds one (plugins/webhooks.ts).
  */
@@ -172,12 +172,13 @@ export class Deliverer {
         return moved
       }
       let held = true
+      const secret = deps.secret(state)
       for (const entry of entries) {
         if (this.closed || !this.held.has(id)) break
         const event = pending?.posicion === entry.posicion ? pending.event : await deps.view(em, sub, entry)
         if (event === undefined) { reached = entry.posicion; continue }
         pending = { posicion: entry.posicion, event }
-        const attempt = await sendEvent({ url: sub.url, messageId: `${id}-${entry.posicion}`, body: JSON.stringify(event), secret: deps.secret(state), allowPrivate: deps.allowPrivate, agents: this.agents })
+        const attempt = await sendEvent({ url: sub.url, messageId: `${id}-${entry.posicion}`, body: JSON.stringify(event), secret, allowPrivate: deps.allowPrivate, agents: this.agents })
         if (attempt.outcome !== 'reintento') {
           delivered.push({ suscripcion: id, fecha: new Date(), posicion: entry.posicion, estado: attempt.estado, latencia_ms: attempt.latencia_ms, error: attempt.error, resultado: attempt.outcome })
           deps.onAttempt(attempt.outcome)

@@ -10,7 +10,7 @@
  * (every event signed and POSTed), each phase measured until its last
  * event is sealed (without) or delivered (with). Not part of `npm test`.
  *
- *   [BENCH_CREATES=2000] [BENCH_ROUNDS=2] npm run bench:webhooks
+ *   [BENCH_CREATES=2000] [BENCH_ROUNDS=5] npm run bench:webhooks
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -21,7 +21,7 @@ import { startRedisServer } from '../helpers/redis-server.js'
 import { BENCH_ADMIN, benchSql, startBenchServer } from './bench-app.js'
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 2000)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const HZ = 100
 
@@ -83,7 +83,11 @@ try {
     if (id !== undefined) await until(async () => Number((await sql<{ p: string }>(`select posicion::text as p from sys_suscripciones_estado where suscripcion = '${id}'`))[0]!.p) >= last)
     const self = process.cpuUsage(self0)
     const parts = [self.user + self.system, (treeJiffies(cluster.pid()!) - pg0) * 1e6 / HZ, (await redisCpu() - r0) * 1e6].map((x) => x / CREATES)
-    if (id !== undefined) await server.json('DELETE', `/suscripciones/${id}`, undefined, token)
+    if (id !== undefined) {
+      const [n] = await sql<{ n: number }>(`select count(*)::int as n from sys_entregas where suscripcion = '${id}' and resultado = 'entregado'`)
+      if (n!.n < CREATES) throw new Error(`${n!.n} deliveries recorded for ${CREATES} creates`)
+      await server.json('DELETE', `/suscripciones/${id}`, undefined, token)
+    }
     breakdown.push(`${subscribed ? 'with' : 'without'}: service ${parts[0]!.toFixed(0)}, PostgreSQL ${parts[1]!.toFixed(0)}, Redis ${parts[2]!.toFixed(0)} µs per create`)
     return parts[0]! + parts[1]! + parts[2]!
   }
