@@ -22,7 +22,11 @@ async function eventsPlugin (app: FastifyInstance): Promise<void> {
     signals: app.stores.signals,
     read: async (after, limit) => readFeed(app.orm.em.fork(), after, limit),
     head: async () => feedHead(app.orm.em.fork()),
-    seal: async () => (await app.checkpoints.sealNow(app.orm.em.fork()))?.sealed ?? 0,
+    seal: async () => {
+      const sealed = (await app.checkpoints.sealNow(app.orm.em.fork()))?.sealed ?? 0
+      app.countEvents(sealed)
+      return sealed
+    },
     onProblem: (message, err) => { app.log.warn({ err }, message) },
   })
   await hub.start()

@@ -9,6 +9,7 @@
  */
 import fp from 'fastify-plugin'
 import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
 import type { FastifyInstance } from 'fastify'
 import { Deliverer } from '../records/subscriptions/deliverer.js'
 import { subscribeSubscriptionsPolicy } from '../records/subscriptions/subscriptions-policy.js'
@@ -31,14 +32,16 @@ async function webhooksPlugin (app: FastifyInstance): Promise<void> {
   const view = subscriptionView({ records: app.records, registry: app.registry, cipher: app.cipher, timeZone })
   const deliverer = new Deliverer({
     module: mod,
-    instance: randomUUID(),
+    // Host and pid first: an operator (and the fault test) can tell which process holds a lease.
+    instance: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     ...webhooks,
     fork: () => app.orm.em.fork(),
     read: readFeed,
     head: feedHead,
     view,
     secret: (state) => app.cipher.decrypt(state.secreto, state.suscripcion, 'secreto'),
-    listen: async (fn) => app.feed.listen(() => { fn() }),
+    // Woken only: the deliverer reads from its subscription's own position (records/events/feed-hub.ts `onAdvance`).
+    listen: async (fn) => app.feed.onAdvance(fn),
     onAttempt: (resultado) => { app.countDelivery(resultado) },
     announce: () => { app.stores.signals.publish(CHANGED, '') },
     onProblem: (message, err) => { app.log.warn({ err }, message) },

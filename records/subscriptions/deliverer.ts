@@ -12,7 +12,7 @@
  *   that starts at `retryBaseMs` and doubles (at most an hour); the first
  *   failure `retryWindowMs` or more after the first one pauses the
  *   subscription as failing.
- * The hub (`listen`) only wakes the workers; what is delivered is read
+ * The hub (`listen`, the feed hub's `onAdvance`) only wakes the workers; what is delivered is read
  * from the database, so a lost wake-up delays and never skips. Not a
  * singleton: the app holds one (plugins/webhooks.ts).
  */
@@ -22,8 +22,10 @@ import { valueColumn } from '../../db/columns.js'
 import type { DeliveryResult } from '../../db/subscription-entities.js'
 import type { FeedEntry } from '../events/feed.js'
 import type { FeedEvent } from '../events/event-view.js'
-import { advance, claim, failing, pause, readState, recordAttempt, release, type DeliveryState } from './delivery-state.js'
-import { sendEvent, type Attempt } from './send-event.js'
+import { Agent as HttpAgent } from 'node:http'
+import { Agent as HttpsAgent } from 'node:https'
+import { advance, claim, failing, pause, readState, recordAttempts, release, type AttemptRow, type DeliveryState } from './delivery-state.js'
+import { sendEvent, type Agents, type Attempt } from './send-event.js'
 import { readSubscription, type Subscription } from './subscription.js'
 
 /** Longest wait between two attempts at one event (each delay is at most double the one before). */
@@ -32,6 +34,10 @@ export const MAX_RETRY_DELAY_MS = 3_600_000
 const BATCH = 100
 /** How long an idle worker waits for a wake-up before looking again. */
 const IDLE_MS = 5_000
+/** Delivered events recorded (attempts and position) together, at most this many at a time… */
+const FLUSH_EVERY = 50
+/** …or after this long (ms): what /entregas shows is at most this late during a burst. */
+const FLUSH_MS = 250
 
 export interface DelivererDeps {
   readonly module: ModuleDef
@@ -71,6 +77,8 @@ export class Deliverer {
   private closed = false
   /** Cuts an attempt in flight short when the instance closes (it is retried, here or elsewhere). */
   private readonly stopping = new AbortController()
+  /** Connections kept alive per target: a burst is not one TCP (and TLS) handshake per event. */
+  private readonly agents: Agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 4 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 4 }) }
 
   constructor (private readonly deps: DelivererDeps) {}
 
@@ -149,52 +157,67 @@ export class Deliverer {
         else await this.sleep(IDLE_MS)
         continue
       }
-      // Entries not covered are passed in one move, before the next covered one is sent or at the batch's end.
-      let passed = state.posicion
-      let sent = false
+      // Delivered events are recorded and the position moved together, every
+      // FLUSH_EVERY events or FLUSH_MS, before a failure is handled and at the
+      // batch's end: a crash in between delivers them again (at least once),
+      // and a burst costs two statements per FLUSH_EVERY events, not per event.
+      let stored = state.posicion
+      let reached = state.posicion
+      const delivered: AttemptRow[] = []
+      let flushedAt = Date.now()
+      const flush = async (): Promise<boolean> => {
+        flushedAt = Date.now()
+        if (reached === stored) return true
+        await recordAttempts(em, delivered.splice(0))
+        const moved = await advance(em, id, deps.instance, stored, reached)
+        stored = reached
+        return moved
+      }
+      let held = true
+      const secret = deps.secret(state)
       for (const entry of entries) {
-        if (this.closed || !this.held.has(id)) return
+        if (this.closed || !this.held.has(id)) break
         const event = pending?.posicion === entry.posicion ? pending.event : await deps.view(em, sub, entry)
-        if (event === undefined) { passed = entry.posicion; continue }
-        sent = true
-        if (passed !== state.posicion && !await advance(em, id, deps.instance, state.posicion, passed)) break
+        if (event === undefined) { reached = entry.posicion; continue }
         pending = { posicion: entry.posicion, event }
-        const attempt = await sendEvent({ url: sub.url, messageId: `${id}-${entry.posicion}`, body: JSON.stringify(event), secret: deps.secret(state), allowPrivate: deps.allowPrivate, stop: this.stopping.signal })
+        const attempt = await sendEvent({ url: sub.url, messageId: `${id}-${entry.posicion}`, body: JSON.stringify(event), secret, allowPrivate: deps.allowPrivate, agents: this.agents, stop: this.stopping.signal })
         if (this.closed) return
-        // The failure in progress is this event's only when nothing was passed before it.
-        const failure = passed === state.posicion ? state : { fallandoDesde: null, intentos: 0 }
-        if (await this.settle(em, sub, failure, passed, entry.posicion, attempt)) pending = undefined
+        if (attempt.outcome !== 'reintento') {
+          delivered.push({ suscripcion: id, fecha: new Date(), posicion: entry.posicion, estado: attempt.estado, latencia_ms: attempt.latencia_ms, error: attempt.error, resultado: attempt.outcome })
+          deps.onAttempt(attempt.outcome)
+          reached = entry.posicion
+          pending = undefined
+          if ((delivered.length >= FLUSH_EVERY || Date.now() - flushedAt >= FLUSH_MS) && !(held = await flush())) break
+          continue
+        }
+        // The failure in progress is this event's only when the position has not moved since it was read.
+        const failure = reached === state.posicion ? state : { fallandoDesde: null, intentos: 0 }
+        if ((held = await flush())) await this.fail(em, sub, failure, stored, entry.posicion, attempt)
         break
       }
-      if (!sent && passed !== state.posicion) await advance(em, id, deps.instance, state.posicion, passed)
+      if (held) await flush()
     }
   }
 
-  /** Records an attempt at the event at `posicion` (the position stands at `at`) and moves on, waits or pauses; whether it moved on. */
-  private async settle (em: EntityManager, sub: Subscription, state: Pick<DeliveryState, 'fallandoDesde' | 'intentos'>, at: number, posicion: number, attempt: Attempt): Promise<boolean> {
+  /** Records a failed attempt at the event at `posicion` (the position stands at `at`): waits and retries, or pauses once the window is over. */
+  private async fail (em: EntityManager, sub: Subscription, state: Pick<DeliveryState, 'fallandoDesde' | 'intentos'>, at: number, posicion: number, attempt: Attempt): Promise<void> {
     const { deps } = this
     const now = new Date()
     const base = { suscripcion: sub.id, fecha: now, posicion, estado: attempt.estado, latencia_ms: attempt.latencia_ms, error: attempt.error }
-    if (attempt.outcome !== 'reintento') {
-      await recordAttempt(em, { ...base, resultado: attempt.outcome })
-      deps.onAttempt(attempt.outcome)
-      return advance(em, sub.id, deps.instance, at, posicion)
-    }
     // A failure of an event already failing keeps its start (the state is of that event: its position has not moved).
     const since = state.fallandoDesde ?? now
     const intentos = state.intentos + 1
     const delay = Math.min(MAX_RETRY_DELAY_MS, deps.retryBaseMs * 2 ** Math.min(intentos - 1, 30))
     // Retried for the whole window: the failure that comes after it pauses.
     if (now.getTime() - since.getTime() >= deps.retryWindowMs) {
-      await recordAttempt(em, { ...base, resultado: 'pausada' })
+      await recordAttempts(em, [{ ...base, resultado: 'pausada' }])
       deps.onAttempt('pausada')
       await pause(em, sub.id, deps.instance, at)
-      return false
+      return
     }
-    await recordAttempt(em, { ...base, resultado: 'reintento' })
+    await recordAttempts(em, [{ ...base, resultado: 'reintento' }])
     deps.onAttempt('reintento')
     await failing(em, sub.id, deps.instance, at, since, intentos, new Date(now.getTime() + delay))
-    return false
   }
 
   async close (): Promise<void> {
@@ -205,6 +228,8 @@ export class Deliverer {
     this.wakeAll()
     await this.ticking
     await Promise.all(this.workers.values())
+    this.agents.http.destroy()
+    this.agents.https.destroy()
     await release(this.deps.fork(), this.deps.instance).catch((err: unknown) => { this.deps.onProblem('webhook leases could not be given back; they expire by themselves', err) })
   }
 }

@@ -120,9 +120,11 @@ export interface AttemptRow {
   readonly resultado: DeliveryResult
 }
 
-export async function recordAttempt (em: EntityManager, a: AttemptRow): Promise<void> {
-  await run(em, 'insert into sys_entregas (suscripcion, fecha, posicion, estado, latencia_ms, error, resultado) values (?, ?, ?, ?, ?, ?, ?)',
-    [a.suscripcion, a.fecha, a.posicion, a.estado ?? null, a.latencia_ms, a.error?.slice(0, 1000) ?? null, a.resultado])
+/** Records attempts, in one statement. */
+export async function recordAttempts (em: EntityManager, rows: readonly AttemptRow[]): Promise<void> {
+  if (rows.length === 0) return
+  await run(em, `insert into sys_entregas (suscripcion, fecha, posicion, estado, latencia_ms, error, resultado) values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    rows.flatMap((a) => [a.suscripcion, a.fecha, a.posicion, a.estado ?? null, a.latencia_ms, a.error?.slice(0, 1000) ?? null, a.resultado]))
 }
 
 /** A page of a subscription's attempts, newest first. */

@@ -7,8 +7,8 @@
  * any other answer (3xx, 4xx) is given up (docs/decisions.md "Webhooks: a
  * 4xx gives the event up"). Redirects are not followed.
  */
-import { request as httpRequest } from 'node:http'
-import { request as httpsRequest } from 'node:https'
+import { request as httpRequest, type Agent as HttpAgent } from 'node:http'
+import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https'
 import { isIP } from 'node:net'
 import { Webhook } from 'standardwebhooks'
 import { guardedLookup, isPrivateAddress, PrivateAddressError } from './target-address.js'
@@ -36,7 +36,11 @@ export interface Delivery {
   readonly allowPrivate: boolean
   /** Ends the attempt early (the instance is closing). */
   readonly stop?: AbortSignal
+  /** Keep-alive connection pools (the deliverer's); none: a connection per attempt. */
+  readonly agents?: Agents
 }
+
+export interface Agents { readonly http: HttpAgent, readonly https: HttpsAgent }
 
 const retryable = (status: number): boolean => status >= 500 || status === 429 || status === 408
 
@@ -63,12 +67,15 @@ export async function sendEvent (d: Delivery): Promise<Attempt> {
     return { outcome: 'reintento', latencia_ms: 0, error: new PrivateAddressError(host).message }
   }
   const headers = { ...signedHeaders(d, new Date()), 'content-length': String(Buffer.byteLength(d.body)) }
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+  const https = url.protocol === 'https:'
+  const send = https ? httpsRequest : httpRequest
+  const agent = d.agents === undefined ? undefined : https ? d.agents.https : d.agents.http
   return new Promise<Attempt>((resolve) => {
     const req = send(url, {
       method: 'POST',
       headers,
       signal: d.stop === undefined ? AbortSignal.timeout(DELIVERY_TIMEOUT_MS) : AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), d.stop]),
+      ...(agent !== undefined && { agent }),
       ...(!d.allowPrivate && { lookup: guardedLookup as never }),
     }, (res) => {
       const status = res.statusCode ?? 0

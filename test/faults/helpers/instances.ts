@@ -22,6 +22,8 @@ export interface Instance {
   start (): Promise<void>
   stop (): Promise<void>
   running (): boolean
+  /** The process id while it runs. */
+  pid (): number | undefined
 }
 
 export interface InstanceEnv {
@@ -71,6 +73,7 @@ export async function createInstance (name: string, dir: string, env: InstanceEn
     },
     async stop () { if (child !== undefined) await stopProcess(child, 'SIGTERM') },
     running: () => child !== undefined && !exited(child),
+    pid: () => child === undefined || exited(child) ? undefined : child.pid,
   }
   return instance
 }

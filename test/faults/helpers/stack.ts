@@ -30,7 +30,8 @@ export interface Stack {
   close (): Promise<void>
 }
 
-export async function startStack (opts: { instances?: number } = {}): Promise<Stack> {
+/** `env`: more environment for every instance. */
+export async function startStack (opts: { instances?: number, env?: Record<string, string> } = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'faults-'))
   chmodSync(dir, 0o755) // nginx's workers run unprivileged
   const parts: { pg?: PgCluster, redis?: RedisServer, instances: Instance[], nginx?: Nginx } = { instances: [] }
@@ -57,6 +58,7 @@ export async function startStack (opts: { instances?: number } = {}): Promise<St
       ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
       ADMIN_USERNAME: ADMIN.username,
       ADMIN_PASSWORD: ADMIN.password,
+      ...opts.env,
     }
     for (let i = 1; i <= (opts.instances ?? 3); i++) parts.instances.push(await createInstance(`instance-${i}`, dir, env))
     // The first creates the schema and the superadmin; the others then start together.
