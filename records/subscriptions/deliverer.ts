@@ -174,7 +174,8 @@ export class Deliverer {
         return moved
       }
       let held = true
-      const secret = deps.secret(state)
+      // The secret as it is now, read after the entries: a secret changed before an event was written signs it.
+      const secret = deps.secret(await readState(em, id) ?? state)
       for (const entry of entries) {
         if (this.closed || !this.held.has(id)) break
         const event = pending?.posicion === entry.posicion ? pending.event : await deps.view(em, sub, entry)
