@@ -3,12 +3,12 @@
  * cursor reads (db/row-cursor.ts), turned into API records a batch at a
  * time by the caller's records service (decrypted or withheld, and each
  * batch's decrypted reads logged in one insert before it leaves), written
- * as CSV (records/csv-dialect.ts) or NDJSON. In constant memory with
- * backpressure: the next batch is fetched only once the records of the
- * last one were taken by the writer, which takes them as the socket
- * drains. Destroying the stream (the client went away: Fastify destroys
- * a stream payload whose response closed) ends the generator, whose
- * `finally` closes the cursor.
+ * as CSV (records/csv-writer.ts) or NDJSON. In constant memory with
+ * backpressure: the next batch is fetched only when the socket has taken
+ * the text of the last one (docs/performance.md "Export of a million rows
+ * (issue 23)"). Destroying the stream (the client went away: Fastify
+ * destroys a stream payload whose response closed; or the end, or an
+ * error) closes the cursor.
  */
 import { Readable } from 'node:stream'
 import type { ModuleDef } from '../core/registry/types.js'
