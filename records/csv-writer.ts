@@ -1,13 +1,12 @@
 /**
- * The export's CSV writer (records/csv-dialect.ts says what it writes):
- * API records in, text out, byte for byte what csv-stringify writes with
- * `csvOptions` (test/unit/csv-writer.test.ts compares the two). Its own
- * because of memory: csv-stringify makes about 11 KB of short-lived objects
- * per record of 17 fields (a context, tuples and a concatenated copy of
- * every value), and at a million records that garbage, promoted with the
- * batch it was writing, grew the process by 150 MB (docs/performance.md
- * "Export of a million rows (issue 23)"). Here a record is one string built
- * from its cells, and a cell is copied only when it must be quoted.
+ * The export's CSV lines (records/csv-dialect.ts says what they hold):
+ * byte for byte what csv-stringify writes with the options the export gave
+ * it (test/unit/csv-writer.test.ts compares the two). Its own for cost:
+ * csv-stringify makes about 11 KB of short-lived objects per record of 17
+ * fields (a context, tuples and a concatenated copy of every value), most
+ * of what an export allocated per row; here a record is one string built
+ * from its cells, and a cell is copied only when it must be quoted
+ * (docs/performance.md "Export of a million rows (issue 23)").
  */
 import type { Separator } from './csv-dialect.js'
 
