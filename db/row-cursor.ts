@@ -43,11 +43,11 @@ export interface CursorQuery {
 
 /**
  * A batch's rows in an array of the cursor's own, the driver's emptied.
- * The driver's array can sit in V8's old generation (it is filled while
- * the rows arrive); there, even dead, it keeps every row it holds alive
- * through young collections until a full one, so each batch's rows were
- * promoted and the old generation filled with them: 150 MB of growth over
- * a million rows (docs/performance.md "Export of a million rows (issue 23)").
+ * The driver's array can end up in V8's old generation; there, even dead,
+ * it keeps every row it holds alive through young collections until a
+ * full one, so each batch's rows were promoted and the old generation
+ * filled with them: 150 MB of growth over a million rows, none once it is
+ * emptied (docs/performance.md "Export of a million rows (issue 23)").
  */
 function handOver (rows: Row[]): Row[] {
   const own = rows.slice()
