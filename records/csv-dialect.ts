@@ -11,43 +11,20 @@
  * true/false, arrays and objects as JSON text. A text cell that would
  * start with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed
  * with `'` so a spreadsheet does not run it as a formula; a number stays a
- * number (-5 is written -5). csv-stringify's `escape_formulas` does exactly
- * that (and also for the full-width forms of those signs); an import
- * removes the prefix, an empty cell is a field not given, and a cell is
- * converted to its field's JSON value. Written by csv-stringify and read by
+ * number (-5 is written -5), as csv-stringify's `escape_formulas` does
+ * (also for the full-width forms of those signs); an import removes the
+ * prefix, an empty cell is a field not given, and a cell is converted to
+ * its field's JSON value. Written by records/csv-writer.ts (what
+ * csv-stringify writes, without its garbage per record) and read by
  * csv-parse, both as streams.
  */
 import { Readable } from 'node:stream'
 import { parse, CsvError } from 'csv-parse'
-import { stringify, type Options, type Stringifier } from 'csv-stringify'
 import { AppError, type ErrorDetail } from '../core/errors.js'
 import type { FieldDef } from '../core/registry/types.js'
 
 export const SEPARATORS = [',', ';'] as const
 export type Separator = typeof SEPARATORS[number]
-
-/** The writer's options for `columns` (the header row, in order). */
-export function csvOptions (columns: readonly string[], separator: Separator): Options {
-  return {
-    bom: true,
-    header: true,
-    columns: [...columns],
-    delimiter: separator,
-    record_delimiter: '\r\n',
-    // Any line break in a value is quoted (csv-stringify quotes only its own record delimiter when one is set).
-    quote_record_delimiter: true,
-    escape_formulas: true,
-    cast: {
-      boolean: (v) => v ? 'true' : 'false',
-      object: (v) => JSON.stringify(v),
-    },
-  }
-}
-
-/** A stream of API records in, CSV text out. */
-export function csvWriter (columns: readonly string[], separator: Separator): Stringifier {
-  return stringify(csvOptions(columns, separator))
-}
 
 /** What the export prefixes with `'` (csv-stringify's `escape_formulas`, full-width signs too). */
 const FORMULA_START = /^'[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/

@@ -3,18 +3,18 @@
  * cursor reads (db/row-cursor.ts), turned into API records a batch at a
  * time by the caller's records service (decrypted or withheld, and each
  * batch's decrypted reads logged in one insert before it leaves), written
- * as CSV (records/csv-dialect.ts) or NDJSON. In constant memory with
- * backpressure: the next batch is fetched only once the records of the
- * last one were taken by the writer, which takes them as the socket
- * drains. Destroying the stream (the client went away: Fastify destroys
- * a stream payload whose response closed) ends the generator, whose
- * `finally` closes the cursor.
+ * as CSV (records/csv-writer.ts) or NDJSON. In constant memory with
+ * backpressure: the next batch is fetched only when the socket has taken
+ * the text of the last one (docs/performance.md "Export of a million rows
+ * (issue 23)"). Destroying the stream (the client went away: Fastify
+ * destroys a stream payload whose response closed; or the end, or an
+ * error) closes the cursor.
  */
-import { pipeline, Readable, Transform } from 'node:stream'
+import { Readable } from 'node:stream'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { RowCursor } from '../db/row-cursor.js'
 import type { Row } from '../db/module-entity.js'
-import { csvWriter } from './csv-dialect.js'
+import { csvHeader, csvLine } from './csv-writer.js'
 import { selectable, type FieldSelection } from './fields-query.js'
 import type { ExportFormat, ExportQuery } from './export-query.js'
 
@@ -43,24 +43,51 @@ export function recordColumns (mod: ModuleDef, withRestricted: boolean, fields?:
   return [...(fields?.names ?? selectable(mod)), ...(withRestricted ? ['_restringidos'] : [])]
 }
 
-async function * records (cursor: RowCursor, views: (rows: Row[]) => Promise<ApiRecord[]>): AsyncGenerator<ApiRecord> {
-  try {
-    for (let rows = await cursor.next(); rows.length > 0; rows = await cursor.next()) {
-      yield * await views(rows)
-    }
-  } finally {
-    await cursor.close()
-  }
-}
+/** Text pushed at a time: a few socket writes per batch rather than one per record (each an HTTP chunk). */
+const CHUNK = 16 * 1024
 
-const ndjsonWriter = (): Transform => new Transform({
-  writableObjectMode: true,
-  transform (record: ApiRecord, _encoding, done) { done(null, `${JSON.stringify(record)}\n`) },
-})
-
-/** The export's body: `columns` are the CSV header (and the keys a CSV row takes from each record). */
+/**
+ * The export's body: `columns` are the CSV header (and the keys a CSV row
+ * takes from each record). One Readable that makes text straight from each
+ * batch's records, and fetches the next batch only when asked for more
+ * (`read`) once the last was written: nothing is held but one batch and
+ * one chunk, and no promise or stream buffer per record.
+ */
 export function exportBody (cursor: RowCursor, views: (rows: Row[]) => Promise<ApiRecord[]>, columns: readonly string[], q: Pick<ExportQuery, 'format' | 'separator'>): Readable {
-  const writer = q.format === 'csv' ? csvWriter(columns, q.separator) : ndjsonWriter()
-  // An error (or the client gone) destroys every stream of the chain: the writer ends the response, the source its cursor.
-  return pipeline(Readable.from(records(cursor, views)), writer, () => undefined)
+  const line = q.format === 'csv' ? (r: ApiRecord): string => csvLine(r, columns, q.separator) : (r: ApiRecord): string => `${JSON.stringify(r)}\n`
+  let text = q.format === 'csv' ? csvHeader(columns, q.separator) : ''
+  let batch: ApiRecord[] = []
+  let next = 0
+  let fetching = false
+  return new Readable({
+    read () {
+      while (next < batch.length) {
+        text += line(batch[next++]!)
+        if (text.length < CHUNK && next < batch.length) continue
+        // The batch is let go as soon as its last record is text.
+        if (next === batch.length) batch = []
+        const more = this.push(text)
+        text = ''
+        if (!more) return
+      }
+      if (fetching) return
+      fetching = true
+      void cursor.next().then(async (rows) => rows.length === 0 ? undefined : await views(rows)).then((records) => {
+        fetching = false
+        if (this.destroyed) return
+        if (records === undefined) {
+          if (text !== '') this.push(text)
+          this.push(null)
+        } else {
+          batch = records
+          next = 0
+          this._read(CHUNK)
+        }
+      }, (err: Error) => this.destroy(err))
+    },
+    // At the end, on an error, or when the client went away (Fastify destroys a stream payload whose response closed).
+    destroy (err, done) {
+      cursor.close().then(() => done(err), (closeErr: Error) => done(err ?? closeErr))
+    },
+  })
 }

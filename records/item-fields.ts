@@ -90,6 +90,36 @@ export function withholdItems (f: FieldDef, items: unknown): unknown {
   })
 }
 
+/**
+ * Items with their keys as a GET shows them (the response schema's order,
+ * core/field-types/array-items.ts `itemOutput`): the declared sub-fields in
+ * declared order, then any other key as stored. An export writes its
+ * records itself, and jsonb keeps keys in its own order (shortest first).
+ */
+function itemsInDeclaredOrder (f: FieldDef, items: unknown): unknown {
+  if (f.items === undefined || !Array.isArray(items)) return items
+  const subs = f.items
+  return items.map((item) => {
+    if (!isItem(item)) return item
+    const out: Item = {}
+    for (const s of subs) if (Object.hasOwn(item, s.name)) out[s.name] = item[s.name]
+    for (const key of Object.keys(item)) if (!Object.hasOwn(out, key)) out[key] = item[key]
+    return out
+  })
+}
+
+/** API records with every structured array's items in declared order, changed in place (fresh records of an export, records/export-stream.ts). */
+export function recordsInDeclaredOrder (mod: ModuleDef): (records: Array<Record<string, unknown>>) => Array<Record<string, unknown>> {
+  const structured = mod.fields.filter((f) => f.items !== undefined)
+  return (records) => {
+    if (structured.length === 0) return records
+    for (const rec of records) {
+      for (const f of structured) if (Array.isArray(rec[f.name])) rec[f.name] = itemsInDeclaredOrder(f, rec[f.name])
+    }
+    return records
+  }
+}
+
 /** Items as they enter `_hash` in seal format 4: each encrypted sub-field's value as the HMAC of its plaintext. */
 export function digestItems (f: FieldDef, items: unknown, id: string, cipher: FieldCipher): unknown {
   return mapEncrypted(f, items, (s, v, i) => cipher.digest(plaintextOf(f, s, v, i, id, cipher)))

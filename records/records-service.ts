@@ -32,7 +32,7 @@ import type { ModuleStorage, RowGuard } from './storage/module-storage.js'
 import { toApiRecord } from './record-view.js'
 import { parseSummaryQuery } from './summary-query.js'
 import { summarize, type Summary } from './summary.js'
-import { holdsValue, subFieldPaths } from './item-fields.js'
+import { holdsValue, recordsInDeclaredOrder, subFieldPaths } from './item-fields.js'
 import { and, reaches, scopeCondition, ownCondition, type Where } from './scope.js'
 import type { FeedEntry } from './events/feed.js'
 import { eventOf, type FeedEvent } from './events/event-view.js'
@@ -226,8 +226,10 @@ export class RecordsService {
     // The header is the record's keys, or those `campos` named.
     const columns = recordColumns(mod, encrypted.length > 0 && descifrar !== 'all', fields)
     const cursor = await storage.cursor(this.ctx.reads, where, { ...q, columns: fields && this.columns(fields) })
+    // Items as a GET shows them: the export writes its records itself.
+    const inDeclaredOrder = recordsInDeclaredOrder(mod)
     return {
-      stream: exportBody(cursor, async (rows) => this.views(rows, undefined, undefined, fields), columns, e),
+      stream: exportBody(cursor, async (rows) => inDeclaredOrder(await this.views(rows, undefined, undefined, fields)), columns, e),
       contentType: CONTENT_TYPES[e.format],
       filename: `${mod.path}-${today(new Date(), this.deps.timeZone)}.${e.format}`,
     }

@@ -324,7 +324,7 @@ describe('structured arrays: the witnesses\' encrypted sub-fields', () => {
     expect(lines).toHaveLength(2)
     expect(csv).toContain(validDni(33_000_001))
     expect(csv).toContain('Calle Sol 1')
-    // As the list shows them (an item's keys may come in another order: JSON objects, compared as such).
+    // As the list shows them.
     const shown = ok(await jefe.get('/denuncias?tipo=con-testigos&sort=_id')).records as Rec[]
     expect((await exportOf(jefe, '?tipo=con-testigos&sort=_id&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))).toEqual(shown)
     expect(csv.slice(1).split('\r\n')[0]).toBe(HEADER.join(','))
@@ -340,6 +340,22 @@ describe('structured arrays: the witnesses\' encrypted sub-fields', () => {
     const nd = (await exportOf(exportador, '?tipo=con-testigos&sort=_id&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))
     expect(nd[0].testigos).toEqual([{ nombre: 'Rosa' }, { nombre: 'Pablo' }])
     expect(nd[0]._restringidos).toEqual(RESTRICTED)
+  })
+
+  it('an item\'s keys in declared order, as a GET shows them (CSV and NDJSON), not in the order jsonb keeps them', async () => {
+    const witness = { declaracion: 'Vio el coche', domicilio: 'Calle Luna 2', telefono: '600 333 444', dni: validDni(33_000_003), nombre: 'Marta' }
+    const created = ok(await admin.post('/denuncias', { ...WITH_WITNESSES[1], tipo: 'orden-testigos', testigos: [witness] }), 201)
+    // jsonb keeps shorter keys first: what the export wrote before.
+    const stored = await h.db.query<{ keys: string[] }>('select array(select jsonb_object_keys(testigos->0)) as keys from denuncias where "_id" = $1', [created._id])
+    expect(stored[0]!.keys[0]).toBe('dni')
+    const declared = ['nombre', 'dni', 'telefono', 'domicilio', 'declaracion']
+    const shown = ok(await jefe.get(`/denuncias/${created._id as string}`))
+    expect(Object.keys(shown.testigos[0])).toEqual(declared)
+    const nd = (await exportOf(jefe, '?tipo=orden-testigos&formato=ndjson')).text.trim().split('\n').map((l) => JSON.parse(l))
+    expect(Object.keys(nd[0].testigos[0])).toEqual(declared)
+    expect(nd[0].testigos).toEqual(shown.testigos)
+    const csv = (await exportOf(jefe, '?tipo=orden-testigos')).text
+    expect(csv).toContain(`,"${JSON.stringify(shown.testigos).replaceAll('"', '""')}",`)
   })
 
   it('the CSV an admin exported imports again as equal records (the _ columns aside)', async () => {
