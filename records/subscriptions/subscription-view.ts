@@ -9,12 +9,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { FieldCipher } from '../../core/crypto.js'
 import type { Registry } from '../../core/registry/types.js'
-import type { Where } from '../../db/where-sql.js'
+import type { RowPredicate } from '../events/row-filter.js'
 import { EVENT_KINDS, type FeedEntry } from '../events/feed.js'
 import type { FeedEvent } from '../events/event-view.js'
 import type { RecordsLayer } from '../records-layer.js'
 import { subscriberOf, type Subscription } from './subscription.js'
-import { parseFilter, passes } from './subscription-filter.js'
+import { parseFilter } from './subscription-filter.js'
 
 export interface SubscriptionViewDeps {
   readonly records: RecordsLayer
@@ -33,7 +33,7 @@ export function deliveryRoute (url: string): string {
 
 export function subscriptionView (deps: SubscriptionViewDeps): SubscriptionView {
   /** Parsed filters by subscription, while its `filtro` stays the same. */
-  const filters = new Map<string, { filtro: string, where: Where }>()
+  const filters = new Map<string, { filtro: string, passes: RowPredicate }>()
   return async (em, sub, entry) => {
     if (sub.tipos.length > 0 && !sub.tipos.includes(`${entry.modulo}.${EVENT_KINDS[entry.accion]}`)) return undefined
     const mod = deps.registry.byName.get(entry.modulo)
@@ -41,10 +41,10 @@ export function subscriptionView (deps: SubscriptionViewDeps): SubscriptionView 
     if (sub.filtro !== null) {
       let f = filters.get(sub.id)
       if (f?.filtro !== sub.filtro) {
-        f = { filtro: sub.filtro, where: parseFilter(mod, sub.filtro, deps.timeZone, deps.cipher) }
+        f = { filtro: sub.filtro, passes: parseFilter(mod, sub.filtro, deps.timeZone, deps.cipher) }
         filters.set(sub.id, f)
       }
-      if (!await passes(em, mod, f.where, entry.datos)) return undefined
+      if (!f.passes(entry.datos)) return undefined
     }
     const records = deps.records.forRequest({ em, reads: em, caller: subscriberOf(sub), route: () => deliveryRoute(sub.url) })
     const [event] = await records.of(mod).events([entry])

@@ -162,9 +162,12 @@ describe('a subscription', () => {
     ok(await admin.put(`/sala092/${normal._id}`, { tipo_incidencia: 'urgente' }))
     const got = await rx.waitFor('/filtro', 2)
     expect(got.map((r) => [r.json.tipo, r.json.registro_id, r.json.version])).toEqual([['sala092.actualizado', urgent._id, 2], ['sala092.actualizado', normal._id, 3]])
-    // Refused at write time: a filter that is none, a filter on two modules, an unknown kind or module.
+    // Refused at write time: a filter that is none or that a stream refuses, a filter on two modules, an unknown kind or module.
     for (const body of [
       { filtro: 'nada=1' },
+      // What a live stream refuses too: a standing probe on an encrypted field, a text search only the database answers.
+      { filtro: 'numero_llamada=600111222' },
+      { filtro: 'descripcion[contiene]=robo' },
       { filtro: 'tipo_incidencia=urgente', modulos: ['sala092', 'denuncias'] },
       { tipos: ['sala092.borrado'] },
       { tipos: ['denuncias.creado'] },
