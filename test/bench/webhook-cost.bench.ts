@@ -10,7 +10,7 @@
  * (every event signed and POSTed), each phase measured until its last
  * event is sealed (without) or delivered (with). Not part of `npm test`.
  *
- *   [BENCH_CREATES=2000] [BENCH_ROUNDS=5] npm run bench:webhooks
+ *   [BENCH_CREATES=2000] [BENCH_ROUNDS=5] [BENCH_PHASES=with] npm run bench:webhooks
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -98,9 +98,11 @@ try {
   const without: number[] = []
   const withSub: number[] = []
   for (let r = 0; r < ROUNDS; r++) {
-    without.push(await phase(false))
+    // BENCH_PHASES=with: only the phases with a subscription (to profile them alone, node --cpu-prof).
+    if (process.env.BENCH_PHASES !== 'with') without.push(await phase(false))
     withSub.push(await phase(true))
   }
+  if (without.length === 0) without.push(Number.NaN)
   const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   console.log(`\nPostgreSQL + Redis of its own, ${CREATES} sala092 creates per phase over 10 connections, ${ROUNDS} rounds:`)
   console.log('\n| phase | CPU µs per create (service + PostgreSQL + Redis), each round | median |\n|---|---|---|')
