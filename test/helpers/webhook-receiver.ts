@@ -18,7 +18,7 @@ export interface Receiver {
   url (path: string): string
   /** Requests received on `path`, in arrival order (the failed ones too). */
   at (path: string): Received[]
-  /** Answers the next requests on `path` with these statuses, in order. */
+  /** Answers the next requests on `path` with these statuses, in order (0: never answers). */
   answer (path: string, ...statuses: number[]): void
   /** Answers every request on `path` with `status` until told otherwise (undefined: 200). */
   always (path: string, status: number | undefined): void
@@ -43,6 +43,8 @@ export async function startReceiver (): Promise<Receiver> {
       list.push({ path, headers: req.headers, body, json })
       log.set(path, list)
       const status = queued.get(path)?.shift() ?? fixed.get(path) ?? 200
+      // 0: no answer at all (the connection stays open until the receiver closes).
+      if (status === 0) return
       res.writeHead(status, { 'content-type': 'text/plain' }).end('ok')
     })
   })

@@ -2,7 +2,7 @@
  * Webhooks (docs/user-guide.md "Webhooks (suscripciones)"), delivered to a
  * real receiver on 127.0.0.1: the secret shown once, the signature as
  * Standard Webhooks verifies it, feed order in a burst, retries then
- * success, a 4xx given up, the pause after the (shortened) retry window
+ * success (after errors and after a target that did not answer in 10 s), a 4xx given up, the pause after the (shortened) retry window
  * and the resume, a replay, tipos and filtro, the payload shaped by the
  * subscription's role (withheld, or decrypted and in the read log as a
  * read by the subscription), two instances delivering each event once,
@@ -117,6 +117,24 @@ describe('a subscription', () => {
     })
     expect(attempts.map((a: any) => [a.estado, a.resultado]).reverse()).toEqual([[500, 'reintento'], [503, 'reintento'], [200, 'entregado'], [404, 'descartado'], [200, 'entregado']])
     expect(attempts[0].latencia_ms).toBeGreaterThanOrEqual(0)
+  })
+
+  it('retries a target that does not answer within 10 s, with the same webhook-id', async () => {
+    rx.answer('/mudo', 0, 200)
+    const { id } = await subscribe('/mudo')
+    const rec = ok(await admin.post('/sala092', call092()), 201)
+    const got = await rx.waitFor('/mudo', 2, 30_000)
+    expect(got.map((r) => r.json.registro_id)).toEqual([rec._id, rec._id])
+    expect(got[1]!.headers['webhook-id']).toBe(got[0]!.headers['webhook-id'])
+    const { entregas: attempts } = await until('two attempts', async () => {
+      const e = await entregas(id)
+      return e.entregas.length >= 2 ? e : undefined
+    })
+    const [late, delivered] = [...attempts].reverse()
+    expect(late).toMatchObject({ resultado: 'reintento', error: 'sin respuesta en 10 s' })
+    expect(late.estado).toBeNull()
+    expect(late.latencia_ms).toBeGreaterThanOrEqual(10_000)
+    expect(delivered).toMatchObject({ resultado: 'entregado', estado: 200 })
   })
 
   it('pauses a subscription failing past its retry window, and resumes it', async () => {
