@@ -30,6 +30,8 @@ export interface DbLogger {
  */
 const ACQUIRE_TIMEOUT_MS = 10_000
 const CONNECT_TIMEOUT_MS = 5_000
+/** Embedded: behind the longest transaction (an import of many rows), not behind an outage. */
+const EMBEDDED_ACQUIRE_TIMEOUT_MS = 120_000
 
 export interface OrmOptions {
   /** An embedded database already started by the caller (tests share one). */
@@ -84,7 +86,16 @@ export async function openDatabase (config: Config, registry: Registry, log: DbL
       // connection the server dropped while idle is marked by knex (its
       // 'error' and 'end' events) and replaced on its next use, never
       // handed to a request and never an uncaught error.
-      pool: { min: 0, max: embedded === undefined ? 10 : 4, acquireTimeoutMillis: ACQUIRE_TIMEOUT_MS },
+      // Embedded: one connection. PGlite is one session, and @electric-sql/pglite-socket
+      // runs each protocol message of each connection in turn, so two connections'
+      // queries interleave between Parse and Bind and one loses its unnamed statement
+      // ("unnamed prepared statement does not exist"), which background work (the event
+      // feed's sealing, webhook deliveries) made frequent. One connection queues them in
+      // the pool instead, for as long as a transaction holds it: the database is in this
+      // process, so waiting is never an outage (docs/decisions.md "Embedded: one connection").
+      pool: embedded === undefined
+        ? { min: 0, max: 10, acquireTimeoutMillis: ACQUIRE_TIMEOUT_MS }
+        : { min: 0, max: 1, acquireTimeoutMillis: EMBEDDED_ACQUIRE_TIMEOUT_MS },
       driverOptions: {
         connection: {
           connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
