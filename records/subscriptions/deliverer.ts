@@ -17,6 +17,7 @@
  * singleton: the app holds one (plugins/webhooks.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { CoalescedTask } from '../../core/coalesced-task.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
 import type { DeliveryResult } from '../../db/subscription-entities.js'
@@ -71,8 +72,8 @@ export class Deliverer {
   private readonly lag = new Map<string, Lag>()
   private wakers = new Set<() => void>()
   private timer: NodeJS.Timeout | undefined
-  private ticking: Promise<void> | undefined
-  private tickAgain = false
+  /** Lease rounds, one at a time; asked during one, one more after it. */
+  private readonly claiming = new CoalescedTask(async () => this.claim(), (err) => { this.deps.onProblem('webhook leases could not be renewed; retrying', err) })
   private unlisten: (() => void) | undefined
   private closed = false
   /** Cuts an attempt in flight short when the instance closes (it is retried, here or elsewhere). */
@@ -92,13 +93,7 @@ export class Deliverer {
   tick (): void {
     if (this.closed) return
     this.wakeAll()
-    if (this.ticking !== undefined) { this.tickAgain = true; return }
-    this.ticking = (async () => {
-      do {
-        this.tickAgain = false
-        try { await this.claim() } catch (err) { this.deps.onProblem('webhook leases could not be renewed; retrying', err) }
-      } while (this.tickAgain && !this.closed)
-    })().finally(() => { this.ticking = undefined })
+    this.claiming.ask()
   }
 
   /** A subscription's state moved outside the deliverer (resumed, replayed): every instance looks again. */
@@ -227,7 +222,7 @@ export class Deliverer {
     clearInterval(this.timer)
     this.unlisten?.()
     this.wakeAll()
-    await this.ticking
+    await this.claiming.stop()
     await Promise.all(this.workers.values())
     this.agents.http.destroy()
     this.agents.https.destroy()
