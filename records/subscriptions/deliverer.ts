@@ -177,7 +177,8 @@ export class Deliverer {
         if (event === undefined) { reached = entry.posicion; continue }
         pending = { posicion: entry.posicion, event }
         const attempt = await sendEvent({ url: sub.url, messageId: `${id}-${entry.posicion}`, body: JSON.stringify(event), secret, allowPrivate: deps.allowPrivate, agents: this.agents, stop: this.stopping.signal })
-        if (this.closed) return
+        // Closing: the attempt cut short is not recorded (the next holder sends it again); what was delivered before it is, below.
+        if (this.closed) break
         if (attempt.outcome !== 'reintento') {
           delivered.push({ suscripcion: id, fecha: new Date(), posicion: entry.posicion, estado: attempt.estado, latencia_ms: attempt.latencia_ms, error: attempt.error, resultado: attempt.outcome })
           deps.onAttempt(attempt.outcome)
