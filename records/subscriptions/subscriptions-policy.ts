@@ -84,6 +84,8 @@ export function subscribeSubscriptionsPolicy (hooks: HookBus, mod: ModuleDef, de
       parseFilter(deps.registry.byName.get(modulos[0] as string)!, filtro, deps.timeZone, deps.cipher)
     }
     const secret = event.values.get(secreto)
+    // Every delivery is signed: a secret may be replaced, never removed.
+    if (event.values.has(secreto) && (secret === null || secret === undefined)) throw invalid('secreto', 'no puede quedar vacío: cada entrega se firma con él; envíe un secreto nuevo u omita el campo')
     if (typeof secret === 'string' && !isSecret(secret)) throw invalid('secreto', 'debe ser whsec_ seguido de 24 a 64 bytes en base64 (como los genera el servicio)')
     if (event.values.has(field('url'))) await checkUrl(event.values.get(field('url')) as string, deps.allowPrivate)
   })

@@ -90,6 +90,10 @@ describe('a subscription', () => {
     expect(() => new Webhook(next).verify(req!.body, req!.headers as Record<string, string>)).not.toThrow()
     const bad = await admin.post('/suscripciones', { url: rx.url('/x'), modulos: ['sala092'], rol: 'jefe', secreto: 'corto' })
     expect(bad.status).toBe(400)
+    // Removed: refused (every delivery is signed).
+    const cleared = await admin.put(`/suscripciones/${data._id}`, { secreto: null })
+    expect(cleared.status, JSON.stringify(cleared.body)).toBe(400)
+    expect(cleared.body.detalles[0].campo).toBe('secreto')
   })
 
   it('delivers a burst in feed order, one event at a time', async () => {
