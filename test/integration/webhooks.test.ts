@@ -235,10 +235,12 @@ describe('two instances', () => {
     const got = await rx.waitFor('/dos', 6)
     await h.closeApp(other)
     ok(await admin.post('/sala092', call092()), 201)
-    const all = await rx.waitFor('/dos', 7)
-    const ids = all.map((r) => r.headers['webhook-id'])
-    expect(new Set(ids).size).toBe(ids.length)
-    expect(got.length).toBe(6)
+    // At least once (S18): an attempt in flight when an instance stops is cut short, unrecorded, and sent again by the survivor.
+    await until('all seven events', async () => new Set(rx.at('/dos').map((r) => r.headers['webhook-id'])).size >= 7 ? true : undefined)
+    const ids = rx.at('/dos').map((r) => r.headers['webhook-id'] as string)
+    expect(new Set(ids).size).toBe(7)
+    expect(ids.length - new Set(ids).size).toBeLessThanOrEqual(1)
+    expect(got.length).toBeGreaterThanOrEqual(6)
   })
 })
 
