@@ -75,6 +75,8 @@ export interface Config {
     readonly retryWindowMs: number
     /** How long an instance's hold on a subscription lasts unless renewed (WEBHOOK_LEASE, at most 24 s). */
     readonly leaseMs: number
+    /** This instance takes leases and delivers (WEBHOOK_DELIVERY); false: it serves requests only. */
+    readonly deliver: boolean
   }
 }
 
@@ -255,6 +257,7 @@ export function loadConfig (env: Env = process.env): Config {
       retryBaseMs: atMost(env, 'WEBHOOK_RETRY_BASE', 5_000, 10_000, 'the first retry must come within 10 s'),
       retryWindowMs: windowMs(env, 'WEBHOOK_RETRY_WINDOW', 24 * 3_600_000),
       leaseMs: atMost(env, 'WEBHOOK_LEASE', 20_000, 24_000, 'another instance must take over a dead one\'s subscriptions within 30 s'),
+      deliver: flag(env, 'WEBHOOK_DELIVERY', true),
     }),
   }
   return Object.freeze(config)

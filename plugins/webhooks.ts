@@ -53,8 +53,11 @@ async function webhooksPlugin (app: FastifyInstance): Promise<void> {
     allowPrivate: webhooks.allowPrivate,
     changed: () => { deliverer.announce() },
   })
-  const unsubscribe = await app.stores.signals.subscribe(CHANGED, () => { deliverer.tick() })
   app.decorate('webhooks', deliverer)
+  // WEBHOOK_DELIVERY=false: an instance that serves requests only and leaves delivery to the others
+  // (docs/operator-guide.md "Webhooks"); its writes of subscriptions still wake them.
+  if (!webhooks.deliver) return
+  const unsubscribe = await app.stores.signals.subscribe(CHANGED, () => { deliverer.tick() })
   app.addHook('onReady', async () => { deliverer.start() })
   app.addHook('onClose', async () => {
     unsubscribe()

@@ -17,16 +17,19 @@ export interface BenchServer {
   readonly app: FastifyInstance
   /** http://127.0.0.1:<port> */
   readonly base: string
+  readonly redisPrefix: string
   /** One JSON request over HTTP; the parsed answer. */
   json (method: string, path: string, body?: unknown, token?: string): Promise<any>
   stop (): Promise<void>
 }
 
-export async function startBenchServer (): Promise<BenchServer> {
+/** `redisPrefix`: another instance's, to run beside it; `env`: over process.env. */
+export async function startBenchServer (opts: { redisPrefix?: string, env?: Record<string, string> } = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'policia-bench-'))
-  const redisPrefix = `bench:${Date.now()}:`
+  const redisPrefix = opts.redisPrefix ?? `bench:${Date.now()}:`
   const config = loadConfig({
     ...process.env,
+    ...opts.env,
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     ADMIN_USERNAME: BENCH_ADMIN.username,
@@ -41,6 +44,7 @@ export async function startBenchServer (): Promise<BenchServer> {
   return {
     app,
     base,
+    redisPrefix,
     async json (method, path, body, token) {
       const res = await fetch(base + path, {
         method,

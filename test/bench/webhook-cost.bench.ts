@@ -9,8 +9,12 @@
  * over 10 connections without a subscription, then with one to sala092
  * (every event signed and POSTed), each phase measured until its last
  * event is sealed (without) or delivered (with). Not part of `npm test`.
+ * BENCH_DELIVERY=apart: the instance serving the creates runs with
+ * WEBHOOK_DELIVERY=false and a second instance, in a child process
+ * (delivery-instance.ts), delivers; its CPU is counted apart, and both the
+ * serving side's ratio and the whole's are printed.
  *
- *   [BENCH_CREATES=2000] [BENCH_ROUNDS=5] [BENCH_PHASES=with] npm run bench:webhooks
+ *   [BENCH_CREATES=2000] [BENCH_ROUNDS=5] [BENCH_PHASES=with] [BENCH_DELIVERY=apart] npm run bench:webhooks
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -24,6 +28,7 @@ const CREATES = Number(process.env.BENCH_CREATES ?? 2000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const HZ = 100
+const APART = process.env.BENCH_DELIVERY === 'apart'
 
 /** Jiffies a process and its children (live and reaped) spent. */
 function treeJiffies (pid: number): number {
@@ -43,7 +48,11 @@ await admin.connect()
 await admin.query('create database bench')
 await admin.end()
 Object.assign(process.env, { DATABASE_URL: cluster.url('bench'), REDIS_URL: redis.url, WEBHOOK_ALLOW_PRIVATE: 'true', CHECKPOINT_INTERVAL: '3600' })
-const server = await startBenchServer()
+const server = await startBenchServer(APART ? { env: { WEBHOOK_DELIVERY: 'false' } } : {})
+const delivering = APART
+  ? spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('delivery-instance.ts', import.meta.url))], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, BENCH_REDIS_PREFIX: server.redisPrefix } })
+  : undefined
+if (delivering !== undefined) await new Promise((resolve) => delivering.once('message', resolve))
 const receiver = spawn(process.execPath, ['-e', "require('http').createServer((q, s) => { q.resume(); q.on('end', () => s.end('ok')) }).listen(0, '127.0.0.1', function () { console.log(this.address().port) })"], { stdio: ['ignore', 'pipe', 'inherit'] })
 const redisClient = redis.client()
 
@@ -65,7 +74,7 @@ try {
     child.on('exit', (code) => { if (code === 0 && !/non 2xx responses/.test(out)) resolve(); else reject(new Error(`autocannon: ${out}`)) })
   })
 
-  const phase = async (subscribed: boolean): Promise<number> => {
+  const phase = async (subscribed: boolean): Promise<{ serving: number, whole: number }> => {
     let id: string | undefined
     if (subscribed) {
       const res = await server.json('POST', '/suscripciones', { url: `http://127.0.0.1:${receiverPort}/bench`, modulos: ['sala092'], rol: 'superadmin' }, token)
@@ -76,42 +85,54 @@ try {
     const self0 = process.cpuUsage()
     const pg0 = treeJiffies(cluster.pid()!)
     const r0 = await redisCpu()
+    const d0 = delivering === undefined ? 0 : treeJiffies(delivering.pid!)
     await load()
     // The creates' events: sealed (both phases pay for it), and delivered when subscribed.
     await server.app.checkpoints.sealNow(server.app.orm.em.fork())
     const last = await head()
     if (id !== undefined) await until(async () => Number((await sql<{ p: string }>(`select posicion::text as p from sys_suscripciones_estado where suscripcion = '${id}'`))[0]!.p) >= last)
     const self = process.cpuUsage(self0)
-    const parts = [self.user + self.system, (treeJiffies(cluster.pid()!) - pg0) * 1e6 / HZ, (await redisCpu() - r0) * 1e6].map((x) => x / CREATES)
+    const parts = [self.user + self.system, (treeJiffies(cluster.pid()!) - pg0) * 1e6 / HZ, (await redisCpu() - r0) * 1e6,
+      delivering === undefined ? 0 : (treeJiffies(delivering.pid!) - d0) * 1e6 / HZ].map((x) => x / CREATES)
     if (id !== undefined) {
       const [n] = await sql<{ n: number }>(`select count(*)::int as n from sys_entregas where suscripcion = '${id}' and resultado = 'entregado'`)
       if (n!.n < CREATES) throw new Error(`${n!.n} deliveries recorded for ${CREATES} creates`)
       await server.json('DELETE', `/suscripciones/${id}`, undefined, token)
     }
-    breakdown.push(`${subscribed ? 'with' : 'without'}: service ${parts[0]!.toFixed(0)}, PostgreSQL ${parts[1]!.toFixed(0)}, Redis ${parts[2]!.toFixed(0)} µs per create`)
-    return parts[0]! + parts[1]! + parts[2]!
+    breakdown.push(`${subscribed ? 'with' : 'without'}: service ${parts[0]!.toFixed(0)}, PostgreSQL ${parts[1]!.toFixed(0)}, Redis ${parts[2]!.toFixed(0)}${APART ? `, delivering instance ${parts[3]!.toFixed(0)}` : ''} µs per create`)
+    const serving = parts[0]! + parts[1]! + parts[2]!
+    return { serving, whole: serving + parts[3]! }
   }
 
   const breakdown: string[] = []
   await phase(false) // warm-up
   breakdown.length = 0
-  const without: number[] = []
-  const withSub: number[] = []
+  const without: Array<{ serving: number, whole: number }> = []
+  const withSub: Array<{ serving: number, whole: number }> = []
   for (let r = 0; r < ROUNDS; r++) {
     // BENCH_PHASES=with: only the phases with a subscription (to profile them alone, node --cpu-prof).
     if (process.env.BENCH_PHASES !== 'with') without.push(await phase(false))
     withSub.push(await phase(true))
   }
-  if (without.length === 0) without.push(Number.NaN)
+  if (without.length === 0) without.push({ serving: Number.NaN, whole: Number.NaN })
   const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-  console.log(`\nPostgreSQL + Redis of its own, ${CREATES} sala092 creates per phase over 10 connections, ${ROUNDS} rounds:`)
-  console.log('\n| phase | CPU µs per create (service + PostgreSQL + Redis), each round | median |\n|---|---|---|')
-  console.log(`| no subscription | ${without.map((x) => x.toFixed(0)).join(', ')} | ${med(without).toFixed(0)} |`)
-  console.log(`| one active subscription, every event delivered | ${withSub.map((x) => x.toFixed(0)).join(', ')} | ${med(withSub).toFixed(0)} |`)
+  const row = (name: string, xs: Array<{ serving: number, whole: number }>, k: 'serving' | 'whole'): string =>
+    `| ${name} | ${xs.map((x) => x[k].toFixed(0)).join(', ')} | ${med(xs.map((x) => x[k])).toFixed(0)} |`
+  const ratio = (k: 'serving' | 'whole'): string => (med(withSub.map((x) => x[k])) / med(without.map((x) => x[k]))).toFixed(3)
+  console.log(`\nPostgreSQL + Redis of its own, ${CREATES} sala092 creates per phase over 10 connections, ${ROUNDS} rounds${APART ? ', delivery on a second instance' : ''}:`)
+  console.log('\n| phase | CPU µs per create (serving instance + PostgreSQL + Redis), each round | median |\n|---|---|---|')
+  console.log(row('no subscription', without, 'serving'))
+  console.log(row('one active subscription, every event delivered', withSub, 'serving'))
+  if (APART) {
+    console.log('\n| phase | CPU µs per create, the delivering instance included | median |\n|---|---|---|')
+    console.log(row('no subscription', without, 'whole'))
+    console.log(row('one active subscription, every event delivered', withSub, 'whole'))
+  }
   console.log(`\n${breakdown.join('\n')}`)
-  console.log(`\nwith / without: ${(med(withSub) / med(without)).toFixed(3)} (S18: at most 1.10)`)
+  console.log(`\nwith / without: ${ratio('serving')}${APART ? ` for the serving instance, ${ratio('whole')} with the delivering one` : ''} (S18: at most 1.10)`)
 } finally {
   receiver.kill()
+  if (delivering !== undefined) { delivering.send('stop'); await new Promise((resolve) => delivering.once('exit', resolve)) }
   redisClient.disconnect()
   await server.stop()
   await redis.destroy()

@@ -244,6 +244,30 @@ describe('two instances', () => {
   })
 })
 
+describe('an instance started with WEBHOOK_DELIVERY=false', () => {
+  it('serves requests and takes no lease; an instance that delivers sends what it wrote', async () => {
+    const quiet = await startTestApp({ env: { ...ENV, WEBHOOK_DELIVERY: 'false' } })
+    try {
+      const sub = ok(await quiet.admin.post('/suscripciones', { url: rx.url('/solo-api'), modulos: ['sala092'], rol: 'jefe' }), 201)
+      const first = ok(await quiet.admin.post('/sala092', call092()), 201)
+      // Three of its lease rounds (WEBHOOK_LEASE 2s renews every 500 ms), had it any.
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      const state = async (): Promise<{ arrendatario: string | null, posicion: string }> => (await quiet.app.orm.em.fork().getConnection().execute<Array<{ arrendatario: string | null, posicion: string }>>(
+        'select arrendatario, posicion::text as posicion from sys_suscripciones_estado where suscripcion = ?', [sub._id]))[0]!
+      expect(await state()).toMatchObject({ arrendatario: null })
+      expect(rx.at('/solo-api')).toEqual([])
+      const deliverer = await quiet.h.app({ env: ENV })
+      const second = ok(await quiet.admin.post('/sala092', call092()), 201)
+      const got = await rx.waitFor('/solo-api', 2)
+      expect(got.map((r) => r.json.registro_id)).toEqual([first._id, second._id])
+      expect((await state()).arrendatario).not.toBeNull()
+      await quiet.h.closeApp(deliverer)
+    } finally {
+      await quiet.h.close()
+    }
+  })
+})
+
 describe('an instance that dies', () => {
   it('leaves its subscriptions when its lease expires: another instance delivers on, nothing skipped (at least once)', async () => {
     const { id } = await subscribe('/muerta')
