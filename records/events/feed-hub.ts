@@ -11,6 +11,11 @@
  *   (`seal`, records/integrity/checkpoints.ts `sealNow`: the events are the
  *   chain's entries, records/events/feed.ts), and when that appended
  *   entries it signals `avanzado`. So does the periodic checkpoint run.
+ *   An instance with wakers only (webhook deliverers, no live stream)
+ *   seals at most every WAKER_SEAL_MS: a burst then costs one sealing
+ *   transaction and one delivery round per window, not per 20 ms, for a
+ *   latency no webhook receiver notices (docs/performance.md "Webhook
+ *   delivery").
  * - On `avanzado`, and every POLL_MS as a back-stop for a lost signal, an
  *   instance with listeners reads the entries after the last it handed
  *   out and hands them to every listener, in batches that each start
@@ -42,6 +47,8 @@ export interface FeedHubDeps {
 
 /** Signals at most this often per instance for a burst of writes (ms). */
 export const WRITE_SIGNAL_MS = 20
+/** How long an instance with wakers only (no live stream) gathers writes before it seals them (ms). */
+export const WAKER_SEAL_MS = 200
 /** How often an instance with listeners looks for entries whose signal it missed (ms). */
 export const POLL_MS = 2_000
 /** Entries read per round trip. */
@@ -56,6 +63,7 @@ export class FeedHub {
   /** The last position handed to the listeners (known once there are listeners). */
   private handed: number | undefined
   private signalTimer: NodeJS.Timeout | undefined
+  private sealTimer: NodeJS.Timeout | undefined
   private pollTimer: NodeJS.Timeout | undefined
   private unsubscribe: Array<() => void> = []
   /** Seals the chain, then reads (a run that appended nothing may follow another instance's that did). */
@@ -78,7 +86,10 @@ export class FeedHub {
   /** Starts hearing the other instances. */
   async start (): Promise<void> {
     this.unsubscribe = await Promise.all([
-      this.deps.signals.subscribe(ESCRITO, () => { if (this.active) this.sealSoon() }),
+      this.deps.signals.subscribe(ESCRITO, () => {
+        if (this.listeners.size > 0) this.sealSoon()
+        else if (this.wakers.size > 0) this.sealWithinWindow()
+      }),
       this.deps.signals.subscribe(AVANZADO, () => { this.advanced() }),
     ])
   }
@@ -152,6 +163,15 @@ export class FeedHub {
 
   private sealSoon (): void { this.sealing.ask() }
 
+  private sealWithinWindow (): void {
+    if (this.sealTimer !== undefined || this.closed) return
+    this.sealTimer = setTimeout(() => {
+      this.sealTimer = undefined
+      this.sealSoon()
+    }, WAKER_SEAL_MS)
+    this.sealTimer.unref()
+  }
+
   /** The chain grew (here or on another instance): wake the wakers, read for the listeners. */
   private advanced (): void {
     for (const fn of this.wakers) {
@@ -178,6 +198,7 @@ export class FeedHub {
   async close (): Promise<void> {
     this.closed = true
     clearTimeout(this.signalTimer)
+    clearTimeout(this.sealTimer)
     clearInterval(this.pollTimer)
     for (const u of this.unsubscribe) u()
     this.listeners.clear()

@@ -13,7 +13,9 @@
  *   failure `retryWindowMs` or more after the first one pauses the
  *   subscription as failing.
  * The hub (`listen`, the feed hub's `onAdvance`) only wakes the workers; what is delivered is read
- * from the database, so a lost wake-up delays and never skips. Not a
+ * from the database, so a lost wake-up delays and never skips. A clean stop
+ * (close) lets an attempt in flight finish (at most the 10 s timeout) and
+ * records it before it gives its leases back. Not a
  * singleton: the app holds one (plugins/webhooks.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -76,8 +78,6 @@ export class Deliverer {
   private readonly claiming = new CoalescedTask(async () => this.claim(), (err) => { this.deps.onProblem('webhook leases could not be renewed; retrying', err) })
   private unlisten: (() => void) | undefined
   private closed = false
-  /** Cuts an attempt in flight short when the instance closes (it is retried, here or elsewhere). */
-  private readonly stopping = new AbortController()
   /** Connections kept alive per target: a burst is not one TCP (and TLS) handshake per event. */
   private readonly agents: Agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 4 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 4 }) }
 
@@ -176,17 +176,19 @@ export class Deliverer {
         const event = pending?.posicion === entry.posicion ? pending.event : await deps.view(em, sub, entry)
         if (event === undefined) { reached = entry.posicion; continue }
         pending = { posicion: entry.posicion, event }
-        const attempt = await sendEvent({ url: sub.url, messageId: `${id}-${entry.posicion}`, body: JSON.stringify(event), secret, allowPrivate: deps.allowPrivate, agents: this.agents, stop: this.stopping.signal })
-        // Closing: the attempt cut short is not recorded (the next holder sends it again); what was delivered before it is, below.
-        if (this.closed) break
+        const attempt = await sendEvent({ url: sub.url, messageId: `${id}-${entry.posicion}`, body: JSON.stringify(event), secret, allowPrivate: deps.allowPrivate, agents: this.agents })
         if (attempt.outcome !== 'reintento') {
           delivered.push({ suscripcion: id, fecha: new Date(), posicion: entry.posicion, estado: attempt.estado, latencia_ms: attempt.latencia_ms, error: attempt.error, resultado: attempt.outcome })
           deps.onAttempt(attempt.outcome)
           reached = entry.posicion
           pending = undefined
+          // Closing: the attempt in flight was let finish and is recorded with the rest below, so a clean stop sends nothing twice.
+          if (this.closed) break
           if ((delivered.length >= FLUSH_EVERY || Date.now() - flushedAt >= FLUSH_MS) && !(held = await flush())) break
           continue
         }
+        // A failure while closing is left to the next holder, which tries the event again.
+        if (this.closed) break
         // The failure in progress is this event's only when the position has not moved since it was read.
         const failure = reached === state.posicion ? state : { fallandoDesde: null, intentos: 0 }
         if ((held = await flush())) await this.fail(em, sub, failure, stored, entry.posicion, attempt)
@@ -219,7 +221,6 @@ export class Deliverer {
 
   async close (): Promise<void> {
     this.closed = true
-    this.stopping.abort()
     clearInterval(this.timer)
     this.unlisten?.()
     this.wakeAll()

@@ -34,8 +34,6 @@ export interface Delivery {
   /** `whsec_…` */
   readonly secret: string
   readonly allowPrivate: boolean
-  /** Ends the attempt early (the instance is closing). */
-  readonly stop?: AbortSignal
   /** Keep-alive connection pools (the deliverer's); none: a connection per attempt. */
   readonly agents?: Agents
 }
@@ -74,7 +72,7 @@ export async function sendEvent (d: Delivery): Promise<Attempt> {
     const req = send(url, {
       method: 'POST',
       headers,
-      signal: d.stop === undefined ? AbortSignal.timeout(DELIVERY_TIMEOUT_MS) : AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), d.stop]),
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
       ...(agent !== undefined && { agent }),
       ...(!d.allowPrivate && { lookup: guardedLookup as never }),
     }, (res) => {

@@ -22,6 +22,8 @@ export interface Receiver {
   answer (path: string, ...statuses: number[]): void
   /** Answers every request on `path` with `status` until told otherwise (undefined: 200). */
   always (path: string, status: number | undefined): void
+  /** Answers every request on `path` only after `ms`. */
+  slow (path: string, ms: number): void
   /** Waits until `path` has received at least `n` requests (fails after `ms`). */
   waitFor (path: string, n: number, ms?: number): Promise<Received[]>
   close (): Promise<void>
@@ -31,6 +33,7 @@ export async function startReceiver (): Promise<Receiver> {
   const log = new Map<string, Received[]>()
   const queued = new Map<string, number[]>()
   const fixed = new Map<string, number>()
+  const delays = new Map<string, number>()
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -45,7 +48,9 @@ export async function startReceiver (): Promise<Receiver> {
       const status = queued.get(path)?.shift() ?? fixed.get(path) ?? 200
       // 0: no answer at all (the connection stays open until the receiver closes).
       if (status === 0) return
-      res.writeHead(status, { 'content-type': 'text/plain' }).end('ok')
+      const answer = (): void => { res.writeHead(status, { 'content-type': 'text/plain' }).end('ok') }
+      const ms = delays.get(path)
+      if (ms === undefined) answer(); else setTimeout(answer, ms)
     })
   })
   await new Promise<void>((resolve) => { server.listen(0, '127.0.0.1', resolve) })
@@ -56,6 +61,7 @@ export async function startReceiver (): Promise<Receiver> {
     at,
     answer: (path, ...statuses) => { queued.set(path, [...(queued.get(path) ?? []), ...statuses]) },
     always: (path, status) => { if (status === undefined) fixed.delete(path); else fixed.set(path, status) },
+    slow: (path, ms) => { delays.set(path, ms) },
     async waitFor (path, n, ms = 20_000) {
       const until = Date.now() + ms
       while (at(path).length < n) {

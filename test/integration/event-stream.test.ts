@@ -39,7 +39,7 @@ beforeAll(async () => {
   base = (await app.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1')
   app2 = await h.app()
   admin2 = client(app2, token)
-}, 60_000)
+})
 
 afterAll(async () => { await h?.close() })
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { CoalescedTask } from '../../core/coalesced-task.js'
-import { FeedHub } from '../../records/events/feed-hub.js'
+import { FeedHub, WAKER_SEAL_MS } from '../../records/events/feed-hub.js'
 import type { FeedEntry } from '../../records/events/feed.js'
 import { MemorySignalStore } from '../../stores/signals/memory.js'
 
@@ -16,6 +16,7 @@ function fakeFeed () {
   const entry = (posicion: number): FeedEntry => ({ posicion, modulo: 'sala092', registro: `092-2026-${posicion}`, version: 1, accion: 'crear', usuario: 'u', fecha: new Date(), campos: [], hash: 'h', datos: {} })
   return {
     write (n = 1) { pending += n },
+    pending: () => pending,
     deps: (signals: MemorySignalStore, problems: unknown[] = []) => ({
       signals,
       read: async (after: number, limit: number) => sealed.filter((e) => e.posicion > after).slice(0, limit),
@@ -93,6 +94,31 @@ describe('FeedHub', () => {
     await new Promise((resolve) => setTimeout(resolve, 80))
     // No one listens any more: nothing is sealed early.
     expect(await reader.position()).toBe(2)
+  })
+
+  it('seals for a waker once per window, however many writes signal in it; a listener has them sealed at once', async () => {
+    const signals = new MemorySignalStore()
+    const feed = fakeFeed()
+    let seals = 0
+    const deps = feed.deps(signals)
+    const [writer, reader] = [new FeedHub(deps), new FeedHub({ ...deps, seal: async () => { seals++; return deps.seal() } })]
+    hubs.push(writer, reader)
+    await writer.start()
+    await reader.start()
+    let woken = 0
+    reader.onAdvance(() => { woken++ })
+    const t0 = Date.now()
+    // Ten signals 25 ms apart: each would seal at once for a listener.
+    for (let i = 0; i < 10; i++) { feed.write(1); writer.written(); await new Promise((resolve) => setTimeout(resolve, 25)) }
+    await until(() => woken >= 1 && feed.pending() === 0)
+    expect(seals).toBeGreaterThanOrEqual(1)
+    expect(seals).toBeLessThanOrEqual(3)
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(WAKER_SEAL_MS)
+    seals = 0
+    await reader.listen(() => {})
+    for (let i = 0; i < 5; i++) { feed.write(1); writer.written(); await new Promise((resolve) => setTimeout(resolve, 60)) }
+    await until(() => feed.pending() === 0)
+    expect(seals).toBeGreaterThanOrEqual(5)
   })
 
   it('stops handing entries to a listener removed', async () => {
