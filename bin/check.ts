@@ -6,7 +6,7 @@
  * against the users module's rules, CHECKPOINT_DIR, and, with
  * DATABASE_URL or an embedded database in DATA_DIR, the database:
  * reachable, the schema change the start would make (refused when it would
- * lose or rewrite data, or rename a field), the stored system keys against
+ * lose or rewrite data, or rename a field; the indexes it would drop), the stored system keys against
  * ENCRYPTION_KEY(S). It writes nothing to the database.
  */
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
@@ -19,6 +19,7 @@ import { ConfigError } from '../core/errors.js'
 import { redactUrl } from '../core/redact-url.js'
 import { loadRegistry } from '../core/registry/load.js'
 import type { Registry } from '../core/registry/types.js'
+import { UNINDEXED_SYSTEM_FILTERS, unindexedSearches } from '../core/registry/index-report.js'
 import { openDatabase } from '../db/open.js'
 import { planSchema, schemaRefusal } from '../db/schema-sync.js'
 import { checkSystemKeys } from '../db/system-keys.js'
@@ -29,7 +30,8 @@ const HELP = `npm run check [-- [file] [--sin-entorno] [--help]]
 (in the image: node dist/bin/check.js …)
 
 Checks what the start would refuse, and says what it checked:
-  - modules.yaml (the file given, or MODULES_FILE, or ./modules.yaml);
+  - modules.yaml (the file given, or MODULES_FILE, or ./modules.yaml), and
+    names the filters and searches it allows that no index serves;
   - the environment, read as the start reads it (docs/operator-guide.md "Configuration");
   - a role in usuarios.rol holding "*.*" (the first superadmin's), and
     ADMIN_PASSWORD against the users module's rules;
@@ -55,6 +57,7 @@ function checkRegistry (file: string): Registry {
   for (const m of registry.modules) {
     say(`  /${m.path.padEnd(14)} ${m.prefix.padEnd(4)} ${String(m.fields.length).padStart(2)} fields${m.stateField === undefined ? '' : `, state ${m.stateField}`}`)
   }
+  reportIndexes(registry)
   const access = compileAccess(registry)
   const superRole = registry.usersModule.fieldMap.get('rol')?.enum?.find((r) => access.isSuper(r))
   if (superRole === undefined) throw new ConfigError(`${file}: no role in usuarios.rol holds "*.*"; the start could not create the first superadmin. Give one role "*.*" under roles`)
@@ -82,6 +85,20 @@ function checkEnvironment (config: Config, registry: Registry): void {
     throw new ConfigError(`CHECKPOINT_DIR ${config.checkpointDir} cannot be created or written (${err instanceof Error ? err.message : String(err)}); point it at a writable directory`)
   }
   say(`checkpoint directory: ${config.checkpointDir} (writable)`)
+}
+
+/** The filters and searches no index serves (they answer by reading the table): what to declare if they are used. */
+function reportIndexes (registry: Registry): void {
+  say(`filters and searches without an index (they answer, reading the table; declare "indexed" / "contains_index" / "full_text" where they are used — docs/administrator-guide.md "Indexes"):`)
+  for (const u of registry.modules.map(unindexedSearches)) {
+    const parts = [
+      ...(u.filters.length > 0 ? [`filters ${u.filters.join(', ')}`] : []),
+      ...(u.contains.length > 0 ? [`contiene ${u.contains.join(', ')}`] : []),
+      ...(u.fullText ? [] : ['q (no full_text fields: answers 400)']),
+    ]
+    say(`  ${u.module.padEnd(14)} ${parts.length === 0 ? 'none' : parts.join('; ')}`)
+  }
+  say(`  every module   filters ${UNINDEXED_SYSTEM_FILTERS.join(', ')}`)
 }
 
 async function checkDatabase (config: Config, registry: Registry, file: string): Promise<void> {

@@ -57,6 +57,8 @@ export interface Config {
   readonly metricsPort: number
   /** How long the start waits for PostgreSQL and Redis before giving up; 0: for ever. */
   readonly startupWaitMs: number
+  /** A list slower than this is logged with its filter shape (SLOW_LIST; docs/administrator-guide.md "Indexes"). */
+  readonly slowListMs: number
   /** Largest body `POST /{module}/importar` takes (IMPORT_MAX_BYTES; docs/user-guide.md "Import (importar)"); every other body stays within 1 MiB. */
   readonly importMaxBytes: number
   /** The live stream (docs/user-guide.md "Events: the live stream (eventos)"): how far back a reconnect may resume, in days. */
@@ -248,6 +250,7 @@ export function loadConfig (env: Env = process.env): Config {
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     metricsPort: int(env, 'METRICS_PORT', 9464, 0, 65535),
     startupWaitMs: startupWaitMs(env),
+    slowListMs: windowMs(env, 'SLOW_LIST', 200),
     importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 50 * 1024 * 1024),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7),
     eventHeartbeatSeconds: int(env, 'EVENT_HEARTBEAT_SECONDS', 15),

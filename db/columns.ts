@@ -25,7 +25,12 @@ export function columnSpec (f: FieldDef): ColumnSpec {
   return f.encrypted ? { type: 'text', columnType: 'text' } : typeOf(f).column(f)
 }
 
-/** Fields that get a b-tree index (filterable values of an indexable type; encrypted values never). */
-export function isIndexed (f: FieldDef): boolean {
+/** Fields compared by their stored value, which a b-tree can order (filterable values of such a type; encrypted values never). */
+export function comparesByValue (f: FieldDef): boolean {
   return f.filterable && typeOf(f).indexed && !f.encrypted
+}
+
+/** Fields that get a b-tree index: compared by value, and indexed (declared or implied by their role, core/registry/index-keys.ts). */
+export function isIndexed (f: FieldDef): boolean {
+  return f.indexed && comparesByValue(f)
 }

@@ -1,8 +1,8 @@
 /**
  * Builds the MikroORM EntitySchema of a module: one table named after the
  * module, one column per field (docs/administrator-guide.md "modules.yaml reference"), the system columns, the list
- * indexes (db/record-indexes.ts: every filterable field over the live rows),
- * the search indexes (db/search-sql.ts) and a
+ * indexes (db/record-indexes.ts: every indexed field over the live rows),
+ * the search indexes (db/search-sql.ts: those modules.yaml declares) and a
  * unique constraint for every unique one.
  * Every user column is nullable: required-ness and defaults are enforced by
  * the API, so changing them in modules.yaml never needs a migration.

@@ -3,12 +3,14 @@
  * as SQL so they can be partial and composite (MikroORM compares
  * expression indexes by name, so a changed shape takes a new name):
  *
- * - one per filterable field, over the live rows only and in the default
+ * - one per indexed field (declared in modules.yaml or implied by its role:
+ *   core/registry/index-keys.ts; a filter on any other field reads the
+ *   table), over the live rows only and in the default
  *   order: `(col, _created, _id) where _deleted is null`
  *   (`<table>_<col>_live_idx`). A filtered list's first page in the
  *   default order (`-_created`, `_id`) is read straight off the index
  *   (its keys, then its rows), however broad the filter;
- * - one per filterable field over the same live rows with the value alone:
+ * - one per indexed field over the same live rows with the value alone:
  *   `(col) where _deleted is null` (`<table>_<col>_count_idx`), which
  *   serves a filtered list's total as an index-only count (no heap visit
  *   to test `_deleted`). The value alone repeats, so PostgreSQL's b-tree
@@ -48,7 +50,7 @@ export const LIVE = `${ident('_deleted')} is null`
 
 const liveColumns = new WeakMap<ModuleDef, ReadonlySet<string>>()
 
-/** The columns with live indexes (the page's `(col, _created, _id)` and the count's `(col)`, both `where _deleted is null`): filterable, indexed, not unique (those keep their constraint). */
+/** The columns with live indexes (the page's `(col, _created, _id)` and the count's `(col)`, both `where _deleted is null`): indexed, not unique (those keep their constraint). */
 function liveIndexedColumns (mod: ModuleDef): ReadonlySet<string> {
   let columns = liveColumns.get(mod)
   if (columns === undefined) {

@@ -1,9 +1,12 @@
 /**
  * Brings the database in line with modules.yaml at start-up. Additive
- * changes (new tables, columns, indexes) apply by themselves; anything that
- * would drop or rewrite data is refused with the statements an operator
- * would have to run. Instances starting together take turns through a
- * PostgreSQL advisory lock.
+ * changes (new tables, columns, indexes) apply by themselves, and so does
+ * dropping an index the file no longer asks for (derived data; reported,
+ * droppedIndexes); anything that would drop or rewrite data is refused with
+ * the statements an operator would have to run. Instances starting together
+ * take turns through a PostgreSQL advisory lock: each plans from the
+ * catalog after the one before it committed, so the second finds nothing
+ * left to do.
  */
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import { ensureSearchSupport } from './search-setup.js'
@@ -62,6 +65,17 @@ export async function planSchema (orm: MikroORM, em: EntityManager = orm.em.fork
 }
 
 export { schemaRefusal, type DatabaseKind }
+
+const INDEX_DROP = /^drop index (?:"[^"]+"\.)?"([^"]+)"$/
+
+/**
+ * The indexes a plan drops: those modules.yaml no longer asks for (or asks
+ * for in another shape, under a new name). Indexes are derived data, so
+ * the start drops them by itself and says so (plugins/orm.ts).
+ */
+export function droppedIndexes (statements: readonly string[]): string[] {
+  return statements.map((s) => INDEX_DROP.exec(s)?.[1]).filter((n): n is string => n !== undefined)
+}
 
 /**
  * On PostgreSQL under the advisory lock. Embedded PGlite serves one

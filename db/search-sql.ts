@@ -7,12 +7,13 @@
  * - `search_fold(text)`: lower case without accents (`Camión` → `camion`),
  *   an immutable wrapper of the `unaccent` extension, so indexes may use it;
  * - `contiene` on string and text fields: `search_fold(col) like …`, served
- *   by a trigram GIN index (`pg_trgm`) per field;
- * - `q`: a stored `tsvector` column per module over its non-encrypted
- *   string and text fields (Spanish stemming after folding), with a GIN
- *   index;
- * - `vacio` on text and array fields: a b-tree over the value's size (the
- *   other types use their own b-tree on the column).
+ *   by a trigram GIN index (`pg_trgm`) on the fields that declare
+ *   `contains_index` (elsewhere the same condition reads the table);
+ * - `q`: a stored `tsvector` column per module over the fields it declares
+ *   (`full_text`, by default its text fields; Spanish stemming after
+ *   folding), with a GIN index;
+ * - `vacio` on text and array fields: a b-tree over the value's size on the
+ *   indexed ones (the other types use the b-tree on the column).
  */
 import { createHash } from 'node:crypto'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
@@ -61,7 +62,7 @@ function sizeExpression (f: FieldDef): string {
 
 /** Whether `vacio` on this field needs its own index (a text or array value, which has no b-tree). */
 function needsEmptyIndex (f: FieldDef): boolean {
-  return !f.encrypted && typeOf(f).empty !== 'null' && !typeOf(f).indexed && operatorsOf(f).includes('vacio')
+  return f.indexed && !f.encrypted && typeOf(f).empty !== 'null' && !typeOf(f).indexed && operatorsOf(f).includes('vacio')
 }
 
 /** `vacio` of a text or array field, served by its expression index. */
@@ -69,9 +70,9 @@ export function emptyCondition (f: FieldDef, empty: boolean): SqlCondition {
   return { sql: `${sizeExpression(f)} ${empty ? '=' : '>'} 0`, params: [] }
 }
 
-/** The fields `q` searches: every non-encrypted string and text field. */
-export function documentFields (mod: ModuleDef): FieldDef[] {
-  return mod.fields.filter((f) => typeOf(f).textSearch && !f.encrypted)
+/** The fields `q` searches: those the module declares (`full_text`; by default its text fields). */
+export function documentFields (mod: ModuleDef): readonly FieldDef[] {
+  return mod.fullText
 }
 
 /** The text-search document of a row: its searchable fields, folded, as a Spanish tsvector. */
@@ -138,7 +139,7 @@ export function searchIndexes (mod: ModuleDef): SearchIndex[] {
   const out: SearchIndex[] = []
   for (const f of mod.fields) {
     const column = valueColumn(f)
-    if (foldsSubstring(f) && operatorsOf(f).includes('contiene')) {
+    if (f.containsIndex && foldsSubstring(f) && operatorsOf(f).includes('contiene')) {
       const name = storedName(`${mod.table}_${column}_trgm_idx`)
       out.push({ name, expression: `create index ${ident(name)} on ${table} using gin (${folded(column)} gin_trgm_ops)` })
     }

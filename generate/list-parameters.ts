@@ -34,7 +34,9 @@ function reserved (mod: ModuleDef): Record<string, TSchema> {
     limit: Type.Integer({ minimum: 1, default: DEFAULT_LIMIT, description: `Registros por página (por defecto ${DEFAULT_LIMIT}; por encima de ${MAX_LIMIT} se limita a ${MAX_LIMIT})` }),
     offset: Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0, description: 'Registros que se saltan: (página - 1) * limit' }),
     sort: Type.String({ pattern: sortPattern(mod), description: `Campos de orden separados por comas, - delante para descendente (por defecto -_created; los empates se deshacen por _id). Campos: ${sortable(mod).join(', ')}` }),
-    q: Type.String({ description: 'Búsqueda de texto completo en los campos de texto no cifrados: todas las palabras, sin acentos ni plurales; sin sort, los mejores primero' }),
+    q: Type.String({ description: mod.fullText.length === 0
+      ? 'Búsqueda de texto completo: este módulo no declara campos en los que buscar (400)'
+      : `Búsqueda de texto completo en ${mod.fullText.map((f) => f.name).join(', ')}: todas las palabras, sin acentos ni plurales; sin sort, los mejores primero` }),
     incluir_eliminados: Type.Boolean({ default: false, description: 'Incluir los registros eliminados (requiere el permiso eliminar del módulo)' }),
   }
 }

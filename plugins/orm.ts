@@ -10,7 +10,7 @@ import type { EntitySchema } from '@mikro-orm/core'
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
 import type { Row } from '../db/module-entity.js'
 import { openDatabase, type OrmOptions } from '../db/open.js'
-import { syncSchema } from '../db/schema-sync.js'
+import { droppedIndexes, syncSchema } from '../db/schema-sync.js'
 
 export type { OrmOptions } from '../db/open.js'
 
@@ -35,6 +35,8 @@ async function ormPlugin (app: FastifyInstance, opts: OrmOptions): Promise<void>
   app.addHook('onClose', async () => { await db.close() })
   const applied = await syncSchema(orm, app.config.modulesFile, db.kind)
   if (applied.length > 0) app.log.info({ statements: applied.length }, 'database schema updated from modules.yaml')
+  const dropped = droppedIndexes(applied)
+  if (dropped.length > 0) app.log.info({ indexes: dropped }, 'dropped the indexes modules.yaml no longer asks for (docs/administrator-guide.md "Indexes")')
   app.decorate('orm', orm)
   app.decorate('entities', entities)
   app.decorate('databaseKind', db.kind)

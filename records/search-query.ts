@@ -9,7 +9,7 @@ import type { FieldCipher } from '../core/crypto.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { isCleanText } from '../core/text.js'
 import { typeOf } from '../core/field-types/index.js'
-import { isIndexed } from '../db/columns.js'
+import { comparesByValue } from '../db/columns.js'
 import { containsCondition, emptyCondition, foldsSubstring, matchCondition, rankExpression, type SqlCondition } from '../db/search-sql.js'
 
 /** A condition of a list: a filter (db/where-sql.ts), or a search condition in SQL (db/search-sql.ts). */
@@ -62,7 +62,7 @@ export function emptySearch (column: string, f: FieldDef | undefined, empty: boo
     return { where: empty ? { $or: [{ [column]: null }, { [column]: blank }] } : { $and: [{ [column]: { $ne: null } }, { [column]: { $ne: blank } }] } }
   }
   const kind = f === undefined ? 'null' : typeOf(f).empty
-  if (f !== undefined && (kind === 'array' || !isIndexed(f))) return { sql: emptyCondition(f, empty) }
+  if (f !== undefined && (kind === 'array' || !comparesByValue(f))) return { sql: emptyCondition(f, empty) }
   if (kind === 'string') return { where: empty ? { $or: [{ [column]: null }, { [column]: '' }] } : { [column]: { $gt: '' } } }
   return { where: { [column]: empty ? null : { $ne: null } } }
 }

@@ -13,6 +13,7 @@ import { SYSTEM_COLUMNS } from '../system-fields.js'
 import { FIELD_TYPES_IMPL, Rejected } from '../field-types/index.js'
 import { FORMATS } from '../field-types/formats.js'
 import { checkSubscriptionsModule } from './subscriptions-module.js'
+import { checkIndexKeys, fullTextOf, withIndex } from './index-keys.js'
 
 export class RegistryProblem extends Error {
   constructor (readonly path: Array<string | number>, message: string) {
@@ -47,6 +48,7 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
   if (f.filterable === true && (!type.filterable || (f.encrypted === true))) {
     at('filterable', f.encrypted === true ? 'encrypted fields are filtered through "searchable", not "filterable"' : `${f.type} fields cannot be filtered`)
   }
+  checkIndexKeys(f, path)
   if (f.format !== undefined) {
     if (!(FIELD_FORMATS as readonly string[]).includes(f.format)) at('format', `unknown format "${f.format}"${hint(f.format, FIELD_FORMATS)}; formats are ${FIELD_FORMATS.join(', ')}`)
     if (f.type !== 'string') at('format', `only string fields take a format (this one is ${f.type})`)
@@ -70,6 +72,9 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
     encrypted: f.encrypted ?? false,
     searchable: f.searchable ?? false,
     filterable: f.filterable ?? (type.filterable && f.encrypted !== true),
+    // Settled by buildModule, which knows the field's role (state, owner).
+    indexed: false,
+    containsIndex: f.contains_index ?? false,
     ...(f.default !== undefined && { default: f.default }),
     ...(f.enum !== undefined && { enum: Object.freeze([...f.enum]) }),
     ...(f.ref !== undefined && { ref: f.ref }),
@@ -127,7 +132,14 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffN
     }
     for (const from of froms) transitions.push(Object.freeze({ from, to: t.to, requires: Object.freeze([...(t.requires ?? [])]) }))
   }
-  const { ownerFields, ownedById } = ownersOf(name, m, fieldMap, staffName)
+  const owners = ownersOf(name, m, fieldMap, staffName)
+  const { ownedById } = owners
+  // Each field's final `indexed`, now that its role is known; the maps and the owners point at the settled fields.
+  const settled = fields.map((f) => withIndex(f, m.fields[f.name]!, [...path, 'fields', f.name], f.name === stateField, owners.ownerFields.includes(f)))
+  fields.splice(0, fields.length, ...settled)
+  for (const f of settled) fieldMap.set(f.name, f)
+  const ownerFields = Object.freeze(owners.ownerFields.map((o) => fieldMap.get(o.name)!))
+  const fullText = fullTextOf(m, fieldMap, [...path, 'full_text'])
   const def: ModuleDef = {
     name,
     path: m.path ?? name,
@@ -143,6 +155,7 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffN
     fieldMap,
     ownerFields,
     ownedById,
+    fullText,
   }
   return Object.freeze(def)
 }

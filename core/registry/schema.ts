@@ -46,6 +46,9 @@ export const FieldSchema = Type.Object({
   max_items: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
   items: Type.Optional(Type.Record(Name, ItemFieldSchema, { minProperties: 1, maxProperties: 50, additionalProperties: false })),
   filterable: Type.Optional(Type.Boolean()),
+  // Which of its filters an index serves (docs/administrator-guide.md "Indexes"); build.ts checks where they fit.
+  indexed: Type.Optional(Type.Boolean()),
+  contains_index: Type.Optional(Type.Boolean()),
   column: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', maxLength: 63 })),
   description: Type.Optional(Type.String()),
   examples: Type.Optional(Type.Array(Scalar)),
@@ -68,6 +71,7 @@ export const ModuleSchema = Type.Object({
   users: Type.Optional(Type.Boolean()),
   subscriptions: Type.Optional(Type.Boolean()),
   owner_fields: Type.Optional(Type.Array(Type.String(), { uniqueItems: true })),
+  full_text: Type.Optional(Type.Array(Type.String(), { uniqueItems: true })),
   fields: Type.Record(Name, FieldSchema, { minProperties: 1, additionalProperties: false }),
 }, { additionalProperties: false })
 

@@ -51,8 +51,18 @@ export interface FieldDef {
    * (`name` its key; `encrypted` ones are encrypted value by value).
    */
   readonly items?: readonly FieldDef[]
-  /** May be used in `?campo=` filters and `sort`; filterable fields are indexed. */
+  /** May be used in `?campo=` filters and `sort`; not necessarily indexed (`indexed`). */
   readonly filterable: boolean
+  /**
+   * Its filters are served by an index (docs/administrator-guide.md
+   * "Indexes"): a b-tree over the live rows for a value, the size index of
+   * `vacio` for a text or array field. Declared (`indexed:`) or implied by
+   * the field's role: state field, owner field, ref, unique, enum, date and
+   * date-time. An unindexed filter still answers, by reading the table.
+   */
+  readonly indexed: boolean
+  /** `contiene` is served by a trigram index (`contains_index: true`); otherwise it reads the table. */
+  readonly containsIndex: boolean
   readonly description?: string
 }
 
@@ -90,6 +100,8 @@ export interface ModuleDef {
   readonly ownerFields: readonly FieldDef[]
   /** The staff module itself: a record is owned by the user whose `personal_id` is its `_id`. */
   readonly ownedById: boolean
+  /** The fields `q` searches (`full_text:`; by default its unencrypted text fields), in its stored document. */
+  readonly fullText: readonly FieldDef[]
 }
 
 export interface RoleDef {

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { envelope } from '../../http/schemas.js'
 import { listQuerystring } from '../list-parameters.js'
 import { expandedAnswer } from '../record-request.js'
+import { filterShape } from '../../records/filter-shape.js'
 import type { Operation } from './operation.js'
 
 export const list: Operation = {
@@ -19,7 +20,11 @@ export const list: Operation = {
   },
   async handle (request, reply, mod) {
     const query = request.query as Record<string, string | string[]>
+    const started = performance.now()
     const data = await request.records.of(mod).list(query)
+    const ms = Math.round(performance.now() - started)
+    // What an administrator needs to decide what to index (docs/administrator-guide.md "Indexes"); no values.
+    if (ms > request.server.config.slowListMs) request.log.warn({ modulo: mod.name, ...filterShape(query), ms, total: data.total }, 'slow list: declare an index for its filters in modules.yaml')
     if (query.expandir !== undefined) expandedAnswer(reply)
     return { success: true, data }
   },

@@ -142,6 +142,23 @@ describe('npm run check refuses what the start refuses', () => {
     expect(r.err).toMatch(message)
   })
 
+  it('names the filters and searches no index serves, per module (docs/administrator-guide.md "Indexes")', async () => {
+    const file = join(tmp(), 'modules.yaml')
+    const original = readFileSync('modules.yaml', 'utf8')
+    // vehiculos.km_actuales loses its index; modelo gains both of its own.
+    writeFileSync(file, original.replace('km_actuales: { type: integer, min: 0, indexed: true }', 'km_actuales: { type: integer, min: 0 }')
+      .replace('      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla', '      modelo: { type: string, indexed: true, contains_index: true }\n      tipo: { type: string, required: true, enum: [patrulla'))
+    const before = await run('check', ['--sin-entorno'])
+    const after = await run('check', [file, '--sin-entorno'])
+    expect([before.code, after.code], before.err + after.err).toEqual([0, 0])
+    const line = (out: string, mod: string): string => out.split('\n').find((l) => l.startsWith(`  ${mod} `)) ?? ''
+    expect(before.out).toContain('filters and searches without an index')
+    expect(line(before.out, 'vehiculos')).toBe('  vehiculos      filters marca, modelo; contiene marca, modelo, bastidor')
+    expect(line(after.out, 'vehiculos')).toBe('  vehiculos      filters marca, km_actuales; contiene marca, bastidor')
+    expect(line(before.out, 'turnos')).toBe('  turnos         filters hora_inicio, hora_fin; q (no full_text fields: answers 400)')
+    expect(line(before.out, 'every module')).toBe('  every module   filters _version')
+  })
+
   it('a modules.yaml without a superadmin role is refused (the start could not create the first one)', async () => {
     const file = join(tmp(), 'modules.yaml')
     const original = readFileSync('modules.yaml', 'utf8')

@@ -101,4 +101,10 @@ describe('METRICS_PORT and STARTUP_WAIT', () => {
     expect(loadConfig({ DATA_DIR: tmp(), ...SECRETS, STARTUP_WAIT: '5m' }).startupWaitMs).toBe(300_000)
     expect(refusal({ ...SECRETS, STARTUP_WAIT: 'soon' })).toMatch(/^STARTUP_WAIT must be a duration/)
   })
+
+  it('SLOW_LIST defaults to 200 ms and takes a duration (docs/administrator-guide.md "Indexes")', () => {
+    expect(loadConfig({ DATA_DIR: tmp(), ...SECRETS }).slowListMs).toBe(200)
+    expect(loadConfig({ DATA_DIR: tmp(), ...SECRETS, SLOW_LIST: '1s' }).slowListMs).toBe(1000)
+    expect(refusal({ ...SECRETS, SLOW_LIST: 'slow' })).toMatch(/^SLOW_LIST must be a duration/)
+  })
 })

@@ -4,8 +4,10 @@
  * does not.
  */
 import { describe, expect, it } from 'vitest'
-import { loadRegistry } from '../../core/registry/load.js'
+import { readFileSync } from 'node:fs'
+import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
 import { liveIndexColumn, recordIndexes } from '../../db/record-indexes.js'
+import { documentColumn, searchIndexes } from '../../db/search-sql.js'
 
 const vehiculos = loadRegistry('modules.yaml').byName.get('vehiculos')!
 const NEWEST: Array<Record<string, string>> = [{ _created: 'desc' }, { _id: 'desc' }]
@@ -44,7 +46,7 @@ describe('liveIndexColumn', () => {
 })
 
 describe('recordIndexes', () => {
-  it('gives each filterable, non-unique field a live index in the default order and a live count index of the value alone', () => {
+  it('gives each indexed, non-unique field a live index in the default order and a live count index of the value alone', () => {
     const byName = new Map(recordIndexes(vehiculos).map((i) => [i.name, i.expression]))
     expect(byName.get('vehiculos_tipo_live_idx')).toBe('create index "vehiculos_tipo_live_idx" on "vehiculos" ("tipo", "_created", "_id") where "_deleted" is null')
     expect(byName.get('vehiculos_tipo_count_idx')).toBe('create index "vehiculos_tipo_count_idx" on "vehiculos" ("tipo") where "_deleted" is null')
@@ -55,5 +57,25 @@ describe('recordIndexes', () => {
     expect(live.length).toBeGreaterThan(3)
     // A unique field keeps its unique constraint only.
     expect([...byName.keys()].filter((n) => n.startsWith('vehiculos_matricula_'))).toEqual([])
+  })
+
+  it('indexes what modules.yaml declares and what a role implies, and nothing else (docs/administrator-guide.md "Indexes")', () => {
+    const live = recordIndexes(vehiculos).map((i) => i.name).filter((n) => n.endsWith('_live_idx')).map((n) => n.slice('vehiculos_'.length, -'_live_idx'.length))
+    // km_actuales declared; tipo an enum; estado the state field; asignado_a an owner and a ref; the dates by their type.
+    expect(live.sort()).toEqual(['asignado_a', 'estado', 'fecha_itv', 'fecha_matriculacion', 'km_actuales', 'tipo'])
+    // marca and modelo stay filterable, unindexed.
+    expect(vehiculos.fieldMap.get('marca')).toMatchObject({ filterable: true, indexed: false })
+  })
+})
+
+describe('the benchmark module (test/bench/modules.bench.yaml.tail)', () => {
+  it('has the ceiling\'s indexes: category and status (and the list\'s own order and deleted rows), no search', () => {
+    const records = parseRegistry(readFileSync('modules.yaml', 'utf8') + readFileSync('test/bench/modules.bench.yaml.tail', 'utf8'), 'bench.yaml').byName.get('records')!
+    expect(recordIndexes(records).map((i) => i.name)).toEqual([
+      'records_status_live_idx', 'records_status_count_idx', 'records_category_live_idx', 'records_category_count_idx',
+      'records_created_id_idx', 'records_deleted_idx',
+    ])
+    expect(searchIndexes(records)).toEqual([])
+    expect(documentColumn(records)).toBeUndefined()
   })
 })

@@ -263,7 +263,7 @@ describe('mistakes in modules.yaml', () => {
 
   it('enum on a non-string field', () => {
     const l = lineOf('km_actuales:')
-    expectProblem(edit(real, 'km_actuales: { type: integer, min: 0 }', 'km_actuales: { type: integer, min: 0, enum: [a, b] }'),
+    expectProblem(edit(real, 'km_actuales: { type: integer, min: 0, indexed: true }', 'km_actuales: { type: integer, min: 0, indexed: true, enum: [a, b] }'),
       l, 'modules.vehiculos.fields.km_actuales.enum', 'only string fields may declare enum values')
   })
 
