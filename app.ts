@@ -34,6 +34,7 @@ import authRoutes from './routes/auth.js'
 import auditRoutes from './routes/audit.js'
 import eventRoutes from './routes/events.js'
 import recordsPlugin from './plugins/records.js'
+import filesPlugin from './plugins/files.js'
 import sessionsPlugin from './plugins/sessions.js'
 import bootstrapAdmin from './plugins/bootstrap-admin.js'
 import healthPlugin from './routes/health.js'
@@ -120,6 +121,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(systemKeys)
     await app.register(checkpointsPlugin)
     await app.register(authPlugin)
+    await app.register(filesPlugin)
     await app.register(recordsPlugin)
     await app.register(eventsPlugin)
     await app.register(webhooksPlugin)

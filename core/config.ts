@@ -61,6 +61,11 @@ export interface Config {
   readonly slowListMs: number
   /** Largest body `POST /{module}/importar` takes (IMPORT_MAX_BYTES; docs/user-guide.md "Import (importar)"); every other body stays within 1 MiB. */
   readonly importMaxBytes: number
+  /** Evidence files (docs/operator-guide.md "Evidence files"): their directory (FILES_DIR) and the largest upload (FILE_MAX_BYTES). */
+  readonly files: {
+    readonly dir: string
+    readonly maxBytes: number
+  }
   /** The live stream (docs/user-guide.md "Events: the live stream (eventos)"): how far back a reconnect may resume, in days. */
   readonly eventRetentionDays: number
   /** Seconds between the comments that keep an idle stream open through proxies. */
@@ -252,6 +257,10 @@ export function loadConfig (env: Env = process.env): Config {
     startupWaitMs: startupWaitMs(env),
     slowListMs: windowMs(env, 'SLOW_LIST', 200),
     importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 50 * 1024 * 1024),
+    files: Object.freeze({
+      dir: resolve(env.FILES_DIR || join(dataDir, 'archivos')),
+      maxBytes: int(env, 'FILE_MAX_BYTES', 50 * 1024 * 1024, 1),
+    }),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7),
     eventHeartbeatSeconds: int(env, 'EVENT_HEARTBEAT_SECONDS', 15),
     eventStreamsPerUser: int(env, 'EVENT_STREAMS_PER_USER', 5),

@@ -21,6 +21,8 @@ export const ERRORS = {
   SIN_PERMISOS: { status: 403, message: 'Sin permisos para esta operación' },
   REGISTRO_NO_ENCONTRADO: { status: 404, message: 'Registro no encontrado' },
   MODULO_NO_ENCONTRADO: { status: 404, message: 'Módulo no encontrado' },
+  /** A file id the record's file field does not hold (docs/user-guide.md "Evidence files"). */
+  ARCHIVO_NO_ENCONTRADO: { status: 404, message: 'Archivo no encontrado' },
   RUTA_NO_ENCONTRADA: { status: 404, message: 'Ruta no encontrada' },
   CONFLICTO_VERSION: { status: 409, message: 'Conflicto de versión' },
   REGISTRO_DUPLICADO: { status: 409, message: 'Registro duplicado' },
@@ -31,6 +33,8 @@ export const ERRORS = {
   DEMASIADAS_PETICIONES: { status: 429, message: 'Demasiadas peticiones' },
   /** A user's open live streams are at EVENT_STREAMS_PER_USER (docs/user-guide.md "Events: the live stream (eventos)"); `detalles` say so. */
   DEMASIADOS_FLUJOS: { status: 429, message: 'Demasiados flujos de eventos abiertos' },
+  /** A Range outside the file (docs/user-guide.md "Evidence files"). */
+  RANGO_NO_SATISFACIBLE: { status: 416, message: 'Rango no satisfacible' },
   CABECERAS_DEMASIADO_GRANDES: { status: 431, message: 'Cabeceras demasiado grandes' },
   ERROR_INTERNO: { status: 500, message: 'Error interno del servidor' },
   SERVICIO_NO_DISPONIBLE: { status: 503, message: 'Servicio no disponible' },
@@ -83,6 +87,12 @@ export class ConfigError extends Error {
 export const DETAILS = {
   PUNTO_CONTROL_NO_PUBLICADO: 'el almacén de puntos de control (CHECKPOINT_DIR) está lleno o no admite escritura: el punto de control se firmó y se guardó en la base de datos, pero no se publicó; la próxima ronda lo publica sola',
   FLUJOS_ABIERTOS: (max: number) => `ya tiene ${max} flujos de eventos abiertos, el máximo; cierre alguno antes de abrir otro`,
+  ARCHIVO_AJENO: 'no es un archivo de este registro: los archivos se añaden subiéndolos (POST …/archivos/{campo})',
+  NO_ES_CAMPO_DE_ARCHIVOS: 'no es un campo de archivos de este módulo',
+  ARCHIVOS_MAXIMOS: (max: number) => `admite como máximo ${max} archivos`,
+  ARCHIVO_VACIO: 'el archivo está vacío',
+  TIPO_NO_COINCIDE: (declared: string, sniffed: string) => `el tipo declarado (${declared}) no coincide con el contenido (${sniffed})`,
+  TIPO_NO_VALIDO: 'Content-Type no es un tipo de contenido válido',
 } as const
 
 /** Success texts of the interface (exact). */

@@ -39,6 +39,8 @@ const BY_TYPE: Readonly<Record<FieldType, (f: FieldDef, registry: Registry) => u
   // A structured array's items are objects of their sub-fields (docs/user-guide.md "Structured arrays").
   array: (f, registry) => f.items !== undefined ? [exampleFields(f.items, registry)] : ['Texto de ejemplo'],
   ref: (f, registry) => exampleId(registry.byName.get(f.ref!)!.prefix),
+  // Files arrive through their upload route; a PUT keeps or drops them (docs/user-guide.md "Evidence files").
+  file: () => [],
 }
 
 /** A field's example value, or undefined when no candidate fits its pattern. */

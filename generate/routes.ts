@@ -6,7 +6,7 @@
  * a serialisation; it decides no permission (the service does, asked
  * before validation for the docs/user-guide.md "Errors" order).
  */
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { AppError } from '../core/errors.js'
 import type { ModuleDef } from '../core/registry/types.js'
@@ -54,12 +54,19 @@ export function moduleRoutes (mod: ModuleDef) {
     const register = (op: Operation, everyModule: boolean): void => {
       const { schema, openapi } = op.schema(mod, ctx)
       const docs = { ...openapi, ...(everyModule && { everyModule }), ...(schema.params === IdParams && { params: idParams }) }
-      app.route({
+      const route = {
         method: op.method,
         url: op.url,
         config: { ...op.config, ...(op.action !== undefined && { action: op.action }), openapi: docs },
         schema,
-        handler: async (request, reply) => op.handle(request, reply, mod),
+        handler: async (request: FastifyRequest, reply: FastifyReply) => op.handle(request, reply, mod),
+      }
+      if (op.config?.fileBody !== true) { app.route(route); return }
+      // A file of any type reaches the handler as the unread request stream: a context of its own, whose one parser takes every type.
+      void app.register(async (files) => {
+        files.removeAllContentTypeParsers()
+        files.addContentTypeParser('*', (_request, payload, done) => { done(null, payload) })
+        files.route(route)
       })
     }
     for (const op of commonOperations(mod)) register(op, true)

@@ -29,6 +29,7 @@ async function recordsPlugin (app: FastifyInstance): Promise<void> {
     sequences: app.stores.sequences,
     timeZone: app.config.timeZone,
     checkpoints: app.checkpoints,
+    files: { store: app.files, maxBytes: app.config.files.maxBytes },
   })
   subscribeUsersPolicy(records.hooks, app.registry.usersModule, app.access, app.stores.sessions)
   app.decorate('records', records)
@@ -47,4 +48,4 @@ async function recordsPlugin (app: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(recordsPlugin, { name: 'policia-records', fastify: '5.x', dependencies: ['policia-config', 'policia-stores', 'policia-system-keys', 'policia-orm', 'policia-checkpoints'] })
+export default fp(recordsPlugin, { name: 'policia-records', fastify: '5.x', dependencies: ['policia-config', 'policia-stores', 'policia-system-keys', 'policia-orm', 'policia-checkpoints', 'policia-files'] })

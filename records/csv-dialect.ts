@@ -40,7 +40,8 @@ export function cellValue (f: FieldDef, cell: string): { value: unknown } | { pr
     case 'integer': return INTEGER.test(text) ? { value: Number(text) } : problem('debe ser un número entero')
     case 'decimal': return DECIMAL.test(text) ? { value: Number(text) } : problem('debe ser un número (con punto decimal)')
     case 'boolean': return text === 'true' || text === 'false' ? { value: text === 'true' } : problem('debe ser true o false')
-    case 'array': {
+    case 'array':
+    case 'file': {
       try {
         const value = JSON.parse(text) as unknown
         if (Array.isArray(value)) return { value }

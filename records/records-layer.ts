@@ -13,7 +13,7 @@ import type { SequenceStore } from '../stores/sequences/contract.js'
 import { CallerRecords } from './caller-records.js'
 import { HookBus } from './hooks.js'
 import type { Checkpoints } from './integrity/checkpoints.js'
-import { modulePlan, type ModulePlan, type RequestContext } from './records-service.js'
+import { modulePlan, type ModulePlan, type RecordsServiceDeps, type RequestContext } from './records-service.js'
 import type { ModuleStorage } from './storage/module-storage.js'
 import { SqlModuleStorage } from './storage/sql-module-storage.js'
 
@@ -25,6 +25,8 @@ export interface RecordsLayerDeps {
   readonly timeZone: string
   /** The global chain's checkpoints, for /verificar (records/integrity/checkpoints.ts). */
   readonly checkpoints?: Checkpoints
+  /** Where evidence files live and the largest upload (records/files/). */
+  readonly files?: RecordsServiceDeps['files']
 }
 
 export class RecordsLayer {

@@ -38,6 +38,12 @@ import type { FeedEntry } from './events/feed.js'
 import { eventOf, type FeedEvent } from './events/event-view.js'
 import { streamFilter } from './events/stream-query.js'
 import type { RowPredicate } from './events/row-filter.js'
+import type { Readable } from 'node:stream'
+import type { ByteRange, FileStore } from '../stores/files/contract.js'
+import { filesOf, holdsFileObjects, resolveFileItems } from './files/file-items.js'
+import { findFile, storeKey, uploadFile, type FilesContext, type FoundFile, type Upload } from './files/record-files.js'
+import type { FileItem } from '../core/field-types/file.js'
+import { valueColumn } from '../db/columns.js'
 
 export type ApiRecord = Record<string, unknown>
 
@@ -81,6 +87,8 @@ export interface RecordsServiceDeps {
   readonly timeZone: string
   /** The global chain's checkpoints /verificar checks against (records/integrity/checkpoints.ts). */
   readonly checkpoints?: Checkpoints
+  /** Where evidence files live (stores/files/), and the largest upload (FILE_MAX_BYTES). */
+  readonly files?: { readonly store: FileStore, readonly maxBytes: number }
 }
 
 /** What the module's declaration says once, for every request. */
@@ -279,6 +287,8 @@ export class RecordsService {
 
   async create (body: Record<string, unknown>): Promise<ApiRecord> {
     this.authorize('crear')
+    // A new record holds no file yet: only URL strings (records/files/file-items.ts).
+    if (holdsFileObjects(this.plan.mod, body)) resolveFileItems(this.plan.mod, body, () => [])
     return this.view(await this.plan.storage.create(this.ctx, this.ctx.caller, body))
   }
 
@@ -290,7 +300,44 @@ export class RecordsService {
 
   async update (id: string, body: Record<string, unknown>, expectedVersion?: number): Promise<ApiRecord> {
     this.authorize('editar')
-    return this.view(await this.plan.storage.update(this.ctx.em, this.ctx.caller, id, body, this.guard('editar'), expectedVersion))
+    const guard = this.guard('editar')
+    let resolved = body
+    if (holdsFileObjects(this.plan.mod, body)) {
+      // The files a PUT keeps are those the record holds (records/files/file-items.ts).
+      const row = await this.plan.storage.findLive(this.ctx.em, id, guard.visible)
+      resolved = resolveFileItems(this.plan.mod, body, (f) => filesOf(row[valueColumn(f)]))
+    }
+    return this.view(await this.plan.storage.update(this.ctx.em, this.ctx.caller, id, resolved, guard, expectedVersion))
+  }
+
+  private filesContext (): FilesContext {
+    const files = this.deps.files
+    if (files === undefined) throw new Error('no file store configured')
+    return { mod: this.plan.mod, storage: this.plan.storage, files: files.store, maxBytes: files.maxBytes, em: this.ctx.em, caller: this.ctx.caller }
+  }
+
+  /** Stores an upload and adds it to the field `campo` as an update of the record (docs/user-guide.md "Evidence files"). */
+  async upload (id: string, campo: string, upload: Upload): Promise<{ archivo: ApiRecord, registro: ApiRecord }> {
+    this.authorize('editar')
+    const { row, item } = await uploadFile(this.filesContext(), id, campo, this.guard('editar'), upload)
+    const registro = await this.view(row)
+    return { archivo: this.fileView(item), registro }
+  }
+
+  /** A file of the record the caller may download: `ver` on the record; a removed file only for those who may see deleted things. */
+  async file (id: string, campo: string, archivo: string): Promise<FoundFile & { archivo: ApiRecord }> {
+    this.authorize('ver')
+    const found = await findFile(this.filesContext(), this.ctx.em, id, campo, archivo, this.visible(), this.scope('eliminar') !== 'none')
+    return { ...found, archivo: this.fileView(found.item) }
+  }
+
+  /** The bytes of a file `file` found. */
+  openFile (found: FoundFile, range?: ByteRange): Promise<Readable> {
+    return this.filesContext().files.open(storeKey(found.item), range)
+  }
+
+  private fileView (item: FileItem): ApiRecord {
+    return { ...item, subido: formatDateTime(new Date(item.subido), this.deps.timeZone) }
   }
 
   async remove (id: string, expectedVersion?: number): Promise<void> {

@@ -7,6 +7,7 @@ import type { FieldDef, FieldType } from '../registry/types.js'
 import { arrayType } from './array.js'
 import { booleanType } from './boolean.js'
 import { dateType } from './date.js'
+import { fileType } from './file.js'
 import { datetimeType } from './datetime.js'
 import { decimalType } from './decimal.js'
 import { integerType } from './integer.js'
@@ -30,6 +31,7 @@ export const FIELD_TYPES_IMPL: Readonly<Record<FieldType, FieldTypeImpl>> = Obje
   array: arrayType,
   ref: refType,
   password: passwordType,
+  file: fileType,
 })
 
 /** The implementation of a declared field's type. */

@@ -41,7 +41,7 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
   if ((f.min !== undefined || f.max !== undefined) && !['integer', 'decimal'].includes(f.type)) {
     at(f.min !== undefined ? 'min' : 'max', `not allowed on a ${f.type} field`)
   }
-  if (f.max_items !== undefined && f.type !== 'array') at('max_items', 'only array fields take max_items')
+  if (f.max_items !== undefined && f.type !== 'array' && f.type !== 'file') at('max_items', 'only array and file fields take max_items')
   if (f.items !== undefined && f.type !== 'array') at('items', `only array fields declare items (this one is ${f.type})`)
   if (f.items !== undefined && f.encrypted === true) at('encrypted', 'an array with declared items is not encrypted whole: set "encrypted: true" on the sub-fields to encrypt')
   const type = FIELD_TYPES_IMPL[f.type]

@@ -4,7 +4,7 @@
  */
 
 export const FIELD_TYPES = [
-  'string', 'text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'time', 'array', 'ref', 'password',
+  'string', 'text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'time', 'array', 'ref', 'password', 'file',
 ] as const
 export type FieldType = typeof FIELD_TYPES[number]
 

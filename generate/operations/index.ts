@@ -17,6 +17,8 @@ import { history } from './history.js'
 import { verify } from './verify.js'
 import { exportRecords } from './export.js'
 import { importRecords } from './import.js'
+import { uploadFile } from './upload-file.js'
+import { downloadFile } from './download-file.js'
 import { endSessions } from './users/end-sessions.js'
 import { unlock } from './users/unlock.js'
 import { createSubscription } from './subscriptions/create.js'
@@ -37,8 +39,12 @@ export function commonOperations (mod: ModuleDef): readonly Operation[] {
   return mod.subscriptions ? EVERY_MODULE.map((op) => op === create ? createSubscription : op) : EVERY_MODULE
 }
 
+/** A module with file fields: upload and download (docs/user-guide.md "Evidence files"). */
+const FILES: readonly Operation[] = [uploadFile, downloadFile]
+
 /** The operations only `mod` has. */
 export function ownOperations (mod: ModuleDef, registry: Registry): readonly Operation[] {
-  if (mod.name === registry.usersModule.name) return USERS
-  return mod.subscriptions ? SUBSCRIPTIONS : []
+  const files = mod.fields.some((f) => f.type === 'file') ? FILES : []
+  if (mod.name === registry.usersModule.name) return [...USERS, ...files]
+  return mod.subscriptions ? [...SUBSCRIPTIONS, ...files] : files
 }

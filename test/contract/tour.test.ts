@@ -48,6 +48,8 @@ interface Tour {
   versions: Map<string, number>
   doc: Schema
   users: { id: string, username: string }
+  /** The id of the last file uploaded to each module (docs/user-guide.md "Evidence files"). */
+  files: Map<string, { campo: string, id: string }>
 }
 
 type Step = (t: Tour, mod: ModuleDef) => Request[]
@@ -90,9 +92,10 @@ const csv = (rows: Array<Record<string, unknown>>, delimiter = ','): { text: str
 const id = (t: Tour, mod: ModuleDef): string => t.ids.get(mod.name)!
 const version = (t: Tour, mod: ModuleDef): string => `"${t.versions.get(mod.name)!}"`
 const missing = (mod: ModuleDef): string => `${mod.prefix}-2026-99999`
+const fileField = (mod: ModuleDef): string => mod.fields.find((f) => f.type === 'file')!.name
 /** A field the admin may change on any module: the first optional one that is not a ref, a password or unique. */
 const changeable = (mod: ModuleDef): Record<string, unknown> => {
-  const f = mod.fields.find((x) => !x.required && x.type !== 'ref' && x.type !== 'password' && !x.unique && x.type !== 'array')!
+  const f = mod.fields.find((x) => !x.required && x.type !== 'ref' && x.type !== 'password' && !x.unique && x.type !== 'array' && x.type !== 'file')!
   return { [f.name]: sampleBody(mod, new Map())[f.name] ?? null }
 }
 
@@ -140,6 +143,15 @@ const STEPS: Record<string, Step> = {
   'PUT /{module}/{id}': (t, mod) => [
     { method: 'PUT', path: `/${mod.path}/${id(t, mod)}`, body: changeable(mod), headers: { 'If-Match': version(t, mod) }, status: 200 },
     { method: 'PUT', path: `/${mod.path}/${id(t, mod)}`, body: changeable(mod), headers: { 'If-Match': '"999"' }, status: 409 },
+  ],
+  // A text file (Prism passes a binary body on as text); then its download, a range of it, and a range past its end.
+  'POST /{module}/{id}/archivos/{campo}': (t, mod) => [
+    { method: 'POST', path: `/${mod.path}/${id(t, mod)}/archivos/${fileField(mod)}`, query: { nombre: 'nota.txt' }, raw: { text: 'Nota de la inspección ocular', type: 'text/plain' }, status: 201 },
+  ],
+  'GET /{module}/{id}/archivos/{campo}/{archivo}': (t, mod) => [
+    { method: 'GET', path: `/${mod.path}/${id(t, mod)}/archivos/${fileField(mod)}/${t.files.get(mod.name)!.id}`, status: 200 },
+    { method: 'GET', path: `/${mod.path}/${id(t, mod)}/archivos/${fileField(mod)}/${t.files.get(mod.name)!.id}`, headers: { Range: 'bytes=0-3' }, status: 206 },
+    { method: 'GET', path: `/${mod.path}/${id(t, mod)}/archivos/${fileField(mod)}/${t.files.get(mod.name)!.id}`, headers: { Range: 'bytes=9999-' }, status: 416 },
   ],
   'GET /{module}/{id}/historial': (t, mod) => [{ method: 'GET', path: `/${mod.path}/${id(t, mod)}/historial`, status: 200 }],
   'GET /{module}/{id}/verificar': (t, mod) => [{ method: 'GET', path: `/${mod.path}/${id(t, mod)}/verificar`, status: 200 }],
@@ -240,12 +252,16 @@ async function send (r: Request): Promise<string[]> {
   const violations = res.headers.get('sl-violations')
   if (violations !== null) problems.push(`${what}: ${violations.slice(0, 1000)}`)
   const json = /^application\/json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) as Schema : undefined
-  if (res.status < 300 && json?.data?._version !== undefined) lastVersion = json.data._version as number
-  if (r.method === 'POST' && res.status === 201) lastId = json?.data._id as string
+  // An upload answers the record as written beside the file.
+  const written = json?.data?.registro ?? json?.data
+  if (res.status < 300 && written?._version !== undefined) lastVersion = written._version as number
+  if (r.method === 'POST' && res.status === 201 && json?.data.archivo !== undefined) lastFile = json.data.archivo.id as string
+  else if (r.method === 'POST' && res.status === 201) lastId = json?.data._id as string
   return problems
 }
 let lastVersion: number | undefined
 let lastId: string | undefined
+let lastFile: string | undefined
 
 /** The step of an operation: its own line, or the line every module's operation of that shape has. */
 function stepOf (key: string): { step: Step, mod?: ModuleDef } | undefined {
@@ -268,14 +284,16 @@ it('has a step for every operation of the document', () => {
 it('drives every route, filter and error status through Prism without a violation', async () => {
   const problems: string[] = []
   const seen = new Set<number>()
-  const t: Tour = { ids: new Map(), versions: new Map(), doc, users: await newUser(app, tokens.admin!, 'agente') }
+  const t: Tour = { ids: new Map(), versions: new Map(), doc, users: await newUser(app, tokens.admin!, 'agente'), files: new Map() }
   const run = async (requests: Request[], mod?: ModuleDef): Promise<void> => {
     for (const r of requests) {
       lastVersion = undefined
       lastId = undefined
+      lastFile = undefined
       problems.push(...await send(r))
       seen.add(r.status)
       if (mod !== undefined && lastId !== undefined) t.ids.set(mod.name, lastId)
+      if (mod !== undefined && lastFile !== undefined) t.files.set(mod.name, { campo: fileField(mod), id: lastFile })
       if (mod !== undefined && lastVersion !== undefined) t.versions.set(mod.name, lastVersion)
     }
   }

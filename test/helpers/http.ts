@@ -78,6 +78,8 @@ export function sampleValue (f: FieldDef, refs: Map<string, string>, n: number):
     case 'array': return f.items === undefined ? ['uno', { nombre: 'Testigo', telefono: '600000000' }] : [Object.fromEntries(f.items.map((s) => [s.name, sampleValue(s, refs, n)]))]
     case 'ref': return refs.get(f.ref!)
     case 'password': return PASSWORD
+    // Files arrive by upload (docs/user-guide.md "Evidence files"); a body may hold URL strings of old.
+    case 'file': return ['https://intranet.example/documento.pdf']
   }
 }
 

@@ -25,6 +25,8 @@ const MiB = 1024 * 1024
 let h: Harness, app: FastifyInstance, token: string
 const refs = new Map<string, string>()
 let denuncia: string
+/** A record with a plain array (atestados.diligencias; denuncias.adjuntos holds files). */
+let atestado: string
 
 beforeAll(async () => {
   ({ h, app, token } = await startTestApp())
@@ -35,6 +37,7 @@ beforeAll(async () => {
     refs.set(m.name, res.body.data._id)
   }
   denuncia = refs.get('denuncias')!
+  atestado = refs.get('atestados')!
 })
 afterAll(async () => { await h?.close() })
 
@@ -103,14 +106,14 @@ describe('worst-shape bodies (no request holds the event loop)', () => {
   })
 
   it('nesting deeper than 32 levels and more than 20,000 values are refused unparsed; 32 levels and 20,000 values are parsed', async () => {
-    const deep = await send('PUT', `/denuncias/${denuncia}`, `{"adjuntos":[${'{"a":'.repeat(31)}1${'}'.repeat(31)}]}`)
+    const deep = await send('PUT', `/atestados/${atestado}`, `{"diligencias":[${'{"a":'.repeat(31)}1${'}'.repeat(31)}]}`)
     s9Error(deep, 'DATOS_INVALIDOS')
     expect(deep.body.detalles).toEqual([{ campo: 'body', mensaje: 'admite como máximo 32 niveles de anidamiento' }])
-    const limit = await send('PUT', `/denuncias/${denuncia}`, `{"adjuntos":[${'{"a":'.repeat(30)}1${'}'.repeat(30)}]}`)
-    expect(limit.body.detalles).toEqual([{ campo: 'adjuntos', mensaje: 'admite como máximo 4 niveles de anidamiento' }])
-    const many = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ adjuntos: [{ a: Array(20_001).fill(0) }] }))
+    const limit = await send('PUT', `/atestados/${atestado}`, `{"diligencias":[${'{"a":'.repeat(30)}1${'}'.repeat(30)}]}`)
+    expect(limit.body.detalles).toEqual([{ campo: 'diligencias', mensaje: 'admite como máximo 4 niveles de anidamiento' }])
+    const many = await send('PUT', `/atestados/${atestado}`, JSON.stringify({ diligencias: [{ a: Array(20_001).fill(0) }] }))
     expect(many.body.detalles).toEqual([{ campo: 'body', mensaje: 'admite como máximo 20000 valores en total' }])
-    const most = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ adjuntos: [{ a: Array(19_999).fill(0) }] }))
+    const most = await send('PUT', `/atestados/${atestado}`, JSON.stringify({ diligencias: [{ a: Array(19_999).fill(0) }] }))
     expect(most.status, JSON.stringify(most.body)).toBe(200)
   })
 })
@@ -157,11 +160,11 @@ describe('input rules', () => {
 
   it('numbers that do fit are kept exactly as the double they are, in fields and array items', async () => {
     const items = [1e308, -1e308, 5e-324, 0.1, 123456789.123456789, 1e-7, 2 ** 53 + 2, { n: 1.7976931348623157e308 }]
-    const res = await send('PUT', `/denuncias/${denuncia}`, JSON.stringify({ adjuntos: items }))
+    const res = await send('PUT', `/atestados/${atestado}`, JSON.stringify({ diligencias: items }))
     expect(res.status, JSON.stringify(res.body)).toBe(200)
-    expect(res.body.data.adjuntos).toEqual(items)
-    const back = await call(app, 'GET', `/denuncias/${denuncia}`, { token })
-    expect(back.body.data.adjuntos).toEqual(items)
+    expect(res.body.data.diligencias).toEqual(items)
+    const back = await call(app, 'GET', `/atestados/${atestado}`, { token })
+    expect(back.body.data.diligencias).toEqual(items)
     const san = await send('PUT', `/sanciones/${refs.get('sanciones')!}`, '{"importe":999999999999.99,"importe_reducido":1e-2}')
     expect([san.status, san.body.data.importe, san.body.data.importe_reducido]).toEqual([200, 999999999999.99, 0.01])
   })

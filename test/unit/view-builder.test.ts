@@ -66,6 +66,11 @@ const stored: Record<string, fc.Arbitrary<unknown>> = {
   date: fc.constantFrom('2026-01-31', '1000-01-01'), time: fc.constantFrom('08:30:00', '23:59:59'),
   datetime: fc.oneof(instant, instant.map((d) => d.toISOString())),
   array: fc.array(fc.string(), { maxLength: 3 }),
+  // URL strings of old and stored files (docs/user-guide.md "Evidence files").
+  file: fc.array(fc.oneof(fc.string(), fc.record({
+    id: fc.uuid(), nombre: fc.string(), tipo: fc.constant('image/png'), bytes: fc.nat(), sha256: fc.stringMatching(/^[0-9a-f]{64}$/),
+    subido: instant.map((d) => d.toISOString().replace(/\.\d{3}Z$/, 'Z')), subido_por: fc.string(),
+  })), { maxLength: 3 }),
 }
 
 /** Stored items of a structured array: objects whose encrypted sub-fields are ciphertexts or (stored before the declaration) plaintext, and texts. */

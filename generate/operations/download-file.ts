@@ -1,0 +1,52 @@
+/**
+ * `GET /{module}/{id}/archivos/{campo}/{archivo}`: a file's bytes, streamed
+ * with its type, `Content-Disposition` (inline only for types a browser
+ * shows without running anything), `ETag` = its SHA-256, and one byte range
+ * (docs/user-guide.md "Evidence files").
+ */
+import { contentDisposition, showsInline } from '../../core/file-content.js'
+import { byteRange } from '../../http/byte-range.js'
+import { idOf } from '../record-request.js'
+import { fileParams } from './file-params.js'
+import type { Operation } from './operation.js'
+
+const binary = { schema: { type: 'string', format: 'binary' } }
+
+export const downloadFile: Operation = {
+  method: 'GET',
+  url: '/:id/archivos/:campo/:archivo',
+  action: 'ver',
+  schema: (mod, { tags, operationId }) => ({
+    openapi: { headers: { type: 'object', properties: { Range: { type: 'string', description: 'Un rango de bytes: bytes=inicio-fin, bytes=inicio-, bytes=-n' } } }, errors: [416] },
+    schema: {
+      tags,
+      summary: `Descargar un archivo de un registro de ${mod.label}`,
+      operationId: operationId('downloadFile'),
+      params: fileParams(mod, true),
+      response: {
+        200: { description: 'El archivo (ETag: su SHA-256)', content: { '*/*': binary } },
+        206: { description: 'Un rango del archivo (Content-Range)', content: { '*/*': binary } },
+        304: { description: 'If-None-Match con su ETag: sin cambios', type: 'null' },
+      },
+    },
+  }),
+  async handle (request, reply, mod) {
+    const { campo, archivo } = request.params as { campo: string, archivo: string }
+    const records = request.records.of(mod)
+    const found = await records.file(idOf(request), campo, archivo)
+    const { item, size } = found
+    const tag = `"${item.sha256}"`
+    void reply
+      .header('etag', tag)
+      .header('accept-ranges', 'bytes')
+      .header('content-disposition', contentDisposition(item.nombre, showsInline(item.tipo)))
+      .header('cache-control', 'private, no-cache')
+      .type(item.tipo)
+    if (request.headers['if-none-match'] === tag) return reply.code(304).send()
+    const ifRange = request.headers['if-range']
+    const range = ifRange === undefined || ifRange === tag ? byteRange(request.headers.range, size) : undefined
+    const body = await records.openFile(found, range)
+    if (range === undefined) return reply.header('content-length', size).send(body)
+    return reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1).send(body)
+  },
+}

@@ -1,0 +1,137 @@
+/**
+ * A record's evidence files (docs/user-guide.md "Evidence files"): an
+ * upload streamed to the file store and added to its field by the
+ * record's ordinary update (a new version, its history entry, its seal and
+ * event: the file's sha256 is in the item, so in the seal), and a download
+ * found in the field, or for those who may see deleted things in the
+ * record's history. Permissions are the records service's: it hands in
+ * the guard and the conditions.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Readable } from 'node:stream'
+import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Caller } from '../../core/access.js'
+import { AppError, DETAILS, invalid, required } from '../../core/errors.js'
+import { declaredType, recordedType, sanitizeFileName, sniffType, typeMismatch } from '../../core/file-content.js'
+import type { FileItem } from '../../core/field-types/file.js'
+import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
+import { valueColumn } from '../../db/columns.js'
+import type { Row } from '../../db/module-entity.js'
+import type { FileStore } from '../../stores/files/contract.js'
+import { isoSeconds } from '../record-view.js'
+import { versionsOf } from '../history.js'
+import type { ModuleStorage, RowGuard } from '../storage/module-storage.js'
+import { filesOf } from './file-items.js'
+import type { Where } from '../scope.js'
+
+/** What an upload brings: its body, declared type and size, and `?nombre=`. */
+export interface Upload {
+  readonly body: Readable | undefined
+  readonly contentType: string | undefined
+  /** Content-Length, when declared (a body larger than the limit is refused before a byte is read). */
+  readonly length: number | undefined
+  readonly nombre: string | undefined
+}
+
+export interface FilesContext {
+  readonly mod: ModuleDef
+  readonly storage: ModuleStorage
+  readonly files: FileStore
+  readonly maxBytes: number
+  readonly em: EntityManager
+  readonly caller: Caller
+}
+
+/** Concurrent uploads to one record each retry on the version the other wrote. */
+const ATTEMPTS = 10
+
+/** The declared file field `campo`, else 400. */
+export function fileField (mod: ModuleDef, campo: string): FieldDef {
+  const f = mod.fieldMap.get(campo)
+  if (f === undefined || f.type !== 'file') throw invalid('campo', DETAILS.NO_ES_CAMPO_DE_ARCHIVOS)
+  return f
+}
+
+/** The store key of a file: its content address. */
+export function storeKey (item: FileItem): string {
+  return item.sha256
+}
+
+/** Checks the request (400, 413), finds the record (404, 403), stores the bytes (415 on a type mismatch), then adds the file. */
+export async function uploadFile (ctx: FilesContext, id: string, campo: string, guard: RowGuard, upload: Upload): Promise<{ row: Row, item: FileItem }> {
+  const { mod, storage } = ctx
+  const f = fileField(mod, campo)
+  if (upload.nombre === undefined || upload.nombre === '') throw required('nombre')
+  const nombre = sanitizeFileName(upload.nombre)
+  if (nombre === undefined) throw invalid('nombre', 'no es un nombre de archivo válido')
+  const declared = declaredType(upload.contentType)
+  if (declared === undefined) throw invalid('Content-Type', DETAILS.TIPO_NO_VALIDO)
+  if (upload.length !== undefined && upload.length > ctx.maxBytes) throw new AppError('PETICION_DEMASIADO_GRANDE')
+  const before = await storage.findLive(ctx.em, id, guard.visible)
+  if (!guard.allows(before)) throw new AppError('SIN_PERMISOS')
+  const max = f.maxItems ?? 200
+  if (currentItems(before, f).length >= max) throw invalid(campo, DETAILS.ARCHIVOS_MAXIMOS(max))
+  if (upload.body === undefined) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'body', mensaje: DETAILS.ARCHIVO_VACIO }])
+  const staged = await ctx.files.stage(upload.body, { maxBytes: ctx.maxBytes })
+  let item: FileItem
+  try {
+    if (staged.bytes === 0) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'body', mensaje: DETAILS.ARCHIVO_VACIO }])
+    const sniffed = sniffType(staged.head)
+    if (typeMismatch(declared, sniffed)) throw new AppError('TIPO_CONTENIDO_NO_SOPORTADO', [{ campo: 'Content-Type', mensaje: DETAILS.TIPO_NO_COINCIDE(declared, sniffed ?? 'sin tipo reconocible') }])
+    item = { id: randomUUID(), nombre, tipo: recordedType(declared, sniffed), bytes: staged.bytes, sha256: staged.sha256, subido: isoSeconds(new Date()), subido_por: ctx.caller.id }
+    await staged.commit(storeKey(item))
+  } catch (err) {
+    await staged.discard()
+    throw err
+  }
+  // The bytes are in place (content-addressed: an update that fails leaves them referenced by nothing).
+  return { row: await addItem(ctx, id, f, guard, item), item }
+}
+
+/** The field's stored items (URL strings included) of a stored row. */
+function currentItems (row: Row, f: FieldDef): unknown[] {
+  const v = row[valueColumn(f)]
+  return Array.isArray(v) ? v : []
+}
+
+/** The record's update that appends `item`, on the version it read (another upload in between: read again). */
+async function addItem (ctx: FilesContext, id: string, f: FieldDef, guard: RowGuard, item: FileItem): Promise<Row> {
+  for (let attempt = 1; ; attempt++) {
+    const row = await ctx.storage.findLive(ctx.em, id, guard.visible)
+    try {
+      return await ctx.storage.update(ctx.em, ctx.caller, id, { [f.name]: [...currentItems(row, f), item] }, guard, row._version as number)
+    } catch (err) {
+      if (attempt < ATTEMPTS && err instanceof AppError && err.code === 'CONFLICTO_VERSION') continue
+      throw err
+    }
+  }
+}
+
+/** A stored file the caller may download, with its size in the store. */
+export interface FoundFile {
+  readonly item: FileItem
+  readonly field: FieldDef
+  readonly size: number
+  readonly record: Row
+}
+
+/**
+ * The file `archivo` of the record's field: in the live record, or (for
+ * `history: true`, callers who may see deleted things) in any version of
+ * it. 404 when it is not there or its bytes are missing from the store.
+ */
+export async function findFile (ctx: Pick<FilesContext, 'mod' | 'storage' | 'files'>, em: EntityManager, id: string, campo: string, archivo: string, visible: Where | undefined, history: boolean): Promise<FoundFile> {
+  const f = fileField(ctx.mod, campo)
+  const record = await ctx.storage.findLive(em, id, visible)
+  let item = filesOf(record[valueColumn(f)]).find((i) => i.id === archivo)
+  if (item === undefined && history) {
+    for (const v of (await versionsOf(em, ctx.mod, id)).reverse()) {
+      item = filesOf(v.datos[valueColumn(f)]).find((i) => i.id === archivo)
+      if (item !== undefined) break
+    }
+  }
+  if (item === undefined) throw new AppError('ARCHIVO_NO_ENCONTRADO')
+  const size = await ctx.files.size(storeKey(item))
+  if (size === undefined) throw new AppError('ARCHIVO_NO_ENCONTRADO')
+  return { item, field: f, size, record }
+}

@@ -1,0 +1,57 @@
+/** What every file store does to an upload on its way: count it against the limit, hash it, keep its head. */
+import { createHash } from 'node:crypto'
+import { Transform, type Readable } from 'node:stream'
+import { AppError } from '../../core/errors.js'
+import { HEAD_BYTES } from './contract.js'
+
+export interface Measured {
+  readonly sha256: string
+  readonly bytes: number
+  readonly head: Buffer
+}
+
+/** A pass-through that fails with 413 past `maxBytes`; `result()` once it has ended. */
+export function measuring (maxBytes: number): { stream: Transform, result: () => Measured } {
+  const hash = createHash('sha256')
+  let bytes = 0
+  const heads: Buffer[] = []
+  let headBytes = 0
+  const stream = new Transform({
+    transform (chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length
+      if (bytes > maxBytes) { callback(new AppError('PETICION_DEMASIADO_GRANDE')); return }
+      hash.update(chunk)
+      if (headBytes < HEAD_BYTES) {
+        const part = chunk.subarray(0, HEAD_BYTES - headBytes)
+        heads.push(Buffer.from(part))
+        headBytes += part.length
+      }
+      callback(null, chunk)
+    },
+  })
+  let sha256: string | undefined
+  return { stream, result: () => ({ sha256: sha256 ??= hash.digest('hex'), bytes, head: Buffer.concat(heads) }) }
+}
+
+/**
+ * `input` measured (as `measuring`), as a stream that fails when the
+ * input fails or closes before its end (an interrupted upload). The input
+ * is never destroyed here: a refused upload (413) is answered on its
+ * connection; the caller stops reading it with `detach`.
+ */
+export function intake (input: Readable, maxBytes: number): { stream: Transform, result: () => Measured, detach: () => void } {
+  const m = measuring(maxBytes)
+  const fail = (err?: Error): void => { m.stream.destroy(err ?? new Error('upload interrupted')) }
+  const onClose = (): void => { if (!input.readableEnded) fail() }
+  input.once('error', fail)
+  input.once('close', onClose)
+  input.pipe(m.stream)
+  return {
+    ...m,
+    detach: () => {
+      input.unpipe(m.stream)
+      input.off('error', fail)
+      input.off('close', onClose)
+    },
+  }
+}
