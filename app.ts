@@ -32,6 +32,7 @@ import eventsPlugin from './plugins/events.js'
 import webhooksPlugin from './plugins/webhooks.js'
 import authRoutes from './routes/auth.js'
 import auditRoutes from './routes/audit.js'
+import myModulesRoutes from './routes/modules.js'
 import eventRoutes from './routes/events.js'
 import recordsPlugin from './plugins/records.js'
 import sessionsPlugin from './plugins/sessions.js'
@@ -128,6 +129,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(healthPlugin)
     await app.register(authRoutes)
     await app.register(auditRoutes)
+    await app.register(myModulesRoutes)
     for (const mod of registry.modules) {
       await app.register(moduleRoutes(mod), { prefix: `/${mod.path}` })
     }
