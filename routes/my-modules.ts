@@ -36,7 +36,7 @@ const ModuleInfo = Type.Object({
   campos: Type.Array(Field),
 })
 
-async function moduleRoutes (app: FastifyInstance): Promise<void> {
+async function myModulesRoutes (app: FastifyInstance): Promise<void> {
   app.get('/me/modulos', {
     schema: {
       tags: ['Autenticación'],
@@ -49,4 +49,4 @@ async function moduleRoutes (app: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(moduleRoutes, { name: 'policia-module-routes', fastify: '5.x', dependencies: ['policia-auth'] })
+export default fp(myModulesRoutes, { name: 'policia-my-modules-routes', fastify: '5.x', dependencies: ['policia-auth'] })
