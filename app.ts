@@ -32,6 +32,7 @@ import eventsPlugin from './plugins/events.js'
 import webhooksPlugin from './plugins/webhooks.js'
 import authRoutes from './routes/auth.js'
 import auditRoutes from './routes/audit.js'
+import myModulesRoutes from './routes/my-modules.js'
 import eventRoutes from './routes/events.js'
 import recordsPlugin from './plugins/records.js'
 import filesPlugin from './plugins/files.js'
@@ -40,6 +41,7 @@ import bootstrapAdmin from './plugins/bootstrap-admin.js'
 import healthPlugin from './routes/health.js'
 import notFound from './plugins/not-found.js'
 import openapi from './plugins/openapi.js'
+import consolePlugin from './plugins/console.js'
 import { moduleRoutes } from './generate/routes.js'
 
 export interface BuildOptions extends OrmOptions, StoresOptions {
@@ -128,8 +130,10 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(sessionsPlugin)
     await app.register(notFound)
     await app.register(healthPlugin)
+    await app.register(consolePlugin)
     await app.register(authRoutes)
     await app.register(auditRoutes)
+    await app.register(myModulesRoutes)
     for (const mod of registry.modules) {
       await app.register(moduleRoutes(mod), { prefix: `/${mod.path}` })
     }

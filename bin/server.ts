@@ -77,6 +77,7 @@ async function main (): Promise<void> {
     `  Registros de Policía Local listening on ${url}`,
     `  Database: ${app.databaseKind === 'embedded' ? `embedded (PGlite) in ${config.dataDir}/pgdata, socket in ${String(app.orm.config.get('host'))}` : 'PostgreSQL'}; shared state: ${app.stores.kind === 'redis' ? 'Redis' : 'in process'}`,
     `  Chain checkpoints: ${config.checkpointDir} (public key: ${app.signer.publicKey})`,
+    `  Console (web): ${url}/consola`,
     `  OpenAPI documentation: ${url}/docs`,
     `  Metrics (Prometheus): ${config.metricsPort === 0 ? 'off (METRICS_PORT=0)' : `http://${shown}:${config.metricsPort}/metrics`}`,
   ]

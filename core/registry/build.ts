@@ -22,7 +22,7 @@ export class RegistryProblem extends Error {
 }
 
 /** Path segments the service itself uses; a module may not take them. */
-export const RESERVED_PATHS = ['auth', 'me', 'health', 'ready', 'docs', 'metrics', 'auditoria'] as const
+export const RESERVED_PATHS = ['auth', 'me', 'health', 'ready', 'docs', 'metrics', 'auditoria', 'consola'] as const
 
 function buildField (name: string, f: FieldFile, path: Array<string | number>, moduleNames: string[]): FieldDef {
   const p = (key: string): Array<string | number> => [...path, key]

@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     root: new URL('../..', import.meta.url).pathname,
     include: ['test/browser/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
+    globalSetup: ['test/helpers/global-setup.ts', 'test/browser/console-build.setup.ts'],
     pool: 'forks',
     maxWorkers: 1,
     testTimeout: 120_000,

@@ -114,6 +114,11 @@ const STEPS: Record<string, Step> = {
     { method: 'GET', path: '/me', status: 200 },
     { method: 'GET', path: '/me', token: 'invalid', status: 401 },
   ],
+  'GET /me/modulos': () => [
+    { method: 'GET', path: '/me/modulos', status: 200 },
+    { method: 'GET', path: '/me/modulos', token: 'limited', status: 200 },
+    { method: 'GET', path: '/me/modulos', token: 'none', status: 401 },
+  ],
   'POST /{module}': (t, mod) => [{ method: 'POST', path: `/${mod.path}`, body: sampleBody(mod, t.ids), status: 201 }],
   'POST /{module}/importar': (t, mod): Request[] => [
     { method: 'POST', path: `/${mod.path}/importar`, query: { simular: 'true' }, raw: csv([sampleBody(mod, t.ids), sampleBody(mod, t.ids)]), status: 200 },

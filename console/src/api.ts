@@ -1,0 +1,61 @@
+/**
+ * The console's only way to the service: the public API, same origin. The
+ * token lives in this module's memory and nowhere else — never in a URL,
+ * localStorage, sessionStorage or a cookie a script can read — so a reload
+ * or a closed tab asks to sign in again (docs/decisions.md "The console
+ * keeps its token in memory").
+ */
+
+export interface Detail { campo: string, mensaje: string }
+
+export class ApiError extends Error {
+  constructor (readonly status: number, message: string, readonly codigo?: string, readonly detalles?: Detail[]) {
+    super(message)
+  }
+}
+
+let token: string | undefined
+let onExpired: (message: string) => void = () => undefined
+
+/** What the console does when the service stops taking the token (revoked, expired): back to sign-in, with the reason. */
+export function whenExpired (handler: (message: string) => void): void { onExpired = handler }
+
+export function signedIn (): boolean { return token !== undefined }
+
+/** One request; the body parsed as the S9 envelope, its `error` thrown as an ApiError. */
+export async function request<T = any> (method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' }
+  if (token !== undefined) headers.Authorization = `Bearer ${token}`
+  if (body !== undefined) headers['Content-Type'] = 'application/json'
+  let res: Response
+  try {
+    res = await fetch(path, { method, headers, cache: 'no-store', credentials: 'omit', ...(body !== undefined && { body: JSON.stringify(body) }) })
+  } catch {
+    throw new ApiError(0, 'No se pudo conectar con el servicio')
+  }
+  const json = await res.json().catch(() => undefined) as { success?: boolean, error?: string, codigo?: string, detalles?: Detail[] } | undefined
+  if (res.ok && json?.success === true) return json as T
+  const err = new ApiError(res.status, json?.error ?? `Error ${res.status}`, json?.codigo, json?.detalles)
+  if (res.status === 401 && token !== undefined && !path.startsWith('/auth/')) {
+    token = undefined
+    onExpired(err.message)
+  }
+  throw err
+}
+
+export interface User { id: string, username: string, nombre: string, rol: string }
+
+export async function signIn (username: string, password: string): Promise<User> {
+  const res = await request<{ data: { token: string, user: User } }>('POST', '/auth/login', { username, password })
+  token = res.data.token
+  return res.data.user
+}
+
+/** Revokes the token on the service, then forgets it (forgotten even when the service cannot be reached). */
+export async function signOut (): Promise<void> {
+  try {
+    if (token !== undefined) await request('POST', '/auth/logout')
+  } finally {
+    token = undefined
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The console once loaded: the sign-in screen, or the signed-in frame (the
+ * modules the caller may see, learnt from GET /me/modulos) around the
+ * screen the address names.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { request, signOut, whenExpired, type User } from './api.js'
+import { watchIdle } from './idle.js'
+import type { ModuleInfo } from './modules.js'
+import { href, useRoute, type Route } from './route.js'
+import { SignIn } from './sign-in.js'
+import { ListScreen } from './list-screen.js'
+import { RecordScreen } from './record-screen.js'
+
+export function App () {
+  const [user, setUser] = useState<User>()
+  const [modules, setModules] = useState<ModuleInfo[]>()
+  const [notice, setNotice] = useState<string>()
+  const route = useRoute()
+
+  const end = (message?: string): void => {
+    setUser(undefined)
+    setModules(undefined)
+    setNotice(message)
+    location.hash = ''
+  }
+  useEffect(() => whenExpired((message) => end(`Sesión terminada: ${message}`)), [])
+  useEffect(() => {
+    if (user === undefined) return
+    void request<{ data: ModuleInfo[] }>('GET', '/me/modulos').then((res) => setModules(res.data), () => setModules([]))
+    return watchIdle(() => { void signOut().finally(() => end('Sesión cerrada por inactividad (30 minutos)')) })
+  }, [user])
+
+  if (user === undefined) return <SignIn notice={notice} onSignedIn={(u) => { setNotice(undefined); setUser(u) }} />
+  return (
+    <div class="frame">
+      <a class="skip" href="#contenido" onClick={(e) => { e.preventDefault(); document.getElementById('contenido')?.focus() }}>Saltar al contenido</a>
+      <header>
+        <p class="brand">Registros de Policía Local</p>
+        <p class="who">{user.nombre} ({user.rol})</p>
+        <button type="button" onClick={() => { void signOut().finally(() => end('Sesión cerrada')) }}>Cerrar sesión</button>
+      </header>
+      <nav aria-label="Módulos">
+        <ul>
+          {(modules ?? []).map((m) => <li key={m.nombre}><a href={href([m.ruta])} aria-current={route.path[0] === m.ruta ? 'page' : undefined}>{m.etiqueta}</a></li>)}
+        </ul>
+      </nav>
+      <main id="contenido" tabIndex={-1}>
+        {modules === undefined ? <p aria-busy="true">Cargando…</p> : <Screen modules={modules} route={route} />}
+      </main>
+    </div>
+  )
+}
+
+function Screen ({ modules, route }: { modules: ModuleInfo[], route: Route }) {
+  const [ruta, id] = route.path
+  const mod = modules.find((m) => m.ruta === ruta)
+  if (ruta === undefined) return <><h1>Inicio</h1><p>Elija un módulo en la lista.</p></>
+  if (mod === undefined) return <><h1>Módulo no disponible</h1><p>No existe o no tiene permiso para verlo.</p></>
+  if (id !== undefined) return <RecordScreen key={`${ruta}/${id}`} mod={mod} id={id} modules={modules} />
+  return <ListScreen key={ruta} mod={mod} params={route.params} />
+}

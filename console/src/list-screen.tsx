@@ -1,0 +1,101 @@
+/**
+ * A module's list (SPEC S19): `_id` linking to the record, the module's
+ * columns (GET /me/modulos `columnas`, asked for with `campos`), the total,
+ * pages of 50, sort by a column header, `Buscar` (full-text `q`). Its state
+ * is in the address, so Back returns to the same page.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { ApiError, request } from './api.js'
+import { labelOf, show, type ModuleInfo } from './modules.js'
+import { href } from './route.js'
+
+export const PAGE = 50
+const SORTABLE_SYSTEM = new Set(['_id'])
+
+interface Page { records: Array<Record<string, unknown>>, total: number }
+
+export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearchParams }) {
+  const q = params.get('q') ?? ''
+  const sort = params.get('sort') ?? ''
+  const page = Math.max(1, Number.parseInt(params.get('pagina') ?? '1', 10) || 1)
+  const [data, setData] = useState<Page>()
+  const [error, setError] = useState<string>()
+  const columns = mod.columnas
+
+  useEffect(() => {
+    const query = new URLSearchParams({ campos: columns.join(','), limit: String(PAGE), offset: String((page - 1) * PAGE) })
+    if (q !== '') query.set('q', q)
+    if (sort !== '') query.set('sort', sort)
+    setError(undefined)
+    let live = true
+    request<{ data: Page }>('GET', `/${mod.ruta}?${query.toString()}`).then(
+      (res) => { if (live) setData(res.data) },
+      (err: unknown) => { if (live) setError(err instanceof ApiError ? err.message : 'Error inesperado') },
+    )
+    return () => { live = false }
+  }, [mod.ruta, q, sort, page])
+
+  const go = (next: Record<string, string | undefined>): void => {
+    location.hash = href([mod.ruta], { q, sort, pagina: page > 1 ? String(page) : undefined, ...next })
+  }
+  const search = (e: Event): void => {
+    e.preventDefault()
+    go({ q: String(new FormData(e.currentTarget as HTMLFormElement).get('q') ?? '').trim(), pagina: undefined })
+  }
+  const pages = data === undefined ? 1 : Math.max(1, Math.ceil(data.total / PAGE))
+
+  return (
+    <>
+      <h1>{mod.etiqueta}</h1>
+      <form class="search" role="search" onSubmit={search}>
+        <label for="buscar">Buscar</label>
+        <input id="buscar" name="q" type="search" defaultValue={q} />
+        <button type="submit">Buscar</button>
+      </form>
+      {error !== undefined && <p class="error" role="alert">{error}</p>}
+      {data !== undefined && (
+        <>
+          <p class="total" role="status">{data.total === 1 ? '1 registro' : `${data.total} registros`}</p>
+          <div class="table-wrap">
+            <table>
+              <caption class="visually-hidden">{mod.etiqueta}: página {page} de {pages}</caption>
+              <thead>
+                <tr>{['_id', ...columns].map((name) => <Header key={name} name={name} sortable={SORTABLE_SYSTEM.has(name) || mod.campos.some((f) => f.nombre === name && f.filtrable)} sort={sort} onSort={(s) => go({ sort: s, pagina: undefined })} />)}</tr>
+              </thead>
+              <tbody>
+                {data.records.map((r) => (
+                  <tr key={String(r._id)}>
+                    <th scope="row"><a href={href([mod.ruta, String(r._id)])}>{String(r._id)}</a></th>
+                    {columns.map((c) => <td key={c}>{Array.isArray(r._restringidos) && r._restringidos.includes(c) ? <Restricted /> : show(r[c])}</td>)}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <nav class="pager" aria-label="Páginas">
+            <button type="button" disabled={page <= 1} onClick={() => go({ pagina: page > 2 ? String(page - 1) : undefined })}>Anterior</button>
+            <span>Página {page} de {pages}</span>
+            <button type="button" disabled={page >= pages} onClick={() => go({ pagina: String(page + 1) })}>Siguiente</button>
+          </nav>
+        </>
+      )}
+    </>
+  )
+}
+
+export function Restricted () {
+  return <span class="restricted" title="Dato cifrado que su rol no puede ver">Restringido</span>
+}
+
+function Header ({ name, sortable, sort, onSort }: { name: string, sortable: boolean, sort: string, onSort: (sort: string) => void }) {
+  const label = labelOf(name)
+  if (!sortable) return <th scope="col">{label}</th>
+  const state = sort === name ? 'ascending' : sort === `-${name}` ? 'descending' : undefined
+  return (
+    <th scope="col" aria-sort={state ?? 'none'}>
+      <button type="button" class="sort" onClick={() => onSort(state === 'ascending' ? `-${name}` : name)}>
+        {label}<span aria-hidden="true">{state === 'ascending' ? ' ▲' : state === 'descending' ? ' ▼' : ''}</span>
+      </button>
+    </th>
+  )
+}

@@ -1,0 +1,6 @@
+/** The console's entry point (docs/user-guide.md "Console"). */
+import { render } from 'preact'
+import { App } from './app.js'
+import './styles.css'
+
+render(<App />, document.getElementById('app')!)

@@ -1,0 +1,96 @@
+/**
+ * What a client learns of modules.yaml at run time (GET /me/modulos,
+ * docs/user-guide.md "The modules you may see"): the modules a role may
+ * `ver`, each with its fields, states, the role's actions and the fields a
+ * list shows first. The console builds its screens from it. Pure.
+ */
+import type { AccessTable } from '../access.js'
+import { ACTIONS, type FieldDef, type ModuleDef, type Registry } from './types.js'
+
+export interface FieldDescription {
+  nombre: string
+  tipo: string
+  obligatorio: boolean
+  cifrado: boolean
+  filtrable: boolean
+  buscable: boolean
+  unico: boolean
+  enum?: string[]
+  ref?: string
+  por_defecto?: string | number | boolean
+  min?: number
+  max?: number
+  min_longitud?: number
+  max_longitud?: number
+  patron?: string
+  formato?: string
+  max_elementos?: number
+  descripcion?: string
+  elementos?: FieldDescription[]
+}
+
+export interface ModuleDescription {
+  nombre: string
+  ruta: string
+  prefijo: string
+  etiqueta: string
+  descripcion?: string
+  /** Each action the role holds on the module: on every record or on its own only. */
+  acciones: Record<string, 'todos' | 'propios'>
+  campo_estado?: string
+  transiciones: Array<{ desde: string, a: string, requiere: string[] }>
+  /** The fields a list shows beside `_id`. */
+  columnas: string[]
+  campos: FieldDescription[]
+}
+
+/** Types a table cell shows well: short, and readable without decryption. */
+const COLUMN_TYPES = new Set(['string', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'time', 'ref'])
+const MAX_COLUMNS = 4
+
+/** The state field, then the first short fields in file order (required ones first), never an encrypted one. */
+export function listColumns (mod: ModuleDef): string[] {
+  const fit = mod.fields.filter((f) => COLUMN_TYPES.has(f.type) && !f.encrypted && f.name !== mod.stateField)
+  const ordered = [...fit.filter((f) => f.required), ...fit.filter((f) => !f.required)]
+  const picked = ordered.slice(0, mod.stateField === undefined ? MAX_COLUMNS : MAX_COLUMNS - 1).map((f) => f.name)
+  const names = new Set([...picked, ...(mod.stateField === undefined ? [] : [mod.stateField])])
+  return mod.fields.filter((f) => names.has(f.name)).map((f) => f.name)
+}
+
+function describeField (f: FieldDef, registry: Registry): FieldDescription {
+  const target = f.ref === undefined ? undefined : registry.byName.get(f.ref)?.path
+  return {
+    nombre: f.name, tipo: f.type, obligatorio: f.required, cifrado: f.encrypted, filtrable: f.filterable, buscable: f.searchable, unico: f.unique,
+    ...(f.enum !== undefined && { enum: [...f.enum] }),
+    ...(target !== undefined && { ref: target }),
+    ...(f.default !== undefined && { por_defecto: f.default }),
+    ...(f.min !== undefined && { min: f.min }),
+    ...(f.max !== undefined && { max: f.max }),
+    ...(f.minLength !== undefined && { min_longitud: f.minLength }),
+    ...(f.maxLength !== undefined && { max_longitud: f.maxLength }),
+    ...(f.pattern !== undefined && { patron: f.pattern }),
+    ...(f.format !== undefined && { formato: f.format }),
+    ...(f.maxItems !== undefined && { max_elementos: f.maxItems }),
+    ...(f.description !== undefined && { descripcion: f.description }),
+    ...(f.items !== undefined && { elementos: f.items.map((i) => describeField(i, registry)) }),
+  }
+}
+
+export function describeModules (registry: Registry, access: AccessTable, role: string): ModuleDescription[] {
+  return registry.modules.filter((m) => access.scope(role, m.name, 'ver') !== 'none').map((m) => {
+    const acciones: ModuleDescription['acciones'] = {}
+    for (const a of ACTIONS) {
+      const scope = access.scope(role, m.name, a)
+      if (scope !== 'none') acciones[a] = scope === 'all' ? 'todos' : 'propios'
+    }
+    return {
+      nombre: m.name, ruta: m.path, prefijo: m.prefix, etiqueta: m.label,
+      ...(m.description !== undefined && { descripcion: m.description }),
+      acciones,
+      ...(m.stateField !== undefined && { campo_estado: m.stateField }),
+      transiciones: m.transitions.map((t) => ({ desde: t.from, a: t.to, requiere: [...t.requires] })),
+      columnas: listColumns(m),
+      campos: m.fields.map((f) => describeField(f, registry)),
+    }
+  })
+}

@@ -1,0 +1,52 @@
+/**
+ * GET /me/modulos (docs/user-guide.md "The modules you may see"): the
+ * modules the caller may `ver`, with their fields, states, the caller's
+ * actions and a list's columns, as modules.yaml declares them at this
+ * start. The console learns its screens from it; any client may.
+ */
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { Type, type TProperties } from '@sinclair/typebox'
+import { envelope } from '../http/schemas.js'
+import { describeModules } from '../core/registry/module-description.js'
+
+const opt = Type.Optional
+const fieldProps: TProperties = {
+  nombre: Type.String({ description: 'Nombre del campo en el JSON de un registro' }),
+  tipo: Type.String({ description: 'string, text, integer, decimal, boolean, date, datetime, time, array, ref o password' }),
+  obligatorio: Type.Boolean(), cifrado: Type.Boolean(), filtrable: Type.Boolean(), buscable: Type.Boolean(), unico: Type.Boolean(),
+  enum: opt(Type.Array(Type.String())),
+  ref: opt(Type.String({ description: 'Ruta del módulo al que apunta un campo ref' })),
+  por_defecto: opt(Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+  min: opt(Type.Number()), max: opt(Type.Number()),
+  min_longitud: opt(Type.Integer()), max_longitud: opt(Type.Integer()),
+  patron: opt(Type.String()), formato: opt(Type.String()), max_elementos: opt(Type.Integer()),
+  descripcion: opt(Type.String()),
+}
+const ItemField = Type.Object(fieldProps)
+const Field = Type.Object({ ...fieldProps, elementos: opt(Type.Array(ItemField, { description: 'Subcampos de los elementos de un array estructurado' })) })
+const Scope = Type.String({ enum: ['todos', 'propios'] })
+const ModuleInfo = Type.Object({
+  nombre: Type.String(), ruta: Type.String(), prefijo: Type.String(), etiqueta: Type.String(),
+  descripcion: opt(Type.String()),
+  acciones: Type.Object({ ver: Scope, crear: opt(Scope), editar: opt(Scope), eliminar: opt(Scope), descifrar: opt(Scope), exportar: opt(Scope), importar: opt(Scope) }, { description: 'Acciones que el usuario tiene en el módulo: sobre todos los registros o solo los propios' }),
+  campo_estado: opt(Type.String()),
+  transiciones: Type.Array(Type.Object({ desde: Type.String(), a: Type.String(), requiere: Type.Array(Type.String()) })),
+  columnas: Type.Array(Type.String(), { description: 'Campos que un listado muestra junto a _id' }),
+  campos: Type.Array(Field),
+})
+
+async function myModulesRoutes (app: FastifyInstance): Promise<void> {
+  app.get('/me/modulos', {
+    schema: {
+      tags: ['Autenticación'],
+      summary: 'Módulos que el usuario puede ver, con sus campos y sus acciones',
+      operationId: 'getMyModules',
+      response: { 200: envelope(Type.Array(ModuleInfo)) },
+    },
+  }, async (request) => {
+    return { success: true, data: describeModules(app.registry, app.access, request.caller.rol) }
+  })
+}
+
+export default fp(myModulesRoutes, { name: 'policia-my-modules-routes', fastify: '5.x', dependencies: ['policia-auth'] })

@@ -1,0 +1,56 @@
+/**
+ * What every console test does with a page: Chromium launched as the
+ * explorer test does, requests and errors watched (nothing may leave the
+ * service, no script error or CSP report), axe-core on each screen, a
+ * screenshot kept in test/artifacts/ (git-ignored; a CI artefact).
+ */
+import { mkdirSync } from 'node:fs'
+import { expect } from 'vitest'
+import { AxeBuilder } from '@axe-core/playwright'
+import { chromium, type Browser, type Page } from 'playwright-core'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname
+
+export function launch (): Promise<Browser> {
+  // launch() starts from a new, empty profile of its own (deleted on close).
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+}
+
+export interface Watched {
+  page: Page
+  /** Every URL the page asked for. */
+  urls: string[]
+  /** Every Authorization header the page sent. */
+  tokens: Set<string>
+  foreign: string[]
+  problems: string[]
+}
+
+export async function watchedPage (browser: Browser, base: string, width = 1280): Promise<Watched> {
+  // A context of its own: axe-core opens pages in it (browser.newPage() pages refuse).
+  const context = await browser.newContext({ viewport: { width, height: 900 } })
+  const page = await context.newPage()
+  const w: Watched = { page, urls: [], tokens: new Set(), foreign: [], problems: [] }
+  page.on('request', (r) => {
+    w.urls.push(r.url())
+    const auth = r.headers().authorization
+    if (auth !== undefined) w.tokens.add(auth.replace(/^Bearer /, ''))
+    if (!r.url().startsWith(base) && !r.url().startsWith('data:')) w.foreign.push(r.url())
+  })
+  page.on('pageerror', (e) => w.problems.push(e.message))
+  // A refused login or a 401 logs its failed request: that is the page working, not a problem.
+  page.on('console', (m) => { if (m.type() === 'error' && !/status of 40[13]/.test(m.text())) w.problems.push(m.text()) })
+  return w
+}
+
+/** axe-core (WCAG 2.0/2.1 A and AA, and best practices) finds nothing on the screen as it is; a screenshot is kept. */
+export async function checkScreen (page: Page, name: string): Promise<void> {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze()
+  expect(result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`), name).toEqual([])
+  mkdirSync(ARTIFACTS, { recursive: true })
+  await page.screenshot({ path: `${ARTIFACTS}consola-${name}.png`, fullPage: true })
+}

@@ -1,0 +1,157 @@
+/**
+ * The console (SPEC S19; docs/user-guide.md "Console") in Debian's Chromium
+ * through playwright-core, against a listening service: sign-in (a refusal
+ * shows the API's message), the navigation by module label, every module's
+ * list (asking only for its columns), sort, search and paging, a record
+ * with its history, encrypted fields shown as restricted to a role that may
+ * not decrypt them, sign-out (the token revoked) and the 30-minute idle
+ * end. axe-core on each screen; screenshots in test/artifacts/. The token
+ * never appears in a URL or in the page's storage. `npm run test:browser`.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import type { Browser, Page } from 'playwright-core'
+import { loadRegistry } from '../../core/registry/load.js'
+import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
+import { call, login } from '../helpers/http.js'
+import { createUser } from '../helpers/users.js'
+import { checkScreen, launch, watchedPage, type Watched } from './console-page.js'
+
+const registry = loadRegistry('modules.yaml')
+let h: Harness, app: FastifyInstance, browser: Browser, base: string, admin: string
+const ROWS = 52
+
+beforeAll(async () => {
+  h = await createHarness()
+  app = await h.app()
+  base = await app.listen({ host: '127.0.0.1', port: 0 })
+  admin = await login(app)
+  for (let i = 1; i <= ROWS; i++) {
+    const descripcion = i === 7 ? 'Sustracción de una bicicleta roja' : `Hechos número ${i}`
+    const res = await call(app, 'POST', '/denuncias', { token: admin, body: { denunciante_nombre: `Persona ${i}`, denunciante_dni: '12345678Z', tipo: 'hurto', fecha_hechos: '2026-06-01 10:30:00', lugar_hechos: 'Plaza Mayor', descripcion } })
+    expect(res.status, JSON.stringify(res.body)).toBe(201)
+  }
+  browser = await launch()
+})
+afterAll(async () => {
+  await browser?.close()
+  await h?.close()
+})
+
+async function signIn (page: Page, username: string, password: string): Promise<void> {
+  await page.getByLabel('Usuario').fill(username)
+  await page.getByLabel('Contraseña').fill(password)
+  await page.getByRole('button', { name: 'Entrar' }).click()
+}
+
+async function expectClean (w: Watched): Promise<void> {
+  expect(w.foreign).toEqual([])
+  expect(w.problems).toEqual([])
+  for (const token of w.tokens) expect(w.urls.filter((u) => u.includes(token))).toEqual([])
+  expect(await w.page.evaluate('localStorage.length + sessionStorage.length + document.cookie.length')).toBe(0)
+}
+
+it('signs in, lists, sorts, searches, pages, opens a record and signs out', async () => {
+  const w = await watchedPage(browser, base)
+  const { page } = w
+  const res = await page.goto(`${base}/consola`)
+  expect(res?.status()).toBe(200)
+  await checkScreen(page, 'inicio-sesion')
+
+  await signIn(page, ADMIN.username, 'no-es-la-contraseña')
+  await expect.poll(() => page.getByRole('alert').textContent()).toBe('Credenciales inválidas')
+  await checkScreen(page, 'inicio-sesion-error')
+
+  await signIn(page, ADMIN.username, ADMIN.password)
+  const nav = page.getByRole('navigation', { name: 'Módulos' })
+  await nav.getByRole('link').first().waitFor()
+  expect(await nav.getByRole('link').allTextContents()).toEqual(registry.modules.map((m) => m.label))
+  await checkScreen(page, 'portada')
+
+  // Every module's list, asking only for its columns.
+  for (const m of registry.modules) {
+    await nav.getByRole('link', { name: m.label, exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: m.label }).waitFor()
+    await page.locator('p.total').waitFor()
+    expect(await page.locator('p.error').count(), m.name).toBe(0)
+    const asked = w.urls.filter((u) => u.startsWith(`${base}/${m.path}?`)).at(-1)
+    expect(new URL(asked!).searchParams.get('campos'), m.name).not.toBeNull()
+  }
+
+  await nav.getByRole('link', { name: 'Denuncias', exact: true }).click()
+  await expect.poll(() => page.locator('p.total').textContent()).toBe(`${ROWS} registros`)
+  expect(await page.getByRole('row').count()).toBe(51)
+  await expect.poll(() => page.getByText('Página 1 de 2', { exact: true }).count()).toBe(1)
+  await checkScreen(page, 'listado')
+
+  // Sort by the reference: ascending, then descending.
+  await page.getByRole('button', { name: 'Referencia' }).click()
+  await expect.poll(() => page.getByRole('columnheader', { name: 'Referencia' }).getAttribute('aria-sort')).toBe('ascending')
+  await expect.poll(() => page.getByRole('rowheader').first().textContent()).toMatch(/-0*1$/)
+  await page.getByRole('button', { name: 'Referencia' }).click()
+  await expect.poll(() => page.getByRole('rowheader').first().textContent()).toMatch(new RegExp(`-0*${ROWS}$`))
+
+  await page.getByRole('button', { name: 'Siguiente' }).click()
+  await expect.poll(() => page.getByText('Página 2 de 2', { exact: true }).count()).toBe(1)
+  expect(await page.getByRole('rowheader').count()).toBe(ROWS - 50)
+
+  await page.getByLabel('Buscar').fill('bicicleta')
+  await page.getByRole('button', { name: 'Buscar' }).click()
+  await expect.poll(() => page.locator('p.total').textContent()).toBe('1 registro')
+  await checkScreen(page, 'busqueda')
+  const id = (await page.getByRole('rowheader').first().textContent())!
+
+  await page.getByRole('link', { name: id }).click()
+  await page.getByRole('heading', { level: 1, name: `Denuncias: ${id}` }).waitFor()
+  await page.getByText('Sustracción de una bicicleta roja').waitFor()
+  await page.getByText('12345678Z').waitFor()
+  await page.getByRole('heading', { name: 'Historial' }).waitFor()
+  await page.getByText(/Versión 1/).waitFor()
+  await page.getByText(/Integridad verificada/).waitFor()
+  await checkScreen(page, 'registro')
+
+  await expectClean(w)
+  const tokens = [...w.tokens]
+  expect(tokens.length).toBe(1)
+  await page.getByRole('button', { name: 'Cerrar sesión' }).click()
+  await page.getByRole('button', { name: 'Entrar' }).waitFor()
+  expect((await call(app, 'GET', '/me', { token: tokens[0] })).status).toBe(401)
+  await page.context().close()
+})
+
+it('shows encrypted fields as restricted to a role that may not decrypt them, at 768 px', async () => {
+  const consulta = await createUser(app, admin, 'consulta')
+  const w = await watchedPage(browser, base, 768)
+  const { page } = w
+  await page.goto(`${base}/consola`)
+  await signIn(page, consulta.username, PASSWORD)
+  const nav = page.getByRole('navigation', { name: 'Módulos' })
+  await nav.getByRole('link').first().waitFor()
+  expect(await nav.getByRole('link', { name: 'Usuarios' }).count()).toBe(0)
+  await nav.getByRole('link', { name: 'Denuncias', exact: true }).click()
+  await page.getByRole('rowheader').first().getByRole('link').click()
+  await page.getByRole('heading', { name: 'Historial' }).waitFor()
+  expect(await page.locator('.fields .restricted').count()).toBeGreaterThanOrEqual(3)
+  expect(await page.getByText('12345678Z').count()).toBe(0)
+  await checkScreen(page, 'registro-restringido')
+  await expectClean(w)
+  await page.context().close()
+})
+
+it('ends a session idle for 30 minutes and revokes its token', async () => {
+  const w = await watchedPage(browser, base)
+  const { page } = w
+  await page.clock.install()
+  await page.goto(`${base}/consola`)
+  await signIn(page, ADMIN.username, ADMIN.password)
+  await page.getByRole('navigation', { name: 'Módulos' }).getByRole('link').first().waitFor()
+  const [token] = [...w.tokens]
+  await page.clock.fastForward('29:00')
+  expect(await page.getByRole('button', { name: 'Cerrar sesión' }).count()).toBe(1)
+  await page.clock.fastForward('01:01')
+  await page.getByRole('button', { name: 'Entrar' }).waitFor()
+  await page.getByText('Sesión cerrada por inactividad (30 minutos)').waitFor()
+  expect((await call(app, 'GET', '/me', { token })).status).toBe(401)
+  await expectClean(w)
+  await page.context().close()
+})
