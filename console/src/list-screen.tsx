@@ -18,12 +18,15 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
   const q = params.get('q') ?? ''
   const sort = params.get('sort') ?? ''
   const page = Math.max(1, Number.parseInt(params.get('pagina') ?? '1', 10) || 1)
+  // Deleted records: only for those who may delete (and restore) them, as the API allows.
+  const deleted = mod.acciones.eliminar !== undefined && params.get('eliminados') === 'si'
   const [data, setData] = useState<Page>()
   const [error, setError] = useState<string>()
   const columns = mod.columnas
 
   useEffect(() => {
-    const query = new URLSearchParams({ campos: columns.join(','), limit: String(PAGE), offset: String((page - 1) * PAGE) })
+    const query = new URLSearchParams({ campos: [...columns, ...(deleted ? ['_deleted'] : [])].join(','), limit: String(PAGE), offset: String((page - 1) * PAGE) })
+    if (deleted) query.set('incluir_eliminados', 'true')
     if (q !== '') query.set('q', q)
     if (sort !== '') query.set('sort', sort)
     setError(undefined)
@@ -33,10 +36,10 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
       (err: unknown) => { if (live) setError(err instanceof ApiError ? err.message : 'Error inesperado') },
     )
     return () => { live = false }
-  }, [mod.ruta, q, sort, page])
+  }, [mod.ruta, q, sort, page, deleted])
 
   const go = (next: Record<string, string | undefined>): void => {
-    location.hash = href([mod.ruta], { q, sort, pagina: page > 1 ? String(page) : undefined, ...next })
+    location.hash = href([mod.ruta], { q, sort, pagina: page > 1 ? String(page) : undefined, eliminados: deleted ? 'si' : undefined, ...next })
   }
   const search = (e: Event): void => {
     e.preventDefault()
@@ -51,6 +54,9 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
         <label for="buscar">Buscar</label>
         <input id="buscar" name="q" type="search" defaultValue={q} />
         <button type="submit">Buscar</button>
+        {mod.acciones.eliminar !== undefined && (
+          <label class="check"><input type="checkbox" checked={deleted} onChange={(e) => go({ eliminados: (e.currentTarget as HTMLInputElement).checked ? 'si' : undefined, pagina: undefined })} /> Incluir eliminados</label>
+        )}
       </form>
       {error !== undefined && <p class="error" role="alert">{error}</p>}
       {data !== undefined && (
@@ -65,7 +71,8 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
               <tbody>
                 {data.records.map((r) => (
                   <tr key={String(r._id)}>
-                    <th scope="row"><a href={href([mod.ruta, String(r._id)])}>{String(r._id)}</a></th>
+                    {/* A deleted record answers 404 by id: listed, not linked (restoring it is a later screen's). */}
+                    <th scope="row">{r._deleted != null ? <>{String(r._id)} <span class="deleted">Eliminado</span></> : <a href={href([mod.ruta, String(r._id)])}>{String(r._id)}</a>}</th>
                     {columns.map((c) => <td key={c}>{Array.isArray(r._restringidos) && r._restringidos.includes(c) ? <Restricted /> : show(r[c])}</td>)}
                   </tr>
                 ))}
