@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
 import { labelOf, show, type ModuleInfo } from './modules.js'
 import { href } from './route.js'
+import { Filters, filterQuery } from './filters.js'
 
 export const PAGE = 50
 const SORTABLE_SYSTEM = new Set(['_id'])
@@ -23,10 +24,13 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
   const [data, setData] = useState<Page>()
   const [error, setError] = useState<string>()
   const columns = mod.columnas
+  const filters = filterQuery(mod, params)
+  const filterKey = new URLSearchParams(filters).toString()
 
   useEffect(() => {
     const query = new URLSearchParams({ campos: [...columns, ...(deleted ? ['_deleted'] : [])].join(','), limit: String(PAGE), offset: String((page - 1) * PAGE) })
     if (deleted) query.set('incluir_eliminados', 'true')
+    for (const [name, value] of filters) query.append(name, value)
     if (q !== '') query.set('q', q)
     if (sort !== '') query.set('sort', sort)
     setError(undefined)
@@ -36,14 +40,17 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
       (err: unknown) => { if (live) setError(err instanceof ApiError ? err.message : 'Error inesperado') },
     )
     return () => { live = false }
-  }, [mod.ruta, q, sort, page, deleted])
+  }, [mod.ruta, q, sort, page, deleted, filterKey])
 
   const go = (next: Record<string, string | undefined>): void => {
-    location.hash = href([mod.ruta], { q, sort, pagina: page > 1 ? String(page) : undefined, eliminados: deleted ? 'si' : undefined, ...next })
+    const kept = Object.fromEntries([...params].filter(([k]) => k !== 'pagina'))
+    location.hash = href([mod.ruta], { ...kept, eliminados: deleted ? 'si' : undefined, ...next })
   }
   const search = (e: Event): void => {
     e.preventDefault()
-    go({ q: String(new FormData(e.currentTarget as HTMLFormElement).get('q') ?? '').trim(), pagina: undefined })
+    // Every input of the form is a parameter of the address: `q` and the filters.
+    const form = Object.fromEntries([...new FormData(e.currentTarget as HTMLFormElement)].map(([k, v]) => [k, String(v).trim()]))
+    go({ ...form, pagina: undefined })
   }
   const pages = data === undefined ? 1 : Math.max(1, Math.ceil(data.total / PAGE))
 
@@ -53,6 +60,7 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
       <form class="search" role="search" onSubmit={search}>
         <label for="buscar">Buscar</label>
         <input id="buscar" name="q" type="search" defaultValue={q} />
+        <Filters key={params.toString()} mod={mod} params={params} />
         <button type="submit">Buscar</button>
         {mod.acciones.eliminar !== undefined && (
           <label class="check"><input type="checkbox" checked={deleted} onChange={(e) => go({ eliminados: (e.currentTarget as HTMLInputElement).checked ? 'si' : undefined, pagina: undefined })} /> Incluir eliminados</label>

@@ -2,7 +2,7 @@
  * The console (SPEC S19; docs/user-guide.md "Console") in Debian's Chromium
  * through playwright-core, against a listening service: sign-in (a refusal
  * shows the API's message), the navigation by module label, every module's
- * list (asking only for its columns), sort, search and paging, a record
+ * list (asking only for its columns), sort, filters, search and paging, a record
  * with its history, deleted records for a role that may delete, encrypted
  * fields shown as restricted to a role that may not decrypt them, the own
  * password change, sign-out (the token revoked) and the 30-minute idle
@@ -36,6 +36,7 @@ beforeAll(async () => {
     const res = await call(app, 'POST', '/denuncias', { token: admin, body: { denunciante_nombre: `Persona ${i}`, denunciante_dni: '12345678Z', tipo: 'hurto', fecha_hechos: '2026-06-01 10:30:00', lugar_hechos: 'Plaza Mayor', descripcion } })
     expect(res.status, JSON.stringify(res.body)).toBe(201)
     if (i === ROWS) deletedId = res.body.data._id
+    if (i === 5) expect((await call(app, 'PUT', `/denuncias/${res.body.data._id}`, { token: admin, body: { estado: 'archivada' } })).status).toBe(200)
   }
   expect((await call(app, 'DELETE', `/denuncias/${deletedId}`, { token: admin })).status).toBe(200)
   browser = await launch()
@@ -110,6 +111,23 @@ it('signs in, lists, sorts, searches, pages, opens a record and signs out', asyn
   await page.getByLabel('Incluir eliminados').uncheck()
   await expect.poll(() => page.locator('p.total').textContent()).toBe(`${LIVE} registros`)
 
+  // Filters as the field's type allows: an enum's choice, a date-time's range of days.
+  await page.getByLabel('Estado', { exact: true }).selectOption('archivada')
+  await page.getByRole('button', { name: 'Buscar' }).click()
+  await expect.poll(() => page.locator('p.total').textContent()).toBe('1 registro')
+  expect(await page.getByLabel('Estado', { exact: true }).inputValue()).toBe('archivada')
+  await checkScreen(page, 'listado-filtrado')
+  await page.getByLabel('Estado', { exact: true }).selectOption('')
+  await page.getByLabel('Fecha hechos desde').fill('2026-06-02')
+  await page.getByRole('button', { name: 'Buscar' }).click()
+  await expect.poll(() => page.locator('p.total').textContent()).toBe('0 registros')
+  await page.getByLabel('Fecha hechos desde').fill('2026-06-01')
+  await page.getByLabel('Fecha hechos hasta').fill('2026-06-01')
+  await page.getByRole('button', { name: 'Buscar' }).click()
+  await expect.poll(() => page.locator('p.total').textContent()).toBe(`${LIVE} registros`)
+  expect(new URL(w.urls.filter((u) => u.startsWith(`${base}/denuncias?`)).at(-1)!).searchParams.get('fecha_hechos[lte]')).toBe('2026-06-01 23:59:59')
+
+  await nav.getByRole('link', { name: 'Denuncias', exact: true }).click()
   await page.getByLabel('Buscar').fill('bicicleta')
   await page.getByRole('button', { name: 'Buscar' }).click()
   await expect.poll(() => page.locator('p.total').textContent()).toBe('1 registro')
