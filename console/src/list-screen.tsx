@@ -6,6 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
+import { ExportButton } from './export-button.js'
 import { labelOf, show, type ModuleInfo } from './modules.js'
 import { href } from './route.js'
 import { Filters, filterQuery } from './filters.js'
@@ -23,24 +24,27 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
   const deleted = mod.acciones.eliminar !== undefined && params.get('eliminados') === 'si'
   const [data, setData] = useState<Page>()
   const [error, setError] = useState<string>()
+  // The rows shown until the next page arrives are the previous page's: said so to assistive technology.
+  const [loading, setLoading] = useState(true)
   const columns = mod.columnas
   const filters = filterQuery(mod, params)
-  const filterKey = new URLSearchParams(filters).toString()
+  // What the list shows, and what an export takes: the filters, the search, the order.
+  const selection: Array<[string, string]> = [...filters, ...(q === '' ? [] : [['q', q] as [string, string]]), ...(sort === '' ? [] : [['sort', sort] as [string, string]])]
+  const filterKey = new URLSearchParams(selection).toString()
 
   useEffect(() => {
     const query = new URLSearchParams({ campos: [...columns, ...(deleted ? ['_deleted'] : [])].join(','), limit: String(PAGE), offset: String((page - 1) * PAGE) })
     if (deleted) query.set('incluir_eliminados', 'true')
-    for (const [name, value] of filters) query.append(name, value)
-    if (q !== '') query.set('q', q)
-    if (sort !== '') query.set('sort', sort)
+    for (const [name, value] of selection) query.append(name, value)
     setError(undefined)
+    setLoading(true)
     let live = true
     request<{ data: Page }>('GET', `/${mod.ruta}?${query.toString()}`).then(
       (res) => { if (live) setData(res.data) },
       (err: unknown) => { if (live) setError(err instanceof ApiError ? err.message : 'Error inesperado') },
-    )
+    ).finally(() => { if (live) setLoading(false) })
     return () => { live = false }
-  }, [mod.ruta, q, sort, page, deleted, filterKey])
+  }, [mod.ruta, page, deleted, filterKey])
 
   const go = (next: Record<string, string | undefined>): void => {
     const kept = Object.fromEntries([...params].filter(([k]) => k !== 'pagina'))
@@ -70,7 +74,8 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
       {data !== undefined && (
         <>
           <p class="total" role="status">{data.total === 1 ? '1 registro' : `${data.total} registros`}</p>
-          <div class="table-wrap">
+          {mod.acciones.exportar !== undefined && <ExportButton mod={mod} selection={selection} />}
+          <div class="table-wrap" aria-busy={loading ? 'true' : undefined}>
             <table>
               <caption class="visually-hidden">{mod.etiqueta}: página {page} de {pages}</caption>
               <thead>

@@ -2,13 +2,14 @@
  * The console (SPEC S19; docs/user-guide.md "Console") in Debian's Chromium
  * through playwright-core, against a listening service: sign-in (a refusal
  * shows the API's message), the navigation by module label, every module's
- * list (asking only for its columns), sort, filters, search and paging, a record
+ * list (asking only for its columns), sort, filters, an export, search and paging, a record
  * with its history, deleted records for a role that may delete, encrypted
  * fields shown as restricted to a role that may not decrypt them, the own
  * password change, sign-out (the token revoked) and the 30-minute idle
  * end. axe-core on each screen; screenshots in test/artifacts/. The token
  * never appears in a URL or in the page's storage. `npm run test:browser`.
  */
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import type { Browser, Page } from 'playwright-core'
@@ -101,7 +102,7 @@ it('signs in, lists, sorts, searches, pages, opens a record and signs out', asyn
 
   await page.getByRole('button', { name: 'Siguiente' }).click()
   await expect.poll(() => page.getByText('Página 2 de 2', { exact: true }).count()).toBe(1)
-  expect(await page.getByRole('rowheader').count()).toBe(LIVE - 50)
+  await expect.poll(() => page.getByRole('rowheader').count()).toBe(LIVE - 50)
 
   // Deleted records, for a role that may delete: listed with a mark, not linked.
   await page.getByLabel('Incluir eliminados').check()
@@ -116,6 +117,14 @@ it('signs in, lists, sorts, searches, pages, opens a record and signs out', asyn
   await page.getByRole('button', { name: 'Buscar' }).click()
   await expect.poll(() => page.locator('p.total').textContent()).toBe('1 registro')
   expect(await page.getByLabel('Estado', { exact: true }).inputValue()).toBe('archivada')
+  // Export with the list's filters: the token in the header, the file a download.
+  const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Exportar CSV' }).click()])
+  expect(file.suggestedFilename()).toMatch(/^denuncias-\d{4}-\d{2}-\d{2}\.csv$/)
+  const csv = readFileSync((await file.path())!, 'utf8')
+  expect(csv.startsWith('\uFEFF_id;')).toBe(true)
+  expect(csv.trim().split('\n')).toHaveLength(2)
+  expect(csv).toContain('archivada')
+  await page.getByText(`Exportado: ${file.suggestedFilename()}`).waitFor()
   await checkScreen(page, 'listado-filtrado')
   await page.getByLabel('Estado', { exact: true }).selectOption('')
   await page.getByLabel('Fecha hechos desde').fill('2026-06-02')
