@@ -159,7 +159,8 @@ it('signs in, lists, sorts, searches, pages, opens a record and signs out', asyn
   await page.getByRole('button', { name: 'Entrar' }).waitFor()
   expect((await call(app, 'GET', '/me', { token: tokens[0] })).status).toBe(401)
   await page.context().close()
-})
+  // Every module's list, six axe-core runs: 25-90 s here on a busy machine.
+}, 300_000)
 
 it('shows encrypted fields as restricted to a role that may not decrypt them, at 768 px', async () => {
   const consulta = await createUser(app, admin, 'consulta')
