@@ -33,14 +33,37 @@ export async function request<T = any> (method: string, path: string, body?: unk
   } catch {
     throw new ApiError(0, 'No se pudo conectar con el servicio')
   }
-  const json = await res.json().catch(() => undefined) as { success?: boolean, error?: string, codigo?: string, detalles?: Detail[] } | undefined
+  const json = await res.json().catch(() => undefined) as Envelope | undefined
   if (res.ok && json?.success === true) return json as T
+  throw refused(res, json, path)
+}
+
+interface Envelope { success?: boolean, error?: string, codigo?: string, detalles?: Detail[] }
+
+/** The S9 error of an answer; a 401 to a signed-in request ends the session here too. */
+function refused (res: Response, json: Envelope | undefined, path: string): ApiError {
   const err = new ApiError(res.status, json?.error ?? `Error ${res.status}`, json?.codigo, json?.detalles)
   if (res.status === 401 && token !== undefined && !path.startsWith('/auth/')) {
     token = undefined
     onExpired(err.message)
   }
-  throw err
+  return err
+}
+
+/** A file the API streams (an export), fetched with the token and handed to the browser as a download; its name. */
+export async function download (path: string): Promise<string> {
+  const res = await fetch(path, { headers: token === undefined ? {} : { Authorization: `Bearer ${token}` }, cache: 'no-store', credentials: 'omit' })
+  if (!res.ok) throw refused(res, await res.json().catch(() => undefined) as Envelope | undefined, path)
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'exportacion'
+  const url = URL.createObjectURL(await res.blob())
+  const a = document.createElement('a')
+  a.href = url
+  a.download = name
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 60_000)
+  return name
 }
 
 export interface User { id: string, username: string, nombre: string, rol: string }

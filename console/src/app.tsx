@@ -11,6 +11,10 @@ import { href, useRoute, type Route } from './route.js'
 import { SignIn } from './sign-in.js'
 import { ListScreen } from './list-screen.js'
 import { RecordScreen } from './record-screen.js'
+import { PasswordScreen } from './password-screen.js'
+
+/** The console's own screens start with `_`, which no module path may (core/registry/schema.ts). */
+const PASSWORD_PATH = '_contrasena'
 
 export function App () {
   const [user, setUser] = useState<User>()
@@ -38,6 +42,7 @@ export function App () {
       <header>
         <p class="brand">Registros de Policía Local</p>
         <p class="who">{user.nombre} ({user.rol})</p>
+        <a class="own" href={href([PASSWORD_PATH])}>Cambiar contraseña</a>
         <button type="button" onClick={() => { void signOut().finally(() => end('Sesión cerrada')) }}>Cerrar sesión</button>
       </header>
       <nav aria-label="Módulos">
@@ -56,6 +61,7 @@ function Screen ({ modules, route }: { modules: ModuleInfo[], route: Route }) {
   const [ruta, id] = route.path
   const mod = modules.find((m) => m.ruta === ruta)
   if (ruta === undefined) return <><h1>Inicio</h1><p>Elija un módulo en la lista.</p></>
+  if (ruta === PASSWORD_PATH) return <PasswordScreen />
   if (mod === undefined) return <><h1>Módulo no disponible</h1><p>No existe o no tiene permiso para verlo.</p></>
   if (id !== undefined) return <RecordScreen key={`${ruta}/${id}`} mod={mod} id={id} modules={modules} />
   return <ListScreen key={ruta} mod={mod} params={route.params} />

@@ -6,8 +6,10 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
+import { ExportButton } from './export-button.js'
 import { labelOf, show, type ModuleInfo } from './modules.js'
 import { href } from './route.js'
+import { Filters, filterQuery } from './filters.js'
 
 export const PAGE = 50
 const SORTABLE_SYSTEM = new Set(['_id'])
@@ -18,29 +20,41 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
   const q = params.get('q') ?? ''
   const sort = params.get('sort') ?? ''
   const page = Math.max(1, Number.parseInt(params.get('pagina') ?? '1', 10) || 1)
+  // Deleted records: only for those who may delete (and restore) them, as the API allows.
+  const deleted = mod.acciones.eliminar !== undefined && params.get('eliminados') === 'si'
   const [data, setData] = useState<Page>()
   const [error, setError] = useState<string>()
+  // The rows shown until the next page arrives are the previous page's: said so to assistive technology.
+  const [loading, setLoading] = useState(true)
   const columns = mod.columnas
+  const filters = filterQuery(mod, params)
+  // What the list shows, and what an export takes: the filters, the search, the order.
+  const selection: Array<[string, string]> = [...filters, ...(q === '' ? [] : [['q', q] as [string, string]]), ...(sort === '' ? [] : [['sort', sort] as [string, string]])]
+  const filterKey = new URLSearchParams(selection).toString()
 
   useEffect(() => {
-    const query = new URLSearchParams({ campos: columns.join(','), limit: String(PAGE), offset: String((page - 1) * PAGE) })
-    if (q !== '') query.set('q', q)
-    if (sort !== '') query.set('sort', sort)
+    const query = new URLSearchParams({ campos: [...columns, ...(deleted ? ['_deleted'] : [])].join(','), limit: String(PAGE), offset: String((page - 1) * PAGE) })
+    if (deleted) query.set('incluir_eliminados', 'true')
+    for (const [name, value] of selection) query.append(name, value)
     setError(undefined)
+    setLoading(true)
     let live = true
     request<{ data: Page }>('GET', `/${mod.ruta}?${query.toString()}`).then(
       (res) => { if (live) setData(res.data) },
       (err: unknown) => { if (live) setError(err instanceof ApiError ? err.message : 'Error inesperado') },
-    )
+    ).finally(() => { if (live) setLoading(false) })
     return () => { live = false }
-  }, [mod.ruta, q, sort, page])
+  }, [mod.ruta, page, deleted, filterKey])
 
   const go = (next: Record<string, string | undefined>): void => {
-    location.hash = href([mod.ruta], { q, sort, pagina: page > 1 ? String(page) : undefined, ...next })
+    const kept = Object.fromEntries([...params].filter(([k]) => k !== 'pagina'))
+    location.hash = href([mod.ruta], { ...kept, eliminados: deleted ? 'si' : undefined, ...next })
   }
   const search = (e: Event): void => {
     e.preventDefault()
-    go({ q: String(new FormData(e.currentTarget as HTMLFormElement).get('q') ?? '').trim(), pagina: undefined })
+    // Every input of the form is a parameter of the address: `q` and the filters.
+    const form = Object.fromEntries([...new FormData(e.currentTarget as HTMLFormElement)].map(([k, v]) => [k, String(v).trim()]))
+    go({ ...form, pagina: undefined })
   }
   const pages = data === undefined ? 1 : Math.max(1, Math.ceil(data.total / PAGE))
 
@@ -50,13 +64,18 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
       <form class="search" role="search" onSubmit={search}>
         <label for="buscar">Buscar</label>
         <input id="buscar" name="q" type="search" defaultValue={q} />
+        <Filters key={params.toString()} mod={mod} params={params} />
         <button type="submit">Buscar</button>
+        {mod.acciones.eliminar !== undefined && (
+          <label class="check"><input type="checkbox" checked={deleted} onChange={(e) => go({ eliminados: (e.currentTarget as HTMLInputElement).checked ? 'si' : undefined, pagina: undefined })} /> Incluir eliminados</label>
+        )}
       </form>
       {error !== undefined && <p class="error" role="alert">{error}</p>}
       {data !== undefined && (
         <>
           <p class="total" role="status">{data.total === 1 ? '1 registro' : `${data.total} registros`}</p>
-          <div class="table-wrap">
+          {mod.acciones.exportar !== undefined && <ExportButton mod={mod} selection={selection} />}
+          <div class="table-wrap" aria-busy={loading ? 'true' : undefined}>
             <table>
               <caption class="visually-hidden">{mod.etiqueta}: página {page} de {pages}</caption>
               <thead>
@@ -65,7 +84,8 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
               <tbody>
                 {data.records.map((r) => (
                   <tr key={String(r._id)}>
-                    <th scope="row"><a href={href([mod.ruta, String(r._id)])}>{String(r._id)}</a></th>
+                    {/* A deleted record answers 404 by id: listed, not linked (restoring it is a later screen's). */}
+                    <th scope="row">{r._deleted != null ? <>{String(r._id)} <span class="deleted">Eliminado</span></> : <a href={href([mod.ruta, String(r._id)])}>{String(r._id)}</a>}</th>
                     {columns.map((c) => <td key={c}>{Array.isArray(r._restringidos) && r._restringidos.includes(c) ? <Restricted /> : show(r[c])}</td>)}
                   </tr>
                 ))}

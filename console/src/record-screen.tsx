@@ -36,7 +36,7 @@ export function RecordScreen ({ mod, id, modules }: { mod: ModuleInfo, id: strin
       {error !== undefined && <p class="error" role="alert">{error}</p>}
       {record !== undefined && (
         <>
-          {record._deleted === true && <p class="notice">Registro eliminado</p>}
+          {record._deleted != null && <p class="notice">Registro eliminado</p>}
           <dl class="fields">
             {mod.campos.map((f) => (
               <div key={f.nombre}>

@@ -42,8 +42,8 @@ export async function watchedPage (browser: Browser, base: string, width = 1280)
     if (!r.url().startsWith(base) && !r.url().startsWith('data:')) w.foreign.push(r.url())
   })
   page.on('pageerror', (e) => w.problems.push(e.message))
-  // A refused login or a 401 logs its failed request: that is the page working, not a problem.
-  page.on('console', (m) => { if (m.type() === 'error' && !/status of 40[13]/.test(m.text())) w.problems.push(m.text()) })
+  // A refused login, a 401 or a refused form logs its failed request: that is the page working, not a problem.
+  page.on('console', (m) => { if (m.type() === 'error' && !/status of 40[013]/.test(m.text())) w.problems.push(m.text()) })
   return w
 }
 
