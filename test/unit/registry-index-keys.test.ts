@@ -52,8 +52,9 @@ describe('what is indexed', () => {
   it('q covers `full_text`, by default the module\'s text fields', () => {
     const reg = loadRegistry('modules.yaml')
     expect(reg.byName.get('denuncias')!.fullText.map((f) => f.name)).toEqual(['denunciante_nombre', 'tipo', 'lugar_hechos', 'descripcion', 'observaciones'])
-    // turnos declares none and has no text field: nothing for q.
-    expect(reg.byName.get('turnos')!.fullText).toEqual([])
+    // turnos without its list has no text field: nothing for q.
+    const turnos = parseRegistry(edit(real, '    full_text: [tipo_turno, servicio]\n', ''), 'temp.yaml')
+    expect(turnos.byName.get('turnos')!.fullText).toEqual([])
     expect(reg.byName.get('atestados')!.fullText.map((f) => f.name)).toEqual(['juzgado'])
     const noList = parseRegistry(edit(real, '    full_text: [nombre, marca, modelo, ubicacion, observaciones]\n', ''), 'temp.yaml')
     expect(noList.byName.get('equipamiento')!.fullText.map((f) => f.name)).toEqual(['observaciones'])
