@@ -52,8 +52,9 @@ describe('what is indexed', () => {
   it('q covers `full_text`, by default the module\'s text fields', () => {
     const reg = loadRegistry('modules.yaml')
     expect(reg.byName.get('denuncias')!.fullText.map((f) => f.name)).toEqual(['denunciante_nombre', 'tipo', 'lugar_hechos', 'descripcion', 'observaciones'])
-    // turnos declares none and has no text field: nothing for q.
-    expect(reg.byName.get('turnos')!.fullText).toEqual([])
+    // turnos without its list has no text field: nothing for q.
+    const turnos = parseRegistry(edit(real, '    full_text: [tipo_turno, servicio]\n', ''), 'temp.yaml')
+    expect(turnos.byName.get('turnos')!.fullText).toEqual([])
     expect(reg.byName.get('atestados')!.fullText.map((f) => f.name)).toEqual(['juzgado'])
     const noList = parseRegistry(edit(real, '    full_text: [nombre, marca, modelo, ubicacion, observaciones]\n', ''), 'temp.yaml')
     expect(noList.byName.get('equipamiento')!.fullText.map((f) => f.name)).toEqual(['observaciones'])
@@ -67,8 +68,8 @@ describe('mistakes', () => {
       l, 'modules.vehiculos.fields.km_actuales.indexd', 'unknown key "indexd"', 'did you mean "indexed"')
     expectProblem(edit(real, 'km_actuales: { type: integer, min: 0, indexed: true }', 'km_actuales: { type: integer, min: 0, contains_indx: true }'),
       l, 'modules.vehiculos.fields.km_actuales.contains_indx', 'did you mean "contains_index"')
-    const m = lineOf('    full_text: [matricula, marca, modelo]')
-    expectProblem(edit(real, '    full_text: [matricula, marca, modelo]', '    full_txt: [matricula, marca, modelo]'),
+    const m = lineOf('    full_text: [matricula, marca]')
+    expectProblem(edit(real, '    full_text: [matricula, marca]', '    full_txt: [matricula, marca]'),
       m, 'modules.vehiculos.full_txt', 'did you mean "full_text"')
   })
 
@@ -103,11 +104,11 @@ describe('mistakes', () => {
   })
 
   it('full_text naming an unknown, encrypted or non-text field', () => {
-    const l = lineOf('    full_text: [matricula, marca, modelo]')
-    expectProblem(edit(real, '    full_text: [matricula, marca, modelo]', '    full_text: [matricula, marka, modelo]'),
+    const l = lineOf('    full_text: [matricula, marca]')
+    expectProblem(edit(real, '    full_text: [matricula, marca]', '    full_text: [matricula, marka]'),
       l, 'modules.vehiculos.full_text.1', 'unknown field "marka"', 'did you mean "marca"')
-    expectProblem(edit(real, '    full_text: [matricula, marca, modelo]', '    full_text: [matricula, marca, km_actuales]'),
-      l, 'modules.vehiculos.full_text.2', '"km_actuales" is a integer field; full_text takes string and text fields')
+    expectProblem(edit(real, '    full_text: [matricula, marca]', '    full_text: [matricula, km_actuales]'),
+      l, 'modules.vehiculos.full_text.1', '"km_actuales" is a integer field; full_text takes string and text fields')
     const d = lineOf('    full_text: [denunciante_nombre')
     expectProblem(edit(real, 'full_text: [denunciante_nombre, tipo', 'full_text: [denunciante_domicilio, tipo'),
       d, 'modules.denuncias.full_text.0', '"denunciante_domicilio" is encrypted')
