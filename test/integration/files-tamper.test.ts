@@ -4,6 +4,7 @@
  * (content-addressed) and encrypted files; /verificar rehashes every file
  * any version names and reports the first that does not hold.
  */
+import { execFile } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -11,6 +12,8 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MOTIVOS } from '../../core/errors.js'
+import { loadSystemKeys } from '../../db/system-keys.js'
+import { TEST_KEY } from '../helpers/app.js'
 import type { Harness } from '../helpers/app.js'
 import { ok, type Api } from '../helpers/http.js'
 import { startTestApp } from '../helpers/test-app.js'
@@ -72,4 +75,35 @@ it('the seal covers each file\'s sha256: one changed in the live row breaks the 
   const { id } = await withFiles('denuncias', 1)
   await app.orm.em.fork().getConnection().execute(`update denuncias set adjuntos = jsonb_set(adjuntos, '{0,sha256}', '"${sha(Buffer.from('otro'))}"') where _id = ?`, [id])
   expect(ok(await admin.get(`/denuncias/${id}/verificar`))).toMatchObject({ valido: false, version_rota: 2, motivo: MOTIVOS.VERSION })
+})
+
+/** The auditor's script on a record's history, rehashing its files in FILES_DIR. */
+async function auditor (mod: 'denuncias' | 'atestados', id: string): Promise<{ code: number, out: string }> {
+  const file = join(filesDir, `historial-${id}-${Date.now()}.json`)
+  writeFileSync(file, JSON.stringify((await admin.get(`/${mod}/${id}/historial`)).body))
+  const integrity = (await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys)).integrityKey.toString('base64')
+  const args = ['deploy/auditoria/verificar-cadena.mjs', file, '--modulo', mod, '--clave-integridad', integrity, '--archivos', filesDir, '--clave-cifrado', TEST_KEY]
+  return new Promise((resolve) => execFile(process.execPath, args, (err, stdout, stderr) =>
+    resolve({ code: err === null ? 0 : Number((err as { code?: number }).code ?? 1), out: stdout + stderr })))
+}
+
+describe.each(['denuncias', 'atestados'] as const)('%s: the auditor\'s script rehashes the files', (mod) => {
+  it('intact, then one byte changed, two swapped, one deleted: each named', async () => {
+    const { id, items, keys } = await withFiles(mod, 3)
+    const clean = await auditor(mod, id)
+    expect([clean.code, clean.out.includes('Files intact.'), clean.out.includes('Chain intact.')], clean.out).toEqual([0, true, true])
+    const bytes = readFileSync(pathOf(keys[0]!))
+    bytes[50] = bytes[50]! ^ 1
+    writeFileSync(pathOf(keys[0]!), bytes)
+    const [b, c] = [pathOf(keys[1]!), pathOf(keys[2]!)]
+    const cBytes = readFileSync(c)
+    writeFileSync(c, readFileSync(b))
+    rmSync(b)
+    const r = await auditor(mod, id)
+    expect(r.code, r.out).toBe(1)
+    expect(r.out).toMatch(new RegExp(`file ${items[0].id} \\(named from version 2\\): .*(altered|decrypt)`))
+    expect(r.out).toContain(`file ${items[1].id} (named from version 3): missing`)
+    expect(r.out).toMatch(new RegExp(`file ${items[2].id} \\(named from version 4\\): .*(altered|decrypt)`))
+    expect(cBytes.length).toBeGreaterThan(0)
+  })
 })
