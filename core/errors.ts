@@ -112,6 +112,8 @@ export const MESSAGES = {
  */
 export const MOTIVOS = {
   VERSION: 'una versión no coincide con su _hash, con la anterior o con su entrada del historial',
+  ARCHIVO_FALTA: 'un archivo que la versión sella falta en el almacén de archivos (borrado)',
+  ARCHIVO_ALTERADO: 'un archivo del almacén no tiene el SHA-256 (o el tamaño) que la versión sella: alterado o cambiado por otro',
   INDICE_CIEGO: 'un índice ciego no corresponde al valor cifrado del registro',
   RETROCESO: 'faltan en el historial versiones que la cadena global selló (registro revertido)',
   ENTRADA: 'una entrada del historial (autor, fecha, acción, campos o hash) no coincide con su sello en la cadena global',
@@ -130,6 +132,8 @@ export const MOTIVOS = {
  */
 export const REASONS: Record<keyof typeof MOTIVOS, string> = {
   VERSION: 'a version does not match its _hash, the previous version or its history entry',
+  ARCHIVO_FALTA: 'an evidence file a version seals is missing from the file store (deleted)',
+  ARCHIVO_ALTERADO: 'an evidence file in the store does not have the SHA-256 (or size) its version seals: altered or swapped',
   INDICE_CIEGO: "a blind index does not match the record's encrypted value",
   RETROCESO: 'versions sealed by the global chain are missing from the history (record rolled back)',
   ENTRADA: 'a history entry (author, time, action, fields or hash) does not match its seal in the global chain',

@@ -7,7 +7,8 @@
  */
 import { EntitySchema } from '@mikro-orm/core'
 
-export type ReadLogKind = 'lectura' | 'busqueda' | 'exportar'
+/** `descarga`: an encrypted evidence file downloaded; `acceso`: a plain one (the access log); `filtro` holds the file's id (records/files/custody.ts). */
+export type ReadLogKind = 'lectura' | 'busqueda' | 'exportar' | 'descarga' | 'acceso'
 
 export interface ReadLogRow {
   id?: string

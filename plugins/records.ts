@@ -8,6 +8,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { CallerRecords } from '../records/caller-records.js'
 import { RecordsLayer } from '../records/records-layer.js'
+import { createFileCipher } from '../core/file-cipher.js'
 import { subscribeUsersPolicy } from '../records/users/users-policy.js'
 
 declare module 'fastify' {
@@ -29,7 +30,7 @@ async function recordsPlugin (app: FastifyInstance): Promise<void> {
     sequences: app.stores.sequences,
     timeZone: app.config.timeZone,
     checkpoints: app.checkpoints,
-    files: { store: app.files, maxBytes: app.config.files.maxBytes },
+    files: { store: app.files, cipher: createFileCipher(app.config.encryptionKeys), maxBytes: app.config.files.maxBytes },
   })
   subscribeUsersPolicy(records.hooks, app.registry.usersModule, app.access, app.stores.sessions)
   app.decorate('records', records)

@@ -16,6 +16,7 @@ import type { ModuleDef } from '../core/registry/types.js'
 import type { Separator } from './csv-dialect.js'
 import { importSource, type ImportFormat } from './import-source.js'
 import { normalizeBody } from './normalize.js'
+import { holdsFileObjects, resolveFileItems } from './files/file-items.js'
 import { ImportRefused } from './storage/bulk-create.js'
 import type { ModuleStorage, NewRecord, RowProblem } from './storage/module-storage.js'
 
@@ -69,6 +70,8 @@ function rowProblems (mod: ModuleDef, body: Record<string, unknown>, early: read
   const schema = validate(body).filter((p) => !named.has(p.campo))
   if (early.length > 0 || schema.length > 0) return { problems: [...early, ...schema] }
   try {
+    // A new record holds no file yet: only URL strings (records/files/file-items.ts).
+    if (holdsFileObjects(mod, body)) resolveFileItems(mod, body, () => [])
     return { problems: [], record: normalizeBody(mod, body, 'create', timeZone).values }
   } catch (err) {
     if (err instanceof AppError) return { problems: err.detalles ?? [{ campo: '', mensaje: err.message }] }

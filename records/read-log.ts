@@ -35,10 +35,14 @@ export interface ReadLogView {
   coincidencias?: number
   /** Only for an `exportar`: the export's query string, values of encrypted filters masked. */
   filtro?: string
+  /** Only for a `descarga` or `acceso`: the evidence file's id. */
+  archivo?: string
 }
 
 const PARAMS = ['tipo', 'usuario', 'modulo', 'registro', 'desde', 'hasta', 'limit', 'offset']
-const KINDS: readonly ReadLogKind[] = ['lectura', 'busqueda', 'exportar']
+export const READ_LOG_KINDS: readonly ReadLogKind[] = ['lectura', 'busqueda', 'exportar', 'descarga', 'acceso']
+const KINDS = READ_LOG_KINDS
+const ON_A_RECORD: ReadonlySet<ReadLogKind> = new Set(['lectura', 'descarga', 'acceso'])
 
 function view (r: ReadLogRow, timeZone: string): ReadLogView {
   const tipo = r.tipo ?? 'lectura'
@@ -47,11 +51,12 @@ function view (r: ReadLogRow, timeZone: string): ReadLogView {
     usuario: r.usuario,
     fecha: formatDateTime(new Date(r.fecha), timeZone),
     modulo: r.modulo,
-    registro: tipo === 'lectura' ? r.registro : null,
+    registro: ON_A_RECORD.has(tipo) ? r.registro : null,
     campos: r.campos,
     ruta: r.ruta,
     ...(tipo === 'busqueda' && { coincidencias: r.coincidencias ?? 0 }),
     ...(tipo === 'exportar' && { filtro: r.filtro ?? '' }),
+    ...((tipo === 'descarga' || tipo === 'acceso') && { archivo: r.filtro ?? '' }),
   }
 }
 

@@ -11,7 +11,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { AccessTable, Caller, Scope } from '../core/access.js'
-import { AppError } from '../core/errors.js'
+import { AppError, MOTIVOS } from '../core/errors.js'
 import type { FieldCipher } from '../core/crypto.js'
 import type { Action, ModuleDef } from '../core/registry/types.js'
 import { formatDateTime, nowSeconds, today } from '../core/time.js'
@@ -40,8 +40,11 @@ import { streamFilter } from './events/stream-query.js'
 import type { RowPredicate } from './events/row-filter.js'
 import type { Readable } from 'node:stream'
 import type { ByteRange, FileStore } from '../stores/files/contract.js'
-import { filesOf, holdsFileObjects, resolveFileItems } from './files/file-items.js'
-import { findFile, storeKey, uploadFile, type FilesContext, type FoundFile, type Upload } from './files/record-files.js'
+import type { FileCipher } from '../core/file-cipher.js'
+import { fileFields, filesOf, holdsFileObjects, resolveFileItems } from './files/file-items.js'
+import { verifyFiles } from './files/verify-files.js'
+import { custodyOf, logDownload, type Custody } from './files/custody.js'
+import { findFile, isEncryptedFile, openFile, uploadFile, type FilesContext, type FoundFile, type Upload } from './files/record-files.js'
 import type { FileItem } from '../core/field-types/file.js'
 import { valueColumn } from '../db/columns.js'
 
@@ -88,7 +91,7 @@ export interface RecordsServiceDeps {
   /** The global chain's checkpoints /verificar checks against (records/integrity/checkpoints.ts). */
   readonly checkpoints?: Checkpoints
   /** Where evidence files live (stores/files/), and the largest upload (FILE_MAX_BYTES). */
-  readonly files?: { readonly store: FileStore, readonly maxBytes: number }
+  readonly files?: { readonly store: FileStore, readonly cipher: FileCipher, readonly maxBytes: number }
 }
 
 /** What the module's declaration says once, for every request. */
@@ -313,7 +316,7 @@ export class RecordsService {
   private filesContext (): FilesContext {
     const files = this.deps.files
     if (files === undefined) throw new Error('no file store configured')
-    return { mod: this.plan.mod, storage: this.plan.storage, files: files.store, maxBytes: files.maxBytes, em: this.ctx.em, caller: this.ctx.caller }
+    return { mod: this.plan.mod, storage: this.plan.storage, files: files.store, cipher: files.cipher, maxBytes: files.maxBytes, em: this.ctx.em, caller: this.ctx.caller }
   }
 
   /** Stores an upload and adds it to the field `campo` as an update of the record (docs/user-guide.md "Evidence files"). */
@@ -324,16 +327,35 @@ export class RecordsService {
     return { archivo: this.fileView(item), registro }
   }
 
-  /** A file of the record the caller may download: `ver` on the record; a removed file only for those who may see deleted things. */
-  async file (id: string, campo: string, archivo: string): Promise<FoundFile & { archivo: ApiRecord }> {
+  /** A file of the record the caller may see: `ver` on the record; a removed file only for those who may see deleted things. */
+  private async findFile (id: string, campo: string, archivo: string): Promise<FoundFile> {
     this.authorize('ver')
-    const found = await findFile(this.filesContext(), this.ctx.em, id, campo, archivo, this.visible(), this.scope('eliminar') !== 'none')
-    return { ...found, archivo: this.fileView(found.item) }
+    return findFile(this.filesContext(), this.ctx.em, id, campo, archivo, this.visible(), this.scope('eliminar') !== 'none')
   }
 
-  /** The bytes of a file `file` found. */
-  openFile (found: FoundFile, range?: ByteRange): Promise<Readable> {
-    return this.filesContext().files.open(storeKey(found.item), range)
+  /**
+   * A file to download and its bytes (a range of a plain file): an
+   * encrypted one needs `descifrar` reaching the record (403). Every
+   * download is logged before a byte leaves: an encrypted file's in the
+   * read log, a plain one's in the access log (records/files/custody.ts).
+   */
+  async download (id: string, campo: string, archivo: string, range: (size: number, sha256: string) => ByteRange | undefined): Promise<FoundFile & { body: Readable, range: ByteRange | undefined }> {
+    const found = await this.findFile(id, campo, archivo)
+    const encrypted = isEncryptedFile(found.item)
+    if (encrypted) {
+      const descifrar = this.scope('descifrar')
+      if (descifrar === 'none' || !reaches(descifrar, this.plan.mod, this.ctx.caller, found.record)) throw new AppError('SIN_PERMISOS')
+    }
+    const r = encrypted ? undefined : range(found.size, found.item.sha256)
+    await logDownload(this.ctx.em, { caller: this.ctx.caller, mod: this.plan.mod, recordId: found.record._id as string, field: found.field.name, item: found.item, route: this.ctx.route(), range: r })
+    // An encrypted file's stored size counts its header and tag: the caller receives the bytes uploaded.
+    return { ...found, size: encrypted ? found.item.bytes : found.size, range: r, body: await openFile(this.filesContext(), found.record._id as string, found.field.name, found.item, r) }
+  }
+
+  /** Who uploaded a file, who downloaded it and when, and when it left the field (docs/user-guide.md "Evidence files"). */
+  async custody (id: string, campo: string, archivo: string): Promise<Custody> {
+    const found = await this.findFile(id, campo, archivo)
+    return custodyOf(this.ctx.em, this.plan.mod, found, this.deps.timeZone, (item) => this.fileView(item))
   }
 
   private fileView (item: FileItem): ApiRecord {
@@ -414,6 +436,10 @@ export class RecordsService {
 
   async verify (id: string): Promise<Verdict> {
     const live = await this.audited(id)
-    return verifyChain(this.ctx.em, this.plan.mod, live, this.deps.cipher, this.deps.checkpoints)
+    const verdict = await verifyChain(this.ctx.em, this.plan.mod, live, this.deps.cipher, this.deps.checkpoints)
+    if (!verdict.valido || this.deps.files === undefined || fileFields(this.plan.mod).length === 0) return verdict
+    // The seals hold: so must the files they seal (records/files/verify-files.ts).
+    const broken = await verifyFiles(this.filesContext(), this.plan.mod, live._id as string, await versionsOf(this.ctx.em, this.plan.mod, live._id as string))
+    return broken === undefined ? verdict : { valido: false, version_rota: broken.version, motivo: MOTIVOS[broken.motivo], archivo: broken.archivo }
   }
 }

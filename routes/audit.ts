@@ -10,10 +10,11 @@ import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { envelope } from '../http/schemas.js'
 import '../http/openapi-docs.js'
+import { READ_LOG_KINDS } from '../records/read-log.js'
 
 /** The read log's query parameters (records/read-log.ts), documented only: the records service checks them. */
 const ReadsQuery = Type.Object({
-  tipo: Type.Optional(Type.String({ enum: ['lectura', 'busqueda', 'exportar'], description: 'lectura: datos cifrados mostrados; busqueda: un listado filtrado por un campo cifrado; exportar: una exportación con datos descifrados' })),
+  tipo: Type.Optional(Type.String({ enum: [...READ_LOG_KINDS], description: 'lectura: datos cifrados mostrados; busqueda: un listado filtrado por un campo cifrado; exportar: una exportación con datos descifrados; descarga: un archivo cifrado descargado; acceso: un archivo sin cifrar descargado' })),
   usuario: Type.Optional(Type.String({ description: 'Id del usuario que leyó (USR-…)' })),
   modulo: Type.Optional(Type.String({ description: 'Módulo del registro leído' })),
   registro: Type.Optional(Type.String({ description: 'Id del registro leído' })),
@@ -24,13 +25,14 @@ const ReadsQuery = Type.Object({
 }, { additionalProperties: false })
 
 const Entry = Type.Object({
-  tipo: Type.String({ enum: ['lectura', 'busqueda', 'exportar'] }),
+  tipo: Type.String({ enum: [...READ_LOG_KINDS] }),
   usuario: Type.String(), fecha: Type.String(), modulo: Type.String(),
-  registro: Type.Union([Type.String(), Type.Null()], { description: 'Registro leído (null en una busqueda o una exportación)' }),
+  registro: Type.Union([Type.String(), Type.Null()], { description: 'Registro leído o cuyo archivo se descargó (null en una busqueda o una exportación)' }),
   campos: Type.Array(Type.String(), { description: 'Campos cifrados leídos, o por los que se filtró (nunca el valor buscado)' }),
   ruta: Type.String(),
   coincidencias: Type.Optional(Type.Integer({ description: 'Solo en una busqueda: registros que coincidieron (el total del listado)' })),
   filtro: Type.Optional(Type.String({ description: 'Solo en una exportación: su consulta, con los valores de filtros de campos cifrados como *' })),
+  archivo: Type.Optional(Type.String({ description: 'Solo en una descarga o un acceso: el id del archivo' })),
 })
 
 const Checkpoint = Type.Object({

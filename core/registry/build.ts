@@ -33,7 +33,7 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
     if (!moduleNames.includes(f.ref)) at('ref', `unknown module "${f.ref}"${hint(f.ref, moduleNames)}`)
   }
   if (f.enum !== undefined && f.type !== 'string') at('enum', 'only string fields may declare enum values')
-  if (f.searchable === true && f.encrypted !== true) at('searchable', 'only encrypted fields are searchable through a blind index')
+  if (f.searchable === true && (f.encrypted !== true || f.type === 'file')) at('searchable', 'only encrypted fields are searchable through a blind index')
   if ((f.min_length !== undefined || f.max_length !== undefined || f.pattern !== undefined) &&
       !['string', 'text', 'password'].includes(f.type)) {
     at(f.max_length !== undefined ? 'max_length' : f.min_length !== undefined ? 'min_length' : 'pattern', `not allowed on a ${f.type} field`)
@@ -69,7 +69,9 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
     type: f.type,
     required: f.required ?? false,
     unique: f.unique ?? false,
-    encrypted: f.encrypted ?? false,
+    // A file field's `encrypted` is its bytes' (records/files/), not its value's.
+    encrypted: f.type !== 'file' && (f.encrypted ?? false),
+    ...(f.type === 'file' && f.encrypted === true && { encryptedFiles: true }),
     searchable: f.searchable ?? false,
     filterable: f.filterable ?? (type.filterable && f.encrypted !== true),
     // Settled by buildModule, which knows the field's role (state, owner).

@@ -33,7 +33,14 @@ export interface FieldDef {
   readonly default?: string | number | boolean
   readonly enum?: readonly string[]
   readonly unique: boolean
+  /** An encrypted value (docs/user-guide.md "Encryption"); never set on a file field, which says `encryptedFiles`. */
   readonly encrypted: boolean
+  /**
+   * A file field declared `encrypted: true` (docs/user-guide.md "Evidence
+   * files"): its files' bytes are encrypted at rest and only callers with
+   * `descifrar` download them; the list of files itself is a plain value.
+   */
+  readonly encryptedFiles?: boolean
   readonly searchable: boolean
   /** Target module name for `type: ref`. */
   readonly ref?: string

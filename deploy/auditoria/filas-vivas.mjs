@@ -28,7 +28,7 @@ function recordOf (row, fields, decrypt, fold) {
   for (const [name, f] of Object.entries(fields)) {
     const col = (f.column ?? fold(name)) + (f.type === 'password' ? '_hash' : '')
     let v = row[col] ?? null
-    if (v !== null && f.encrypted) {
+    if (v !== null && f.encrypted && f.type !== 'file') {
       const plain = decrypt === undefined ? undefined : decrypt(v, row._id, name)
       if (plain === undefined) { undecrypted.push(name); continue }
       try { v = JSON_TYPES.has(f.type) ? JSON.parse(plain) : plain } catch { undecrypted.push(name); continue }
@@ -69,7 +69,7 @@ export async function liveRows ({ q, opt, last, problem, decrypt, canonical, sha
     const hashOf = (row, h) => {
       const { r, at, undecrypted } = recordOf(row, fields, decrypt, fold)
       const sealedNulls = new Set(h.sello === 1 ? Object.entries(fields).filter(([n, f]) => (h.claves ?? []).includes((f.column ?? fold(n)) + (f.type === 'password' ? '_hash' : ''))).map(([n]) => n) : [])
-      if (undecrypted.length > 0 || (integrity === undefined && (Number(h.sello) >= 3 || Object.entries(fields).some(([n, f]) => f.encrypted && r[n] != null)))) return { undecrypted }
+      if (undecrypted.length > 0 || (integrity === undefined && (Number(h.sello) >= 3 || Object.entries(fields).some(([n, f]) => f.encrypted && f.type !== 'file' && r[n] != null)))) return { undecrypted }
       const payload = opt.payloadOf(r, fields, { prev: h.prev ?? '', sealedNulls, at, hmac, sello: Number(h.sello) })
       return { payload, hash: sha(canonical(payload)) }
     }

@@ -48,7 +48,9 @@ const USAGE = `usage:
       blind indexes: --clave-cifrado ENCRYPTION_KEY[,ENCRYPTION_KEYS] and --clave-indice from npm run integrity-key -- --indice;
       live rows recomputed with --modulos, and for encrypted fields --clave-cifrado and --clave-integridad from npm run integrity-key)
   verificar-cadena.mjs <history.json> --modulo <name> [--modulos modules.yaml] [--tz Europe/Madrid] [--clave-integridad <base64>]
-      checks one record's chain from the answer of GET /{module}/{id}/historial
+                       [--archivos <FILES_DIR> [--clave-cifrado <base64>[,<base64>…]]]
+      checks one record's chain from the answer of GET /{module}/{id}/historial; with --archivos, also rehashes
+      every evidence file a version names (encrypted ones need --clave-cifrado)
 Exit status: 0 intact, 1 not intact, 2 usage error or unreadable input (an unreadable checkpoint file too).`
 
 /** A usage error or an input that cannot be read: a message and exit 2, never a stack trace. */
@@ -65,7 +67,7 @@ try {
       help: { type: 'boolean', short: 'h' },
       modulo: { type: 'string' }, modulos: { type: 'string' }, tz: { type: 'string', default: 'Europe/Madrid' }, 'clave-integridad': { type: 'string' },
       db: { type: 'string' }, 'puntos-control': { type: 'string', multiple: true }, 'clave-publica': { type: 'string' },
-      'clave-cifrado': { type: 'string' }, 'clave-indice': { type: 'string' },
+      'clave-cifrado': { type: 'string' }, 'clave-indice': { type: 'string' }, archivos: { type: 'string' },
     },
   }))
 } catch (err) { fail(`${err.message}\n${USAGE}`) }
@@ -110,7 +112,8 @@ function payloadOf (r, fields, { prev, sealedNulls, at, hmac, sello }) {
     if (f.type === 'password' && r[name] === undefined) { payload[name] = '(?)'; continue }
     let value = r[name] ?? null
     if (value === null && !sealedNulls.has(name)) continue
-    if (f.encrypted && value !== null) {
+    // A file field's `encrypted` is its files' bytes: its value is plain.
+    if (f.encrypted && f.type !== 'file' && value !== null) {
       // An encrypted instant is digested as its UTC form, like a plain datetime in the payload.
       const plain = f.type === 'datetime' ? at[name] : typeof value === 'string' ? value : canonical(value)
       value = hmac(name, plain)
@@ -193,7 +196,11 @@ if (!Array.isArray(versions) || versions.some((v) => typeof v !== 'object' || v 
 let prev = ''
 let ok = true
 for (const v of versions) {
-  const r = v.registro
+  // A file's `subido` is shown in the zone and sealed in UTC (the earlier instant on the autumn fold).
+  const r = { ...v.registro }
+  for (const [name, f] of Object.entries(fields)) {
+    if (f.type === 'file' && Array.isArray(r[name])) r[name] = r[name].map((it) => it !== null && typeof it === 'object' && typeof it.subido === 'string' && / /.test(it.subido) ? { ...it, subido: instants(it.subido)[0] ?? it.subido } : it)
+  }
   if (Array.isArray(r._restringidos) && r._restringidos.length > 0) {
     console.error(`version ${v._version} withholds encrypted fields (${r._restringidos.join(', ')}): read the history as a user who may decrypt them`)
     process.exit(2)
@@ -220,6 +227,15 @@ for (const v of versions) {
   if (good === false) ok = false
   console.log(`version ${v._version} (${v.accion}, ${v.fecha}): ${good === undefined ? 'not verifiable (passwords)' : good ? 'correct' : 'DOES NOT MATCH'}`)
   prev = v._hash
+}
+if (opt.archivos !== undefined) {
+  const { checkFiles } = await import('./archivos.mjs')
+  const keys = (opt['clave-cifrado'] ?? '').split(',').filter((k) => k !== '').map((k) => Buffer.from(k, 'base64'))
+  const recordId = versions[0]?.registro?._id
+  const problems = checkFiles(opt.archivos, recordId, fields, versions, keys)
+  for (const p of problems) console.log(`file ${p.id} (named from version ${p.version}): ${p.problem}`)
+  if (problems.length > 0) ok = false
+  else console.log('Files intact.')
 }
 console.log(ok ? 'Chain intact.' : 'The chain is NOT intact.')
 process.exit(ok ? 0 : 1)

@@ -7,6 +7,7 @@
 import { contentDisposition, showsInline } from '../../core/file-content.js'
 import { byteRange } from '../../http/byte-range.js'
 import { idOf } from '../record-request.js'
+import { isEncryptedFile } from '../../records/files/record-files.js'
 import { fileParams } from './file-params.js'
 import type { Operation } from './operation.js'
 
@@ -32,20 +33,19 @@ export const downloadFile: Operation = {
   }),
   async handle (request, reply, mod) {
     const { campo, archivo } = request.params as { campo: string, archivo: string }
-    const records = request.records.of(mod)
-    const found = await records.file(idOf(request), campo, archivo)
-    const { item, size } = found
+    const ifRange = request.headers['if-range']
+    const asked = request.headers.range
+    const { item, size, range, body } = await request.records.of(mod).download(idOf(request), campo, archivo,
+      // A stale If-Range (not this file's ETag): the whole file.
+      (total, sha256) => ifRange === undefined || ifRange === `"${sha256}"` ? byteRange(asked, total) : undefined)
     const tag = `"${item.sha256}"`
     void reply
       .header('etag', tag)
-      .header('accept-ranges', 'bytes')
+      .header('accept-ranges', isEncryptedFile(item) ? 'none' : 'bytes')
       .header('content-disposition', contentDisposition(item.nombre, showsInline(item.tipo)))
       .header('cache-control', 'private, no-cache')
       .type(item.tipo)
-    if (request.headers['if-none-match'] === tag) return reply.code(304).send()
-    const ifRange = request.headers['if-range']
-    const range = ifRange === undefined || ifRange === tag ? byteRange(request.headers.range, size) : undefined
-    const body = await records.openFile(found, range)
+    if (request.headers['if-none-match'] === tag) { body.destroy(); return reply.code(304).send() }
     if (range === undefined) return reply.header('content-length', size).send(body)
     return reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1).send(body)
   },

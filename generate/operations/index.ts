@@ -19,6 +19,7 @@ import { exportRecords } from './export.js'
 import { importRecords } from './import.js'
 import { uploadFile } from './upload-file.js'
 import { downloadFile } from './download-file.js'
+import { fileCustody } from './file-custody.js'
 import { endSessions } from './users/end-sessions.js'
 import { unlock } from './users/unlock.js'
 import { createSubscription } from './subscriptions/create.js'
@@ -39,8 +40,8 @@ export function commonOperations (mod: ModuleDef): readonly Operation[] {
   return mod.subscriptions ? EVERY_MODULE.map((op) => op === create ? createSubscription : op) : EVERY_MODULE
 }
 
-/** A module with file fields: upload and download (docs/user-guide.md "Evidence files"). */
-const FILES: readonly Operation[] = [uploadFile, downloadFile]
+/** A module with file fields: upload, download and custody (docs/user-guide.md "Evidence files"). */
+const FILES: readonly Operation[] = [uploadFile, downloadFile, fileCustody]
 
 /** The operations only `mod` has. */
 export function ownOperations (mod: ModuleDef, registry: Registry): readonly Operation[] {

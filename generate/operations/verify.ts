@@ -23,6 +23,7 @@ export const verify: Operation = {
           valido: Type.Boolean(),
           version_rota: Type.Optional(Type.Integer({ description: 'Primera versión que no se sostiene, cuando se sabe' })),
           motivo: Type.Optional(Type.String({ description: 'Qué no se sostiene (docs/operator-guide.md, "History and verification"); junto a valido true, un aviso: un punto de control ilegible' })),
+          archivo: Type.Optional(Type.String({ description: 'El archivo de prueba cuyo contenido almacenado no es el sellado (alterado, cambiado o borrado)' })),
         })),
       },
     },

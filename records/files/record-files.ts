@@ -17,7 +17,8 @@ import type { FileItem } from '../../core/field-types/file.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
 import type { Row } from '../../db/module-entity.js'
-import type { FileStore } from '../../stores/files/contract.js'
+import type { ByteRange, FileStore } from '../../stores/files/contract.js'
+import { fileAad, type FileCipher } from '../../core/file-cipher.js'
 import { isoSeconds } from '../record-view.js'
 import { versionsOf } from '../history.js'
 import type { ModuleStorage, RowGuard } from '../storage/module-storage.js'
@@ -37,6 +38,7 @@ export interface FilesContext {
   readonly mod: ModuleDef
   readonly storage: ModuleStorage
   readonly files: FileStore
+  readonly cipher: FileCipher
   readonly maxBytes: number
   readonly em: EntityManager
   readonly caller: Caller
@@ -52,9 +54,26 @@ export function fileField (mod: ModuleDef, campo: string): FieldDef {
   return f
 }
 
-/** The store key of a file: its content address. */
+/** Ids of files encrypted at rest start so (whatever the field declares now). */
+const ENCRYPTED_ID = 'cif-'
+
+/** Whether a stored file is encrypted at rest. */
+export function isEncryptedFile (item: FileItem): boolean {
+  return item.id.startsWith(ENCRYPTED_ID)
+}
+
+/** The store key of a file: its content address; an encrypted file (a ciphertext of its own), its id. */
 export function storeKey (item: FileItem): string {
-  return item.sha256
+  return isEncryptedFile(item) ? item.id : item.sha256
+}
+
+/** The stored bytes of a file as uploaded: decrypted on the way out when encrypted at rest (a range only of plain files). */
+export async function openFile (ctx: Pick<FilesContext, 'files' | 'cipher'>, recordId: string, field: string, item: FileItem, range?: ByteRange): Promise<Readable> {
+  if (!isEncryptedFile(item)) return ctx.files.open(storeKey(item), range)
+  const stored = await ctx.files.open(storeKey(item))
+  const plain = ctx.cipher.decryptor(fileAad(recordId, field, item.id))
+  stored.on('error', (err) => plain.destroy(err))
+  return stored.pipe(plain)
 }
 
 /** Checks the request (400, 413), finds the record (404, 403), stores the bytes (415 on a type mismatch), then adds the file. */
@@ -72,13 +91,15 @@ export async function uploadFile (ctx: FilesContext, id: string, campo: string, 
   const max = f.maxItems ?? 200
   if (currentItems(before, f).length >= max) throw invalid(campo, DETAILS.ARCHIVOS_MAXIMOS(max))
   if (upload.body === undefined) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'body', mensaje: DETAILS.ARCHIVO_VACIO }])
-  const staged = await ctx.files.stage(upload.body, { maxBytes: ctx.maxBytes })
+  const fileId = f.encryptedFiles === true ? `${ENCRYPTED_ID}${randomUUID()}` : randomUUID()
+  const transform = f.encryptedFiles === true ? ctx.cipher.encryptor(fileAad(id, f.name, fileId)) : undefined
+  const staged = await ctx.files.stage(upload.body, { maxBytes: ctx.maxBytes, ...(transform !== undefined && { transform }) })
   let item: FileItem
   try {
     if (staged.bytes === 0) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'body', mensaje: DETAILS.ARCHIVO_VACIO }])
     const sniffed = sniffType(staged.head)
     if (typeMismatch(declared, sniffed)) throw new AppError('TIPO_CONTENIDO_NO_SOPORTADO', [{ campo: 'Content-Type', mensaje: DETAILS.TIPO_NO_COINCIDE(declared, sniffed ?? 'sin tipo reconocible') }])
-    item = { id: randomUUID(), nombre, tipo: recordedType(declared, sniffed), bytes: staged.bytes, sha256: staged.sha256, subido: isoSeconds(new Date()), subido_por: ctx.caller.id }
+    item = { id: fileId, nombre, tipo: recordedType(declared, sniffed), bytes: staged.bytes, sha256: staged.sha256, subido: isoSeconds(new Date()), subido_por: ctx.caller.id }
     await staged.commit(storeKey(item))
   } catch (err) {
     await staged.discard()

@@ -31,6 +31,8 @@ export interface Verdict {
   version_rota?: number
   /** What does not hold (core/errors.ts MOTIVOS), when valido is false. */
   motivo?: string
+  /** The evidence file whose stored bytes do not hold (records/files/verify-files.ts). */
+  archivo?: string
 }
 
 /**

@@ -208,11 +208,16 @@ describe('removal, history and older values', () => {
     expect((await download(consulta.token, `/denuncias/${rec._id}/archivos/adjuntos/${b.archivo.id}`)).raw).toEqual(PDF)
   })
 
-  it('refuses a file object the record does not hold, in a PUT and in a POST', async () => {
+  it('refuses a file object the record does not hold, in a PUT, a POST and an import', async () => {
     const rec = await denuncia()
     const forged = { id: 'x', nombre: 'x.png', tipo: 'image/png', bytes: 1, sha256: sha(PNG), subido: '2026-01-01 00:00:00', subido_por: 'USR-2026-00001' }
     expectError(await admin.put(`/denuncias/${rec._id}`, { adjuntos: [forged] }), 'DATOS_INVALIDOS')
     expectError(await admin.post('/denuncias', { denunciante_nombre: 'Ana', tipo: 'robo', fecha_hechos: '2026-05-01 10:00:00', lugar_hechos: 'x', descripcion: 'x', adjuntos: [forged] }), 'DATOS_INVALIDOS')
+    // Nor by an import.
+    const row = JSON.stringify({ denunciante_nombre: 'Ana', tipo: 'robo', fecha_hechos: '2026-05-01 10:00:00', lugar_hechos: 'x', descripcion: 'x', adjuntos: [forged] })
+    const imported = await app.inject({ method: 'POST', url: '/denuncias/importar', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' }, payload: `${row}\n` })
+    expect(imported.statusCode, imported.body).toBe(400)
+    expect(imported.json().detalles[0]).toMatchObject({ campo: 'fila 1: adjuntos[0]' })
   })
 
   it('keeps URL strings of old readable and verifying, beside uploaded files', async () => {
