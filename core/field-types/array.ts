@@ -18,9 +18,8 @@ const Item = Type.Unsafe<unknown>({
   description: 'Texto u objeto (p. ej. datos de un testigo)',
 })
 
-export const arrayType: FieldTypeImpl = {
-  input: (f, registry) => Type.Array(f.items === undefined ? Item : itemInput(f.items, registry), { ...described(f), maxItems: f.maxItems ?? 200 }),
-  output: (f) => Type.Array(f.items === undefined ? Type.Unknown() : itemOutput(f.items)),
+/** What every list stored as jsonb shares (arrays, and file fields: file.ts). */
+export const JSON_LIST = {
   column: () => ({ type: 'json', columnType: 'jsonb' }),
   filterable: false,
   indexed: false,
@@ -29,15 +28,21 @@ export const arrayType: FieldTypeImpl = {
   searchOperators: ['vacio'],
   textSearch: false,
   empty: 'array',
-  filterValue: (text) => text,
-  normalize: (value) => {
+  filterValue: (text: string) => text,
+  normalize: (value: unknown) => {
     const problem = jsonProblem(value)
     return problem === undefined ? value as unknown[] : new Rejected(problem)
   },
   initial: asDeclared,
-  defaultProblem: takesNoDefault('array'),
   defaultMaxItems: 200,
   writeOnly: false,
-  view: asStored,
   ...AS_JSON,
+} satisfies Partial<FieldTypeImpl>
+
+export const arrayType: FieldTypeImpl = {
+  ...JSON_LIST,
+  input: (f, registry) => Type.Array(f.items === undefined ? Item : itemInput(f.items, registry), { ...described(f), maxItems: f.maxItems ?? 200 }),
+  output: (f) => Type.Array(f.items === undefined ? Type.Unknown() : itemOutput(f.items)),
+  defaultProblem: takesNoDefault('array'),
+  view: asStored,
 }

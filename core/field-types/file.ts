@@ -9,10 +9,9 @@
  * the stored ones (records/files/file-items.ts), never invent one.
  */
 import { Type } from '@sinclair/typebox'
-import { jsonProblem } from '../text.js'
 import { described, takesNoDefault } from './common.js'
-import { AS_JSON } from './plaintext.js'
-import { Rejected, type FieldTypeImpl, type InstantFormat } from './types.js'
+import { JSON_LIST } from './array.js'
+import type { FieldTypeImpl, InstantFormat } from './types.js'
 
 /** One stored file of a file field; `subido` is UTC (`YYYY-MM-DDTHH:MM:SSZ`) as stored and in the seal. */
 export interface FileItem {
@@ -54,24 +53,9 @@ function viewItem (item: unknown, instant: InstantFormat): unknown {
 }
 
 export const fileType: FieldTypeImpl = {
+  ...JSON_LIST,
   input: (f) => Type.Array(Item, { ...described(f), maxItems: f.maxItems ?? 200 }),
   output: () => Type.Array(Type.Unknown()),
-  column: () => ({ type: 'json', columnType: 'jsonb' }),
-  filterable: false,
-  indexed: false,
-  operators: [],
-  searchOperators: ['vacio'],
-  textSearch: false,
-  empty: 'array',
-  filterValue: (text) => text,
-  normalize: (value) => {
-    const problem = jsonProblem(value)
-    return problem === undefined ? value as unknown[] : new Rejected(problem)
-  },
-  initial: (declared) => declared,
   defaultProblem: takesNoDefault('file'),
-  defaultMaxItems: 200,
-  writeOnly: false,
   view: (stored, instant) => Array.isArray(stored) ? stored.map((item) => viewItem(item, instant)) : stored,
-  ...AS_JSON,
 }
