@@ -10,6 +10,7 @@ import { ExportButton } from './export-button.js'
 import { labelOf, show, type ModuleInfo } from './modules.js'
 import { href } from './route.js'
 import { Filters, filterQuery } from './filters.js'
+import { NEW_PATH } from './form-screen.js'
 
 export const PAGE = 50
 const SORTABLE_SYSTEM = new Set(['_id'])
@@ -61,6 +62,7 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
   return (
     <>
       <h1>{mod.etiqueta}</h1>
+      {mod.acciones.crear !== undefined && <p><a class="button" href={href([mod.ruta, NEW_PATH])}>Nuevo</a></p>}
       <form class="search" role="search" onSubmit={search}>
         <label for="buscar">Buscar</label>
         <input id="buscar" name="q" type="search" defaultValue={q} />

@@ -5,6 +5,7 @@
  * list shows first. The console builds its screens from it. Pure.
  */
 import type { AccessTable } from '../access.js'
+import { FORMATS } from '../field-types/formats.js'
 import { ACTIONS, type FieldDef, type ModuleDef, type Registry } from './types.js'
 
 export interface FieldDescription {
@@ -68,7 +69,8 @@ function describeField (f: FieldDef, registry: Registry): FieldDescription {
     ...(f.max !== undefined && { max: f.max }),
     ...(f.minLength !== undefined && { min_longitud: f.minLength }),
     ...(f.maxLength !== undefined && { max_longitud: f.maxLength }),
-    ...(f.pattern !== undefined && { patron: f.pattern }),
+    // The pattern the API checks: a format's own replaces a declared one (core/field-types/text-like.ts), so a form checks the same.
+    ...((f.format ?? f.pattern) !== undefined && { patron: f.format === undefined ? f.pattern : FORMATS[f.format].pattern }),
     ...(f.format !== undefined && { formato: f.format }),
     ...(f.maxItems !== undefined && { max_elementos: f.maxItems }),
     ...(f.description !== undefined && { descripcion: f.description }),
