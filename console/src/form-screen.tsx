@@ -44,8 +44,11 @@ export function FormScreen ({ mod, id, modules }: { mod: ModuleInfo, id?: string
     const fresh = initialValues(mod, res.data)
     setRecord(res.data)
     setOriginal(fresh)
-    if (keep) setStored(fresh)
-    else setValues(fresh)
+    if (!keep) { setValues(fresh); return }
+    // The user's changes stay; what they left alone takes the record's values now, so saving overwrites nobody's other changes.
+    const before = original ?? {}
+    setValues((mine) => Object.fromEntries(Object.entries(fresh).map(([k, v]) => [k, JSON.stringify(mine[k]) !== JSON.stringify(before[k]) ? mine[k]! : v])))
+    setStored(fresh)
   }
   useEffect(() => {
     if (editing) load(false).catch((err: unknown) => setError(err instanceof ApiError ? err.message : 'Error inesperado'))

@@ -108,7 +108,7 @@ function FileRow ({ path, file }: { path: string, file: StoredFile }) {
         <button type="button" class="secondary" aria-label={`Descargar ${file.nombre}`} onClick={() => { void attempt(async () => { await download(path) }) }}>Descargar</button>
         {previewable && (preview === undefined
           ? <button type="button" class="secondary" aria-label={`Vista previa de ${file.nombre}`} onClick={() => { void attempt(async () => setPreview(await blobUrl(path))) }}>Vista previa</button>
-          : <button type="button" class="secondary" aria-label={`Cerrar la vista previa de ${file.nombre}`} onClick={() => setPreview(undefined)}>Cerrar vista previa</button>)}
+          : <button type="button" class="secondary" aria-label={`Cerrar vista previa de ${file.nombre}`} onClick={() => setPreview(undefined)}>Cerrar vista previa</button>)}
         <button type="button" class="secondary" aria-label={`Custodia de ${file.nombre}`} aria-expanded={custody !== undefined ? 'true' : 'false'} onClick={() => { if (custody === undefined) void showCustody(); else setCustody(undefined) }}>Custodia</button>
       </p>
       {error !== undefined && <p class="error" role="alert">{error}</p>}

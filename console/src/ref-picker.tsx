@@ -32,12 +32,12 @@ export function RefPicker ({ id, target, value, required, describedBy, invalid, 
   const listId = `${id}-opciones`
   const campos = nameFields(target).join(',')
 
-  // A stored reference shown by its record's name.
+  // The stored reference the form opened with, shown by its record's name (a typed one stays as typed).
   useEffect(() => {
-    if (!/^[A-Z0-9]+-\d{4}-\d+$/.test(value) || text !== value) return
+    if (value === '') return
     request<{ data: Record<string, unknown> }>('GET', `/${target.ruta}/${encodeURIComponent(value)}${campos === '' ? '' : `?campos=${campos}`}`)
       .then((res) => setText((t) => t === value ? `${nameOf(target, res.data)} (${value})` : t), () => undefined)
-  }, [value])
+  }, [])
 
   const search = (q: string): void => {
     clearTimeout(timer.current)
