@@ -48,7 +48,7 @@ async function signedIn (width?: number): Promise<Watched> {
 }
 
 async function openRecord (page: Page, id: string): Promise<void> {
-  await page.evaluate((hash) => { location.hash = hash }, `#/denuncias/${id}`)
+  await page.evaluate(`location.hash = ${JSON.stringify(`#/denuncias/${id}`)}`)
   await page.getByRole('heading', { name: 'Historial' }).waitFor()
 }
 
@@ -82,7 +82,7 @@ it('creates a record: refused in the browser, then by the API beside its field, 
   expect(await page.getByLabel('Denunciante nombre').getAttribute('aria-invalid')).toBe('true')
   expect(await page.locator('#campo-denunciante_nombre-error').textContent()).toBe('es obligatorio')
   expect(await page.locator('#campo-denunciante_dni-error').textContent()).toBe('letra de control incorrecta')
-  expect(await page.evaluate(() => document.activeElement?.id)).toBe('campo-denunciante_nombre')
+  expect(await page.evaluate('document.activeElement?.id')).toBe('campo-denunciante_nombre')
   await checkScreen(page, 'formulario-errores')
 
   // Filled in as the browser checks it, with a staff reference that does not exist: the API's detalles beside the field.
@@ -202,11 +202,11 @@ it('uploads files by the picker and by dropping them, with a preview fetched wit
   await page.getByText('Subido: foto daños.png').waitFor()
 
   // Dropped on the zone: the same upload.
-  const drop = await page.evaluateHandle(() => {
+  const drop = await page.evaluateHandle(`(() => {
     const dt = new DataTransfer()
     dt.items.add(new File(['Informe del agente'], 'informe.txt', { type: 'text/plain' }))
     return dt
-  })
+  })()`)
   await page.locator('.drop').dispatchEvent('drop', { dataTransfer: drop })
   await page.getByText('Subido: informe.txt').waitFor()
   const files = (await call(app, 'GET', `/denuncias/${id}`, { token: admin })).body.data.adjuntos as Array<{ id: string, nombre: string, bytes: number }>
@@ -216,7 +216,7 @@ it('uploads files by the picker and by dropping them, with a preview fetched wit
   const img = page.getByRole('img', { name: 'Vista previa de foto daños.png' })
   await img.waitFor()
   expect(await img.getAttribute('src')).toMatch(/^blob:/)
-  await expect.poll(() => img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBe(1)
+  await expect.poll(() => img.evaluate((el: any) => el.naturalWidth as number)).toBe(1)
   await page.getByRole('button', { name: 'Custodia de foto daños.png' }).click()
   const custody = page.getByRole('table', { name: 'Cadena de custodia de foto daños.png' })
   await custody.waitFor()
