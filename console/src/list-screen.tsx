@@ -86,8 +86,8 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
               <tbody>
                 {data.records.map((r) => (
                   <tr key={String(r._id)}>
-                    {/* A deleted record answers 404 by id: listed, not linked (restoring it is a later screen's). */}
-                    <th scope="row">{r._deleted != null ? <>{String(r._id)} <span class="deleted">Eliminado</span></> : <a href={href([mod.ruta, String(r._id)])}>{String(r._id)}</a>}</th>
+                    {/* A deleted record answers 404 by id: listed, not linked; `Restaurar` brings it back and opens it. */}
+                    <th scope="row">{r._deleted != null ? <>{String(r._id)} <span class="deleted">Eliminado</span> <RestoreButton mod={mod} id={String(r._id)} /></> : <a href={href([mod.ruta, String(r._id)])}>{String(r._id)}</a>}</th>
                     {columns.map((c) => <td key={c}>{Array.isArray(r._restringidos) && r._restringidos.includes(c) ? <Restricted /> : show(r[c])}</td>)}
                   </tr>
                 ))}
@@ -119,5 +119,21 @@ function Header ({ name, sortable, sort, onSort }: { name: string, sortable: boo
         {label}<span aria-hidden="true">{state === 'ascending' ? ' ▲' : state === 'descending' ? ' ▼' : ''}</span>
       </button>
     </th>
+  )
+}
+
+function RestoreButton ({ mod, id }: { mod: ModuleInfo, id: string }) {
+  const [error, setError] = useState<string>()
+  const restore = (): void => {
+    request('POST', `/${mod.ruta}/${encodeURIComponent(id)}/restaurar`).then(
+      () => { location.hash = href([mod.ruta, id]) },
+      (err: unknown) => setError(err instanceof ApiError ? err.message : 'Error inesperado'),
+    )
+  }
+  return (
+    <>
+      <button type="button" class="secondary small" aria-label={`Restaurar ${id}`} onClick={restore}>Restaurar</button>
+      {error !== undefined && <span class="error" role="alert">{error}</span>}
+    </>
   )
 }

@@ -159,7 +159,7 @@ it('meets a version conflict on an edit: reloads the record and keeps the user\'
   await page.context().close()
 })
 
-it('moves the state by the button named by the target state, deletes after a dialog and restores', async () => {
+it('moves the state by the button named by the target state, deletes after a dialog and restores, from the record and from the list', async () => {
   const id = await created()
   const w = await signedIn(768)
   const { page } = w
@@ -187,6 +187,13 @@ it('moves the state by the button named by the target state, deletes after a dia
   await page.getByRole('button', { name: 'Restaurar' }).click()
   await page.getByRole('status').filter({ hasText: 'Registro restaurado' }).waitFor()
   expect((await call(app, 'GET', `/denuncias/${id}`, { token: admin })).body.data).toMatchObject({ estado: 'investigacion', _version: 4 })
+
+  // Deleted elsewhere: restored from the list of deleted records, which then opens it.
+  expect((await call(app, 'DELETE', `/denuncias/${id}`, { token: admin })).status).toBe(200)
+  await page.evaluate('location.hash = "#/denuncias?eliminados=si"')
+  await page.getByRole('button', { name: `Restaurar ${id}` }).click()
+  await page.getByRole('heading', { level: 1, name: `Denuncias: ${id}` }).waitFor()
+  expect((await call(app, 'GET', `/denuncias/${id}`, { token: admin })).body.data._version).toBe(6)
   await expectClean(w)
   await page.context().close()
 })
