@@ -6,7 +6,7 @@
  * API's `detalles`) beside it, tied with aria-describedby.
  */
 import type { JSX } from 'preact'
-import type { FormValue, Item } from './form-values.js'
+import { requiredNow, type FormValue, type Item } from './form-values.js'
 import { labelOf, type FieldInfo, type ModuleInfo } from './modules.js'
 import { RefPicker } from './ref-picker.js'
 import { Restricted } from './list-screen.js'
@@ -23,6 +23,7 @@ export interface InputProps {
   onChange: (value: FormValue) => void
 }
 
+const NOW = 'Vacío: la fecha y hora del registro'
 const INPUT_TYPES: Record<string, string> = { integer: 'number', decimal: 'number', date: 'date', datetime: 'datetime-local', time: 'time', password: 'password' }
 
 export function FieldInput ({ field, value, problems, stored, restricted, editing, modules, onChange }: InputProps) {
@@ -33,11 +34,14 @@ export function FieldInput ({ field, value, problems, stored, restricted, editin
   }
   if (Array.isArray(value) && field.elementos !== undefined) return <Group field={field} items={value} problems={problems} onChange={onChange} />
   const problem = problems.get(field.nombre)
-  const notes = [field.descripcion === undefined ? undefined : `${id}-ayuda`, stored === undefined ? undefined : `${id}-guardado`, problem === undefined ? undefined : `${id}-error`].filter((x) => x !== undefined).join(' ')
+  // A create leaves an empty date or date-time with default `now` to the service's clock.
+  const now = !editing && field.por_defecto === 'now'
+  const notes = [field.descripcion === undefined && !now ? undefined : `${id}-ayuda`, stored === undefined ? undefined : `${id}-guardado`, problem === undefined ? undefined : `${id}-error`].filter((x) => x !== undefined).join(' ')
   return (
     <div class="field">
-      <label for={id}>{label}{field.obligatorio && <span aria-hidden="true"> *</span>}</label>
-      {field.descripcion !== undefined && <span id={`${id}-ayuda`} class="hint">{field.descripcion}</span>}
+      <label for={id}>{label}{requiredNow(field, editing) && <span aria-hidden="true"> *</span>}</label>
+      {field.descripcion !== undefined && <span id={`${id}-ayuda`} class="hint">{[field.descripcion, now ? NOW : undefined].filter((x) => x !== undefined).join('. ')}</span>}
+      {field.descripcion === undefined && now && <span id={`${id}-ayuda`} class="hint">{NOW}</span>}
       <Control id={id} field={field} value={value} invalid={problem !== undefined} describedBy={notes === '' ? undefined : notes} editing={editing} modules={modules} onChange={onChange} />
       {stored !== undefined && <span id={`${id}-guardado`} class="notice">Valor guardado ahora: {stored === '' ? '(vacío)' : stored}</span>}
       {problem !== undefined && <span id={`${id}-error`} class="error">{problem}</span>}
@@ -48,7 +52,7 @@ export function FieldInput ({ field, value, problems, stored, restricted, editin
 interface ControlProps { id: string, field: FieldInfo, value: FormValue, invalid: boolean, describedBy?: string, editing?: boolean, modules: ModuleInfo[], onChange: (value: FormValue) => void }
 
 function Control ({ id, field, value, invalid, describedBy, editing = false, modules, onChange }: ControlProps): JSX.Element {
-  const common = { id, 'aria-invalid': invalid ? 'true' as const : undefined, 'aria-describedby': describedBy, required: field.obligatorio && !(editing && field.tipo === 'password') }
+  const common = { id, 'aria-invalid': invalid ? 'true' as const : undefined, 'aria-describedby': describedBy, required: requiredNow(field, editing) && !(editing && field.tipo === 'password') }
   const text = (e: Event): void => onChange((e.currentTarget as HTMLInputElement).value)
   if (field.tipo === 'boolean') return <input {...common} required={false} type="checkbox" checked={value === true} onChange={(e) => onChange((e.currentTarget as HTMLInputElement).checked)} />
   if (field.enum !== undefined) {

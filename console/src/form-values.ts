@@ -77,9 +77,14 @@ function dniProblem (v: string): string | undefined {
   return LETTERS[Number(digits) % 23] === s.slice(-1) ? undefined : 'letra de control incorrecta'
 }
 
-function scalarProblem (f: FieldInfo, v: string | boolean, refPrefix?: string): string | undefined {
+/** Required as the API checks it: a create fills a field left out with its default (records/normalize.ts). */
+export function requiredNow (f: FieldInfo, editing: boolean): boolean {
+  return f.obligatorio && (editing || f.por_defecto === undefined)
+}
+
+function scalarProblem (f: FieldInfo, v: string | boolean, refPrefix?: string, required = f.obligatorio): string | undefined {
   if (typeof v === 'boolean') return undefined
-  if (v.trim() === '') return f.obligatorio ? 'es obligatorio' : undefined
+  if (v.trim() === '') return required ? 'es obligatorio' : undefined
   if (f.tipo === 'integer' || f.tipo === 'decimal') {
     const n = Number(v)
     if (!Number.isFinite(n) || (f.tipo === 'integer' && !Number.isInteger(n))) return `debe ser de tipo ${f.tipo === 'integer' ? 'entero' : 'número'}`
@@ -119,7 +124,7 @@ export function problems (mod: ModuleInfo, values: Values, modules: ModuleInfo[]
     }
     // An empty password on an edit keeps the stored one.
     if (editing && f.tipo === 'password' && v === '') continue
-    const p = scalarProblem(f, v, modules.find((m) => m.ruta === f.ref)?.prefijo)
+    const p = scalarProblem(f, v, modules.find((m) => m.ruta === f.ref)?.prefijo, requiredNow(f, editing))
     if (p !== undefined) out.set(f.nombre, p)
   }
   return out

@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import type { Browser, Page } from 'playwright-core'
+import { loadRegistry } from '../../core/registry/load.js'
 import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
 import { call, login, validDni } from '../helpers/http.js'
 import { checkScreen, launch, watchedPage, type Watched } from './console-page.js'
@@ -59,10 +60,18 @@ async function expectClean (w: Watched): Promise<void> {
   for (const token of w.tokens) expect(w.urls.filter((u) => u.includes(token))).toEqual([])
 }
 
-async function created (): Promise<string> {
+/** A new denuncia (through the API) open on its screen for a signed-in superadmin. */
+async function onNewRecord (width?: number): Promise<{ id: string, w: Watched, page: Page }> {
   const res = await call(app, 'POST', '/denuncias', { token: admin, body: { ...DENUNCIA, agente_asignado: agent } })
   expect(res.status, JSON.stringify(res.body)).toBe(201)
-  return res.body.data._id
+  const w = await signedIn(width)
+  await openRecord(w.page, res.body.data._id)
+  return { id: res.body.data._id, w, page: w.page }
+}
+
+async function finish (w: Watched): Promise<void> {
+  await expectClean(w)
+  await w.page.context().close()
 }
 
 it('creates a record: refused in the browser, then by the API beside its field, then saved with a ref picked from the keyboard', async () => {
@@ -124,15 +133,11 @@ it('creates a record: refused in the browser, then by the API beside its field, 
   expect(stored).toMatchObject({ denunciante_nombre: 'Ana Ruiz', fecha_hechos: '2026-06-01 10:30:00', agente_asignado: agent, estado: 'pendiente', testigos: [{ nombre: 'Luis Gómez', declaracion: 'Vio a una persona correr' }] })
   // The related record by name, linked.
   await page.getByRole('link', { name: `90001 Rigoberta Menchú Pérez (${agent})` }).waitFor()
-  await expectClean(w)
-  await page.context().close()
+  await finish(w)
 })
 
 it('meets a version conflict on an edit: reloads the record and keeps the user\'s changes, then saves them', async () => {
-  const id = await created()
-  const w = await signedIn()
-  const { page } = w
-  await openRecord(page, id)
+  const { id, w, page } = await onNewRecord()
   await page.getByRole('link', { name: 'Editar' }).click()
   await page.getByRole('heading', { level: 1, name: `Editar ${id}` }).waitFor()
   await checkScreen(page, 'formulario-editar')
@@ -155,15 +160,11 @@ it('meets a version conflict on an edit: reloads the record and keeps the user\'
   await page.getByRole('heading', { name: 'Historial' }).waitFor()
   const stored = (await call(app, 'GET', `/denuncias/${id}`, { token: admin })).body.data
   expect(stored).toMatchObject({ lugar_hechos: 'Calle del Sol 5', observaciones: 'Cambiado por otro', _version: 3 })
-  await expectClean(w)
-  await page.context().close()
+  await finish(w)
 })
 
 it('moves the state by the button named by the target state, deletes after a dialog and restores, from the record and from the list', async () => {
-  const id = await created()
-  const w = await signedIn(768)
-  const { page } = w
-  await openRecord(page, id)
+  const { id, w, page } = await onNewRecord(768)
   expect(await page.getByRole('region', { name: 'Acciones' }).getByRole('button').allTextContents()).toEqual(['Pasar a investigacion', 'Pasar a archivada', 'Eliminar'])
   await checkScreen(page, 'registro-acciones')
   await page.getByRole('button', { name: 'Pasar a investigacion' }).click()
@@ -194,15 +195,11 @@ it('moves the state by the button named by the target state, deletes after a dia
   await page.getByRole('button', { name: `Restaurar ${id}` }).click()
   await page.getByRole('heading', { level: 1, name: `Denuncias: ${id}` }).waitFor()
   expect((await call(app, 'GET', `/denuncias/${id}`, { token: admin })).body.data._version).toBe(6)
-  await expectClean(w)
-  await page.context().close()
+  await finish(w)
 })
 
 it('uploads files by the picker and by dropping them, with a preview fetched with the token and each file\'s custody', async () => {
-  const id = await created()
-  const w = await signedIn()
-  const { page } = w
-  await openRecord(page, id)
+  const { id, w, page } = await onNewRecord()
   await page.getByRole('heading', { name: 'Adjuntos' }).waitFor()
   await checkScreen(page, 'archivos')
   await page.getByLabel('Añadir archivos a adjuntos').setInputFiles({ name: 'foto daños.png', mimeType: 'image/png', buffer: PNG })
@@ -231,6 +228,22 @@ it('uploads files by the picker and by dropping them, with a preview fetched wit
   await checkScreen(page, 'archivos-vista-previa')
   // A text file has no preview.
   expect(await page.getByRole('button', { name: 'Vista previa de informe.txt' }).count()).toBe(0)
-  await expectClean(w)
-  await page.context().close()
+  await finish(w)
 })
+
+it('generates every module\'s form from modules.yaml, each with no axe-core violation and an input per field', async () => {
+  const registry = loadRegistry('modules.yaml')
+  const w = await signedIn()
+  const { page } = w
+  for (const mod of registry.modules) {
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/${mod.path}/_nuevo`)}`)
+    await page.getByRole('heading', { level: 1, name: `Nuevo registro de ${mod.label}` }).waitFor()
+    // Every field but files and a state moved by buttons has its input, found by its label.
+    const shown = mod.fields.filter((f) => f.type !== 'file' && !(f.name === mod.stateField && mod.transitions.length > 0))
+    for (const f of shown.filter((x) => x.type !== 'array' || x.items === undefined)) {
+      expect(await page.locator(`#campo-${f.name}`).count(), `${mod.name}.${f.name}`).toBe(1)
+    }
+    await checkScreen(page, `formulario-${mod.path}`)
+  }
+  await finish(w)
+}, 300_000)
