@@ -6,13 +6,15 @@
  * the ref picker and a witness added; an edit meeting a version conflict
  * (the record changed through the API meanwhile) reloaded with the user's
  * changes kept; a state move; delete and restore; an upload by the file
- * picker and by drag-and-drop with its preview and custody. axe-core on
- * each new screen and dialog. `npm run test:browser`.
+ * picker and by drag-and-drop with its preview and custody; every
+ * module's form; a list's `list_columns` declared in modules.yaml after a
+ * restart. axe-core on each new screen and dialog. `npm run test:browser`.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import type { Browser, Page } from 'playwright-core'
-import { loadRegistry } from '../../core/registry/load.js'
+import { readFileSync } from 'node:fs'
+import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
 import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
 import { call, login, validDni } from '../helpers/http.js'
 import { checkScreen, launch, watchedPage, type Watched } from './console-page.js'
@@ -38,9 +40,9 @@ afterAll(async () => {
   await h?.close()
 })
 
-async function signedIn (width?: number): Promise<Watched> {
-  const w = await watchedPage(browser, base, width)
-  await w.page.goto(`${base}/consola`)
+async function signedIn (width?: number, at = base): Promise<Watched> {
+  const w = await watchedPage(browser, at, width)
+  await w.page.goto(`${at}/consola`)
   await w.page.getByLabel('Usuario').fill(ADMIN.username)
   await w.page.getByLabel('Contraseña').fill(ADMIN.password)
   await w.page.getByRole('button', { name: 'Entrar' }).click()
@@ -247,3 +249,16 @@ it('generates every module\'s form from modules.yaml, each with no axe-core viol
   }
   await finish(w)
 }, 300_000)
+
+it('shows the list columns modules.yaml declares after a restart, with no change to the console', async () => {
+  const text = readFileSync('modules.yaml', 'utf8').replace(/(\n {2}vehiculos:\n)/, '$1    list_columns: [marca, matricula, km_actuales]\n')
+  const again = await h.app({ registry: parseRegistry(text, 'temp.yaml') })
+  const at = await again.listen({ host: '127.0.0.1', port: 0 })
+  const w = await signedIn(undefined, at)
+  await w.page.getByRole('navigation', { name: 'Módulos' }).getByRole('link', { name: 'Vehículos' }).click()
+  await w.page.getByRole('status').filter({ hasText: /registros?$/ }).waitFor()
+  expect(await w.page.getByRole('columnheader').allTextContents()).toEqual(['Referencia', 'Marca', 'Matricula', 'Km actuales'])
+  expect(w.urls.some((u) => u.includes('campos=marca%2Cmatricula%2Ckm_actuales'))).toBe(true)
+  await finish(w)
+  await again.close()
+})
