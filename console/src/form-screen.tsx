@@ -88,7 +88,8 @@ export function FormScreen ({ mod, id, modules }: { mod: ModuleInfo, id?: string
       await load(true)
       setConflict(false)
       setError(undefined)
-      document.getElementById('formulario')?.querySelector<HTMLElement>('[aria-describedby*="-guardado"]')?.focus()
+      // Once drawn: the first of the user's changes that the record now holds otherwise.
+      requestAnimationFrame(() => document.getElementById('formulario')?.querySelector<HTMLElement>('[aria-describedby*="-guardado"]')?.focus())
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'Error inesperado')
     }

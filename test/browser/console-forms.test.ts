@@ -172,6 +172,7 @@ it('meets a version conflict on an edit: reloads the record and keeps the user\'
 
   await page.getByRole('button', { name: 'Recargar el registro' }).click()
   await page.getByText('Valor guardado ahora: Calle de la Luna 1').waitFor()
+  await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('campo-lugar_hechos')
   expect(await page.getByLabel('Lugar hechos').inputValue()).toBe('Calle del Sol 5')
   expect(await page.getByLabel('Observaciones').inputValue()).toBe('Cambiado por otro')
   await checkScreen(page, 'formulario-recargado')
@@ -250,6 +251,18 @@ it('uploads files by the picker and by dropping them, with a preview fetched wit
   await page.getByText('Subido: acta.pdf').waitFor()
   await page.getByRole('button', { name: 'Vista previa de acta.pdf' }).click()
   expect(await page.locator('iframe[title="Vista previa de acta.pdf"]').getAttribute('src')).toMatch(/^blob:/)
+  // Progress: a slow link (Chromium's network emulation) shows the upload's fraction as it goes.
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('Network.enable')
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 100 * 1024 })
+  await page.getByLabel('Añadir archivos a adjuntos').setInputFiles({ name: 'grabación.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(400 * 1024, 7) })
+  const bar = page.getByRole('progressbar', { name: 'Subiendo grabación.bin' })
+  await bar.waitFor()
+  await expect.poll(async () => Number(await bar.getAttribute('value')), { timeout: 10_000 }).toBeGreaterThan(0)
+  await checkScreen(page, 'archivos-subiendo')
+  await page.getByText('Subido: grabación.bin').waitFor({ timeout: 30_000 })
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 })
+  expect(await bar.count()).toBe(0)
   // A text file has no preview.
   expect(await page.getByRole('button', { name: 'Vista previa de informe.txt' }).count()).toBe(0)
   await finish(w)
