@@ -64,7 +64,7 @@ function Screen ({ modules, route }: { modules: ModuleInfo[], route: Route }) {
   if (ruta === undefined) return <><h1>Inicio</h1><p>Elija un módulo en la lista.</p></>
   if (ruta === PASSWORD_PATH) return <PasswordScreen />
   if (mod === undefined) return <><h1>Módulo no disponible</h1><p>No existe o no tiene permiso para verlo.</p></>
-  if (id === NEW_PATH && mod.acciones.crear !== undefined) return <FormScreen key={`${ruta}/${id}`} mod={mod} modules={modules} />
+  if (id === NEW_PATH) return <FormScreen key={`${ruta}/${id}`} mod={mod} modules={modules} />
   if (id !== undefined && sub === EDIT_PATH) return <FormScreen key={`${ruta}/${id}/${sub}`} mod={mod} id={id} modules={modules} />
   if (id !== undefined) return <RecordScreen key={`${ruta}/${id}`} mod={mod} id={id} modules={modules} />
   return <ListScreen key={ruta} mod={mod} params={route.params} />

@@ -96,6 +96,9 @@ export function FormScreen ({ mod, id, modules }: { mod: ModuleInfo, id?: string
   }
 
   const title = editing ? `Editar ${id}` : `Nuevo registro de ${mod.etiqueta}`
+  if (mod.acciones[editing ? 'editar' : 'crear'] === undefined) {
+    return <><h1>{title}</h1><p>Su rol no puede {editing ? 'editar' : 'crear'} registros de {mod.etiqueta}.</p></>
+  }
   return (
     <>
       <p class="crumbs"><a href={href([mod.ruta])}>{mod.etiqueta}</a>{editing && <> › <a href={href([mod.ruta, id])}>{id}</a></>}</p>

@@ -8,14 +8,16 @@
  * changes kept; a state move; delete and restore; an upload by the file
  * picker and by drag-and-drop with its preview and custody; every
  * module's form; a list's `list_columns` declared in modules.yaml after a
- * restart. axe-core on each new screen and dialog. `npm run test:browser`.
+ * restart; a read-only role offered no form, action or upload. axe-core on
+ * each new screen and dialog. `npm run test:browser`.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import type { Browser, Page } from 'playwright-core'
 import { readFileSync } from 'node:fs'
 import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
-import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
+import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
+import { createUser } from '../helpers/users.js'
 import { call, login, validDni } from '../helpers/http.js'
 import { checkScreen, launch, watchedPage, type Watched } from './console-page.js'
 
@@ -53,11 +55,11 @@ afterAll(async () => {
   await h?.close()
 })
 
-async function signedIn (width?: number, at = base): Promise<Watched> {
+async function signedIn (width?: number, at = base, user = { username: ADMIN.username, password: ADMIN.password }): Promise<Watched> {
   const w = await watchedPage(browser, at, width)
   await w.page.goto(`${at}/consola`)
-  await w.page.getByLabel('Usuario').fill(ADMIN.username)
-  await w.page.getByLabel('Contraseña').fill(ADMIN.password)
+  await w.page.getByLabel('Usuario').fill(user.username)
+  await w.page.getByLabel('Contraseña').fill(user.password)
   await w.page.getByRole('button', { name: 'Entrar' }).click()
   await w.page.getByRole('navigation', { name: 'Módulos' }).getByRole('link').first().waitFor()
   return w
@@ -296,4 +298,26 @@ it('shows the list columns modules.yaml declares after a restart, with no change
   expect(w.urls.some((u) => u.includes('campos=marca%2Cmatricula%2Ckm_actuales'))).toBe(true)
   await finish(w)
   await again.close()
+})
+
+it('offers a read-only role no form, action or upload: its files still listed with their custody', async () => {
+  const id = (await call(app, 'POST', '/denuncias', { token: admin, body: DENUNCIA })).body.data._id as string
+  const uploaded = await app.inject({ method: 'POST', url: `/denuncias/${id}/archivos/adjuntos?nombre=foto.png`, headers: { authorization: `Bearer ${admin}`, 'content-type': 'image/png' }, payload: PNG })
+  expect(uploaded.statusCode, uploaded.body).toBe(201)
+  const consulta = await createUser(app, admin, 'consulta')
+  const w = await signedIn(768, base, { username: consulta.username, password: PASSWORD })
+  const { page } = w
+  await page.getByRole('navigation', { name: 'Módulos' }).getByRole('link', { name: 'Denuncias', exact: true }).click()
+  await page.getByRole('status').filter({ hasText: /registros?$/ }).waitFor()
+  expect(await page.getByRole('link', { name: 'Nuevo' }).count()).toBe(0)
+  await openRecord(page, id)
+  await page.getByRole('button', { name: 'Custodia de foto.png' }).click()
+  await page.getByRole('table', { name: 'Cadena de custodia de foto.png' }).waitFor()
+  expect(await page.getByRole('region', { name: 'Acciones' }).getByRole('button').count()).toBe(0)
+  expect(await page.getByRole('link', { name: 'Editar' }).count()).toBe(0)
+  expect(await page.getByLabel('Añadir archivos a adjuntos').count()).toBe(0)
+  await checkScreen(page, 'registro-solo-lectura')
+  await page.evaluate('location.hash = "#/denuncias/_nuevo"')
+  await page.getByText('Su rol no puede crear registros de Denuncias.').waitFor()
+  await finish(w)
 })
