@@ -20,7 +20,9 @@ export const CONSOLE_HELMET = {
       defaultSrc: ["'none'"],
       scriptSrc: ["'self'"],
       styleSrc: ["'self'"],
-      imgSrc: ["'self'", 'data:'],
+      // blob: for a file's preview, fetched with the token (console/src/record-files.tsx); no other origin.
+      imgSrc: ["'self'", 'data:', 'blob:'],
+      frameSrc: ['blob:'],
       fontSrc: ["'self'"],
       connectSrc: ["'self'"],
       manifestSrc: ["'self'"],

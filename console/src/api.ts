@@ -23,8 +23,8 @@ export function whenExpired (handler: (message: string) => void): void { onExpir
 export function signedIn (): boolean { return token !== undefined }
 
 /** One request; the body parsed as the S9 envelope, its `error` thrown as an ApiError. */
-export async function request<T = any> (method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { Accept: 'application/json' }
+export async function request<T = any> (method: string, path: string, body?: unknown, extra?: Record<string, string>): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json', ...extra }
   if (token !== undefined) headers.Authorization = `Bearer ${token}`
   if (body !== undefined) headers['Content-Type'] = 'application/json'
   let res: Response
@@ -81,4 +81,35 @@ export async function signOut (): Promise<void> {
   } finally {
     token = undefined
   }
+}
+
+/** A file the API streams, fetched with the token, as a `blob:` URL the page may show (a preview); the caller revokes it. */
+export async function blobUrl (path: string): Promise<string> {
+  const res = await fetch(path, { headers: token === undefined ? {} : { Authorization: `Bearer ${token}` }, cache: 'no-store', credentials: 'omit' })
+  if (!res.ok) throw refused(res, await res.json().catch(() => undefined) as Envelope | undefined, path)
+  return URL.createObjectURL(await res.blob())
+}
+
+/**
+ * A raw-body upload (S22 `POST …/archivos/{campo}?nombre=`) through
+ * XMLHttpRequest, the one browser API that reports upload progress.
+ */
+export function upload<T = any> (path: string, file: Blob, onProgress: (fraction: number) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest()
+    xhr.open('POST', path)
+    xhr.withCredentials = false
+    xhr.setRequestHeader('Accept', 'application/json')
+    if (token !== undefined) xhr.setRequestHeader('Authorization', `Bearer ${token}`)
+    xhr.setRequestHeader('Content-Type', file.type === '' ? 'application/octet-stream' : file.type)
+    xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total) }
+    xhr.onerror = () => reject(new ApiError(0, 'No se pudo conectar con el servicio'))
+    xhr.onload = () => {
+      let json: Envelope | undefined
+      try { json = JSON.parse(xhr.responseText) as Envelope } catch { json = undefined }
+      if (xhr.status >= 200 && xhr.status < 300 && json?.success === true) resolve(json as T)
+      else reject(refused(new Response(null, { status: xhr.status }), json, path))
+    }
+    xhr.send(file)
+  })
 }

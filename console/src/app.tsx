@@ -12,6 +12,7 @@ import { SignIn } from './sign-in.js'
 import { ListScreen } from './list-screen.js'
 import { RecordScreen } from './record-screen.js'
 import { PasswordScreen } from './password-screen.js'
+import { EDIT_PATH, FormScreen, NEW_PATH } from './form-screen.js'
 
 /** The console's own screens start with `_`, which no module path may (core/registry/schema.ts). */
 const PASSWORD_PATH = '_contrasena'
@@ -58,11 +59,13 @@ export function App () {
 }
 
 function Screen ({ modules, route }: { modules: ModuleInfo[], route: Route }) {
-  const [ruta, id] = route.path
+  const [ruta, id, sub] = route.path
   const mod = modules.find((m) => m.ruta === ruta)
   if (ruta === undefined) return <><h1>Inicio</h1><p>Elija un módulo en la lista.</p></>
   if (ruta === PASSWORD_PATH) return <PasswordScreen />
   if (mod === undefined) return <><h1>Módulo no disponible</h1><p>No existe o no tiene permiso para verlo.</p></>
+  if (id === NEW_PATH) return <FormScreen key={`${ruta}/${id}`} mod={mod} modules={modules} />
+  if (id !== undefined && sub === EDIT_PATH) return <FormScreen key={`${ruta}/${id}/${sub}`} mod={mod} id={id} modules={modules} />
   if (id !== undefined) return <RecordScreen key={`${ruta}/${id}`} mod={mod} id={id} modules={modules} />
   return <ListScreen key={ruta} mod={mod} params={route.params} />
 }

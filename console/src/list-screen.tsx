@@ -10,6 +10,7 @@ import { ExportButton } from './export-button.js'
 import { labelOf, show, type ModuleInfo } from './modules.js'
 import { href } from './route.js'
 import { Filters, filterQuery } from './filters.js'
+import { NEW_PATH } from './form-screen.js'
 
 export const PAGE = 50
 const SORTABLE_SYSTEM = new Set(['_id'])
@@ -61,6 +62,7 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
   return (
     <>
       <h1>{mod.etiqueta}</h1>
+      {mod.acciones.crear !== undefined && <p><a class="button" href={href([mod.ruta, NEW_PATH])}>Nuevo</a></p>}
       <form class="search" role="search" onSubmit={search}>
         <label for="buscar">Buscar</label>
         <input id="buscar" name="q" type="search" defaultValue={q} />
@@ -84,8 +86,8 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
               <tbody>
                 {data.records.map((r) => (
                   <tr key={String(r._id)}>
-                    {/* A deleted record answers 404 by id: listed, not linked (restoring it is a later screen's). */}
-                    <th scope="row">{r._deleted != null ? <>{String(r._id)} <span class="deleted">Eliminado</span></> : <a href={href([mod.ruta, String(r._id)])}>{String(r._id)}</a>}</th>
+                    {/* A deleted record answers 404 by id: listed, not linked; `Restaurar` brings it back and opens it. */}
+                    <th scope="row">{r._deleted != null ? <>{String(r._id)} <span class="deleted">Eliminado</span> <RestoreButton mod={mod} id={String(r._id)} /></> : <a href={href([mod.ruta, String(r._id)])}>{String(r._id)}</a>}</th>
                     {columns.map((c) => <td key={c}>{Array.isArray(r._restringidos) && r._restringidos.includes(c) ? <Restricted /> : show(r[c])}</td>)}
                   </tr>
                 ))}
@@ -117,5 +119,21 @@ function Header ({ name, sortable, sort, onSort }: { name: string, sortable: boo
         {label}<span aria-hidden="true">{state === 'ascending' ? ' ▲' : state === 'descending' ? ' ▼' : ''}</span>
       </button>
     </th>
+  )
+}
+
+function RestoreButton ({ mod, id }: { mod: ModuleInfo, id: string }) {
+  const [error, setError] = useState<string>()
+  const restore = (): void => {
+    request('POST', `/${mod.ruta}/${encodeURIComponent(id)}/restaurar`).then(
+      () => { location.hash = href([mod.ruta, id]) },
+      (err: unknown) => setError(err instanceof ApiError ? err.message : 'Error inesperado'),
+    )
+  }
+  return (
+    <>
+      <button type="button" class="secondary small" aria-label={`Restaurar ${id}`} onClick={restore}>Restaurar</button>
+      {error !== undefined && <span class="error" role="alert">{error}</span>}
+    </>
   )
 }

@@ -2,6 +2,7 @@
 
 // The shape is the service's own (a type only: nothing of the server enters the bundle).
 export type { FieldDescription as FieldInfo, ModuleDescription as ModuleInfo } from '../../core/registry/module-description.js'
+import type { ModuleDescription as ModuleInfo } from '../../core/registry/module-description.js'
 
 const SYSTEM: Record<string, string> = {
   _id: 'Referencia',
@@ -27,4 +28,19 @@ export function show (value: unknown): string {
   if (typeof value === 'boolean') return value ? 'Sí' : 'No'
   if (typeof value === 'object') return JSON.stringify(value)
   return String(value)
+}
+
+/**
+ * How a record is named where it is referred to (a related record, a ref
+ * picker's choice): its module's first short text columns, not choices
+ * (`Pedro Sanz Ruiz`, `1234-ABC Seat`); its `_id` when it has none.
+ */
+export function nameFields (mod: ModuleInfo): string[] {
+  const text = new Set(mod.campos.filter((f) => f.tipo === 'string' && f.enum === undefined && !f.cifrado && f.nombre !== mod.campo_estado).map((f) => f.nombre))
+  return mod.columnas.filter((c) => text.has(c)).slice(0, 3)
+}
+
+export function nameOf (mod: ModuleInfo, record: Record<string, unknown>): string {
+  const name = nameFields(mod).map((f) => record[f]).filter((v) => typeof v === 'string' && v !== '').join(' ')
+  return name === '' ? String(record._id) : name
 }

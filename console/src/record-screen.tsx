@@ -1,13 +1,17 @@
 /**
  * A record (SPEC S19): every field as the API shows it, withheld encrypted
- * ones marked `Restringido`, references linked to their record, the system
- * fields, the verification result and the history as a timeline.
+ * ones marked `Restringido`, related records by name and linked, the
+ * system fields, the verification result and the history as a timeline;
+ * its actions (record-actions.tsx) and files (record-files.tsx).
  */
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
 import { labelOf, show, type FieldInfo, type ModuleInfo } from './modules.js'
 import { href } from './route.js'
 import { Restricted } from './list-screen.js'
+import { RecordActions } from './record-actions.js'
+import { RecordFiles } from './record-files.js'
+import { RefLink } from './ref-link.js'
 
 type Row = Record<string, unknown>
 interface Version { _version: number, accion: string, usuario: string, fecha: string, campos: string[] }
@@ -19,14 +23,25 @@ export function RecordScreen ({ mod, id, modules }: { mod: ModuleInfo, id: strin
   const [history, setHistory] = useState<Version[]>()
   const [valid, setValid] = useState<{ valido: boolean, version_rota?: number }>()
   const [error, setError] = useState<string>()
+  const [done, setDone] = useState<string>()
   const base = `/${mod.ruta}/${encodeURIComponent(id)}`
 
-  useEffect(() => {
+  /** The history and verification again after every write; the record too unless the write answered it. */
+  const load = (fresh?: Row): void => {
     const fail = (err: unknown): void => setError(err instanceof ApiError ? err.message : 'Error inesperado')
-    request<{ data: Row }>('GET', base).then((res) => setRecord(res.data), fail)
+    if (fresh === undefined) request<{ data: Row }>('GET', base).then((res) => setRecord(res.data), fail)
+    else setRecord(fresh)
     request<{ data: { versiones: Version[] } }>('GET', `${base}/historial`).then((res) => setHistory(res.data.versiones), () => undefined)
     request<{ data: { valido: boolean, version_rota?: number } }>('GET', `${base}/verificar`).then((res) => setValid(res.data), () => undefined)
-  }, [base])
+  }
+  useEffect(() => load(), [base])
+  const written = (fresh: Row | undefined, message: string): void => {
+    setDone(message)
+    setError(undefined)
+    // A deleted record answers 404 by id: the screen keeps what it showed, marked deleted.
+    if (fresh?._deleted != null) { setRecord(fresh); setHistory(undefined); setValid(undefined); return }
+    load(fresh)
+  }
 
   const restricted = new Set(Array.isArray(record?._restringidos) ? record._restringidos as string[] : [])
   return (
@@ -34,11 +49,13 @@ export function RecordScreen ({ mod, id, modules }: { mod: ModuleInfo, id: strin
       <p class="crumbs"><a href={href([mod.ruta])}>{mod.etiqueta}</a></p>
       <h1>{mod.etiqueta}: {id}</h1>
       {error !== undefined && <p class="error" role="alert">{error}</p>}
+      <p class="ok" role="status">{done ?? ''}</p>
       {record !== undefined && (
         <>
           {record._deleted != null && <p class="notice">Registro eliminado</p>}
+          <RecordActions mod={mod} record={record} onDone={written} />
           <dl class="fields">
-            {mod.campos.map((f) => (
+            {mod.campos.filter((f) => f.tipo !== 'file').map((f) => (
               <div key={f.nombre}>
                 <dt>{labelOf(f.nombre)}</dt>
                 <dd>{restricted.has(f.nombre) ? <Restricted /> : <Value field={f} value={record[f.nombre]} modules={modules} />}</dd>
@@ -49,6 +66,7 @@ export function RecordScreen ({ mod, id, modules }: { mod: ModuleInfo, id: strin
           <dl class="fields">
             {SYSTEM.filter((k) => k in record).map((k) => <div key={k}><dt>{labelOf(k)}</dt><dd>{show(record[k])}</dd></div>)}
           </dl>
+          <RecordFiles mod={mod} record={record} onChange={(fresh) => written(fresh, '')} />
           {valid !== undefined && (
             <p class={valid.valido ? 'ok' : 'error'}>{valid.valido ? 'Integridad verificada: la cadena de versiones es correcta' : `Integridad rota en la versión ${valid.version_rota ?? '?'}`}</p>
           )}
@@ -72,9 +90,8 @@ export function RecordScreen ({ mod, id, modules }: { mod: ModuleInfo, id: strin
 }
 
 function Value ({ field, value, modules }: { field: FieldInfo, value: unknown, modules: ModuleInfo[] }) {
-  if (field.tipo === 'ref' && typeof value === 'string' && modules.some((m) => m.ruta === field.ref)) {
-    return <a href={href([field.ref!, value])}>{value}</a>
-  }
+  const target = field.tipo === 'ref' ? modules.find((m) => m.ruta === field.ref) : undefined
+  if (target !== undefined && typeof value === 'string') return <RefLink key={value} target={target} id={value} />
   if (field.elementos !== undefined && Array.isArray(value)) {
     if (value.length === 0) return <>—</>
     return (

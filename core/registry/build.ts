@@ -14,6 +14,7 @@ import { FIELD_TYPES_IMPL, Rejected } from '../field-types/index.js'
 import { FORMATS } from '../field-types/formats.js'
 import { checkSubscriptionsModule } from './subscriptions-module.js'
 import { checkIndexKeys, fullTextOf, withIndex } from './index-keys.js'
+import { listColumnsOf } from './list-columns.js'
 
 export class RegistryProblem extends Error {
   constructor (readonly path: Array<string | number>, message: string) {
@@ -158,6 +159,7 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffN
     ownerFields,
     ownedById,
     fullText,
+    listColumns: listColumnsOf(m.list_columns, fields, stateField, [...path, 'list_columns']),
   }
   return Object.freeze(def)
 }

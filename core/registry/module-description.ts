@@ -5,7 +5,8 @@
  * list shows first. The console builds its screens from it. Pure.
  */
 import type { AccessTable } from '../access.js'
-import { ACTIONS, type FieldDef, type ModuleDef, type Registry } from './types.js'
+import { FORMATS } from '../field-types/formats.js'
+import { ACTIONS, type FieldDef, type Registry } from './types.js'
 
 export interface FieldDescription {
   nombre: string
@@ -44,19 +45,6 @@ export interface ModuleDescription {
   campos: FieldDescription[]
 }
 
-/** Types a table cell shows well: short, and readable without decryption. */
-const COLUMN_TYPES = new Set(['string', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'time', 'ref'])
-const MAX_COLUMNS = 4
-
-/** The state field, then the first short fields in file order (required ones first), never an encrypted one. */
-export function listColumns (mod: ModuleDef): string[] {
-  const fit = mod.fields.filter((f) => COLUMN_TYPES.has(f.type) && !f.encrypted && f.name !== mod.stateField)
-  const ordered = [...fit.filter((f) => f.required), ...fit.filter((f) => !f.required)]
-  const picked = ordered.slice(0, mod.stateField === undefined ? MAX_COLUMNS : MAX_COLUMNS - 1).map((f) => f.name)
-  const names = new Set([...picked, ...(mod.stateField === undefined ? [] : [mod.stateField])])
-  return mod.fields.filter((f) => names.has(f.name)).map((f) => f.name)
-}
-
 function describeField (f: FieldDef, registry: Registry): FieldDescription {
   const target = f.ref === undefined ? undefined : registry.byName.get(f.ref)?.path
   return {
@@ -68,7 +56,8 @@ function describeField (f: FieldDef, registry: Registry): FieldDescription {
     ...(f.max !== undefined && { max: f.max }),
     ...(f.minLength !== undefined && { min_longitud: f.minLength }),
     ...(f.maxLength !== undefined && { max_longitud: f.maxLength }),
-    ...(f.pattern !== undefined && { patron: f.pattern }),
+    // The pattern the API checks: a format's own replaces a declared one (core/field-types/text-like.ts), so a form checks the same.
+    ...((f.format ?? f.pattern) !== undefined && { patron: f.format === undefined ? f.pattern : FORMATS[f.format].pattern }),
     ...(f.format !== undefined && { formato: f.format }),
     ...(f.maxItems !== undefined && { max_elementos: f.maxItems }),
     ...(f.description !== undefined && { descripcion: f.description }),
@@ -89,7 +78,7 @@ export function describeModules (registry: Registry, access: AccessTable, role: 
       acciones,
       ...(m.stateField !== undefined && { campo_estado: m.stateField }),
       transiciones: m.transitions.map((t) => ({ desde: t.from, a: t.to, requiere: [...t.requires] })),
-      columnas: listColumns(m),
+      columnas: [...m.listColumns],
       campos: m.fields.map((f) => describeField(f, registry)),
     }
   })

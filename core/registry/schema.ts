@@ -72,6 +72,8 @@ export const ModuleSchema = Type.Object({
   subscriptions: Type.Optional(Type.Boolean()),
   owner_fields: Type.Optional(Type.Array(Type.String(), { uniqueItems: true })),
   full_text: Type.Optional(Type.Array(Type.String(), { uniqueItems: true })),
+  // The fields a list shows beside _id (core/registry/list-columns.ts checks them against the module's).
+  list_columns: Type.Optional(Type.Array(Type.String(), { uniqueItems: true, minItems: 1, maxItems: 12 })),
   fields: Type.Record(Name, FieldSchema, { minProperties: 1, additionalProperties: false }),
 }, { additionalProperties: false })
 

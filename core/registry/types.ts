@@ -109,6 +109,8 @@ export interface ModuleDef {
   readonly ownedById: boolean
   /** The fields `q` searches (`full_text:`; by default its unencrypted text fields), in its stored document. */
   readonly fullText: readonly FieldDef[]
+  /** The fields a list shows beside `_id` (`list_columns:`, or the default of core/registry/list-columns.ts), in the file's order when declared. */
+  readonly listColumns: readonly string[]
 }
 
 export interface RoleDef {

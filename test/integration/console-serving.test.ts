@@ -33,6 +33,9 @@ it('serves the page with a CSP that allows only its own files, and its assets ca
   expect(csp).toContain("style-src 'self';")
   expect(csp).toContain("connect-src 'self';")
   expect(csp).toContain("frame-ancestors 'none'")
+  // Previews of evidence files (blob: URLs made by the console itself), and no other source for images or frames.
+  expect(csp).toContain("img-src 'self' data: blob:;")
+  expect(csp).toContain('frame-src blob:;')
   expect(csp).not.toContain('unsafe')
   expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)/)
   expect(page.body).not.toMatch(/\bstyle=/)

@@ -58,3 +58,28 @@ it('shows a field added to modules.yaml after a restart', async () => {
 it('asks for a token', async () => {
   expectError(await call(app, 'GET', '/me/modulos'), 'TOKEN_NO_PROPORCIONADO')
 })
+
+it('gives a format\'s pattern as the field\'s, so a client checks what the API checks', async () => {
+  const data = ok(await call(app, 'GET', '/me/modulos', { token })) as any[]
+  const dni = data.find((m) => m.nombre === 'denuncias').campos.find((f: any) => f.nombre === 'denunciante_dni')
+  const pattern = new RegExp(dni.patron, 'u')
+  expect(pattern.test('12345678Z')).toBe(true)
+  expect(pattern.test('1234')).toBe(false)
+  // The API refuses what the pattern refuses, with the message the console shows.
+  const res = await call(app, 'POST', '/denuncias', { token, body: { denunciante_nombre: 'A', tipo: 'hurto', fecha_hechos: '2026-06-01 10:00:00', lugar_hechos: 'B', descripcion: 'C', denunciante_dni: '1234' } })
+  expect(res.body.detalles).toContainEqual({ campo: 'denunciante_dni', mensaje: 'no tiene el formato esperado' })
+})
+
+it('lists the columns modules.yaml declares (list_columns), and refuses at start one a cell cannot show', async () => {
+  // On the previous test's file (its new column stays: dropping it would be refused).
+  const withColour = readFileSync('modules.yaml', 'utf8').replace(/(\n {2}vehiculos:[\s\S]*?\n {4}fields:\n)/, '$1      color_consola: { type: string, max_length: 30 }\n')
+  const declare = (columns: string, mod = 'vehiculos'): string => withColour.replace(new RegExp(`(\n {2}${mod}:\n)`), `$1    list_columns: ${columns}\n`)
+  const again = await h.app({ registry: parseRegistry(declare('[marca, matricula, km_actuales]'), 'temp.yaml') })
+  const data = ok(await call(again, 'GET', '/me/modulos', { token: await login(again) })) as any[]
+  expect(data.find((m) => m.nombre === 'vehiculos').columnas).toEqual(['marca', 'matricula', 'km_actuales'])
+  // The default elsewhere: the state and the first short fields.
+  expect(data.find((m) => m.nombre === 'personal').columnas).toEqual(['tip', 'nombre', 'apellidos', 'situacion'])
+  expect(() => parseRegistry(declare('[marca, matricla]'), 'temp.yaml')).toThrow(/modules\.vehiculos\.list_columns\.1.*unknown field "matricla".*matricula/s)
+  expect(() => parseRegistry(declare('[tipo, adjuntos]', 'denuncias'), 'temp.yaml')).toThrow(/"adjuntos" is a file field/)
+  expect(() => parseRegistry(declare('[]'), 'temp.yaml')).toThrow(/list_columns/)
+})

@@ -1,0 +1,131 @@
+/**
+ * A generated form's values (SPEC S19 "Forms"): a record's fields as the
+ * inputs hold them and back, and the checks the API makes on them, with
+ * the API's own words (http/validation-errors.ts), so a form refuses in the
+ * browser what the service would refuse. Pure.
+ */
+import type { FieldInfo, ModuleInfo } from './modules.js'
+
+export type Item = Record<string, string | boolean>
+export type FormValue = string | boolean | Item[]
+export type Values = Record<string, FormValue>
+
+/** Files enter only by upload (S22); a module with declared moves changes state by its buttons, and starts at its default. */
+export function formFields (mod: ModuleInfo): FieldInfo[] {
+  return mod.campos.filter((f) => f.tipo !== 'file' && !(f.nombre === mod.campo_estado && mod.transiciones.length > 0))
+}
+
+function scalarIn (f: FieldInfo, v: unknown): string | boolean {
+  if (f.tipo === 'boolean') return v === true
+  if (v === null || v === undefined) return ''
+  // `YYYY-MM-DD HH:MM:SS` as a datetime-local input takes it.
+  if (f.tipo === 'datetime' && typeof v === 'string') return v.replace(' ', 'T')
+  return typeof v === 'object' ? JSON.stringify(v) : String(v)
+}
+
+/** A field of a record as its input holds it. */
+export function toInput (f: FieldInfo, v: unknown): FormValue {
+  if (f.tipo !== 'array') return scalarIn(f, v)
+  const list = Array.isArray(v) ? v as unknown[] : []
+  if (f.elementos === undefined) return list.map((x) => typeof x === 'string' ? x : JSON.stringify(x)).join('\n')
+  return list.map((item) => Object.fromEntries(f.elementos!.map((s) => [s.nombre, scalarIn(s, (item as Record<string, unknown>)[s.nombre])])))
+}
+
+export function initialValues (mod: ModuleInfo, record?: Record<string, unknown>): Values {
+  return Object.fromEntries(formFields(mod).map((f) => [f.nombre, toInput(f, record === undefined ? (f.por_defecto === 'now' ? undefined : f.por_defecto) : record[f.nombre])]))
+}
+
+function scalarOut (f: FieldInfo, v: string | boolean): unknown {
+  if (typeof v === 'boolean') return v
+  if (v.trim() === '') return null
+  if (f.tipo === 'integer' || f.tipo === 'decimal') return Number(v)
+  // A datetime-local input gives `YYYY-MM-DDTHH:MM` (seconds when not zero).
+  if (f.tipo === 'datetime') return /T\d{2}:\d{2}$/.test(v) ? `${v.replace('T', ' ')}:00` : v.replace('T', ' ')
+  return v
+}
+
+/** A field's input as the API takes it: null when empty. */
+export function fromInput (f: FieldInfo, v: FormValue): unknown {
+  if (Array.isArray(v)) return v.map((item) => Object.fromEntries(f.elementos!.flatMap((s) => { const x = scalarOut(s, item[s.nombre] ?? ''); return x === null ? [] : [[s.nombre, x]] })))
+  if (f.tipo === 'array') return typeof v === 'string' ? v.split('\n').map((l) => l.trim()).filter((l) => l !== '') : []
+  return scalarOut(f, v)
+}
+
+/** The request's body: a create sends what was filled in; an edit only what changed from `original` (restricted fields never). */
+export function bodyOf (mod: ModuleInfo, values: Values, original: Values | undefined, restricted: Set<string>): Record<string, unknown> {
+  const body: Record<string, unknown> = {}
+  for (const f of formFields(mod)) {
+    const v = values[f.nombre]
+    if (v === undefined || restricted.has(f.nombre)) continue
+    if (original !== undefined && JSON.stringify(v) === JSON.stringify(original[f.nombre])) continue
+    // A password left empty keeps the one set.
+    if (f.tipo === 'password' && v === '') continue
+    const out = fromInput(f, v)
+    if (original === undefined && (out === null || (Array.isArray(out) && out.length === 0))) continue
+    body[f.nombre] = out
+  }
+  return body
+}
+
+const LETTERS = 'TRWAGMYFPDXBNJZSQVHLCKE'
+
+/** The check letter of `format: dni` (core/field-types/dni.ts), which no pattern says. */
+function dniProblem (v: string): string | undefined {
+  const s = v.trim().toUpperCase()
+  if (s === '') return undefined
+  const digits = s.slice(0, -1).replace(/^X/, '0').replace(/^Y/, '1').replace(/^Z/, '2')
+  return LETTERS[Number(digits) % 23] === s.slice(-1) ? undefined : 'letra de control incorrecta'
+}
+
+/** Required as the API checks it: a create fills a field left out with its default (records/normalize.ts). */
+export function requiredNow (f: FieldInfo, editing: boolean): boolean {
+  return f.obligatorio && (editing || f.por_defecto === undefined)
+}
+
+function scalarProblem (f: FieldInfo, v: string | boolean, refPrefix?: string, required = f.obligatorio): string | undefined {
+  if (typeof v === 'boolean') return undefined
+  if (v.trim() === '') return required ? 'es obligatorio' : undefined
+  if (f.tipo === 'integer' || f.tipo === 'decimal') {
+    const n = Number(v)
+    if (!Number.isFinite(n) || (f.tipo === 'integer' && !Number.isInteger(n))) return `debe ser de tipo ${f.tipo === 'integer' ? 'entero' : 'número'}`
+    if (f.min !== undefined && n < f.min) return `debe ser como mínimo ${f.min}`
+    if (f.max !== undefined && n > f.max) return `debe ser como máximo ${f.max}`
+    return undefined
+  }
+  const length = [...v].length
+  if (f.max_longitud !== undefined && length > f.max_longitud) return `admite como máximo ${f.max_longitud} caracteres`
+  if (f.min_longitud !== undefined && length < f.min_longitud) return `necesita al menos ${f.min_longitud} caracteres`
+  if (f.enum !== undefined && !f.enum.includes(v)) return `debe ser uno de: ${f.enum.join(', ')}`
+  const pattern = f.tipo === 'ref' && refPrefix !== undefined ? `^${refPrefix}-\\d{4}-\\d{5,}$` : f.patron
+  if (pattern !== undefined && !new RegExp(pattern, 'u').test(v)) return 'no tiene el formato esperado'
+  if (f.formato === 'dni') return dniProblem(v)
+  return undefined
+}
+
+/** Every problem of the form, keyed as the API's `detalles` name fields (`testigos[0].nombre`). */
+export function problems (mod: ModuleInfo, values: Values, modules: ModuleInfo[], restricted: Set<string>, editing: boolean): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const f of formFields(mod)) {
+    const v = values[f.nombre]
+    if (v === undefined || restricted.has(f.nombre)) continue
+    if (Array.isArray(v)) {
+      if (f.max_elementos !== undefined && v.length > f.max_elementos) out.set(f.nombre, `admite como máximo ${f.max_elementos} elementos`)
+      v.forEach((item, i) => {
+        for (const s of f.elementos ?? []) {
+          const p = scalarProblem(s, item[s.nombre] ?? '')
+          if (p !== undefined) out.set(`${f.nombre}[${i}].${s.nombre}`, p)
+        }
+      })
+      continue
+    }
+    if (f.tipo === 'array') {
+      if (f.obligatorio && String(v).trim() === '') out.set(f.nombre, 'es obligatorio')
+      continue
+    }
+    // An empty password on an edit keeps the stored one.
+    if (editing && f.tipo === 'password' && v === '') continue
+    const p = scalarProblem(f, v, modules.find((m) => m.ruta === f.ref)?.prefijo, requiredNow(f, editing))
+    if (p !== undefined) out.set(f.nombre, p)
+  }
+  return out
+}
