@@ -12,7 +12,13 @@
  * BENCH_DELIVERY=apart: the instance serving the creates runs with
  * WEBHOOK_DELIVERY=false and a second instance, in a child process
  * (delivery-instance.ts), delivers; its CPU is counted apart, and both the
- * serving side's ratio and the whole's are printed.
+ * serving side's ratio and the whole's are printed. PostgreSQL's CPU is
+ * split too: the delivering instance's own backends (application_name
+ * `bench-delivery`) are its, the rest (every other backend, the background
+ * processes) the serving side's. The sealing of the creates' entries is
+ * counted apart in both phases (in the phase with a subscription the
+ * delivering instance seals them, within 200 ms), so the serving side's
+ * figure is the create's path alone in both.
  *
  *   [BENCH_CREATES=2000] [BENCH_ROUNDS=5] [BENCH_PHASES=with] [BENCH_DELIVERY=apart] npm run bench:webhooks
  */
@@ -29,6 +35,16 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const HZ = 100
 const APART = process.env.BENCH_DELIVERY === 'apart'
+/** The delivering instance's PostgreSQL connections name themselves so (node-postgres reads PGAPPNAME). */
+const DELIVERY_APP = 'bench-delivery'
+
+/** Jiffies one process spent (0 when it is gone). */
+function jiffies (pid: number): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')
+    return Number(f[11]) + Number(f[12])
+  } catch { return 0 }
+}
 
 /** Jiffies a process and its children (live and reaped) spent. */
 function treeJiffies (pid: number): number {
@@ -50,7 +66,7 @@ await admin.end()
 Object.assign(process.env, { DATABASE_URL: cluster.url('bench'), REDIS_URL: redis.url, WEBHOOK_ALLOW_PRIVATE: 'true', CHECKPOINT_INTERVAL: '3600' })
 const server = await startBenchServer(APART ? { env: { WEBHOOK_DELIVERY: 'false' } } : {})
 const delivering = APART
-  ? spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('delivery-instance.ts', import.meta.url))], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, BENCH_REDIS_PREFIX: server.redisPrefix } })
+  ? spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('delivery-instance.ts', import.meta.url))], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, BENCH_REDIS_PREFIX: server.redisPrefix, PGAPPNAME: DELIVERY_APP } })
   : undefined
 if (delivering !== undefined) await new Promise((resolve) => delivering.once('message', resolve))
 const receiver = spawn(process.execPath, ['-e', "require('http').createServer((q, s) => { q.resume(); q.on('end', () => s.end('ok')) }).listen(0, '127.0.0.1', function () { console.log(this.address().port) })"], { stdio: ['ignore', 'pipe', 'inherit'] })
@@ -63,6 +79,13 @@ try {
   const redisCpu = async (): Promise<number> => {
     const info = await redisClient.info('cpu')
     return ['used_cpu_sys', 'used_cpu_user'].reduce((s, k) => s + Number(new RegExp(`${k}:([\\d.]+)`).exec(info)![1]), 0)
+  }
+  /** Jiffies of the delivering instance's PostgreSQL backends, by pid (a backend that ends meanwhile counts as the serving side's). */
+  const deliveryBackends = async (): Promise<Map<number, number>> => new Map((await sql<{ pid: number }>(`select pid from pg_stat_activity where application_name = '${DELIVERY_APP}'`)).map((r) => [r.pid, jiffies(r.pid)]))
+  const backendsSince = async (before: Map<number, number>): Promise<number> => {
+    let t = 0
+    for (const [pid, now] of await deliveryBackends()) t += now - (before.get(pid) ?? 0)
+    return t
   }
   const head = async (): Promise<number> => Number((await sql<{ n: string | null }>('select max(seq)::text as n from sys_cadena'))[0]!.n ?? 0)
   const until = async (ok: () => Promise<boolean>): Promise<void> => { while (!await ok()) await new Promise((resolve) => setTimeout(resolve, 20)) }
@@ -86,22 +109,32 @@ try {
     const pg0 = treeJiffies(cluster.pid()!)
     const r0 = await redisCpu()
     const d0 = delivering === undefined ? 0 : treeJiffies(delivering.pid!)
+    const db0 = await deliveryBackends()
     await load()
-    // The creates' events: sealed (both phases pay for it), and delivered when subscribed.
+    // The creates' events: sealed (both phases pay for it; counted apart, below), and delivered when subscribed.
+    const seal0 = process.cpuUsage()
+    const pgS = treeJiffies(cluster.pid()!)
     await server.app.checkpoints.sealNow(server.app.orm.em.fork())
+    const sealSelf = process.cpuUsage(seal0)
+    const sealOwn = sealSelf.user + sealSelf.system
+    const sealPg = (treeJiffies(cluster.pid()!) - pgS) * 1e6 / HZ
     const last = await head()
     if (id !== undefined) await until(async () => Number((await sql<{ p: string }>(`select posicion::text as p from sys_suscripciones_estado where suscripcion = '${id}'`))[0]!.p) >= last)
     const self = process.cpuUsage(self0)
-    const parts = [self.user + self.system, (treeJiffies(cluster.pid()!) - pg0) * 1e6 / HZ, (await redisCpu() - r0) * 1e6,
-      delivering === undefined ? 0 : (treeJiffies(delivering.pid!) - d0) * 1e6 / HZ].map((x) => x / CREATES)
+    const deliveryPg = APART ? (await backendsSince(db0)) * 1e6 / HZ : 0
+    // service, its PostgreSQL, Redis | delivering process, its PostgreSQL | the bench's final sealing
+    const parts = [self.user + self.system - sealOwn, (treeJiffies(cluster.pid()!) - pg0) * 1e6 / HZ - deliveryPg - sealPg, (await redisCpu() - r0) * 1e6,
+      delivering === undefined ? 0 : (treeJiffies(delivering.pid!) - d0) * 1e6 / HZ, deliveryPg, sealOwn + sealPg].map((x) => x / CREATES)
     if (id !== undefined) {
       const [n] = await sql<{ n: number }>(`select count(*)::int as n from sys_entregas where suscripcion = '${id}' and resultado = 'entregado'`)
       if (n!.n < CREATES) throw new Error(`${n!.n} deliveries recorded for ${CREATES} creates`)
       await server.json('DELETE', `/suscripciones/${id}`, undefined, token)
     }
-    breakdown.push(`${subscribed ? 'with' : 'without'}: service ${parts[0]!.toFixed(0)}, PostgreSQL ${parts[1]!.toFixed(0)}, Redis ${parts[2]!.toFixed(0)}${APART ? `, delivering instance ${parts[3]!.toFixed(0)}` : ''} µs per create`)
-    const serving = parts[0]! + parts[1]! + parts[2]!
-    return { serving, whole: serving + parts[3]! }
+    const µs = (x: number | undefined): string => x!.toFixed(0)
+    breakdown.push(`${subscribed ? 'with' : 'without'}: service ${µs(parts[0])}, PostgreSQL ${µs(parts[1])}, Redis ${µs(parts[2])}${APART ? `, delivering instance ${µs(parts[3])} + its PostgreSQL backends ${µs(parts[4])}` : ''}, the final sealing ${µs(parts[5])} µs per create`)
+    // One instance seals its own events (within 200 ms when subscribed): its sealing is its own in both phases.
+    const serving = parts[0]! + parts[1]! + parts[2]! + (APART ? 0 : parts[5]!)
+    return { serving, whole: parts[0]! + parts[1]! + parts[2]! + parts[3]! + parts[4]! + parts[5]! }
   }
 
   const breakdown: string[] = []
@@ -120,7 +153,7 @@ try {
     `| ${name} | ${xs.map((x) => x[k].toFixed(0)).join(', ')} | ${med(xs.map((x) => x[k])).toFixed(0)} |`
   const ratio = (k: 'serving' | 'whole'): string => (med(withSub.map((x) => x[k])) / med(without.map((x) => x[k]))).toFixed(3)
   console.log(`\nPostgreSQL + Redis of its own, ${CREATES} sala092 creates per phase over 10 connections, ${ROUNDS} rounds${APART ? ', delivery on a second instance' : ''}:`)
-  console.log('\n| phase | CPU µs per create (serving instance + PostgreSQL + Redis), each round | median |\n|---|---|---|')
+  console.log(`\n| phase | CPU µs per create (${APART ? 'serving instance + the rest of PostgreSQL + Redis, sealing apart' : 'the instance + PostgreSQL + Redis'}), each round | median |\n|---|---|---|`)
   console.log(row('no subscription', without, 'serving'))
   console.log(row('one active subscription, every event delivered', withSub, 'serving'))
   if (APART) {
