@@ -22,6 +22,11 @@ export function whenExpired (handler: (message: string) => void): void { onExpir
 
 export function signedIn (): boolean { return token !== undefined }
 
+/** The header a request the console makes itself (a stream, console/src/event-stream.ts) carries: the token stays out of the URL. */
+export function authorization (): Record<string, string> {
+  return token === undefined ? {} : { Authorization: `Bearer ${token}` }
+}
+
 /** One request; the body parsed as the S9 envelope, its `error` thrown as an ApiError. */
 export async function request<T = any> (method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' }
