@@ -8,8 +8,15 @@ import type { ComponentChildren } from 'preact'
 import type { ModuleInfo } from './modules.js'
 import { href, type Route } from './route.js'
 import { BOARD_MODULE, BoardScreen } from './board-screen.js'
+import { UsersAdmin } from './users-admin.js'
+import { SubscriptionsAdmin } from './subscriptions-admin.js'
 
 export const BOARD_PATH = '_sala092'
+export const USERS_PATH = '_usuarios'
+export const SUBSCRIPTIONS_PATH = '_suscripciones'
+/** The users and the subscriptions modules of the default modules.yaml (`users: true`, `subscriptions: true`). */
+const USERS = 'usuarios'
+const SUBSCRIPTIONS = 'suscripciones'
 
 interface Tool { path: string, label: string, screen: (modules: ModuleInfo[], route: Route) => ComponentChildren }
 
@@ -17,6 +24,13 @@ function tools (modules: ModuleInfo[]): Tool[] {
   const out: Tool[] = []
   const board = modules.find((m) => m.nombre === BOARD_MODULE)
   if (board !== undefined) out.push({ path: BOARD_PATH, label: 'Tablero 092', screen: () => <BoardScreen mod={board} /> })
+  const users = modules.find((m) => m.nombre === USERS)
+  if (users !== undefined && (users.acciones.crear !== undefined || users.acciones.editar !== undefined)) {
+    out.push({ path: USERS_PATH, label: 'Administrar usuarios', screen: () => <UsersAdmin mod={users} /> })
+  }
+  const subs = modules.find((m) => m.nombre === SUBSCRIPTIONS)
+  const roles = users?.campos.find((f) => f.nombre === 'rol')?.enum ?? []
+  if (subs !== undefined) out.push({ path: SUBSCRIPTIONS_PATH, label: 'Administrar suscripciones', screen: () => <SubscriptionsAdmin mod={subs} modules={modules} roles={roles} /> })
   return out
 }
 

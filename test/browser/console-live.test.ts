@@ -3,12 +3,18 @@
  * "Console") in Debian's Chromium through playwright-core, against a
  * listening service: the 092 room board receiving calls another user logs
  * (urgent ones highlighted and announced) and resuming after a dropped
- * connection with Last-Event-ID. axe-core on each screen; screenshots in
+ * connection with Last-Event-ID; user administration (create, role,
+ * deactivate and activate, sessions, unlock, password) and webhook
+ * subscriptions (create, deliveries, pause, delete). axe-core on each screen; screenshots in
  * test/artifacts/. The token never appears in a URL or in the page's storage.
  */
+import { once } from 'node:events'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import type { Browser, Page } from 'playwright-core'
+import { MESSAGES } from '../../core/errors.js'
 import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
 import { call, login } from '../helpers/http.js'
 import { createUser } from '../helpers/users.js'
@@ -96,4 +102,135 @@ it('the 092 board receives the calls another user logs, announces urgent ones, a
   w.problems = w.problems.filter((p) => !p.includes('ERR_INCOMPLETE_CHUNKED_ENCODING'))
   await expectClean(w)
   await page.context().close()
+})
+
+it('administers users: creates one (a refusal beside its field first), changes its role, deactivates and activates it, resets its password', async () => {
+  const w = await watchedPage(browser, base)
+  const { page } = w
+  await page.goto(`${base}/consola`)
+  await signIn(page, ADMIN.username, ADMIN.password)
+  await page.getByRole('navigation', { name: 'Herramientas' }).getByRole('link', { name: 'Administrar usuarios' }).click()
+  await page.getByRole('heading', { level: 1, name: 'Administración de usuarios' }).waitFor()
+  await page.getByRole('rowheader', { name: ADMIN.username, exact: true }).waitFor()
+  await checkScreen(page, 'usuarios')
+
+  const username = `consola-${process.pid}`
+  await page.getByLabel('Nombre de usuario').fill(username)
+  await page.getByLabel('Nombre completo').fill('Agente de Prueba')
+  await page.getByLabel('Contraseña inicial').fill('corta')
+  await page.getByLabel('Rol', { exact: true }).selectOption('oficial')
+  await page.getByRole('button', { name: 'Crear usuario' }).click()
+  await expect.poll(() => page.getByRole('alert').textContent()).toBe('Datos inválidos')
+  expect(await page.getByLabel('Contraseña inicial').getAttribute('aria-invalid')).toBe('true')
+  await checkScreen(page, 'usuarios-error')
+  await page.getByLabel('Contraseña inicial').fill(PASSWORD)
+  await page.getByRole('button', { name: 'Crear usuario' }).click()
+  await page.getByRole('status').filter({ hasText: `Usuario creado: ${username}` }).waitFor()
+  const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: username, exact: true }) })
+  await row.waitFor()
+  const created = await call(app, 'GET', `/usuarios?username=${username}`, { token: admin })
+  const id = created.body.data.records[0]._id as string
+  expect(created.body.data.records[0].rol).toBe('oficial')
+
+  // Its role, from the keyboard.
+  await row.getByRole('button', { name: `Gestionar ${username}` }).focus()
+  await page.keyboard.press('Enter')
+  await page.getByRole('heading', { level: 2, name: `Usuario ${username}` }).waitFor()
+  await page.getByLabel('Rol', { exact: true }).first().selectOption('agente')
+  await page.getByRole('button', { name: 'Cambiar rol' }).click()
+  await page.getByRole('status').filter({ hasText: 'Rol cambiado' }).waitFor()
+  expect((await call(app, 'GET', `/usuarios/${id}`, { token: admin })).body.data.rol).toBe('agente')
+  await expect.poll(() => row.getByRole('cell').nth(1).textContent()).toBe('agente')
+  await checkScreen(page, 'usuario-gestion')
+
+  // Deactivated, the user cannot sign in (another browser); activated, it can.
+  await page.getByRole('button', { name: 'Desactivar' }).click()
+  await page.getByRole('status').filter({ hasText: 'Usuario desactivado' }).waitFor()
+  const refused = await call(app, 'POST', '/auth/login', { body: { username, password: PASSWORD } })
+  expect(refused.status).toBe(401)
+  const other = await watchedPage(browser, base)
+  await other.page.goto(`${base}/consola`)
+  await other.page.getByLabel('Usuario').fill(username)
+  await other.page.getByLabel('Contraseña').fill(PASSWORD)
+  await other.page.getByRole('button', { name: 'Entrar' }).click()
+  await expect.poll(() => other.page.getByRole('alert').textContent()).toBe(refused.body.error)
+  await page.getByRole('button', { name: 'Activar' }).click()
+  await page.getByRole('status').filter({ hasText: 'Usuario activado' }).waitFor()
+  await other.page.getByRole('button', { name: 'Entrar' }).click()
+  await other.page.getByRole('button', { name: 'Cerrar sesión' }).waitFor()
+  const [otherToken] = [...other.tokens]
+
+  // Its sessions closed: the other browser's token stops working.
+  await page.getByRole('button', { name: 'Cerrar sesiones' }).click()
+  await page.getByRole('status').filter({ hasText: MESSAGES.SESIONES_CERRADAS }).waitFor()
+  expect((await call(app, 'GET', '/me', { token: otherToken })).status).toBe(401)
+  await page.getByRole('button', { name: 'Desbloquear' }).click()
+  await page.getByRole('status').filter({ hasText: MESSAGES.USUARIO_DESBLOQUEADO }).waitFor()
+
+  // A new password: the old one is refused, the new one signs in.
+  const NEW = 'clave-restablecida-789'
+  await page.getByLabel('Contraseña nueva').fill(NEW)
+  await page.getByRole('button', { name: 'Restablecer contraseña' }).click()
+  await page.getByRole('status').filter({ hasText: 'Contraseña restablecida' }).waitFor()
+  expect((await call(app, 'POST', '/auth/login', { body: { username, password: PASSWORD } })).status).toBe(401)
+  expect((await call(app, 'POST', '/auth/login', { body: { username, password: NEW } })).status).toBe(200)
+
+  await expectClean(w)
+  await other.page.context().close()
+  await page.context().close()
+})
+
+it('administers webhook subscriptions: creates one (its secret shown once), sees its deliveries, pauses it and deletes it', async () => {
+  const received: string[] = []
+  const receiver = createServer((req, res) => {
+    let body = ''
+    req.on('data', (c: Buffer) => { body += c.toString() })
+    req.on('end', () => { received.push(body); res.writeHead(204).end() })
+  })
+  receiver.listen(0, '127.0.0.1')
+  await once(receiver, 'listening')
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`
+  try {
+    const w = await watchedPage(browser, base, 768)
+    const { page } = w
+    await page.goto(`${base}/consola`)
+    await signIn(page, ADMIN.username, ADMIN.password)
+    await page.getByRole('navigation', { name: 'Herramientas' }).getByRole('link', { name: 'Administrar suscripciones' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Suscripciones (webhooks)' }).waitFor()
+    await page.getByLabel('Dirección (URL)').fill(url)
+    await page.getByLabel('Descripción').fill('Sala del juzgado de guardia')
+    await page.getByRole('group', { name: 'Módulos' }).getByLabel('Sala 092').check()
+    await page.getByLabel('Tipos de evento').fill('sala092.creado')
+    await page.getByLabel('Rol que da forma a los eventos').selectOption('jefe')
+    await page.getByRole('button', { name: 'Crear suscripción' }).click()
+    const done = page.getByRole('status').filter({ hasText: 'Suscripción creada' })
+    await done.waitFor()
+    const id = (await done.textContent())!.replace('Suscripción creada: ', '')
+    expect(await page.locator('code.secret').textContent()).toMatch(/^whsec_/)
+    await checkScreen(page, 'suscripciones')
+
+    const callId = await logCall(admin, { tipo_incidencia: 'urgente', descripcion: 'Persona herida' })
+    await expect.poll(() => received.some((b) => b.includes(callId)), { timeout: 30_000 }).toBe(true)
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: id, exact: true }) })
+    await row.getByRole('button', { name: `Gestionar ${id}` }).click()
+    await page.getByRole('heading', { level: 2, name: `Suscripción ${id}` }).waitFor()
+    await expect.poll(async () => {
+      await page.getByRole('button', { name: 'Actualizar entregas' }).click()
+      return page.getByRole('cell', { name: 'entregado', exact: true }).count()
+    }, { timeout: 30_000 }).toBeGreaterThan(0)
+    await checkScreen(page, 'suscripcion-entregas')
+
+    await page.getByRole('button', { name: 'Pausar' }).click()
+    await page.getByRole('status').filter({ hasText: 'Suscripción pausada' }).waitFor()
+    expect((await call(app, 'GET', `/suscripciones/${id}`, { token: admin })).body.data.activa).toBe(false)
+    await page.getByRole('button', { name: 'Reanudar', exact: true }).click()
+    await page.getByRole('status').filter({ hasText: 'Suscripción reanudada' }).waitFor()
+    await page.getByRole('button', { name: 'Eliminar' }).click()
+    await expect.poll(() => row.count()).toBe(0)
+    expect((await call(app, 'GET', `/suscripciones/${id}`, { token: admin })).status).toBe(404)
+    await expectClean(w)
+    await page.context().close()
+  } finally {
+    receiver.close()
+  }
 })
