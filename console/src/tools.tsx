@@ -10,6 +10,7 @@ import { href, type Route } from './route.js'
 import { BOARD_MODULE, BoardScreen } from './board-screen.js'
 import { UsersAdmin } from './users-admin.js'
 import { SubscriptionsAdmin } from './subscriptions-admin.js'
+import { DASHBOARD_PATH, DashboardScreen } from './dashboard.js'
 
 export const BOARD_PATH = '_sala092'
 export const USERS_PATH = '_usuarios'
@@ -22,6 +23,7 @@ interface Tool { path: string, label: string, screen: (modules: ModuleInfo[], ro
 
 function tools (modules: ModuleInfo[]): Tool[] {
   const out: Tool[] = []
+  if (modules.length > 0) out.push({ path: DASHBOARD_PATH, label: 'Paneles', screen: (m, route) => <DashboardScreen key={route.path[1]} modules={m} ruta={route.path[1]} /> })
   const board = modules.find((m) => m.nombre === BOARD_MODULE)
   if (board !== undefined) out.push({ path: BOARD_PATH, label: 'Tablero 092', screen: () => <BoardScreen mod={board} /> })
   const users = modules.find((m) => m.nombre === USERS)

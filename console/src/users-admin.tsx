@@ -77,7 +77,7 @@ export function UsersAdmin ({ mod }: { mod: ModuleInfo }) {
             <Input id="nu-nombre" name="nombre" label="Nombre completo" required outcome={created} autocomplete="off" />
             <Input id="nu-password" name="password" label="Contraseña inicial" type="password" required outcome={created} autocomplete="new-password" hint="Al menos 10 caracteres" />
             <Input id="nu-rol" name="rol" label="Rol" outcome={created}>
-              <select id="nu-rol" name="rol" required>{roles.map((r) => <option key={r} value={r}>{r}</option>)}</select>
+              <select id="nu-rol" name="rol" required><option value="">(elija un rol)</option>{roles.map((r) => <option key={r} value={r}>{r}</option>)}</select>
             </Input>
             <Input id="nu-email" name="email" label="Correo electrónico" type="email" outcome={created} autocomplete="off" />
             <OutcomeLine outcome={created} />

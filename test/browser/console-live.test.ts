@@ -234,3 +234,41 @@ it('administers webhook subscriptions: creates one (its secret shown once), sees
     receiver.close()
   }
 })
+
+it('shows a dashboard per module: counts by state and by month, each chart with its table', async () => {
+  const body = (fecha: string) => ({ denunciante_nombre: 'Persona', denunciante_dni: '12345678Z', tipo: 'hurto', fecha_hechos: `${fecha} 10:30:00`, lugar_hechos: 'Plaza Mayor', descripcion: 'Hechos' })
+  for (const fecha of ['2026-03-02', '2026-03-20', '2026-05-11']) expect((await call(app, 'POST', '/denuncias', { token: admin, body: body(fecha) })).status).toBe(201)
+  const archived = await call(app, 'POST', '/denuncias', { token: admin, body: body('2026-05-12') })
+  expect((await call(app, 'PUT', `/denuncias/${archived.body.data._id}`, { token: admin, body: { estado: 'archivada' } })).status).toBe(200)
+  const expected = await call(app, 'GET', '/denuncias/resumen?agrupar=estado', { token: admin })
+
+  const w = await watchedPage(browser, base, 768)
+  const { page } = w
+  await page.goto(`${base}/consola`)
+  await signIn(page, ADMIN.username, ADMIN.password)
+  await page.getByRole('navigation', { name: 'Herramientas' }).getByRole('link', { name: 'Paneles' }).click()
+  await page.getByRole('navigation', { name: 'Panel de cada módulo' }).getByRole('link', { name: 'Denuncias', exact: true }).click()
+  await page.getByRole('heading', { level: 1, name: 'Panel: Denuncias' }).waitFor()
+  const byState = page.getByRole('region', { name: 'Registros por estado' }).getByRole('table')
+  await byState.waitFor()
+  for (const g of expected.body.data.grupos as Array<{ estado: string, cantidad: number }>) {
+    expect(await byState.getByRole('row', { name: `${g.estado} ${g.cantidad}` }).count(), g.estado).toBe(1)
+  }
+  const byMonth = page.getByRole('region', { name: /Registros por mes/ }).getByRole('table')
+  await byMonth.waitFor()
+  expect(await byMonth.getByRole('row').allTextContents()).toEqual(['MesRegistros', '2026-032', '2026-040', '2026-052'])
+  expect(await page.locator('svg.chart').count()).toBe(2)
+  expect(await page.locator('svg.chart').last().locator('rect').count()).toBe(3)
+  await checkScreen(page, 'panel')
+
+  // Every module's dashboard answers (a module without a state field shows the months only).
+  for (const link of await page.getByRole('navigation', { name: 'Panel de cada módulo' }).getByRole('link').all()) {
+    const name = (await link.textContent())!
+    await link.click()
+    await page.getByRole('heading', { level: 1, name: `Panel: ${name}` }).waitFor()
+    await expect.poll(() => page.locator('[aria-busy="true"]').count(), name).toBe(0)
+    expect(await page.locator('p.error').count(), name).toBe(0)
+  }
+  await expectClean(w)
+  await page.context().close()
+})
