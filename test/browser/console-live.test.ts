@@ -266,9 +266,38 @@ it('shows a dashboard per module: counts by state and by month, each chart with 
     const name = (await link.textContent())!
     await link.click()
     await page.getByRole('heading', { level: 1, name: `Panel: ${name}` }).waitFor()
-    await expect.poll(() => page.locator('[aria-busy="true"]').count(), name).toBe(0)
+    await expect.poll(() => page.locator('[aria-busy="true"]').count()).toBe(0)
     expect(await page.locator('p.error').count(), name).toBe(0)
   }
+  await expectClean(w)
+  await page.context().close()
+})
+
+it('keeps the device value per user in an HttpOnly cookie and presents it at the next sign-in: a lock-out of the address does not stop its owner', async () => {
+  const user = await createUser(app, admin, 'agente')
+  const w = await watchedPage(browser, base)
+  const { page } = w
+  await page.goto(`${base}/consola`)
+  await signIn(page, user.username, PASSWORD)
+  const cookies = await page.context().cookies()
+  expect(cookies.map((c) => ({ name: c.name, path: c.path, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([
+    { name: `policia_dispositivo_${Buffer.from(user.username).toString('base64url')}`, path: '/auth/login', httpOnly: true, sameSite: 'Strict' },
+  ])
+  await page.getByRole('button', { name: 'Cerrar sesión' }).click()
+  await page.getByRole('button', { name: 'Entrar' }).waitFor()
+
+  // Someone fails ten times for that username from the same address: clients without the device value are locked out.
+  for (let i = 0; i < 10; i++) expect((await app.inject({ method: 'POST', url: '/auth/login', remoteAddress: '127.0.0.1', payload: { username: user.username, password: `mala-${i}` } })).statusCode).toBe(401)
+  const stranger = await watchedPage(browser, base)
+  await stranger.page.goto(`${base}/consola`)
+  await stranger.page.getByLabel('Usuario').fill(user.username)
+  await stranger.page.getByLabel('Contraseña').fill(PASSWORD)
+  await stranger.page.getByRole('button', { name: 'Entrar' }).click()
+  await expect.poll(() => stranger.page.getByRole('alert').textContent()).toMatch(/Demasiad/)
+  await stranger.page.context().close()
+
+  // The owner's browser presents its value, unread by any script, and signs in.
+  await signIn(page, user.username, PASSWORD)
   await expectClean(w)
   await page.context().close()
 })
