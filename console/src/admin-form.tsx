@@ -4,8 +4,8 @@
  * action said to assistive technology (a status, or an alert when refused).
  */
 import type { ComponentChildren } from 'preact'
-import { useState } from 'preact/hooks'
-import { ApiError, type Detail } from './api.js'
+import { useEffect, useState } from 'preact/hooks'
+import { ApiError, request, type Detail } from './api.js'
 
 export interface Outcome { ok: boolean, text: string, detalles?: Detail[] }
 
@@ -49,4 +49,18 @@ export function Input ({ id, name, label, outcome, type = 'text', required = fal
 /** The values of a form's inputs, trimmed; empty ones left out. */
 export function formValues (form: HTMLFormElement): Record<string, string> {
   return Object.fromEntries([...new FormData(form)].map(([k, v]) => [k, String(v).trim()]).filter(([, v]) => v !== ''))
+}
+
+/** The records of a list request (every page the screen needs in one: `limit=1000`), its error, and a reload. */
+export function useRecords<T> (path: string): [T[] | undefined, string | undefined, () => void] {
+  const [rows, setRows] = useState<T[]>()
+  const [error, setError] = useState<string>()
+  const load = (): void => {
+    request<{ data: { records: T[] } }>('GET', path).then(
+      (res) => { setRows(res.data.records); setError(undefined) },
+      (err: unknown) => setError(err instanceof ApiError ? err.message : 'Error inesperado'),
+    )
+  }
+  useEffect(load, [path])
+  return [rows, error, load]
 }

@@ -6,8 +6,8 @@
  * attempts (`/entregas`).
  */
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, request } from './api.js'
-import { Input, OutcomeLine, formValues, useOutcome } from './admin-form.js'
+import { request } from './api.js'
+import { Input, OutcomeLine, formValues, useOutcome, useRecords } from './admin-form.js'
 import { show, type ModuleInfo } from './modules.js'
 
 interface Sub { _id: string, descripcion?: string | null, url: string, modulos: string[], tipos?: string[] | null, filtro?: string | null, rol: string, activa: boolean | null }
@@ -18,19 +18,11 @@ const COLUMNS = ['descripcion', 'url', 'modulos', 'tipos', 'filtro', 'rol', 'act
 const list = (v: string | undefined): string[] => (v ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
 
 export function SubscriptionsAdmin ({ mod, modules, roles }: { mod: ModuleInfo, modules: ModuleInfo[], roles: string[] }) {
-  const [subs, setSubs] = useState<Sub[]>()
-  const [error, setError] = useState<string>()
+  const [subs, error, load] = useRecords<Sub>(`/${mod.ruta}?campos=${COLUMNS.join(',')}&sort=-_id&limit=1000`)
   const [chosen, setChosen] = useState<string>()
   const [created, create] = useOutcome()
   const [secret, setSecret] = useState<string>()
 
-  const load = (): void => {
-    request<{ data: { records: Sub[] } }>('GET', `/${mod.ruta}?campos=${COLUMNS.join(',')}&sort=-_id&limit=1000`).then(
-      (res) => setSubs(res.data.records),
-      (err: unknown) => setError(err instanceof ApiError ? err.message : 'Error inesperado'),
-    )
-  }
-  useEffect(load, [mod.ruta])
 
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault()

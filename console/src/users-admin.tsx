@@ -5,30 +5,22 @@
  * activation, a new password, closing its sessions and lifting its login
  * lock-out. What a role may do is what GET /me/modulos says of `usuarios`.
  */
-import { useEffect, useState } from 'preact/hooks'
-import { ApiError, request } from './api.js'
-import { Input, OutcomeLine, formValues, useOutcome } from './admin-form.js'
+import { useState } from 'preact/hooks'
+import { request } from './api.js'
+import { Input, OutcomeLine, formValues, useOutcome, useRecords } from './admin-form.js'
 import { show, type ModuleInfo } from './modules.js'
 
 type UserRow = { _id: string, username: string, nombre: string, rol: string, activo: boolean | null, email?: string | null }
 const COLUMNS = ['username', 'nombre', 'rol', 'activo', 'email']
 
 export function UsersAdmin ({ mod }: { mod: ModuleInfo }) {
-  const [users, setUsers] = useState<UserRow[]>()
-  const [error, setError] = useState<string>()
+  const [users, error, load] = useRecords<UserRow>(`/${mod.ruta}?campos=${COLUMNS.join(',')}&sort=username&limit=1000`)
   const [chosen, setChosen] = useState<string>()
   const [created, create] = useOutcome()
   const roles = mod.campos.find((f) => f.nombre === 'rol')?.enum ?? []
   const canCreate = mod.acciones.crear !== undefined
   const canEdit = mod.acciones.editar !== undefined
 
-  const load = (): void => {
-    request<{ data: { records: UserRow[] } }>('GET', `/${mod.ruta}?campos=${COLUMNS.join(',')}&sort=username&limit=1000`).then(
-      (res) => setUsers(res.data.records),
-      (err: unknown) => setError(err instanceof ApiError ? err.message : 'Error inesperado'),
-    )
-  }
-  useEffect(load, [mod.ruta])
 
   const submit = async (e: Event): Promise<void> => {
     e.preventDefault()

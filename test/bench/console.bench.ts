@@ -77,7 +77,7 @@ try {
     for (let i = 0; i <= RUNS; i++) {
       const before = await page.evaluate(() => performance.getEntriesByName('consola:lista-render').length)
       // Pages 1 and 2 in turn (50 rows each), sorted alternately: each a new request and a new table.
-      await page.evaluate((n) => { location.hash = `#/denuncias?pagina=${1 + (n % 2)}&sort=${n % 4 < 2 ? '_id' : '-_id'}` }, i)
+      await page.evaluate(`location.hash = '#/denuncias?pagina=${1 + (i % 2)}&sort=${i % 4 < 2 ? '_id' : '-_id'}'`)
       await page.waitForFunction((b) => performance.getEntriesByName('consola:lista-render').length > b, before)
       const rows = await page.locator('tbody tr').count()
       if (rows !== 50) throw new Error(`page ${i}: ${rows} rows`)

@@ -18,7 +18,7 @@ import { MESSAGES } from '../../core/errors.js'
 import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
 import { call, login } from '../helpers/http.js'
 import { createUser } from '../helpers/users.js'
-import { checkScreen, launch, watchedPage, type Watched } from './console-page.js'
+import { checkScreen, expectClean, launch, signIn as signInWith, watchedPage } from './console-page.js'
 
 let h: Harness, app: FastifyInstance, browser: Browser, base: string, admin: string
 
@@ -34,18 +34,10 @@ afterAll(async () => {
   await h?.close()
 })
 
+/** Signs in and waits for the frame. */
 async function signIn (page: Page, username: string, password: string): Promise<void> {
-  await page.getByLabel('Usuario').fill(username)
-  await page.getByLabel('Contraseña').fill(password)
-  await page.getByRole('button', { name: 'Entrar' }).click()
+  await signInWith(page, username, password)
   await page.getByRole('button', { name: 'Cerrar sesión' }).waitFor()
-}
-
-async function expectClean (w: Watched): Promise<void> {
-  expect(w.foreign).toEqual([])
-  expect(w.problems).toEqual([])
-  for (const token of w.tokens) expect(w.urls.filter((u) => u.includes(token))).toEqual([])
-  expect(await w.page.evaluate('localStorage.length + sessionStorage.length + document.cookie.length')).toBe(0)
 }
 
 async function logCall (token: string, body: Record<string, unknown>): Promise<string> {
@@ -150,9 +142,7 @@ it('administers users: creates one (a refusal beside its field first), changes i
   expect(refused.status).toBe(401)
   const other = await watchedPage(browser, base)
   await other.page.goto(`${base}/consola`)
-  await other.page.getByLabel('Usuario').fill(username)
-  await other.page.getByLabel('Contraseña').fill(PASSWORD)
-  await other.page.getByRole('button', { name: 'Entrar' }).click()
+  await signInWith(other.page, username, PASSWORD)
   await expect.poll(() => other.page.getByRole('alert').textContent()).toBe(refused.body.error)
   await page.getByRole('button', { name: 'Activar' }).click()
   await page.getByRole('status').filter({ hasText: 'Usuario activado' }).waitFor()
@@ -290,9 +280,7 @@ it('keeps the device value per user in an HttpOnly cookie and presents it at the
   for (let i = 0; i < 10; i++) expect((await app.inject({ method: 'POST', url: '/auth/login', remoteAddress: '127.0.0.1', payload: { username: user.username, password: `mala-${i}` } })).statusCode).toBe(401)
   const stranger = await watchedPage(browser, base)
   await stranger.page.goto(`${base}/consola`)
-  await stranger.page.getByLabel('Usuario').fill(user.username)
-  await stranger.page.getByLabel('Contraseña').fill(PASSWORD)
-  await stranger.page.getByRole('button', { name: 'Entrar' }).click()
+  await signInWith(stranger.page, user.username, PASSWORD)
   await expect.poll(() => stranger.page.getByRole('alert').textContent()).toMatch(/Demasiad/)
   await stranger.page.context().close()
 
