@@ -56,7 +56,13 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
 
   app.post('/auth/login', {
     // 401 Credenciales inválidas; 429 for a locked-out username (docs/user-guide.md "Rate limits").
-    config: { public: true, openapi: { errors: [401, 429] } },
+    config: {
+      public: true,
+      openapi: {
+        errors: [401, 429],
+        successHeaders: { 'Set-Cookie': { description: 'Solo con recordar_dispositivo: el valor de dispositivo en la cookie policia_dispositivo_<usuario en base64url>; Path=/auth/login; HttpOnly; SameSite=Strict (Secure por https)', required: false, schema: { type: 'string', pattern: '^policia_dispositivo_[A-Za-z0-9_-]+=' } } },
+      },
+    },
     // Missing body or credentials: `Datos requeridos` (docs/user-guide.md "Errors"), before type checks.
     preValidation: async (request) => {
       const body = request.body as Record<string, unknown> | undefined | null
