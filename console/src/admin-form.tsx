@@ -30,7 +30,7 @@ export function OutcomeLine ({ outcome }: { outcome: Outcome | undefined }) {
   return <p class={outcome.ok ? 'ok' : 'error'} role={outcome.ok ? 'status' : 'alert'}>{outcome.text}</p>
 }
 
-interface InputProps { id: string, name: string, label: string, outcome?: Outcome | undefined, type?: 'text' | 'password' | 'email' | 'url', required?: boolean, autocomplete?: string, hint?: string, children?: ComponentChildren }
+interface InputProps { id: string, name: string, label: string, outcome?: Outcome | undefined, type?: 'text' | 'password' | 'email' | 'url' | 'number', required?: boolean, autocomplete?: string, hint?: string, children?: ComponentChildren }
 
 /** An input (or the `children` control; `type` cast: Preact's types tie each input type to its own attributes) with its label, and the API's message for the field, tied by aria-describedby. */
 export function Input ({ id, name, label, outcome, type = 'text', required = false, autocomplete, hint, children }: InputProps) {

@@ -2,7 +2,8 @@
  * Webhook subscriptions (SPEC S18/S19; docs/user-guide.md "Webhooks
  * (suscripciones)"), through the public API only: the list, a new one (its
  * secret shown once), pause and resume (`activa`), resuming one paused as
- * failing (`reanudar`), deleting, and each one's delivery state and
+ * failing (`reanudar`), delivering again from a position (`reproducir`),
+ * deleting, and each one's delivery state and
  * attempts (`/entregas`).
  */
 import { useEffect, useState } from 'preact/hooks'
@@ -120,6 +121,16 @@ function SubscriptionPanel ({ mod, sub, onChanged }: { mod: ModuleInfo, sub: Sub
         <button type="button" onClick={deliveries}>Actualizar entregas</button>
         {mod.acciones.eliminar !== undefined && <button type="button" class="danger" onClick={() => act(async () => (await request<{ data: { message: string } }>('DELETE', base)).data.message, true)}>Eliminar</button>}
       </p>
+      {canEdit && (
+        <form class="inline" onSubmit={(e) => {
+          e.preventDefault()
+          const desde = Number(formValues(e.currentTarget as HTMLFormElement).desde)
+          act(async () => { await request('POST', `${base}/reproducir`, { desde }); return `Entregas de nuevo desde la posición ${desde}` })
+        }}>
+          <Input id="gs-desde" name="desde" label="Entregar de nuevo desde la posición" type="number" outcome={outcome} required />
+          <button type="submit">Reproducir</button>
+        </form>
+      )}
       {state !== undefined && (
         <>
           <h3>Estado de entrega</h3>

@@ -170,7 +170,7 @@ it('administers users: creates one (a refusal beside its field first), changes i
   await page.context().close()
 })
 
-it('administers webhook subscriptions: creates one (its secret shown once), sees its deliveries, pauses it and deletes it', async () => {
+it('administers webhook subscriptions: creates one (its secret shown once), sees its deliveries, replays, pauses it and deletes it', async () => {
   const received: string[] = []
   const receiver = createServer((req, res) => {
     let body = ''
@@ -209,6 +209,13 @@ it('administers webhook subscriptions: creates one (its secret shown once), sees
       return page.getByRole('cell', { name: 'entregado', exact: true }).count()
     }, { timeout: 30_000 }).toBeGreaterThan(0)
     await checkScreen(page, 'suscripcion-entregas')
+
+    // Delivered again from the call's position on: the receiver gets it a second time.
+    const position = (await call(app, 'GET', `/suscripciones/${id}/entregas`, { token: admin })).body.data.entregas[0].posicion as number
+    await page.getByLabel('Entregar de nuevo desde la posición').fill(String(position))
+    await page.getByRole('button', { name: 'Reproducir' }).click()
+    await page.getByRole('status').filter({ hasText: `Entregas de nuevo desde la posición ${position}` }).waitFor()
+    await expect.poll(() => received.filter((b) => b.includes(callId)).length, { timeout: 30_000 }).toBe(2)
 
     await page.getByRole('button', { name: 'Pausar' }).click()
     await page.getByRole('status').filter({ hasText: 'Suscripción pausada' }).waitFor()
