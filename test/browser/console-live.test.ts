@@ -97,7 +97,7 @@ it('the 092 board receives the calls another user logs, announces urgent ones, a
 })
 
 it('administers users: creates one (a refusal beside its field first), changes its role, deactivates and activates it, resets its password', async () => {
-  const w = await watchedPage(browser, base)
+  const w = await watchedPage(browser, base, 768)
   const { page } = w
   await page.goto(`${base}/consola`)
   await signIn(page, ADMIN.username, ADMIN.password)
