@@ -18,7 +18,7 @@ import { MESSAGES } from '../../core/errors.js'
 import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
 import { call, login } from '../helpers/http.js'
 import { createUser } from '../helpers/users.js'
-import { checkScreen, expectClean, launch, signIn as signInWith, watchedPage } from './console-page.js'
+import { checkScreen, expectClean, launch, signIn as signInWith, watchedPage, type Watched } from './console-page.js'
 
 let h: Harness, app: FastifyInstance, browser: Browser, base: string, admin: string
 
@@ -40,6 +40,16 @@ async function signIn (page: Page, username: string, password: string): Promise<
   await page.getByRole('button', { name: 'Cerrar sesión' }).waitFor()
 }
 
+/** A 768 px page signed in as the administrator, on the tool `link` of the `Herramientas` navigation. */
+async function openTool (link: string, heading: string): Promise<Watched> {
+  const w = await watchedPage(browser, base, 768)
+  await w.page.goto(`${base}/consola`)
+  await signIn(w.page, ADMIN.username, ADMIN.password)
+  await w.page.getByRole('navigation', { name: 'Herramientas' }).getByRole('link', { name: link }).click()
+  await w.page.getByRole('heading', { level: 1, name: heading }).waitFor()
+  return w
+}
+
 async function logCall (token: string, body: Record<string, unknown>): Promise<string> {
   const res = await call(app, 'POST', '/sala092', { token, body })
   expect(res.status, JSON.stringify(res.body)).toBe(201)
@@ -51,14 +61,11 @@ it('the 092 board receives the calls another user logs, announces urgent ones, a
   const operador = await createUser(app, admin, 'jefe')
   const other = await login(app, operador.username, PASSWORD)
 
-  const w = await watchedPage(browser, base, 768)
+  const w = await openTool('Tablero 092', 'Tablero de la sala 092')
   const { page } = w
+  // Every stream the board opens, with the Last-Event-ID it sends (none on the first).
   const lastIds: string[] = []
   page.on('request', (r) => { if (r.url().startsWith(`${base}/eventos`)) lastIds.push(r.headers()['last-event-id'] ?? '') })
-  await page.goto(`${base}/consola`)
-  await signIn(page, ADMIN.username, ADMIN.password)
-  await page.getByRole('navigation', { name: 'Herramientas' }).getByRole('link', { name: 'Tablero 092' }).click()
-  await page.getByRole('heading', { level: 1, name: 'Tablero de la sala 092' }).waitFor()
   await page.getByRole('rowheader', { name: existing }).waitFor()
   await expect.poll(() => page.locator('.live-state').textContent()).toBe('En directo')
 
@@ -97,12 +104,8 @@ it('the 092 board receives the calls another user logs, announces urgent ones, a
 })
 
 it('administers users: creates one (a refusal beside its field first), changes its role, deactivates and activates it, resets its password', async () => {
-  const w = await watchedPage(browser, base, 768)
+  const w = await openTool('Administrar usuarios', 'Administración de usuarios')
   const { page } = w
-  await page.goto(`${base}/consola`)
-  await signIn(page, ADMIN.username, ADMIN.password)
-  await page.getByRole('navigation', { name: 'Herramientas' }).getByRole('link', { name: 'Administrar usuarios' }).click()
-  await page.getByRole('heading', { level: 1, name: 'Administración de usuarios' }).waitFor()
   await page.getByRole('rowheader', { name: ADMIN.username, exact: true }).waitFor()
   await checkScreen(page, 'usuarios')
 
@@ -181,12 +184,8 @@ it('administers webhook subscriptions: creates one (its secret shown once), sees
   await once(receiver, 'listening')
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`
   try {
-    const w = await watchedPage(browser, base, 768)
+    const w = await openTool('Administrar suscripciones', 'Suscripciones (webhooks)')
     const { page } = w
-    await page.goto(`${base}/consola`)
-    await signIn(page, ADMIN.username, ADMIN.password)
-    await page.getByRole('navigation', { name: 'Herramientas' }).getByRole('link', { name: 'Administrar suscripciones' }).click()
-    await page.getByRole('heading', { level: 1, name: 'Suscripciones (webhooks)' }).waitFor()
     await page.getByLabel('Dirección (URL)').fill(url)
     await page.getByLabel('Descripción').fill('Sala del juzgado de guardia')
     await page.getByRole('group', { name: 'Módulos' }).getByLabel('Sala 092').check()
@@ -239,11 +238,8 @@ it('shows a dashboard per module: counts by state and by month, each chart with 
   expect((await call(app, 'PUT', `/denuncias/${archived.body.data._id}`, { token: admin, body: { estado: 'archivada' } })).status).toBe(200)
   const expected = await call(app, 'GET', '/denuncias/resumen?agrupar=estado', { token: admin })
 
-  const w = await watchedPage(browser, base, 768)
+  const w = await openTool('Paneles', 'Panel: Denuncias')
   const { page } = w
-  await page.goto(`${base}/consola`)
-  await signIn(page, ADMIN.username, ADMIN.password)
-  await page.getByRole('navigation', { name: 'Herramientas' }).getByRole('link', { name: 'Paneles' }).click()
   await page.getByRole('navigation', { name: 'Panel de cada módulo' }).getByRole('link', { name: 'Denuncias', exact: true }).click()
   await page.getByRole('heading', { level: 1, name: 'Panel: Denuncias' }).waitFor()
   const byState = page.getByRole('region', { name: 'Registros por estado' }).getByRole('table')
