@@ -33,11 +33,7 @@ function raw (url: string, encoding: string): Promise<{ bytes: Buffer, encoding:
   })
 }
 
-// Vite's build sets NODE_ENV=production in this process: the bench server is a development one.
-const nodeEnv = process.env.NODE_ENV
 await ensureConsoleBuilt()
-if (nodeEnv === undefined) delete process.env.NODE_ENV
-else process.env.NODE_ENV = nodeEnv
 const server = await startBenchServer()
 const { base } = server
 try {
