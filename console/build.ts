@@ -35,7 +35,18 @@ export async function ensureConsoleBuilt (): Promise<boolean> {
   const digest = sourcesDigest()
   if (existsSync(STAMP) && readFileSync(STAMP, 'utf8') === digest) return false
   const { build } = await import('vite')
-  await build({ configFile: join(ROOT, 'vite.config.ts') })
+  // Vite makes a production bundle only under NODE_ENV=production or none; the
+  // browser tests build under NODE_ENV=test (a 45 % larger bundle, with
+  // Preact's development checks) that `npm start` would then serve. So always
+  // production, and this process's NODE_ENV as it was afterwards.
+  const nodeEnv = process.env.NODE_ENV
+  process.env.NODE_ENV = 'production'
+  try {
+    await build({ configFile: join(ROOT, 'vite.config.ts') })
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV
+    else process.env.NODE_ENV = nodeEnv
+  }
   writeFileSync(STAMP, digest)
   return true
 }

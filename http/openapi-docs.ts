@@ -30,6 +30,8 @@ export interface RouteDocs {
   answer?: object
   /** The successful answer carries the record's ETag; `'with-version'`: only when the answer holds `_version` (campos). */
   etag?: boolean | 'with-version'
+  /** Headers a successful answer may carry beyond the shared ones (the login's Set-Cookie), as OpenAPI header objects. */
+  successHeaders?: Record<string, object>
   /** Error statuses the route gives beyond those its config implies (409, a 401 of a public route …). */
   errors?: readonly number[]
   /** An operation every module has (generate/operations/): listed after the other routes (documentObject). */
@@ -147,6 +149,7 @@ export function documentRoute ({ schema, url, route }: { schema: FastifySchema |
   if (docs.everyModule === true) notes.everyModule.add(documented.operationId)
   if (docs.etag !== undefined && docs.etag !== false) notes.etag.set(documented.operationId, docs.etag === true)
   if (route.config?.rateLimit !== undefined) notes.unlimited.add(documented.operationId)
+  if (docs.successHeaders !== undefined) notes.headers.set(documented.operationId, docs.successHeaders)
   if (route.config?.public === true) documented.security = []
   const errors = Object.fromEntries(errorStatuses(route, documented).map((n) => [n, errorSchema(n)]))
   documented.response = { ...(schema?.response as Schema | undefined), ...(docs.answer !== undefined && { 200: docs.answer }), ...errors }
@@ -169,9 +172,11 @@ export interface DocumentNotes {
   /** Whether the ETag is always sent, by operationId. */
   readonly etag: Map<string, boolean>
   readonly unlimited: Set<string>
+  /** A route's own success headers (RouteDocs.successHeaders), by operationId. */
+  readonly headers: Map<string, Record<string, object>>
 }
 
-export const newNotes = (): DocumentNotes => ({ everyModule: new Set(), etag: new Map(), unlimited: new Set() })
+export const newNotes = (): DocumentNotes => ({ everyModule: new Set(), etag: new Map(), unlimited: new Set(), headers: new Map() })
 
 const REF = '#/components/responses/'
 
@@ -217,7 +222,7 @@ export function documentObject (doc: Schema, schemas: ReadonlyMap<string, TSchem
       for (const code of Object.keys(responses ?? {})) {
         const status = Number(code)
         if (status < 400) {
-          responses![code] = { ...responses![code], headers: successHeaders({ etag: notes.etag.get(id), limited: !notes.unlimited.has(id) }) }
+          responses![code] = { ...responses![code], headers: { ...successHeaders({ etag: notes.etag.get(id), limited: !notes.unlimited.has(id) }), ...notes.headers.get(id) } }
           continue
         }
         used.add(status)

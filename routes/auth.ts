@@ -11,6 +11,7 @@ import { Type } from '@sinclair/typebox'
 import { AppError, MESSAGES } from '../core/errors.js'
 import { envelope } from '../http/schemas.js'
 import { DEVICE_MAX_AGE_MS, DEVICE_MAX_LENGTH } from '../core/device.js'
+import { deviceCookie, readDeviceCookie } from '../http/device-cookie.js'
 import type { AuthReport } from '../records/auth/sessions.js'
 
 const DEVICE_MAX_AGE_DAYS = DEVICE_MAX_AGE_MS / 86_400_000
@@ -18,7 +19,8 @@ const DISPOSITIVO = 'Valor opaco de este cliente (dispositivo de confianza): lo 
 const LoginBody = Type.Object({
   username: Type.String({ minLength: 1, maxLength: 64 }),
   password: Type.String({ minLength: 1, maxLength: 256 }),
-  dispositivo: Type.Optional(Type.String({ maxLength: DEVICE_MAX_LENGTH, description: DISPOSITIVO })),
+  dispositivo: Type.Optional(Type.String({ maxLength: DEVICE_MAX_LENGTH, description: `${DISPOSITIVO} Sin él, se toma el de la cookie que dejó recordar_dispositivo para este usuario.` })),
+  recordar_dispositivo: Type.Optional(Type.Boolean({ description: 'true: la respuesta guarda además el valor de dispositivo en una cookie HttpOnly, SameSite=Strict, solo para /auth/login y este usuario, que el navegador presenta en el siguiente inicio de sesión (la consola)' })),
 }, { additionalProperties: false })
 
 const LoginUser = Type.Object({ id: Type.String(), username: Type.String(), nombre: Type.String(), rol: Type.String() })
@@ -54,7 +56,13 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
 
   app.post('/auth/login', {
     // 401 Credenciales inválidas; 429 for a locked-out username (docs/user-guide.md "Rate limits").
-    config: { public: true, openapi: { errors: [401, 429] } },
+    config: {
+      public: true,
+      openapi: {
+        errors: [401, 429],
+        successHeaders: { 'Set-Cookie': { description: 'Solo con recordar_dispositivo: el valor de dispositivo en la cookie policia_dispositivo_<usuario en base64url>; Path=/auth/login; HttpOnly; SameSite=Strict (Secure por https)', required: false, schema: { type: 'string', pattern: '^policia_dispositivo_[A-Za-z0-9_-]+=' } } },
+      },
+    },
     // Missing body or credentials: `Datos requeridos` (docs/user-guide.md "Errors"), before type checks.
     preValidation: async (request) => {
       const body = request.body as Record<string, unknown> | undefined | null
@@ -65,12 +73,16 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
       }
     },
     schema: { tags, summary: 'Iniciar sesión', operationId: 'login', body: LoginBody, response: { 200: envelope(Type.Object({ token: Type.String(), user: LoginUser, dispositivo: Type.String({ description: `${DISPOSITIVO} Caduca a los ${DEVICE_MAX_AGE_DAYS} días, o antes si cambia la contraseña; guárdelo (la consola, en una cookie httpOnly) y sustitúyalo por el nuevo en cada inicio de sesión.` }) })) } },
-  }, async (request) => {
-    const { username, password, dispositivo } = request.body as { username: string, password: string, dispositivo?: string }
+  }, async (request, reply) => {
+    const body = request.body as { username: string, password: string, dispositivo?: string, recordar_dispositivo?: boolean }
+    const { username, password } = body
+    // The body's value first; else the one a browser kept for this username (http/device-cookie.ts).
+    const dispositivo = body.dispositivo ?? readDeviceCookie(request.headers.cookie, username)
     const report = reportTo(request, (known) => { request.log.info(known === undefined ? {} : { username: known }, 'login failed') })
     const { jti, user, dispositivo: value } = await app.sessions.login(request.em, { username, password, dispositivo, ip: request.ip }, report)
     const token = app.jwt.sign({ sub: user.id, jti })
     request.log.info({ user: user.id }, 'login')
+    if (body.recordar_dispositivo === true) reply.header('set-cookie', deviceCookie(username, value, DEVICE_MAX_AGE_MS / 1000, request.protocol === 'https'))
     return { success: true, data: { token, user, dispositivo: value } }
   })
 

@@ -15,12 +15,18 @@ export class ApiError extends Error {
 }
 
 let token: string | undefined
+const LOGIN = '/auth/login'
 let onExpired: (message: string) => void = () => undefined
 
 /** What the console does when the service stops taking the token (revoked, expired): back to sign-in, with the reason. */
 export function whenExpired (handler: (message: string) => void): void { onExpired = handler }
 
 export function signedIn (): boolean { return token !== undefined }
+
+/** The header a request the console makes itself (a stream, console/src/event-stream.ts) carries: the token stays out of the URL. */
+export function authorization (): Record<string, string> {
+  return token === undefined ? {} : { Authorization: `Bearer ${token}` }
+}
 
 /** One request; the body parsed as the S9 envelope, its `error` thrown as an ApiError. */
 export async function request<T = any> (method: string, path: string, body?: unknown, extra?: Record<string, string>): Promise<T> {
@@ -29,7 +35,8 @@ export async function request<T = any> (method: string, path: string, body?: unk
   if (body !== undefined) headers['Content-Type'] = 'application/json'
   let res: Response
   try {
-    res = await fetch(path, { method, headers, cache: 'no-store', credentials: 'omit', ...(body !== undefined && { body: JSON.stringify(body) }) })
+    // Only the login sends and takes a cookie: the device value's, HttpOnly (docs/decisions.md "The console keeps the device value in an HttpOnly cookie").
+    res = await fetch(path, { method, headers, cache: 'no-store', credentials: path === LOGIN ? 'same-origin' : 'omit', ...(body !== undefined && { body: JSON.stringify(body) }) })
   } catch {
     throw new ApiError(0, 'No se pudo conectar con el servicio')
   }
@@ -69,7 +76,7 @@ export async function download (path: string): Promise<string> {
 export interface User { id: string, username: string, nombre: string, rol: string }
 
 export async function signIn (username: string, password: string): Promise<User> {
-  const res = await request<{ data: { token: string, user: User } }>('POST', '/auth/login', { username, password })
+  const res = await request<{ data: { token: string, user: User } }>('POST', LOGIN, { username, password, recordar_dispositivo: true })
   token = res.data.token
   return res.data.user
 }

@@ -13,6 +13,7 @@ import { ListScreen } from './list-screen.js'
 import { RecordScreen } from './record-screen.js'
 import { PasswordScreen } from './password-screen.js'
 import { EDIT_PATH, FormScreen, NEW_PATH } from './form-screen.js'
+import { ToolsNav, toolScreen } from './tools.js'
 
 /** The console's own screens start with `_`, which no module path may (core/registry/schema.ts). */
 const PASSWORD_PATH = '_contrasena'
@@ -51,6 +52,7 @@ export function App () {
           {(modules ?? []).map((m) => <li key={m.nombre}><a href={href([m.ruta])} aria-current={route.path[0] === m.ruta ? 'page' : undefined}>{m.etiqueta}</a></li>)}
         </ul>
       </nav>
+      <ToolsNav modules={modules ?? []} route={route} />
       <main id="contenido" tabIndex={-1}>
         {modules === undefined ? <p aria-busy="true">Cargando…</p> : <Screen modules={modules} route={route} />}
       </main>
@@ -63,6 +65,8 @@ function Screen ({ modules, route }: { modules: ModuleInfo[], route: Route }) {
   const mod = modules.find((m) => m.ruta === ruta)
   if (ruta === undefined) return <><h1>Inicio</h1><p>Elija un módulo en la lista.</p></>
   if (ruta === PASSWORD_PATH) return <PasswordScreen />
+  const tool = toolScreen(modules, route)
+  if (tool !== undefined) return tool
   if (mod === undefined) return <><h1>Módulo no disponible</h1><p>No existe o no tiene permiso para verlo.</p></>
   if (id === NEW_PATH) return <FormScreen key={`${ruta}/${id}`} mod={mod} modules={modules} />
   if (id !== undefined && sub === EDIT_PATH) return <FormScreen key={`${ruta}/${id}/${sub}`} mod={mod} id={id} modules={modules} />

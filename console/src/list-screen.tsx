@@ -4,13 +4,14 @@
  * pages of 50, sort by a column header, `Buscar` (full-text `q`). Its state
  * is in the address, so Back returns to the same page.
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
 import { ExportButton } from './export-button.js'
 import { labelOf, show, type ModuleInfo } from './modules.js'
 import { href } from './route.js'
 import { Filters, filterQuery } from './filters.js'
 import { NEW_PATH } from './form-screen.js'
+import { markListData, measureListRender } from './perf.js'
 
 export const PAGE = 50
 const SORTABLE_SYSTEM = new Set(['_id'])
@@ -41,11 +42,14 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
     setLoading(true)
     let live = true
     request<{ data: Page }>('GET', `/${mod.ruta}?${query.toString()}`).then(
-      (res) => { if (live) setData(res.data) },
+      (res) => { if (live) { markListData(); setData(res.data) } },
       (err: unknown) => { if (live) setError(err instanceof ApiError ? err.message : 'Error inesperado') },
     ).finally(() => { if (live) setLoading(false) })
     return () => { live = false }
   }, [mod.ruta, page, deleted, filterKey])
+
+  // The benchmark's measure: from the data's arrival to the frame that paints it (console/src/perf.ts).
+  useLayoutEffect(() => { if (data !== undefined) measureListRender() }, [data])
 
   const go = (next: Record<string, string | undefined>): void => {
     const kept = Object.fromEntries([...params].filter(([k]) => k !== 'pagina'))

@@ -54,3 +54,18 @@ export async function checkScreen (page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true })
   await page.screenshot({ path: `${ARTIFACTS}consola-${name}.png`, fullPage: true })
 }
+
+/** Fills `Usuario` and `Contraseña` and presses `Entrar` (the answer, a refusal or the frame, is the caller's to wait for). */
+export async function signIn (page: Page, username: string, password: string): Promise<void> {
+  await page.getByLabel('Usuario').fill(username)
+  await page.getByLabel('Contraseña').fill(password)
+  await page.getByRole('button', { name: 'Entrar' }).click()
+}
+
+/** Nothing left the service, no script error, the token in no URL, and no storage a script can read. */
+export async function expectClean (w: Watched): Promise<void> {
+  expect(w.foreign).toEqual([])
+  expect(w.problems).toEqual([])
+  for (const token of w.tokens) expect(w.urls.filter((u) => u.includes(token))).toEqual([])
+  expect(await w.page.evaluate('localStorage.length + sessionStorage.length + document.cookie.length')).toBe(0)
+}

@@ -12,13 +12,13 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { loadRegistry } from '../../core/registry/load.js'
 import { MESSAGES } from '../../core/errors.js'
 import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
 import { call, login } from '../helpers/http.js'
 import { createUser } from '../helpers/users.js'
-import { checkScreen, launch, watchedPage, type Watched } from './console-page.js'
+import { checkScreen, expectClean, launch, signIn, watchedPage } from './console-page.js'
 
 const registry = loadRegistry('modules.yaml')
 let h: Harness, app: FastifyInstance, browser: Browser, base: string, admin: string
@@ -46,19 +46,6 @@ afterAll(async () => {
   await browser?.close()
   await h?.close()
 })
-
-async function signIn (page: Page, username: string, password: string): Promise<void> {
-  await page.getByLabel('Usuario').fill(username)
-  await page.getByLabel('Contraseña').fill(password)
-  await page.getByRole('button', { name: 'Entrar' }).click()
-}
-
-async function expectClean (w: Watched): Promise<void> {
-  expect(w.foreign).toEqual([])
-  expect(w.problems).toEqual([])
-  for (const token of w.tokens) expect(w.urls.filter((u) => u.includes(token))).toEqual([])
-  expect(await w.page.evaluate('localStorage.length + sessionStorage.length + document.cookie.length')).toBe(0)
-}
 
 it('signs in, lists, sorts, searches, pages, opens a record and signs out', async () => {
   const w = await watchedPage(browser, base)

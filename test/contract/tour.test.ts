@@ -108,6 +108,8 @@ const STEPS: Record<string, Step> = {
   'GET /health': () => [{ method: 'GET', path: '/health', status: 200 }],
   'POST /auth/login': () => [
     { method: 'POST', path: '/auth/login', body: { username: 'admin', password: 'admin-password-123' }, status: 200 },
+    // The console's login: the device value also set as an HttpOnly cookie (docs/user-guide.md "Accounts and sessions").
+    { method: 'POST', path: '/auth/login', body: { username: 'admin', password: 'admin-password-123', recordar_dispositivo: true }, status: 200 },
     { method: 'POST', path: '/auth/login', body: { username: 'admin', password: 'no-es-la-contraseña' }, status: 401 },
   ],
   'GET /me': () => [
