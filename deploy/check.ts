@@ -29,6 +29,7 @@ import { parseAllDocuments, stringify } from 'yaml'
 import { loadConfig } from '../core/config.js'
 import { loadRegistry } from '../core/registry/load.js'
 import { checkComposeNetwork, checkNetworkPolicy, checkTrustProxy } from './check-network.js'
+import { checkDelivery, composeInstances, kubernetesInstances } from './check-delivery.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const K8S = join(ROOT, 'deploy/k8s')
@@ -105,8 +106,9 @@ async function checkKubernetes (write: boolean): Promise<void> {
       if (v.persistentVolumeClaim !== undefined && named('PersistentVolumeClaim', v.persistentVolumeClaim.claimName) === undefined) problem(`${where}: volume ${String(v.name)}: claim ${String(v.persistentVolumeClaim.claimName)} is not defined`)
     }
   }
-  const deployment = objects.find((o) => o.obj.kind === 'Deployment')?.obj
-  if (deployment === undefined) { problem('deploy/k8s: no Deployment'); return }
+  const deployment = named('Deployment', 'policia-records')
+  if (deployment === undefined) { problem('deploy/k8s: no Deployment policia-records'); return }
+  checkDelivery(kubernetesInstances(objects.filter((o) => o.obj.kind === 'Deployment').map((o) => o.obj), deployment), report)
   const api = (deployment.spec.template.spec.containers as Obj[])[0]!
   if (api.readinessProbe?.httpGet?.path !== '/ready') problem('Deployment: the readiness probe must be GET /ready')
   if (api.livenessProbe?.httpGet?.path !== '/health') problem('Deployment: the liveness probe must be GET /health (it answers while the service waits for its dependencies)')
@@ -140,7 +142,7 @@ function checkCompose (): void {
   const used = new Set([...text.replace(/^\s*#.*$/gm, '').matchAll(/\$\{([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]!))
   for (const name of used) if (!(name in env)) problem(`deploy/docker-compose.yml uses \${${name}}, which deploy/env.example does not define`)
   ok(`deploy/docker-compose.yml: every variable it uses (${[...used].join(', ')}) is defined in deploy/env.example`)
-  const compose = parseAllDocuments(text)[0]!.toJS({ maxAliasCount: -1 }) as Obj
+  const compose = parseAllDocuments(text, { merge: true })[0]!.toJS({ maxAliasCount: -1 }) as Obj
   for (const [name, svc] of Object.entries(compose.services as Record<string, Obj>)) {
     const oneShot = svc.restart === 'no'
     if (!oneShot && svc.restart === undefined) problem(`compose service ${name}: no restart policy`)
@@ -150,6 +152,7 @@ function checkCompose (): void {
     }
   }
   const apis = Object.entries(compose.services as Record<string, Obj>).filter(([, s]) => String(s.image ?? '').startsWith('policia-records'))
+  checkDelivery(composeInstances(compose), report)
   for (const [name, svc] of apis) {
     if (!JSON.stringify(svc.healthcheck?.test ?? svc.command ?? '').includes('/ready') && svc.restart !== 'no') problem(`compose service ${name}: its healthcheck must ask /ready`)
   }
