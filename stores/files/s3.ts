@@ -40,7 +40,8 @@ export class S3FileStore implements FileStore {
       region: config.region,
       forcePathStyle: config.forcePathStyle,
       ...(config.endpoint !== undefined && { endpoint: config.endpoint }),
-      ...(config.credentials !== undefined && { credentials: config.credentials }),
+      // A copy: the SDK marks the object it is given (the configuration's is frozen).
+      ...(config.credentials !== undefined && { credentials: { ...config.credentials } }),
       // The SDK's default (since 3.729) adds CRC32 checksums and aws-chunked
       // bodies to every upload, which many S3-compatible servers (older
       // MinIO, Ceph, s3rver) reject or store with the framing in the object.

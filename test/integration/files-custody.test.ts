@@ -1,20 +1,18 @@
 /**
  * Evidence files encrypted at rest and their chain of custody
  * (docs/user-guide.md "Evidence files"), through HTTP, the database and
- * FILES_DIR: atestados.documentos_adjuntos (declared encrypted) keeps only
+ * the store (a directory and an S3 bucket): atestados.documentos_adjuntos (declared encrypted) keeps only
  * ciphertext on disk, downloads only with descifrar, every download in the
  * read log (encrypted) or the access log (plain), and /custodia lists the
  * upload, the downloads and the removal in order.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '../helpers/app.js'
 import { ok, type Api, type Res } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
+import { FILE_STORES, startFileStore, type TestFileStore } from '../helpers/file-stores.js'
 import { startTestApp } from '../helpers/test-app.js'
 import { newUser } from '../helpers/users.js'
 
@@ -22,8 +20,7 @@ const PDF = Buffer.concat([Buffer.from('%PDF-1.7\nDeclaración de la víctima: '
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(2000)])
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex')
 
-let h: Harness, app: FastifyInstance, token: string, admin: Api
-const filesDir = mkdtempSync(join(tmpdir(), 'policia-files-'))
+let h: Harness, app: FastifyInstance, token: string, admin: Api, store: TestFileStore
 
 async function upload (as: string, path: string, body: Buffer, type: string, nombre: string): Promise<Res> {
   const res = await app.inject({ method: 'POST', url: `${path}?nombre=${encodeURIComponent(nombre)}`, headers: { authorization: `Bearer ${as}`, 'content-type': type }, payload: body })
@@ -37,74 +34,78 @@ async function download (as: string, url: string, headers: Record<string, string
   return { status: res.statusCode, headers: res.headers, raw: res.rawPayload, body }
 }
 
-beforeAll(async () => {
-  ({ h, app, token, admin } = await startTestApp({ env: { FILES_DIR: filesDir } }))
-})
-
-afterAll(async () => { await h?.close() })
-
-describe('encrypted at rest', () => {
-  it('stores only ciphertext; downloads the bytes uploaded, whole, only with descifrar; each download in the read log', async () => {
-    const consulta = await newUser(app, token, 'consulta')
-    const ate = ok(await admin.post('/atestados', { tipo: 'penal', documentos_adjuntos: ['https://intranet.example/atestado.pdf'] }), 201)
-    const { archivo, registro } = ok(await upload(token, `/atestados/${ate._id}/archivos/documentos_adjuntos`, PDF, 'application/pdf', 'declaración.pdf'), 201)
-    expect(archivo.id).toMatch(/^cif-/)
-    expect(archivo).toMatchObject({ bytes: PDF.length, sha256: sha(PDF), tipo: 'application/pdf' })
-    expect(registro.documentos_adjuntos).toEqual(['https://intranet.example/atestado.pdf', archivo])
-    // On disk: no plaintext, under the file's id (never its content address).
-    const stored = readdirSync(filesDir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name))
-    expect(stored).toEqual([join(filesDir, archivo.id.slice(0, 2), archivo.id)])
-    const bytes = readFileSync(stored[0]!)
-    expect(bytes.length).toBe(PDF.length + 40)
-    expect(bytes.includes(Buffer.from('Declaración'))).toBe(false)
-    expect(bytes.includes(PDF.subarray(100, 200))).toBe(false)
-
-    const url = `/atestados/${ate._id}/archivos/documentos_adjuntos/${archivo.id}`
-    const dl = await download(token, url, { range: 'bytes=0-9' })
-    expect(dl.status).toBe(200)
-    expect(dl.raw).toEqual(PDF)
-    expect(dl.headers['content-length']).toBe(String(PDF.length))
-    expect(dl.headers['accept-ranges']).toBe('none')
-    expect(dl.headers.etag).toBe(`"${sha(PDF)}"`)
-    expectError(await download(consulta.token, url) as unknown as Res, 'SIN_PERMISOS')
-
-    const reads = ok(await admin.get(`/auditoria/lecturas?tipo=descarga&registro=${ate._id}`)).records
-    expect(reads).toHaveLength(1)
-    expect(reads[0]).toMatchObject({ tipo: 'descarga', registro: ate._id, campos: ['documentos_adjuntos'], archivo: archivo.id, usuario: registro._created_by })
-    expect(ok(await admin.get(`/atestados/${ate._id}/verificar`))).toMatchObject({ valido: true })
+describe.each(FILE_STORES)('%s store', (kind) => {
+  beforeAll(async () => {
+    store = await startFileStore(kind);
+    ({ h, app, token, admin } = await startTestApp({ env: store.env }))
   })
 
-  it('a ciphertext moved to another file id does not decrypt', async () => {
-    const ate = ok(await admin.post('/atestados', { tipo: 'penal' }), 201)
-    const a = ok(await upload(token, `/atestados/${ate._id}/archivos/documentos_adjuntos`, PDF, 'application/pdf', 'a.pdf'), 201).archivo
-    const b = ok(await upload(token, `/atestados/${ate._id}/archivos/documentos_adjuntos`, PNG, 'image/png', 'b.png'), 201).archivo
-    const { copyFileSync } = await import('node:fs')
-    copyFileSync(join(filesDir, a.id.slice(0, 2), a.id), join(filesDir, b.id.slice(0, 2), b.id))
-    await expect(app.inject({ method: 'GET', url: `/atestados/${ate._id}/archivos/documentos_adjuntos/${b.id}`, headers: { authorization: `Bearer ${token}` } })).rejects.toThrow()
+  afterAll(async () => {
+    await h?.close()
+    await store?.close()
   })
-})
 
-describe('custody', () => {
-  it('lists the upload, each download (ranges named) and the removal, in order; plain downloads in the access log', async () => {
-    const consulta = await newUser(app, token, 'consulta')
-    const den = ok(await admin.post('/denuncias', { denunciante_nombre: 'Ana', tipo: 'robo', fecha_hechos: '2026-05-01 10:00:00', lugar_hechos: 'Calle', descripcion: 'x' }), 201)
-    const { archivo } = ok(await upload(token, `/denuncias/${den._id}/archivos/adjuntos`, PNG, 'image/png', 'foto.png'), 201)
-    const url = `/denuncias/${den._id}/archivos/adjuntos/${archivo.id}`
-    expect((await download(consulta.token, url)).raw).toEqual(PNG)
-    expect((await download(token, url, { range: 'bytes=0-99' })).status).toBe(206)
-    ok(await admin.put(`/denuncias/${den._id}`, { adjuntos: [] }))
-    const custody = ok(await admin.get(`${url}/custodia`))
-    expect(custody.archivo).toEqual(archivo)
-    expect(custody.cifrado).toBe(false)
-    expect(custody.eventos.map((e: any) => [e.accion, e.usuario, e.version ?? e.rango ?? null])).toEqual([
-      ['subida', archivo.subido_por, 2],
-      ['descarga', consulta.id, null],
-      ['descarga', archivo.subido_por, '0-99'],
-      ['retirada', archivo.subido_por, 3],
-    ])
-    const access = ok(await admin.get(`/auditoria/lecturas?tipo=acceso&registro=${den._id}`)).records
-    expect(access.map((r: any) => r.usuario).sort()).toEqual([consulta.id, archivo.subido_por].sort())
-    // Removed: custody, like the download, only for those who may see deleted things.
-    expectError(await download(consulta.token, `${url}/custodia`) as unknown as Res, 'ARCHIVO_NO_ENCONTRADO')
+  describe('encrypted at rest', () => {
+    it('stores only ciphertext; downloads the bytes uploaded, whole, only with descifrar; each download in the read log', async () => {
+      const consulta = await newUser(app, token, 'consulta')
+      const ate = ok(await admin.post('/atestados', { tipo: 'penal', documentos_adjuntos: ['https://intranet.example/atestado.pdf'] }), 201)
+      const { archivo, registro } = ok(await upload(token, `/atestados/${ate._id}/archivos/documentos_adjuntos`, PDF, 'application/pdf', 'declaración.pdf'), 201)
+      expect(archivo.id).toMatch(/^cif-/)
+      expect(archivo).toMatchObject({ bytes: PDF.length, sha256: sha(PDF), tipo: 'application/pdf' })
+      expect(registro.documentos_adjuntos).toEqual(['https://intranet.example/atestado.pdf', archivo])
+      // Stored: no plaintext, under the file's id (never its content address).
+      expect(await store.objects()).toEqual([`${archivo.id.slice(0, 2)}/${archivo.id}`])
+      const bytes = await store.read(archivo.id)
+      expect(bytes.length).toBe(PDF.length + 40)
+      expect(bytes.includes(Buffer.from('Declaración'))).toBe(false)
+      expect(bytes.includes(PDF.subarray(100, 200))).toBe(false)
+
+      const url = `/atestados/${ate._id}/archivos/documentos_adjuntos/${archivo.id}`
+      const dl = await download(token, url, { range: 'bytes=0-9' })
+      expect(dl.status).toBe(200)
+      expect(dl.raw).toEqual(PDF)
+      expect(dl.headers['content-length']).toBe(String(PDF.length))
+      expect(dl.headers['accept-ranges']).toBe('none')
+      expect(dl.headers.etag).toBe(`"${sha(PDF)}"`)
+      expectError(await download(consulta.token, url) as unknown as Res, 'SIN_PERMISOS')
+
+      const reads = ok(await admin.get(`/auditoria/lecturas?tipo=descarga&registro=${ate._id}`)).records
+      expect(reads).toHaveLength(1)
+      expect(reads[0]).toMatchObject({ tipo: 'descarga', registro: ate._id, campos: ['documentos_adjuntos'], archivo: archivo.id, usuario: registro._created_by })
+      expect(ok(await admin.get(`/atestados/${ate._id}/verificar`))).toMatchObject({ valido: true })
+    })
+
+    it('a ciphertext moved to another file id does not decrypt', async () => {
+      const ate = ok(await admin.post('/atestados', { tipo: 'penal' }), 201)
+      const a = ok(await upload(token, `/atestados/${ate._id}/archivos/documentos_adjuntos`, PDF, 'application/pdf', 'a.pdf'), 201).archivo
+      const b = ok(await upload(token, `/atestados/${ate._id}/archivos/documentos_adjuntos`, PNG, 'image/png', 'b.png'), 201).archivo
+      await store.write(b.id, await store.read(a.id))
+      await expect(app.inject({ method: 'GET', url: `/atestados/${ate._id}/archivos/documentos_adjuntos/${b.id}`, headers: { authorization: `Bearer ${token}` } })).rejects.toThrow()
+    })
+  })
+
+  describe('custody', () => {
+    it('lists the upload, each download (ranges named) and the removal, in order; plain downloads in the access log', async () => {
+      const consulta = await newUser(app, token, 'consulta')
+      const den = ok(await admin.post('/denuncias', { denunciante_nombre: 'Ana', tipo: 'robo', fecha_hechos: '2026-05-01 10:00:00', lugar_hechos: 'Calle', descripcion: 'x' }), 201)
+      const { archivo } = ok(await upload(token, `/denuncias/${den._id}/archivos/adjuntos`, PNG, 'image/png', 'foto.png'), 201)
+      const url = `/denuncias/${den._id}/archivos/adjuntos/${archivo.id}`
+      expect((await download(consulta.token, url)).raw).toEqual(PNG)
+      expect((await download(token, url, { range: 'bytes=0-99' })).status).toBe(206)
+      ok(await admin.put(`/denuncias/${den._id}`, { adjuntos: [] }))
+      const custody = ok(await admin.get(`${url}/custodia`))
+      expect(custody.archivo).toEqual(archivo)
+      expect(custody.cifrado).toBe(false)
+      expect(custody.eventos.map((e: any) => [e.accion, e.usuario, e.version ?? e.rango ?? null])).toEqual([
+        ['subida', archivo.subido_por, 2],
+        ['descarga', consulta.id, null],
+        ['descarga', archivo.subido_por, '0-99'],
+        ['retirada', archivo.subido_por, 3],
+      ])
+      const access = ok(await admin.get(`/auditoria/lecturas?tipo=acceso&registro=${den._id}`)).records
+      expect(access.map((r: any) => r.usuario).sort()).toEqual([consulta.id, archivo.subido_por].sort())
+      // Removed: custody, like the download, only for those who may see deleted things.
+      expectError(await download(consulta.token, `${url}/custodia`) as unknown as Res, 'ARCHIVO_NO_ENCONTRADO')
+    })
   })
 })
