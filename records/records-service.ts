@@ -334,7 +334,7 @@ export class RecordsService {
   }
 
   /**
-   * A file to download and its bytes (a range of a plain file): an
+   * A file to download and its bytes (or a range of them): an
    * encrypted one needs `descifrar` reaching the record (403). Every
    * download is logged before a byte leaves: an encrypted file's in the
    * read log, a plain one's in the access log (records/files/custody.ts).
@@ -346,10 +346,11 @@ export class RecordsService {
       const descifrar = this.scope('descifrar')
       if (descifrar === 'none' || !reaches(descifrar, this.plan.mod, this.ctx.caller, found.record)) throw new AppError('SIN_PERMISOS')
     }
-    const r = encrypted ? undefined : range(found.size, found.item.sha256)
+    // An encrypted file's stored size counts its header and tag: the caller receives (ranges of) the bytes uploaded.
+    const size = encrypted ? found.item.bytes : found.size
+    const r = range(size, found.item.sha256)
     await logDownload(this.ctx.em, { caller: this.ctx.caller, mod: this.plan.mod, recordId: found.record._id as string, field: found.field.name, item: found.item, route: this.ctx.route(), range: r })
-    // An encrypted file's stored size counts its header and tag: the caller receives the bytes uploaded.
-    return { ...found, size: encrypted ? found.item.bytes : found.size, range: r, body: await openFile(this.filesContext(), found.record._id as string, found.field.name, found.item, r) }
+    return { ...found, size, range: r, body: await openFile(this.filesContext(), found.record._id as string, found.field.name, found.item, r) }
   }
 
   /** Who uploaded a file, who downloaded it and when, and when it left the field (docs/user-guide.md "Evidence files"). */

@@ -7,6 +7,8 @@
  * upload, the downloads and the removal in order.
  */
 import { createHash, randomBytes } from 'node:crypto'
+import { request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from '../helpers/app.js'
@@ -32,6 +34,24 @@ async function download (as: string, url: string, headers: Record<string, string
   let body: unknown
   try { body = res.json() } catch { body = undefined }
   return { status: res.statusCode, headers: res.headers, raw: res.rawPayload, body }
+}
+
+/** A GET over a real connection to `app` (listening on demand): the declared length and what arrived before the answer ended or was cut. */
+async function overTheWire (path: string, headers: Record<string, string>): Promise<{ declared: number, received: number }> {
+  if (app.server.address() === null) await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as AddressInfo
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${token}`, ...headers } }, (res) => {
+      let received = 0
+      const done = (): void => { resolve({ declared: Number(res.headers['content-length']), received }) }
+      res.on('data', (chunk: Buffer) => { received += chunk.length })
+      res.on('end', done)
+      res.on('error', done)
+      res.on('close', done)
+    })
+    req.on('error', reject)
+    req.end()
+  })
 }
 
 describe.each(FILE_STORES)('%s store', (kind) => {
@@ -61,11 +81,11 @@ describe.each(FILE_STORES)('%s store', (kind) => {
       expect(bytes.includes(PDF.subarray(100, 200))).toBe(false)
 
       const url = `/atestados/${ate._id}/archivos/documentos_adjuntos/${archivo.id}`
-      const dl = await download(token, url, { range: 'bytes=0-9' })
+      const dl = await download(token, url)
       expect(dl.status).toBe(200)
       expect(dl.raw).toEqual(PDF)
       expect(dl.headers['content-length']).toBe(String(PDF.length))
-      expect(dl.headers['accept-ranges']).toBe('none')
+      expect(dl.headers['accept-ranges']).toBe('bytes')
       expect(dl.headers.etag).toBe(`"${sha(PDF)}"`)
       expectError(await download(consulta.token, url) as unknown as Res, 'SIN_PERMISOS')
 
@@ -73,6 +93,32 @@ describe.each(FILE_STORES)('%s store', (kind) => {
       expect(reads).toHaveLength(1)
       expect(reads[0]).toMatchObject({ tipo: 'descarga', registro: ate._id, campos: ['documentos_adjuntos'], archivo: archivo.id, usuario: registro._created_by })
       expect(ok(await admin.get(`/atestados/${ate._id}/verificar`))).toMatchObject({ valido: true })
+    })
+
+    it('serves ranges of the bytes uploaded (decrypted from the start, the tag checked), each logged with its range', async () => {
+      const ate = ok(await admin.post('/atestados', { tipo: 'penal' }), 201)
+      const { archivo } = ok(await upload(token, `/atestados/${ate._id}/archivos/documentos_adjuntos`, PDF, 'application/pdf', 'declaración.pdf'), 201)
+      const url = `/atestados/${ate._id}/archivos/documentos_adjuntos/${archivo.id}`
+      // Across the 64 KiB chunks the store reads in.
+      const middle = [50_000, 69_999] as const
+      for (const [asked, start, end] of [['bytes=0-9', 0, 9], [`bytes=${middle[0]}-${middle[1]}`, ...middle], ['bytes=-100', PDF.length - 100, PDF.length - 1], [`bytes=${PDF.length - 1}-`, PDF.length - 1, PDF.length - 1]] as const) {
+        const dl = await download(token, url, { range: asked })
+        expect([dl.status, dl.headers['content-range'], dl.headers['content-length']], asked).toEqual([206, `bytes ${start}-${end}/${PDF.length}`, String(end - start + 1)])
+        expect(dl.raw.equals(PDF.subarray(start, end + 1)), asked).toBe(true)
+      }
+      const past = await download(token, url, { range: `bytes=${PDF.length}-` })
+      expect([past.status, past.headers['content-range']]).toEqual([416, `bytes */${PDF.length}`])
+      const custody = ok(await admin.get(`${url}/custodia`))
+      expect(custody.eventos.filter((e: any) => e.accion === 'descarga').map((e: any) => e.rango)).toEqual(['0-9', `${middle[0]}-${middle[1]}`, `${PDF.length - 100}-${PDF.length - 1}`, `${PDF.length - 1}-${PDF.length - 1}`])
+      // One byte of the stored ciphertext changed near its end: even the first 10 bytes are not served whole.
+      const stored = await store.read(archivo.id)
+      stored[stored.length - 30] = stored[stored.length - 30]! ^ 1
+      await store.write(archivo.id, stored)
+      // Over a real connection: fewer bytes than Content-Length arrive, so no client takes the answer for whole.
+      for (const range of ['bytes=0-9', undefined]) {
+        const got = await overTheWire(url, range === undefined ? {} : { range })
+        expect(got.received, range).toBeLessThan(got.declared)
+      }
     })
 
     it('a ciphertext moved to another file id does not decrypt', async () => {
