@@ -9,13 +9,12 @@
  * sees the whole object or none.
  */
 import { randomUUID } from 'node:crypto'
-import { PassThrough, type Readable, type Writable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
+import { PassThrough, type Readable } from 'node:stream'
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import type { S3FilesConfig } from '../../core/files-s3-config.js'
 import type { ByteRange, FileStore, StagedFile, StageOptions } from './contract.js'
-import { intake } from './staging.js'
+import { pipeInto, stageInto } from './staging.js'
 
 /** Keys are hex digests or ids (as in directory.ts). */
 const KEY = /^[0-9a-zA-Z_-]{8,128}$/
@@ -59,39 +58,27 @@ export class S3FileStore implements FileStore {
 
   async stage (input: Readable, opts: StageOptions): Promise<StagedFile> {
     const temp = `${this.prefix}.tmp/${randomUUID()}`
-    const measure = intake(input, opts.maxBytes)
-    const body = new PassThrough()
-    const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: temp, Body: body }, queueSize: 1, partSize: PART_BYTES, leavePartsOnError: false })
     const discard = async (): Promise<void> => { await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: temp })) }
-    try {
-      // The store failing stops the reading too (else the pipeline would wait on a body nobody reads).
-      const sent = upload.done().catch((err: unknown) => { body.destroy(err as Error); throw err })
-      const stages: Array<Readable | Writable> = [measure.stream, ...(opts.transform !== undefined ? [opts.transform] : []), body]
-      // Both settle: a failed input ends the body, which ends the upload (its multipart upload aborted).
-      const [piped, stored] = await Promise.allSettled([pipeline(stages as [Readable, ...Writable[]]), sent])
-      if (piped.status === 'rejected') throw piped.reason
-      if (stored.status === 'rejected') throw stored.reason
-    } catch (err) {
-      await discard().catch(() => undefined)
-      throw err
-    } finally {
-      measure.detach()
-    }
-    const { sha256, bytes, head } = measure.result()
-    return {
-      sha256,
-      bytes,
-      head,
+    return stageInto(input, opts, {
+      write: async (stages) => {
+        const body = new PassThrough()
+        const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: temp, Body: body }, queueSize: 1, partSize: PART_BYTES, leavePartsOnError: false })
+        // The store failing stops the reading too (else the pipeline would wait on a body nobody reads).
+        const sent = upload.done().catch((err: unknown) => { body.destroy(err as Error); throw err })
+        // Both settle: a failed input ends the body, which ends the upload (its multipart upload aborted).
+        const [piped, stored] = await Promise.allSettled([pipeInto(stages, body), sent])
+        if (piped.status === 'rejected') throw piped.reason
+        if (stored.status === 'rejected') throw stored.reason
+      },
       discard,
       commit: async (key) => {
-        const target = this.objectKey(key)
         // Content-addressed: an object already there holds these very bytes.
         if (await this.size(key) === undefined) {
-          await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: target, CopySource: `${this.bucket}/${temp}` }))
+          await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), CopySource: `${this.bucket}/${temp}` }))
         }
         await discard()
       },
-    }
+    })
   }
 
   async size (key: string): Promise<number | undefined> {

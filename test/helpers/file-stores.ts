@@ -7,7 +7,9 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
+import { afterAll, beforeAll } from 'vitest'
 import { startS3Server } from './s3-server.js'
+import { startTestApp, type TestApp } from './test-app.js'
 
 export const FILE_STORES = ['directory', 's3'] as const
 export type FileStoreKind = typeof FILE_STORES[number]
@@ -73,4 +75,22 @@ export async function startFileStore (kind: FileStoreKind): Promise<TestFileStor
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Registers the hooks of a describe block run on `kind`: before its tests,
+ * the store and an app on it (`env` over the store's); after, both closed.
+ * `use` receives them (to set the test file's variables).
+ */
+export function onFileStore (kind: FileStoreKind, env: Record<string, string>, use: (t: TestApp & { store: TestFileStore }) => void): void {
+  let t: (TestApp & { store: TestFileStore }) | undefined
+  beforeAll(async () => {
+    const store = await startFileStore(kind)
+    t = { ...await startTestApp({ env: { ...store.env, ...env } }), store }
+    use(t)
+  })
+  afterAll(async () => {
+    await t?.h.close()
+    await t?.store.close()
+  })
 }

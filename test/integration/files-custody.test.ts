@@ -10,19 +10,17 @@ import { createHash, randomBytes } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Harness } from '../helpers/app.js'
+import { describe, expect, it } from 'vitest'
 import { ok, type Api, type Res } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
-import { FILE_STORES, startFileStore, type TestFileStore } from '../helpers/file-stores.js'
-import { startTestApp } from '../helpers/test-app.js'
+import { FILE_STORES, onFileStore, type TestFileStore } from '../helpers/file-stores.js'
 import { newUser } from '../helpers/users.js'
 
 const PDF = Buffer.concat([Buffer.from('%PDF-1.7\nDeclaración de la víctima: '), randomBytes(70_000)])
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(2000)])
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex')
 
-let h: Harness, app: FastifyInstance, token: string, admin: Api, store: TestFileStore
+let app: FastifyInstance, token: string, admin: Api, store: TestFileStore
 
 async function upload (as: string, path: string, body: Buffer, type: string, nombre: string): Promise<Res> {
   const res = await app.inject({ method: 'POST', url: `${path}?nombre=${encodeURIComponent(nombre)}`, headers: { authorization: `Bearer ${as}`, 'content-type': type }, payload: body })
@@ -55,15 +53,7 @@ async function overTheWire (path: string, headers: Record<string, string>): Prom
 }
 
 describe.each(FILE_STORES)('%s store', (kind) => {
-  beforeAll(async () => {
-    store = await startFileStore(kind);
-    ({ h, app, token, admin } = await startTestApp({ env: store.env }))
-  })
-
-  afterAll(async () => {
-    await h?.close()
-    await store?.close()
-  })
+  onFileStore(kind, {}, (t) => { ({ app, token, admin, store } = t) })
 
   describe('encrypted at rest', () => {
     it('stores only ciphertext; downloads the bytes uploaded, whole, only with descifrar; each download in the read log', async () => {

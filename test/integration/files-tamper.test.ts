@@ -11,14 +11,13 @@ import { createHash, randomBytes } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { MOTIVOS } from '../../core/errors.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import { TEST_KEY } from '../helpers/app.js'
 import type { Harness } from '../helpers/app.js'
 import { ok, type Api } from '../helpers/http.js'
-import { FILE_STORES, startFileStore, type TestFileStore } from '../helpers/file-stores.js'
-import { startTestApp } from '../helpers/test-app.js'
+import { FILE_STORES, onFileStore, type TestFileStore } from '../helpers/file-stores.js'
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex')
 const png = (): Buffer => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(5000)])
@@ -40,15 +39,7 @@ async function withFiles (mod: 'denuncias' | 'atestados', n: number): Promise<{ 
 }
 
 describe.each(FILE_STORES)('%s store', (kind) => {
-  beforeAll(async () => {
-    store = await startFileStore(kind);
-    ({ h, app, token, admin } = await startTestApp({ env: store.env }))
-  })
-
-  afterAll(async () => {
-    await h?.close()
-    await store?.close()
-  })
+  onFileStore(kind, {}, (t) => { ({ h, app, token, admin, store } = t) })
 
   describe.each(['denuncias', 'atestados'] as const)('%s: /verificar rehashes the files', (mod) => {
     it('one byte changed', async () => {

@@ -12,12 +12,11 @@ import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Harness } from '../helpers/app.js'
 import { client, ok, type Api, type Res } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
-import { FILE_STORES, startFileStore, type TestFileStore } from '../helpers/file-stores.js'
-import { startTestApp } from '../helpers/test-app.js'
+import { FILE_STORES, onFileStore, type TestFileStore } from '../helpers/file-stores.js'
 import { newUser } from '../helpers/users.js'
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(3000)])
@@ -48,15 +47,7 @@ async function denuncia (api: Api = admin, extra: Record<string, unknown> = {}):
 }
 
 describe.each(FILE_STORES)('%s store', (kind) => {
-  beforeAll(async () => {
-    store = await startFileStore(kind);
-    ({ h, app, token, admin } = await startTestApp({ env: { ...store.env, FILE_MAX_BYTES: String(MAX) } }))
-  })
-
-  afterAll(async () => {
-    await h?.close()
-    await store?.close()
-  })
+  onFileStore(kind, { FILE_MAX_BYTES: String(MAX) }, (t) => { ({ h, app, token, admin, store } = t) })
 
   describe('upload and download', () => {
     it('adds the file to the field as an update: version, history, seal, verified; the bytes as uploaded', async () => {
