@@ -145,6 +145,14 @@ describe.each(FILE_STORES)('%s store', (kind) => {
       expect(ok(await admin.get(`/denuncias/${rec._id}`))._version).toBe(1)
     })
 
+    it('stores the same bytes once (content-addressed), leaving no temporary object', async () => {
+      const bytes = Buffer.concat([PNG, randomBytes(10)])
+      for (let i = 0; i < 2; i++) ok(await upload(token, `/denuncias/${(await denuncia())._id}/archivos/adjuntos`, bytes, 'image/png', `copia-${i}.png`), 201)
+      const objects = await store.objects()
+      expect(objects.filter((o) => o.endsWith(sha(bytes)))).toEqual([`${sha(bytes).slice(0, 2)}/${sha(bytes)}`])
+      expect(objects.filter((o) => !/^[0-9a-f]{2}\/([0-9a-f]{64}|cif-[0-9a-f-]{36})$/.test(o))).toEqual([])
+    })
+
     it('takes a JSON file as a file, not as a request body', async () => {
       const rec = await denuncia()
       const json = Buffer.from(JSON.stringify({ a: 1, adjuntos: 'x' }))
