@@ -9,6 +9,7 @@ import { randomBytes, createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { ConfigError } from './errors.js'
+import { s3FilesConfig, type S3FilesConfig } from './files-s3-config.js'
 import { ADDRESS_LIST_FORMS, parseAddressList, type AddressList } from './address-list.js'
 
 export interface Config {
@@ -61,8 +62,10 @@ export interface Config {
   readonly slowListMs: number
   /** Largest body `POST /{module}/importar` takes (IMPORT_MAX_BYTES; docs/user-guide.md "Import (importar)"); every other body stays within 1 MiB. */
   readonly importMaxBytes: number
-  /** Evidence files (docs/operator-guide.md "Evidence files"): their directory (FILES_DIR) and the largest upload (FILE_MAX_BYTES). */
+  /** Evidence files (docs/operator-guide.md "Evidence files"): their directory (FILES_DIR) or bucket (FILES_S3_*) and the largest upload (FILE_MAX_BYTES). */
   readonly files: {
+    /** When set, files live in this bucket and `dir` is unused. */
+    readonly s3?: S3FilesConfig
     readonly dir: string
     readonly maxBytes: number
   }
@@ -222,6 +225,7 @@ export function loadConfig (env: Env = process.env): Config {
   const jwtSecret = env.JWT_SECRET || dev!.jwtSecret
   if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters long')
   const current = key(env.ENCRYPTION_KEY || dev!.encryptionKey, 'ENCRYPTION_KEY')
+  const s3 = s3FilesConfig(env)
   const old = (env.ENCRYPTION_KEYS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => key(s, 'ENCRYPTION_KEYS'))
   const config: Config = {
     production,
@@ -260,6 +264,7 @@ export function loadConfig (env: Env = process.env): Config {
     files: Object.freeze({
       dir: resolve(env.FILES_DIR || join(dataDir, 'archivos')),
       maxBytes: int(env, 'FILE_MAX_BYTES', 50 * 1024 * 1024, 1),
+      ...(s3 !== undefined && { s3 }),
     }),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7),
     eventHeartbeatSeconds: int(env, 'EVENT_HEARTBEAT_SECONDS', 15),

@@ -6,8 +6,10 @@
  *   stored file = "PRF1" keyId(8 ASCII hex) iv(12) ciphertext tag(16)
  *
  * The key id lets old keys (ENCRYPTION_KEYS) keep decrypting after a
- * rotation. Decryption holds back the last 16 bytes as the tag; a file
- * altered in storage fails at its end (the stream errors).
+ * rotation. Decryption holds back the last 16 bytes as the tag, and the
+ * plaintext of the last chunk until the tag holds: a file altered in
+ * storage fails at its end (the stream errors) before its last bytes are
+ * given, so a download of it is always cut short, never complete.
  */
 import { createCipheriv, createDecipheriv, randomBytes, type DecipherGCM } from 'node:crypto'
 import { Transform } from 'node:stream'
@@ -53,6 +55,8 @@ export function createFileCipher (keys: readonly Buffer[]): FileCipher {
       let header = Buffer.alloc(0)
       let decipher: DecipherGCM | undefined
       let held = Buffer.alloc(0)
+      // Plaintext not yet given: the last chunk's, until the tag is checked.
+      let pending = Buffer.alloc(0)
       return new Transform({
         transform (chunk: Buffer, _e, callback) {
           try {
@@ -70,7 +74,9 @@ export function createFileCipher (keys: readonly Buffer[]): FileCipher {
             held = Buffer.concat([held, chunk])
             const ready = held.subarray(0, Math.max(0, held.length - TAG))
             held = Buffer.from(held.subarray(ready.length))
-            callback(null, decipher.update(ready))
+            const out = pending
+            pending = decipher.update(ready)
+            callback(null, out.length > 0 ? out : undefined)
           } catch (err) {
             callback(err as Error)
           }
@@ -79,7 +85,8 @@ export function createFileCipher (keys: readonly Buffer[]): FileCipher {
           try {
             if (decipher === undefined || held.length !== TAG) throw new Error('encrypted evidence file cut short')
             decipher.setAuthTag(held)
-            callback(null, decipher.final())
+            const last = decipher.final()
+            callback(null, Buffer.concat([pending, last]))
           } catch (err) {
             callback(err as Error)
           }

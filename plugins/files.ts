@@ -17,6 +17,7 @@ async function filesPlugin (app: FastifyInstance): Promise<void> {
   const store = createFileStore(app.config)
   app.log.debug({ archivos: store.describe() }, 'evidence files store')
   app.decorate('files', store)
+  app.addHook('onClose', async () => { store.close?.() })
 }
 
 export default fp(filesPlugin, { name: 'policia-files', fastify: '5.x', dependencies: ['policia-config'] })

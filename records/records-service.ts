@@ -43,9 +43,9 @@ import type { ByteRange, FileStore } from '../stores/files/contract.js'
 import type { FileCipher } from '../core/file-cipher.js'
 import { fileFields, filesOf, holdsFileObjects, resolveFileItems } from './files/file-items.js'
 import { verifyFiles } from './files/verify-files.js'
-import { custodyOf, logDownload, type Custody } from './files/custody.js'
-import { findFile, isEncryptedFile, openFile, uploadFile, type FilesContext, type FoundFile, type Upload } from './files/record-files.js'
-import type { FileItem } from '../core/field-types/file.js'
+import type { Custody } from './files/custody.js'
+import type { FilesContext, FoundFile, Upload } from './files/record-files.js'
+import { custodyAction, downloadAction, uploadAction, type FileGate } from './files/file-actions.js'
 import { valueColumn } from '../db/columns.js'
 
 export type ApiRecord = Record<string, unknown>
@@ -319,47 +319,34 @@ export class RecordsService {
     return { mod: this.plan.mod, storage: this.plan.storage, files: files.store, cipher: files.cipher, maxBytes: files.maxBytes, em: this.ctx.em, caller: this.ctx.caller }
   }
 
+  /** What the file actions (records/files/file-actions.ts) may use of this service. */
+  private fileGate (): FileGate {
+    return {
+      mod: this.plan.mod,
+      files: this.filesContext(),
+      timeZone: this.deps.timeZone,
+      authorize: (action) => { this.authorize(action) },
+      scope: (action) => this.scope(action),
+      guard: (action) => this.guard(action),
+      visible: () => this.visible(),
+      view: (row) => this.view(row),
+      route: () => this.ctx.route(),
+    }
+  }
+
   /** Stores an upload and adds it to the field `campo` as an update of the record (docs/user-guide.md "Evidence files"). */
   async upload (id: string, campo: string, upload: Upload): Promise<{ archivo: ApiRecord, registro: ApiRecord }> {
-    this.authorize('editar')
-    const { row, item } = await uploadFile(this.filesContext(), id, campo, this.guard('editar'), upload)
-    const registro = await this.view(row)
-    return { archivo: this.fileView(item), registro }
+    return uploadAction(this.fileGate(), id, campo, upload)
   }
 
-  /** A file of the record the caller may see: `ver` on the record; a removed file only for those who may see deleted things. */
-  private async findFile (id: string, campo: string, archivo: string): Promise<FoundFile> {
-    this.authorize('ver')
-    return findFile(this.filesContext(), this.ctx.em, id, campo, archivo, this.visible(), this.scope('eliminar') !== 'none')
-  }
-
-  /**
-   * A file to download and its bytes (a range of a plain file): an
-   * encrypted one needs `descifrar` reaching the record (403). Every
-   * download is logged before a byte leaves: an encrypted file's in the
-   * read log, a plain one's in the access log (records/files/custody.ts).
-   */
+  /** A file's bytes (or a range), for `ver` and, when encrypted, `descifrar`; logged (records/files/file-actions.ts). */
   async download (id: string, campo: string, archivo: string, range: (size: number, sha256: string) => ByteRange | undefined): Promise<FoundFile & { body: Readable, range: ByteRange | undefined }> {
-    const found = await this.findFile(id, campo, archivo)
-    const encrypted = isEncryptedFile(found.item)
-    if (encrypted) {
-      const descifrar = this.scope('descifrar')
-      if (descifrar === 'none' || !reaches(descifrar, this.plan.mod, this.ctx.caller, found.record)) throw new AppError('SIN_PERMISOS')
-    }
-    const r = encrypted ? undefined : range(found.size, found.item.sha256)
-    await logDownload(this.ctx.em, { caller: this.ctx.caller, mod: this.plan.mod, recordId: found.record._id as string, field: found.field.name, item: found.item, route: this.ctx.route(), range: r })
-    // An encrypted file's stored size counts its header and tag: the caller receives the bytes uploaded.
-    return { ...found, size: encrypted ? found.item.bytes : found.size, range: r, body: await openFile(this.filesContext(), found.record._id as string, found.field.name, found.item, r) }
+    return downloadAction(this.fileGate(), id, campo, archivo, range)
   }
 
   /** Who uploaded a file, who downloaded it and when, and when it left the field (docs/user-guide.md "Evidence files"). */
   async custody (id: string, campo: string, archivo: string): Promise<Custody> {
-    const found = await this.findFile(id, campo, archivo)
-    return custodyOf(this.ctx.em, this.plan.mod, found, this.deps.timeZone, (item) => this.fileView(item))
-  }
-
-  private fileView (item: FileItem): ApiRecord {
-    return { ...item, subido: formatDateTime(new Date(item.subido), this.deps.timeZone) }
+    return custodyAction(this.fileGate(), id, campo, archivo)
   }
 
   async remove (id: string, expectedVersion?: number): Promise<void> {

@@ -7,7 +7,6 @@
 import { contentDisposition, showsInline } from '../../core/file-content.js'
 import { byteRange } from '../../http/byte-range.js'
 import { idOf } from '../record-request.js'
-import { isEncryptedFile } from '../../records/files/record-files.js'
 import { fileParams } from './file-params.js'
 import type { Operation } from './operation.js'
 
@@ -41,7 +40,7 @@ export const downloadFile: Operation = {
     const tag = `"${item.sha256}"`
     void reply
       .header('etag', tag)
-      .header('accept-ranges', isEncryptedFile(item) ? 'none' : 'bytes')
+      .header('accept-ranges', 'bytes')
       .header('content-disposition', contentDisposition(item.nombre, showsInline(item.tipo)))
       .header('cache-control', 'private, no-cache')
       .type(item.tipo)

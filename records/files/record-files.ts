@@ -8,7 +8,7 @@
  * the guard and the conditions.
  */
 import { randomUUID } from 'node:crypto'
-import type { Readable } from 'node:stream'
+import { pipeline, type Readable } from 'node:stream'
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Caller } from '../../core/access.js'
 import { AppError, DETAILS, invalid, required } from '../../core/errors.js'
@@ -22,6 +22,7 @@ import { fileAad, type FileCipher } from '../../core/file-cipher.js'
 import { isoSeconds } from '../record-view.js'
 import { versionsOf } from '../history.js'
 import type { ModuleStorage, RowGuard } from '../storage/module-storage.js'
+import { byteSlice } from './byte-slice.js'
 import { filesOf } from './file-items.js'
 import type { Where } from '../scope.js'
 
@@ -67,13 +68,21 @@ export function storeKey (item: FileItem): string {
   return isEncryptedFile(item) ? item.id : item.sha256
 }
 
-/** The stored bytes of a file as uploaded: decrypted on the way out when encrypted at rest (a range only of plain files). */
+/**
+ * The stored bytes of a file as uploaded (a range of them when given):
+ * decrypted on the way out when encrypted at rest. A range of an encrypted
+ * file is decrypted from the file's start and read to its end, so that the
+ * GCM tag (over the whole file) is checked before the range's last byte
+ * leaves: it costs reading the whole file, whatever the range
+ * (docs/user-guide.md "Evidence files").
+ */
 export async function openFile (ctx: Pick<FilesContext, 'files' | 'cipher'>, recordId: string, field: string, item: FileItem, range?: ByteRange): Promise<Readable> {
   if (!isEncryptedFile(item)) return ctx.files.open(storeKey(item), range)
   const stored = await ctx.files.open(storeKey(item))
   const plain = ctx.cipher.decryptor(fileAad(recordId, field, item.id))
-  stored.on('error', (err) => plain.destroy(err))
-  return stored.pipe(plain)
+  // An error anywhere (the store, the tag) destroys the stream returned, so the answer is cut short.
+  const done = (): void => undefined
+  return range === undefined ? pipeline(stored, plain, done) : pipeline(stored, plain, byteSlice(range), done)
 }
 
 /** Checks the request (400, 413), finds the record (404, 403), stores the bytes (415 on a type mismatch), then adds the file. */

@@ -43,6 +43,8 @@ export interface FileStore {
   open (key: string, range?: ByteRange): Promise<Readable>
   /** Where the files are, for the log (no secret). */
   describe (): string
+  /** Lets go of connections (the app's close). */
+  close? (): void
 }
 
 /** How much of an upload's beginning is kept for sniffing its type. */

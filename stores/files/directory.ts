@@ -10,10 +10,9 @@ import { randomUUID } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { mkdir, open as openFile, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Readable, Writable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
+import type { Readable } from 'node:stream'
 import type { ByteRange, FileStore, StagedFile, StageOptions } from './contract.js'
-import { intake } from './staging.js'
+import { pipeInto, stageInto } from './staging.js'
 
 /** Keys are hex digests or ids: nothing that could climb out of the directory. */
 const KEY = /^[0-9a-zA-Z_-]{8,128}$/
@@ -33,32 +32,19 @@ export class DirectoryFileStore implements FileStore {
   async stage (input: Readable, opts: StageOptions): Promise<StagedFile> {
     await mkdir(this.tmp, { recursive: true })
     const temp = join(this.tmp, randomUUID())
-    const measure = intake(input, opts.maxBytes)
-    const out = createWriteStream(temp, { flags: 'wx' })
-    const discard = (): Promise<void> => rm(temp, { force: true })
-    try {
-      const stages: Array<Readable | Writable> = [measure.stream, ...(opts.transform !== undefined ? [opts.transform] : []), out]
-      await pipeline(stages as [Readable, ...Writable[]])
-      const fh = await openFile(temp, 'r+')
-      try { await fh.sync() } finally { await fh.close() }
-    } catch (err) {
-      await discard()
-      throw err
-    } finally {
-      measure.detach()
-    }
-    const { sha256, bytes, head } = measure.result()
-    return {
-      sha256,
-      bytes,
-      head,
-      discard,
+    return stageInto(input, opts, {
+      write: async (stages) => {
+        await pipeInto(stages, createWriteStream(temp, { flags: 'wx' }))
+        const fh = await openFile(temp, 'r+')
+        try { await fh.sync() } finally { await fh.close() }
+      },
+      discard: () => rm(temp, { force: true }),
       commit: async (key) => {
         const target = this.pathOf(key)
         await mkdir(join(this.dir, key.slice(0, 2)), { recursive: true })
         await rename(temp, target)
       },
-    }
+    })
   }
 
   async size (key: string): Promise<number | undefined> {

@@ -1,8 +1,9 @@
 /** What every file store does to an upload on its way: count it against the limit, hash it, keep its head. */
 import { createHash } from 'node:crypto'
-import { Transform, type Readable } from 'node:stream'
+import { Transform, type Readable, type Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import { AppError } from '../../core/errors.js'
-import { HEAD_BYTES } from './contract.js'
+import { HEAD_BYTES, type StagedFile, type StageOptions } from './contract.js'
 
 export interface Measured {
   readonly sha256: string
@@ -54,4 +55,34 @@ export function intake (input: Readable, maxBytes: number): { stream: Transform,
       input.off('close', onClose)
     },
   }
+}
+
+/** `stages` piped into `sink`; rejects when any fails. */
+export async function pipeInto (stages: Array<Readable | Writable>, sink: Writable): Promise<void> {
+  const all: Array<Readable | Writable> = [...stages, sink]
+  await pipeline(all as [Readable, ...Writable[]])
+}
+
+/** Where a store writes an upload: a temporary object, then its key. */
+export interface Temporary {
+  /** Writes what the stages give (appending its own sink) to the temporary object; rejects when any stage fails. */
+  write (stages: Array<Readable | Writable>): Promise<void>
+  discard (): Promise<void>
+  commit (key: string): Promise<void>
+}
+
+/** The stage every store does: `input` measured, transformed, written to `temp`, which is discarded on any failure. */
+export async function stageInto (input: Readable, opts: StageOptions, temp: Temporary): Promise<StagedFile> {
+  const measure = intake(input, opts.maxBytes)
+  try {
+    await temp.write([measure.stream, ...(opts.transform !== undefined ? [opts.transform] : [])])
+  } catch (err) {
+    // The failure that matters is the upload's, not a failed clean-up's.
+    await temp.discard().catch(() => undefined)
+    throw err
+  } finally {
+    measure.detach()
+  }
+  const { sha256, bytes, head } = measure.result()
+  return { sha256, bytes, head, discard: () => temp.discard(), commit: (key) => temp.commit(key) }
 }

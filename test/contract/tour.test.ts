@@ -155,14 +155,13 @@ const STEPS: Record<string, Step> = {
   'POST /{module}/{id}/archivos/{campo}': (t, mod) => [
     { method: 'POST', path: `/${mod.path}/${id(t, mod)}/archivos/${fileField(mod)}`, query: { nombre: 'nota.txt' }, raw: { text: 'Nota de la inspección ocular', type: 'text/plain' }, status: 201 },
   ],
-  // An encrypted file is always sent whole (no ranges).
+  // Encrypted files too (decrypted from the start, docs/user-guide.md "Evidence files").
   'GET /{module}/{id}/archivos/{campo}/{archivo}': (t, mod) => {
     const path = `/${mod.path}/${id(t, mod)}/archivos/${fileField(mod)}/${t.files.get(mod.name)!.id}`
-    const plain = mod.fields.find((f) => f.type === 'file')!.encryptedFiles !== true
     return [
       { method: 'GET', path, status: 200 },
-      { method: 'GET', path, headers: { Range: 'bytes=0-3' }, status: plain ? 206 : 200 },
-      ...(plain ? [{ method: 'GET', path, headers: { Range: 'bytes=9999-' }, status: 416 }] : []),
+      { method: 'GET', path, headers: { Range: 'bytes=0-3' }, status: 206 },
+      { method: 'GET', path, headers: { Range: 'bytes=9999-' }, status: 416 },
     ]
   },
   'GET /{module}/{id}/archivos/{campo}/{archivo}/custodia': (t, mod) => [

@@ -1,0 +1,81 @@
+/**
+ * A real S3-protocol server for tests (s3rver, over HTTP on loopback, a
+ * port below 32768), with its own temporary directory and bucket, removed
+ * by `close`. The service reaches it through the AWS SDK as it would AWS
+ * or MinIO; the tests read and alter its objects through the SDK too.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import S3rver from 's3rver'
+
+/** s3rver's fixed credentials (it checks the signature with them). */
+const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }
+
+export interface S3Server {
+  readonly endpoint: string
+  readonly bucket: string
+  /** The service's environment for this bucket under `prefix`. */
+  env (prefix: string): Record<string, string>
+  /** Every object key in the bucket, sorted. */
+  keys (): Promise<string[]>
+  get (key: string): Promise<Buffer>
+  put (key: string, bytes: Buffer): Promise<void>
+  remove (key: string): Promise<void>
+  close (): Promise<void>
+}
+
+async function listening (dir: string, bucket: string): Promise<{ server: S3rver, port: number }> {
+  for (let attempt = 0; ; attempt++) {
+    // Below the kernel's ephemeral range (32768…), where nothing else picks ports.
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory: dir, configureBuckets: [{ name: bucket }] })
+    try {
+      await server.run()
+      return { server, port }
+    } catch (err) {
+      if (attempt >= 20 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
+    }
+  }
+}
+
+export async function startS3Server (): Promise<S3Server> {
+  const dir = mkdtempSync(join(tmpdir(), 's3rver-test-'))
+  const bucket = 'policia-pruebas'
+  const { server, port } = await listening(dir, bucket)
+  const endpoint = `http://127.0.0.1:${port}`
+  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' })
+  return {
+    endpoint,
+    bucket,
+    env: (prefix) => ({
+      FILES_S3_BUCKET: bucket,
+      FILES_S3_ENDPOINT: endpoint,
+      FILES_S3_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+      FILES_S3_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+      FILES_S3_PREFIX: prefix,
+    }),
+    async keys () {
+      const keys: string[] = []
+      let token: string | undefined
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, ...(token !== undefined && { ContinuationToken: token }) }))
+        keys.push(...(page.Contents ?? []).map((o) => o.Key!))
+        token = page.NextContinuationToken
+      } while (token !== undefined)
+      return keys.sort()
+    },
+    async get (key) {
+      const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }))
+      return Buffer.from(await got.Body!.transformToByteArray())
+    },
+    async put (key, bytes) { await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes })) },
+    async remove (key) { await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })) },
+    async close () {
+      client.destroy()
+      await server.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
