@@ -105,3 +105,39 @@ it('filters a list by a reference picked from the keyboard, by a number range an
   await expectClean(w)
   await page.context().close()
 })
+
+it('gives every role of modules.yaml the modules it may see, each list and a record with no axe-core violation', async () => {
+  // A record in every module, one of them the agente's own (its personal_id is the assigned staff member).
+  await created('denuncias', { ...DENUNCIA, agente_asignado: staff })
+  await created('sanciones', { tipo: 'trafico', infractor_nombre: 'Luis Gil', fecha_infraccion: '2026-06-02 09:00:00', lugar_infraccion: 'Calle Mayor 1', importe: 200, agente_denunciante: staff })
+  await created('atestados', { tipo: 'penal', juzgado: 'Juzgado n.º 1' })
+  await created('vehiculos', { matricula: '3333-DDD', tipo: 'furgon', asignado_a: staff })
+  await created('sala092', { tipo_incidencia: 'normal', descripcion: 'Ruido en un bar', ubicacion: 'Calle Luna 3' })
+  await created('turnos', { agente_id: staff, fecha: '2026-06-03', tipo_turno: 'mañana', servicio: 'patrulla' })
+  await created('equipamiento', { tipo: 'radio', nombre: 'Radio 12', asignado_a: staff })
+  const roles = parseRegistry(readFileSync('modules.yaml', 'utf8'), 'modules.yaml').roles.map((r) => r.name)
+  expect(roles.length).toBeGreaterThan(3)
+  for (const role of roles) {
+    const user = await createUser(app, admin, role, { personal_id: staff })
+    const token = await login(app, user.username, PASSWORD)
+    const seen = (await call(app, 'GET', '/me/modulos', { token })).body.data as Array<{ etiqueta: string, nombre: string }>
+    const w = await signedIn(base, { username: user.username, password: PASSWORD })
+    const { page } = w
+    expect(await page.getByRole('navigation', { name: 'Módulos' }).getByRole('link').allTextContents(), role).toEqual(seen.map((m) => m.etiqueta))
+    let opened = 0
+    for (const m of seen) {
+      await openList(page, m.etiqueta)
+      await checkScreen(page, `rol-${role}-${m.nombre}`)
+      const first = page.getByRole('row').nth(1).getByRole('rowheader').getByRole('link')
+      if (await first.count() === 0) continue
+      await first.click()
+      await page.getByRole('heading', { name: 'Historial' }).waitFor()
+      await checkScreen(page, `rol-${role}-${m.nombre}-registro`)
+      opened++
+    }
+    // Every role sees a record somewhere (the agente its own, assigned to its staff member).
+    expect(opened, role).toBeGreaterThan(0)
+    await expectClean(w)
+    await page.context().close()
+  }
+}, 600_000)
