@@ -187,3 +187,55 @@ it('shows a module appended to modules.yaml after a restart: its list, its gener
     await again.close()
   }
 })
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64')
+
+async function uploaded (id: string, name: string, type: string, body: Buffer): Promise<string> {
+  const res = await app.inject({ method: 'POST', url: `/denuncias/${id}/archivos/adjuntos?nombre=${name}`, headers: { authorization: `Bearer ${admin}`, 'content-type': type }, payload: body })
+  expect(res.statusCode, res.body).toBe(201)
+  return res.json().data.archivo.id as string
+}
+
+it('removes a file from a record after a confirming dialog, its bytes kept as evidence; a read-only role is offered no Quitar', async () => {
+  const id = await created('denuncias', DENUNCIA)
+  const photo = await uploaded(id, 'foto.png', 'image/png', PNG)
+  const note = await uploaded(id, 'nota.txt', 'text/plain', Buffer.from('Nota de prueba'))
+  const w = await signedIn()
+  const { page } = w
+  await page.evaluate(`location.hash = ${JSON.stringify(`#/denuncias/${id}`)}`)
+  await page.getByRole('heading', { name: 'Historial' }).waitFor()
+  // Cancel keeps the file.
+  await page.getByRole('button', { name: 'Quitar foto.png' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Quitar foto.png' })
+  await dialog.waitFor()
+  expect(await dialog.textContent()).toContain('Sus bytes se conservan como prueba')
+  await checkScreen(page, 'quitar-archivo-dialogo')
+  await page.keyboard.press('Escape')
+  await dialog.waitFor({ state: 'hidden' })
+  expect((await call(app, 'GET', `/denuncias/${id}`, { token: admin })).body.data.adjuntos).toHaveLength(2)
+
+  await page.getByRole('button', { name: 'Quitar foto.png' }).click()
+  await dialog.getByRole('button', { name: 'Quitar' }).click()
+  await page.getByText('Quitado: foto.png (sus bytes se conservan como prueba)').waitFor()
+  expect(await page.getByRole('button', { name: 'Quitar foto.png' }).count()).toBe(0)
+  await page.getByRole('button', { name: 'Quitar nota.txt' }).waitFor()
+  const stored = (await call(app, 'GET', `/denuncias/${id}`, { token: admin })).body.data
+  expect(stored.adjuntos.map((f: { id: string }) => f.id)).toEqual([note])
+  expect(stored._version).toBe(4)
+  // The bytes stay: who may delete in the module still downloads the removed file by its id.
+  const kept = await app.inject({ method: 'GET', url: `/denuncias/${id}/archivos/adjuntos/${photo}`, headers: { authorization: `Bearer ${admin}` } })
+  expect(kept.statusCode).toBe(200)
+  expect(kept.rawPayload.equals(PNG)).toBe(true)
+  await checkScreen(page, 'quitar-archivo-hecho')
+  await expectClean(w)
+  await page.context().close()
+
+  const consulta = await createUser(app, admin, 'consulta')
+  const r = await signedIn(base, { username: consulta.username, password: PASSWORD })
+  await r.page.evaluate(`location.hash = ${JSON.stringify(`#/denuncias/${id}`)}`)
+  await r.page.getByRole('button', { name: 'Custodia de nota.txt' }).waitFor()
+  expect(await r.page.getByRole('button', { name: /^Quitar/ }).count()).toBe(0)
+  await expectClean(r)
+  await r.page.context().close()
+})
