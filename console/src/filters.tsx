@@ -1,7 +1,7 @@
 /**
  * A list's filters per field, as the field's type allows (SPEC S19;
  * docs/user-guide.md "Listing", its table of operators by type): an enum or
- * a boolean as a choice, a date, date-time or number as a range, a
+ * a boolean as a choice, a date, date-time, time or number as a range, a
  * reference by picking a record of its module (the ref picker; its id is
  * sent), a string or text by `contiene`. Their inputs are named as the
  * API's parameters (`estado`, `fecha_hechos[gte]`), so the address and the
@@ -13,7 +13,7 @@ import type { FieldInfo, ModuleInfo } from './modules.js'
 import { labelOf } from './modules.js'
 import { RefPicker } from './ref-picker.js'
 
-type Kind = 'choice' | 'boolean' | 'dates' | 'numbers' | 'ref' | 'contains'
+type Kind = 'choice' | 'boolean' | 'dates' | 'times' | 'numbers' | 'ref' | 'contains'
 
 function kindOf (f: FieldInfo): Kind | undefined {
   if (f.cifrado) return undefined
@@ -24,6 +24,7 @@ function kindOf (f: FieldInfo): Kind | undefined {
   switch (f.tipo) {
     case 'boolean': return 'boolean'
     case 'date': case 'datetime': return 'dates'
+    case 'time': return 'times'
     case 'integer': case 'decimal': return 'numbers'
     case 'ref': return 'ref'
     case 'string': return 'contains'
@@ -37,6 +38,7 @@ export function filterFields (mod: ModuleInfo): Array<FieldInfo & { kind: Kind }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/
 const NUMBER = /^-?\d+(\.\d+)?$/
+const TIME = /^\d{2}:\d{2}$/
 
 /** The address's filter parameters as the API takes them: a date-time range covers whole days. */
 export function filterQuery (mod: ModuleInfo, params: URLSearchParams): Array<[string, string]> {
@@ -52,6 +54,7 @@ export function filterQuery (mod: ModuleInfo, params: URLSearchParams): Array<[s
     else {
       for (const [op, time] of [['gte', ' 00:00:00'], ['lte', ' 23:59:59']] as const) {
         if (f.kind === 'numbers') take(`${f.nombre}[${op}]`, (v) => NUMBER.test(v))
+        else if (f.kind === 'times') take(`${f.nombre}[${op}]`, (v) => TIME.test(v))
         else take(`${f.nombre}[${op}]`, (v) => DAY.test(v), (v) => f.tipo === 'datetime' ? v + time : v)
       }
     }
@@ -102,7 +105,7 @@ function Filter ({ field: f, modules, params }: { field: FieldInfo & { kind: Kin
               <label for={`${id}-${op}`}>{label} {op === 'gte' ? 'desde' : 'hasta'}</label>
               {f.kind === 'numbers'
                 ? <input id={`${id}-${op}`} name={name} type="number" step={f.tipo === 'integer' ? '1' : 'any'} class="short" defaultValue={params.get(name) ?? ''} />
-                : <input id={`${id}-${op}`} name={name} type="date" defaultValue={params.get(name) ?? ''} />}
+                : <input id={`${id}-${op}`} name={name} type={f.kind === 'times' ? 'time' : 'date'} defaultValue={params.get(name) ?? ''} />}
             </span>
           )
         })}

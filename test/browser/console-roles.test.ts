@@ -3,7 +3,8 @@
  * S19 item works for every role on the default modules.yaml, and a module
  * added to the file appears after a restart with no front-end change";
  * docs/user-guide.md "Console") in Debian's Chromium: a list filtered by a
- * reference picked from the keyboard, by a number range and by a boolean;
+ * reference picked from the keyboard, by number and time ranges, by
+ * `contiene` and by a boolean;
  * each role of modules.yaml sees in `Módulos` exactly what GET /me/modulos
  * gives it, and each list and a record of each, with no axe-core
  * violation; a module appended to modules.yaml appears after a restart,
@@ -66,7 +67,7 @@ async function totalAfter (w: Watched, path: string, param: string, value: strin
   return (await w.page.getByRole('status').filter({ hasText: /registros?$/ }).textContent()) ?? ''
 }
 
-it('filters a list by a reference picked from the keyboard, by a number range and by a yes/no field', async () => {
+it('filters a list by a reference picked from the keyboard, by number and time ranges, contiene and a yes/no field', async () => {
   const mine = await created('denuncias', { ...DENUNCIA, agente_asignado: staff })
   await created('denuncias', DENUNCIA)
   await created('vehiculos', { matricula: '1111-BBB', tipo: 'patrulla', km_actuales: 1000 })
@@ -94,6 +95,14 @@ it('filters a list by a reference picked from the keyboard, by a number range an
   expect(await page.getByRole('row').nth(1).textContent()).toContain('2222-CCC')
   await page.getByLabel('Matricula contiene').fill('1111')
   expect(await totalAfter(w, 'vehiculos', 'matricula[contiene]', '1111')).toBe('0 registros')
+
+  // A time range.
+  await created('turnos', { agente_id: staff, fecha: '2026-06-05', tipo_turno: 'mañana', servicio: 'oficina', hora_inicio: '07:00' })
+  await created('turnos', { agente_id: staff, fecha: '2026-06-05', tipo_turno: 'tarde', servicio: 'oficina', hora_inicio: '15:00' })
+  await openList(page, 'Turnos')
+  await page.getByLabel('Hora inicio desde').fill('14:30')
+  expect(await totalAfter(w, 'turnos', 'hora_inicio[gte]', '14:30')).toBe('1 registro')
+  expect(await page.getByRole('row').nth(1).textContent()).toContain('tarde')
 
   // A boolean: the users admin module's `activo`.
   const off = await createUser(app, admin, 'consulta', { activo: false })
