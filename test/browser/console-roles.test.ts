@@ -63,7 +63,7 @@ async function openList (page: Page, label: string): Promise<void> {
 async function totalAfter (w: Watched, path: string, param: string, value: string): Promise<string> {
   await w.page.getByRole('button', { name: 'Buscar', exact: true }).click()
   await expect.poll(() => w.urls.some((u) => u.startsWith(`${base}/${path}?`) && new URL(u).searchParams.get(param) === value)).toBe(true)
-  await w.page.waitForFunction(() => document.querySelector('.table-wrap[aria-busy]') === null)
+  await expect.poll(() => w.page.locator('.table-wrap[aria-busy]').count()).toBe(0)
   return (await w.page.getByRole('status').filter({ hasText: /registros?$/ }).textContent()) ?? ''
 }
 
