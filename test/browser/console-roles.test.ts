@@ -153,14 +153,16 @@ it('gives every role of modules.yaml the modules it may see, each list and a rec
 
 /** A module appended to modules.yaml, as an administrator would add one (the file's last module is `suscripciones`). */
 const EXTRA = `
-  objetos_perdidos:
-    prefix: OBP
-    label: Objetos perdidos
+  retiradas_grua:
+    prefix: GRU
+    label: Retiradas de grúa
+    description: Vehículos retirados de la vía pública por la grúa municipal
     fields:
-      descripcion_objeto: { type: string, required: true, max_length: 200 }
-      valor: { type: decimal, min: 0 }
-      fecha_hallazgo: { type: date }
-      entregado: { type: boolean, default: false }
+      matricula_retirada: { type: string, required: true, max_length: 20 }
+      motivo: { type: string, required: true, enum: [estacionamiento_prohibido, abandono, obstaculo] }
+      tasa: { type: decimal, min: 0 }
+      fecha_retirada: { type: date }
+      devuelto: { type: boolean, default: false }
 `
 
 it('shows a module appended to modules.yaml after a restart: its list, its generated form, its record', async () => {
@@ -171,24 +173,25 @@ it('shows a module appended to modules.yaml after a restart: its list, its gener
     const at = await again.listen({ host: '127.0.0.1', port: 0 })
     const w = await signedIn(at)
     const { page } = w
-    await openList(page, 'Objetos perdidos')
+    await openList(page, 'Retiradas de grúa')
     expect(await page.getByRole('status').filter({ hasText: /registros?$/ }).textContent()).toBe('0 registros')
     await page.getByRole('link', { name: 'Nuevo' }).click()
-    await page.getByLabel('Descripcion objeto').fill('Cartera marrón')
-    await page.getByLabel('Valor').fill('35.5')
-    await page.getByLabel('Fecha hallazgo').fill('2026-06-04')
-    await page.getByLabel('Entregado').check()
+    await page.getByLabel('Matricula retirada').fill('4444-FFF')
+    await page.getByLabel('Motivo').selectOption('abandono')
+    await page.getByLabel('Tasa').fill('35.5')
+    await page.getByLabel('Fecha retirada').fill('2026-06-04')
+    await page.getByLabel('Devuelto').check()
     await checkScreen(page, 'modulo-nuevo-formulario')
     await page.getByRole('button', { name: 'Guardar' }).click()
     await page.getByRole('heading', { name: 'Historial' }).waitFor()
     const id = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!)
-    expect(id).toMatch(/^OBP-\d{4}-\d+$/)
+    expect(id).toMatch(/^GRU-\d{4}-\d+$/)
     const token = await login(again)
-    expect((await call(again, 'GET', `/objetos_perdidos/${id}`, { token })).body.data).toMatchObject({ descripcion_objeto: 'Cartera marrón', valor: 35.5, fecha_hallazgo: '2026-06-04', entregado: true })
-    await openList(page, 'Objetos perdidos')
+    expect((await call(again, 'GET', `/retiradas_grua/${id}`, { token })).body.data).toMatchObject({ matricula_retirada: '4444-FFF', motivo: 'abandono', tasa: 35.5, fecha_retirada: '2026-06-04', devuelto: true })
+    await openList(page, 'Retiradas de grúa')
     expect(await page.getByRole('status').filter({ hasText: /registros?$/ }).textContent()).toBe('1 registro')
     expect(await page.getByRole('row').nth(1).getByRole('link').textContent()).toBe(id)
-    expect(await page.getByRole('row').nth(1).textContent()).toContain('Cartera marrón')
+    expect(await page.getByRole('row').nth(1).textContent()).toContain('4444-FFF')
     await checkScreen(page, 'modulo-nuevo-lista')
     await expectClean(w)
     await page.context().close()
