@@ -89,6 +89,10 @@ it('filters a list by a reference picked from the keyboard, by number and time r
   expect(page.url()).toContain(`agente_asignado=${encodeURIComponent(staff)}`)
   await expect.poll(() => picker.inputValue()).toMatch(/Clara Campoamor Rodríguez/)
 
+  // A name typed but not picked is no record's reference: the API matches it exactly, and nothing is listed.
+  await picker.fill('Nadie')
+  expect(await totalAfter(w, 'denuncias', 'agente_asignado', 'Nadie')).toBe('0 registros')
+
   await openList(page, 'Vehículos')
   await page.getByLabel('Km actuales desde').fill('20000')
   expect(await totalAfter(w, 'vehiculos', 'km_actuales[gte]', '20000')).toBe('1 registro')
