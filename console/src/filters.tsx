@@ -104,7 +104,7 @@ function Filter ({ field: f, modules, params }: { field: FieldInfo & { kind: Kin
             <span key={op}>
               <label for={`${id}-${op}`}>{label} {op === 'gte' ? 'desde' : 'hasta'}</label>
               {f.kind === 'numbers'
-                ? <input id={`${id}-${op}`} name={name} type="number" step={f.tipo === 'integer' ? '1' : 'any'} class="short" defaultValue={params.get(name) ?? ''} />
+                ? <input id={`${id}-${op}`} name={name} type="number" step={f.tipo === 'integer' ? '1' : 'any'} defaultValue={params.get(name) ?? ''} />
                 : <input id={`${id}-${op}`} name={name} type={f.kind === 'times' ? 'time' : 'date'} defaultValue={params.get(name) ?? ''} />}
             </span>
           )
