@@ -71,5 +71,5 @@ function Screen ({ modules, route }: { modules: ModuleInfo[], route: Route }) {
   if (id === NEW_PATH) return <FormScreen key={`${ruta}/${id}`} mod={mod} modules={modules} />
   if (id !== undefined && sub === EDIT_PATH) return <FormScreen key={`${ruta}/${id}/${sub}`} mod={mod} id={id} modules={modules} />
   if (id !== undefined) return <RecordScreen key={`${ruta}/${id}`} mod={mod} id={id} modules={modules} />
-  return <ListScreen key={ruta} mod={mod} params={route.params} />
+  return <ListScreen key={ruta} mod={mod} modules={modules} params={route.params} />
 }

@@ -18,7 +18,7 @@ const SORTABLE_SYSTEM = new Set(['_id'])
 
 interface Page { records: Array<Record<string, unknown>>, total: number }
 
-export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearchParams }) {
+export function ListScreen ({ mod, modules, params }: { mod: ModuleInfo, modules: ModuleInfo[], params: URLSearchParams }) {
   const q = params.get('q') ?? ''
   const sort = params.get('sort') ?? ''
   const page = Math.max(1, Number.parseInt(params.get('pagina') ?? '1', 10) || 1)
@@ -70,7 +70,7 @@ export function ListScreen ({ mod, params }: { mod: ModuleInfo, params: URLSearc
       <form class="search" role="search" onSubmit={search}>
         <label for="buscar">Buscar</label>
         <input id="buscar" name="q" type="search" defaultValue={q} />
-        <Filters key={params.toString()} mod={mod} params={params} />
+        <Filters key={params.toString()} mod={mod} modules={modules} params={params} />
         <button type="submit">Buscar</button>
         {mod.acciones.eliminar !== undefined && (
           <label class="check"><input type="checkbox" checked={deleted} onChange={(e) => go({ eliminados: (e.currentTarget as HTMLInputElement).checked ? 'si' : undefined, pagina: undefined })} /> Incluir eliminados</label>

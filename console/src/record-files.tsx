@@ -6,8 +6,11 @@
  * console"); `Custodia` (upload, downloads, removal). Upload by a file
  * picker or by dropping files on the field's zone, with progress, for
  * those who may `editar`; each upload is a new version of the record.
+ * `Quitar` (those who may `editar`, after a confirming dialog) is a PUT of
+ * the field with the files to keep, at the version shown; the bytes stay
+ * as evidence (docs/user-guide.md "Evidence files").
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, blobUrl, download, request, upload } from './api.js'
 import { labelOf, type FieldInfo, type ModuleInfo } from './modules.js'
 
@@ -23,7 +26,10 @@ function size (bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`
 }
 
-export function RecordFiles ({ mod, record, onChange }: { mod: ModuleInfo, record: Row, onChange: (record: Row) => void }) {
+/** `onChange`: the record as written, or undefined to reload it. */
+type Changed = (record: Row | undefined) => void
+
+export function RecordFiles ({ mod, record, onChange }: { mod: ModuleInfo, record: Row, onChange: Changed }) {
   const fields = mod.campos.filter((f) => f.tipo === 'file')
   if (fields.length === 0) return null
   return (
@@ -34,7 +40,7 @@ export function RecordFiles ({ mod, record, onChange }: { mod: ModuleInfo, recor
   )
 }
 
-function FileField ({ mod, field, record, onChange }: { mod: ModuleInfo, field: FieldInfo, record: Row, onChange: (record: Row) => void }) {
+function FileField ({ mod, field, record, onChange }: { mod: ModuleInfo, field: FieldInfo, record: Row, onChange: Changed }) {
   const [progress, setProgress] = useState<{ name: string, fraction: number }>()
   const [message, setMessage] = useState<{ ok: boolean, text: string }>()
   const [over, setOver] = useState(false)
@@ -43,6 +49,19 @@ function FileField ({ mod, field, record, onChange }: { mod: ModuleInfo, field: 
   const may = mod.acciones.editar !== undefined && record._deleted == null
   const label = labelOf(field.nombre)
   const inputId = `subir-${field.nombre}`
+
+  const remove = async (file: StoredFile): Promise<void> => {
+    setMessage(undefined)
+    const keep = files.filter((f) => typeof f === 'string' || f.id !== file.id)
+    try {
+      onChange((await request<{ data: Row }>('PUT', `/${mod.ruta}/${encodeURIComponent(String(record._id))}`, { [field.nombre]: keep, _version: record._version })).data)
+      setMessage({ ok: true, text: `Quitado: ${file.nombre} (sus bytes se conservan como prueba)` })
+    } catch (err) {
+      const conflict = err instanceof ApiError && err.status === 409
+      if (conflict) onChange(undefined)
+      setMessage({ ok: false, text: conflict ? 'El registro había cambiado: se muestra su versión actual; repita la acción si sigue siendo necesaria' : err instanceof ApiError ? err.message : 'Error inesperado' })
+    }
+  }
 
   const send = async (list: FileList | null): Promise<void> => {
     for (const file of [...(list ?? [])]) {
@@ -69,7 +88,7 @@ function FileField ({ mod, field, record, onChange }: { mod: ModuleInfo, field: 
         <ul class="files">
           {files.map((f) => typeof f === 'string'
             ? <li key={f}>{f}</li>
-            : <FileRow key={f.id} path={`${base}/${encodeURIComponent(f.id)}`} file={f} />)}
+            : <FileRow key={f.id} path={`${base}/${encodeURIComponent(f.id)}`} file={f} onRemove={may ? () => remove(f) : undefined} />)}
         </ul>
       )}
       {may && (
@@ -88,8 +107,10 @@ function FileField ({ mod, field, record, onChange }: { mod: ModuleInfo, field: 
   )
 }
 
-function FileRow ({ path, file }: { path: string, file: StoredFile }) {
+function FileRow ({ path, file, onRemove }: { path: string, file: StoredFile, onRemove?: () => Promise<void> }) {
   const [preview, setPreview] = useState<string>()
+  const dialog = useRef<HTMLDialogElement>(null)
+  const dialogId = `quitar-${file.id}`
   const [custody, setCustody] = useState<CustodyEvent[]>()
   const [error, setError] = useState<string>()
   const previewable = file.tipo.startsWith('image/') || file.tipo === 'application/pdf'
@@ -110,7 +131,18 @@ function FileRow ({ path, file }: { path: string, file: StoredFile }) {
           ? <button type="button" class="secondary" aria-label={`Vista previa de ${file.nombre}`} onClick={() => { void attempt(async () => setPreview(await blobUrl(path))) }}>Vista previa</button>
           : <button type="button" class="secondary" aria-label={`Cerrar vista previa de ${file.nombre}`} onClick={() => setPreview(undefined)}>Cerrar vista previa</button>)}
         <button type="button" class="secondary" aria-label={`Custodia de ${file.nombre}`} aria-expanded={custody !== undefined ? 'true' : 'false'} onClick={() => { if (custody === undefined) void showCustody(); else setCustody(undefined) }}>Custodia</button>
+        {onRemove !== undefined && <button type="button" class="danger" aria-label={`Quitar ${file.nombre}`} onClick={() => dialog.current?.showModal()}>Quitar</button>}
       </p>
+      {onRemove !== undefined && (
+        <dialog ref={dialog} aria-labelledby={`${dialogId}-titulo`} aria-describedby={`${dialogId}-texto`}>
+          <h2 id={`${dialogId}-titulo`}>Quitar {file.nombre}</h2>
+          <p id={`${dialogId}-texto`}>El archivo dejará de figurar en el registro (una nueva versión). Sus bytes se conservan como prueba: sigue en el historial y en su cadena de custodia, y quien pueda eliminar en el módulo puede descargarlo.</p>
+          <p class="dialog-buttons">
+            <button type="button" class="danger" onClick={() => { dialog.current?.close(); void onRemove() }}>Quitar</button>
+            <button type="button" class="secondary" autofocus onClick={() => dialog.current?.close()}>Cancelar</button>
+          </p>
+        </dialog>
+      )}
       {error !== undefined && <p class="error" role="alert">{error}</p>}
       {preview !== undefined && (file.tipo === 'application/pdf'
         ? <iframe class="preview" src={preview} title={`Vista previa de ${file.nombre}`} />

@@ -34,7 +34,8 @@ export function RefPicker ({ id, target, value, required, describedBy, invalid, 
 
   // The stored reference the form opened with, shown by its record's name (a typed one stays as typed).
   useEffect(() => {
-    if (value === '') return
+    // Only a record's id is looked up (core/ids.ts's shape): a filter may hold a name typed but never picked.
+    if (!new RegExp(`^${target.prefijo}-\\d{4}-\\d{5,}$`).test(value)) return
     request<{ data: Record<string, unknown> }>('GET', `/${target.ruta}/${encodeURIComponent(value)}${campos === '' ? '' : `?campos=${campos}`}`)
       .then((res) => setText((t) => t === value ? `${nameOf(target, res.data)} (${value})` : t), () => undefined)
   }, [])
