@@ -2,16 +2,23 @@
  * `npm run bench:files` (docs/performance.md "Evidence files"): a 50 MiB
  * evidence file uploaded and downloaded through a real listening server in
  * a child process (test/bench/files-bench-server.ts), plain
- * (denuncias.adjuntos) and encrypted at rest (atestados.documentos_adjuntos),
- * on the directory store and on an S3 bucket (s3rver, in this process, as
- * the tests start it). Reports each transfer's MB/s beside the disk's own
- * (a plain 50 MiB fs-stream write with fsync, and read, in the same
- * directory) and the service's peak memory growth over an upload and its
- * download (RSS, and the live heap + external memory in a second pass:
- * files-bench-server.ts), which must stay within 32 MB.
+ * (denuncias.adjuntos) and encrypted at rest
+ * (atestados.documentos_adjuntos), on the directory store and on an S3
+ * bucket (s3rver, in this process, as the tests start it). Measured in the
+ * same run, alternating round by round (the machine is shared): the disk's
+ * own speed (a plain 50 MiB fs-stream write with fsync, and read, in the
+ * same directory) and the ceiling, a bare node:http server in a child
+ * process of its own that stores the same body in the same directory with
+ * fsync and serves it back (test/bench/files-ceiling-server.ts), also with
+ * SHA-256 on the way in, as the service must hash. Reports the medians'
+ * MB/s and their shares of the disk and of the ceiling, and the service's
+ * peak memory growth over an upload and its download (RSS, and the live
+ * heap + external memory in a last pass: files-bench-server.ts), which must
+ * stay within 32 MB.
  *
  *   METRICS_PORT=0 npm run bench:files                 (embedded database)
  *   BENCH_FILE_STORES=directory npm run bench:files    (one store only)
+ *   BENCH_FILE_ROUNDS=5 npm run bench:files            (rounds; 3 unless told)
  */
 import { fork } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
@@ -26,9 +33,11 @@ import { pipeline } from 'node:stream/promises'
 import { fileURLToPath } from 'node:url'
 import { startS3Server, type S3Server } from '../helpers/s3-server.js'
 import type { FilesBenchMessage } from './files-bench-server.js'
+import type { CeilingMessage } from './files-ceiling-server.js'
 
 const SIZE = 50 * 2 ** 20
 const LIMIT_MB = 32
+const ROUNDS = Number(process.env.BENCH_FILE_ROUNDS ?? 3)
 const CHUNK = randomBytes(2 ** 20)
 const mbs = (seconds: number): string => (SIZE / 2 ** 20 / seconds).toFixed(0)
 
@@ -80,31 +89,72 @@ async function call (base: string, method: string, path: string, token: string, 
   })
 }
 
-interface Row { store: string, file: string, up: number, down: number, growth: number, heldGrowth: number }
-
-async function benchStore (name: string, env: Record<string, string>): Promise<Row[]> {
-  const child = fork(fileURLToPath(new URL('./files-bench-server.ts', import.meta.url)), {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+/** A bench child (tsx, like the service's) and its IPC messages, awaited by type. */
+function spawn<M extends { type: string }> (file: string, env: Record<string, string>): { send: (m: object) => void, next: <T extends M['type']>(type: T) => Promise<Extract<M, { type: T }>>, close: () => Promise<void> } {
+  // BENCH_FILE_CPU_PROF=<dir>: a V8 CPU profile of each child, written when it exits.
+  const prof = process.env.BENCH_FILE_CPU_PROF
+  const child = fork(fileURLToPath(new URL(file, import.meta.url)), {
+    execArgv: ['--import', 'tsx', '--expose-gc', ...(prof !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])],
     env: { ...process.env, METRICS_PORT: '0', ...env },
   })
   const exited = once(child, 'exit')
-  const next = async <T extends FilesBenchMessage['type']>(type: T): Promise<Extract<FilesBenchMessage, { type: T }>> => {
-    for (;;) {
-      const [m] = await Promise.race([once(child, 'message'), exited.then(() => { throw new Error('the bench server exited') })]) as [FilesBenchMessage]
-      if (m.type === type) return m as Extract<FilesBenchMessage, { type: T }>
-    }
+  return {
+    send: (m) => { child.send(m) },
+    next: async (type) => {
+      for (;;) {
+        const [m] = await Promise.race([once(child, 'message'), exited.then(() => { throw new Error(`${file} exited`) })]) as [M]
+        if (m.type === type) return m as Extract<M, { type: typeof type }>
+      }
+    },
+    close: async () => { if (child.connected) child.send({ type: 'exit' }); await exited },
   }
+}
+
+/** Seconds of each timed transfer by what was measured (`disk`, `ceiling`, `directory plain`…). */
+const samples = new Map<string, { up: number[], down: number[] }>()
+function sample (what: string, up: number, down: number): void {
+  const s = samples.get(what) ?? { up: [], down: [] }
+  samples.set(what, { up: [...s.up, up], down: [...s.down, down] })
+  console.log(`  ${what}: up ${mbs(up)} MB/s, down ${mbs(down)} MB/s`)
+}
+const median = (a: number[]): number => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]! }
+
+let sha256 = ''
+{
+  const expected = createHash('sha256')
+  for await (const c of body()) expected.update(c as Buffer)
+  sha256 = expected.digest('hex')
+}
+
+/** The ceiling's store and return of the same body (`hashing`: SHA-256 on the way in), the file then removed. */
+async function ceilingTransfer (base: string, dir: string, hashing: boolean): Promise<void> {
+  const name = `techo-${hashing ? 'sha' : 'plano'}`
+  const up = await timed(async () => {
+    const res = await call(base, 'POST', `/${name}${hashing ? '?sha256=1' : ''}`, '', body())
+    const answer = JSON.parse(res.text) as { sha256: string | null, bytes: number }
+    if (res.status !== 201 || answer.bytes !== SIZE || (hashing && answer.sha256 !== sha256)) throw new Error(`the ceiling's upload answered ${res.status}: ${res.text}`)
+  })
+  const down = await timed(async () => {
+    const res = await call(base, 'GET', `/${name}`, '')
+    if (res.status !== 200 || res.sha256 !== sha256 || res.bytes !== SIZE) throw new Error(`the ceiling's download answered ${res.status}, ${res.bytes} bytes`)
+  })
+  rmSync(join(dir, name))
+  sample(hashing ? 'ceiling + SHA-256' : 'ceiling', up, down)
+}
+
+interface Row { store: string, file: string, growth: number, heldGrowth: number }
+
+/** ROUNDS of the service's plain and encrypted transfers, each round after `between` (the disk, the ceiling); then the live pass. */
+async function benchStore (name: string, env: Record<string, string>, between: () => Promise<void>): Promise<Row[]> {
+  const child = spawn<FilesBenchMessage>('./files-bench-server.ts', env)
   const rows: Row[] = []
   try {
-    const ready = await next('ready')
+    const ready = await child.next('ready')
     console.log(`${name}: ${ready.kind} database, ${ready.store}`)
-    const expected = createHash('sha256')
-    for await (const c of body()) expected.update(c as Buffer)
-    const sha256 = expected.digest('hex')
     /** One upload and its download, timed, between `start` and `stop`: the child's memory figures. */
     const transfer = async (path: string, live: boolean): Promise<{ up: number, down: number, m: Extract<FilesBenchMessage, { type: 'stopped' }> }> => {
       child.send({ type: 'start', live })
-      await next('started')
+      await child.next('started')
       let id = ''
       const up = await timed(async () => {
         const res = await call(ready.base, 'POST', `${path}?nombre=video.bin`, ready.token, body())
@@ -118,40 +168,66 @@ async function benchStore (name: string, env: Record<string, string>): Promise<R
         if (res.status !== 200 || res.sha256 !== sha256 || res.bytes !== SIZE) throw new Error(`download answered ${res.status}, ${res.bytes} bytes`)
       })
       child.send({ type: 'stop' })
-      return { up, down, m: await next('stopped') }
+      return { up, down, m: await child.next('stopped') }
     }
-    for (const [file, path] of [['plain', `/denuncias/${ready.denuncia}/archivos/adjuntos`], ['encrypted', `/atestados/${ready.atestado}/archivos/documentos_adjuntos`]] as const) {
-      // Timed without the live sampler's collections; then again, sampled live.
-      const { up, down, m } = await transfer(path, false)
+    const files = [['plain', `/denuncias/${ready.denuncia}/archivos/adjuntos`], ['encrypted', `/atestados/${ready.atestado}/archivos/documentos_adjuntos`]] as const
+    const rss = new Map<string, number>()
+    for (let round = 1; round <= ROUNDS; round++) {
+      console.log(`round ${round}`)
+      await between()
+      // Timed without the live sampler's collections.
+      for (const [file, path] of files) {
+        const { up, down, m } = await transfer(path, false)
+        sample(`${name} ${file}`, up, down)
+        rss.set(file, Math.max(rss.get(file) ?? 0, (m.rssPeak - m.rssBefore) / 2 ** 20))
+      }
+    }
+    for (const [file, path] of files) {
       const live = (await transfer(path, true)).m
-      rows.push({ store: name, file, up, down, growth: (m.rssPeak - m.rssBefore) / 2 ** 20, heldGrowth: (live.heldPeak - live.heldBefore) / 2 ** 20 })
+      rows.push({ store: name, file, growth: rss.get(file)!, heldGrowth: (live.heldPeak - live.heldBefore) / 2 ** 20 })
     }
   } finally {
-    if (child.connected) child.send({ type: 'exit' })
-    await exited
+    await child.close()
   }
   return rows
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'policia-bench-files-'))
 const stores = (process.env.BENCH_FILE_STORES ?? 'directory,s3').split(',')
+const ceiling = spawn<CeilingMessage>('./files-ceiling-server.ts', { BENCH_CEILING_DIR: dir })
 let s3: S3Server | undefined
 try {
-  const disk = await diskSpeed(dir)
+  const { base } = await ceiling.next('ready')
+  /** The disk, the ceiling and the ceiling with SHA-256, once: before each round of the service's. */
+  const between = async (): Promise<void> => {
+    const disk = await diskSpeed(dir)
+    sample('disk', disk.write, disk.read)
+    await ceilingTransfer(base, dir, false)
+    await ceilingTransfer(base, dir, true)
+  }
   const rows: Row[] = []
-  if (stores.includes('directory')) rows.push(...await benchStore('directory', { FILES_DIR: join(dir, 'archivos') }))
+  if (stores.includes('directory')) rows.push(...await benchStore('directory', { FILES_DIR: join(dir, 'archivos') }, between))
   if (stores.includes('s3')) {
     s3 = await startS3Server()
-    rows.push(...await benchStore('s3 (s3rver)', s3.env('policia/archivos')))
+    rows.push(...await benchStore('s3 (s3rver)', s3.env('policia/archivos'), between))
   }
-  console.log(`\nOne 50 MiB file through HTTP, the service in its own process; the disk itself (${dir}): write+fsync ${mbs(disk.write)} MB/s, read ${mbs(disk.read)} MB/s\n`)
-  console.log('| store | file | upload s | upload MB/s | of disk write | download s | download MB/s | of disk read | peak RSS growth (MB) | peak live heap + external growth (MB) |\n|---|---|---|---|---|---|---|---|---|---|')
-  for (const r of rows) {
-    console.log(`| ${r.store} | ${r.file} | ${r.up.toFixed(2)} | ${mbs(r.up)} | ${Math.round(100 * disk.write / r.up)} % | ${r.down.toFixed(2)} | ${mbs(r.down)} | ${Math.round(100 * disk.read / r.down)} % | ${r.growth.toFixed(1)} | ${r.heldGrowth.toFixed(1)} |`)
+  const med = (what: string): { up: number, down: number } => { const s = samples.get(what)!; return { up: median(s.up), down: median(s.down) } }
+  const disk = med('disk')
+  const top = med('ceiling')
+  const topSha = med('ceiling + SHA-256')
+  const pct = (of: number, t: number): string => `${Math.round(100 * of / t)} %`
+  console.log(`\nOne 50 MiB file through HTTP, each server in its own process; medians of ${samples.get('disk')!.up.length} transfers each, alternating. The disk itself (${dir}): write+fsync ${mbs(disk.up)} MB/s, read ${mbs(disk.down)} MB/s. Ceiling: a bare node:http server, same directory, fsync; with SHA-256 on the way in as the service must hash.\n`)
+  console.log('| server | file | upload MB/s | of disk write | of ceiling | of ceiling + SHA-256 | download MB/s | of disk read | of ceiling | peak RSS growth (MB) | peak live heap + external growth (MB) |\n|---|---|---|---|---|---|---|---|---|---|---|')
+  const line = (server: string, file: string, t: { up: number, down: number }, memory: string): void => {
+    console.log(`| ${server} | ${file} | ${mbs(t.up)} | ${pct(disk.up, t.up)} | ${pct(top.up, t.up)} | ${pct(topSha.up, t.up)} | ${mbs(t.down)} | ${pct(disk.down, t.down)} | ${pct(top.down, t.down)} | ${memory} |`)
   }
+  line('ceiling (bare node:http)', '—', top, '— | —')
+  line('ceiling + SHA-256', '—', topSha, '— | —')
+  for (const r of rows) line(r.store, r.file, med(`${r.store} ${r.file}`), `${r.growth.toFixed(1)} | ${r.heldGrowth.toFixed(1)}`)
   const over = rows.filter((r) => Math.max(r.growth, r.heldGrowth) > LIMIT_MB)
   if (over.length > 0) throw new Error(`memory grew past ${LIMIT_MB} MB: ${over.map((r) => `${r.store} ${r.file} RSS ${r.growth.toFixed(1)} MB, live heap + external ${r.heldGrowth.toFixed(1)} MB`).join('; ')}`)
 } finally {
+  await ceiling.close()
   await s3?.close()
   rmSync(dir, { recursive: true, force: true })
 }
