@@ -71,19 +71,28 @@ async function diskSpeed (dir: string): Promise<{ write: number, read: number }>
   return { write, read }
 }
 
-/** One HTTP request with a streamed body (or none); the answer's status, SHA-256 of its body and length. */
-async function call (base: string, method: string, path: string, token: string, upload?: Readable): Promise<{ status: number, sha256: string, bytes: number, text: string }> {
+/**
+ * One HTTP request with a streamed body (or none); the answer's status,
+ * SHA-256 of its body and length, and `wait`: the seconds when no file
+ * byte moves (an upload's, from its last byte sent to the answer; a
+ * download's, to the answer's first byte), the server's cost per request
+ * rather than per byte.
+ */
+async function call (base: string, method: string, path: string, token: string, upload?: Readable): Promise<{ status: number, sha256: string, bytes: number, text: string, wait: number }> {
   return new Promise((resolve, reject) => {
+    let sent = performance.now()
     const req = request(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(upload !== undefined && { 'content-type': 'application/octet-stream', 'content-length': String(SIZE) }) } }, (res) => {
+      const wait = (performance.now() - sent) / 1000
       const hash = createHash('sha256')
       let bytes = 0
       let text = ''
       // The text only of small answers (the upload's JSON, an error), not of the file.
       res.on('data', (c: Buffer) => { hash.update(c); bytes += c.length; if (bytes <= 65536) text += c.toString('utf8') })
-      res.on('end', () => { resolve({ status: res.statusCode!, sha256: hash.digest('hex'), bytes, text }) })
+      res.on('end', () => { resolve({ status: res.statusCode!, sha256: hash.digest('hex'), bytes, text, wait }) })
       res.on('error', reject)
     })
     req.on('error', reject)
+    req.on('finish', () => { if (upload !== undefined) sent = performance.now() })
     if (upload === undefined) req.end()
     else upload.pipe(req)
   })
@@ -110,12 +119,14 @@ function spawn<M extends { type: string }> (file: string, env: Record<string, st
   }
 }
 
-/** Seconds of each timed transfer by what was measured (`disk`, `ceiling`, `directory plain`…). */
-const samples = new Map<string, { up: number[], down: number[] }>()
-function sample (what: string, up: number, down: number): void {
-  const s = samples.get(what) ?? { up: [], down: [] }
-  samples.set(what, { up: [...s.up, up], down: [...s.down, down] })
-  console.log(`  ${what}: up ${mbs(up)} MB/s, down ${mbs(down)} MB/s`)
+/** Seconds of a timed upload and download, and of their `wait` (call). */
+interface Timing { up: number, down: number, upWait: number, downWait: number }
+/** Each timed transfer by what was measured (`disk`, `ceiling`, `directory plain`…). */
+const samples = new Map<string, Timing[]>()
+const ms = (seconds: number): string => (seconds * 1000).toFixed(0)
+function sample (what: string, t: Timing): void {
+  samples.set(what, [...samples.get(what) ?? [], t])
+  console.log(`  ${what}: up ${mbs(t.up)} MB/s (answer ${ms(t.upWait)} ms after the body), down ${mbs(t.down)} MB/s (first byte after ${ms(t.downWait)} ms)`)
 }
 const median = (a: number[]): number => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]! }
 
@@ -129,17 +140,21 @@ let sha256 = ''
 /** The ceiling's store and return of the same body (`hashing`: SHA-256 on the way in), the file then removed. */
 async function ceilingTransfer (base: string, dir: string, hashing: boolean): Promise<void> {
   const name = `techo-${hashing ? 'sha' : 'plano'}`
+  let upWait = 0
+  let downWait = 0
   const up = await timed(async () => {
     const res = await call(base, 'POST', `/${name}${hashing ? '?sha256=1' : ''}`, '', body())
+    upWait = res.wait
     const answer = JSON.parse(res.text) as { sha256: string | null, bytes: number }
     if (res.status !== 201 || answer.bytes !== SIZE || (hashing && answer.sha256 !== sha256)) throw new Error(`the ceiling's upload answered ${res.status}: ${res.text}`)
   })
   const down = await timed(async () => {
     const res = await call(base, 'GET', `/${name}`, '')
+    downWait = res.wait
     if (res.status !== 200 || res.sha256 !== sha256 || res.bytes !== SIZE) throw new Error(`the ceiling's download answered ${res.status}, ${res.bytes} bytes`)
   })
   rmSync(join(dir, name))
-  sample(hashing ? 'ceiling + SHA-256' : 'ceiling', up, down)
+  sample(hashing ? 'ceiling + SHA-256' : 'ceiling', { up, down, upWait, downWait })
 }
 
 interface Row { store: string, file: string, growth: number, heldGrowth: number }
@@ -152,12 +167,15 @@ async function benchStore (name: string, env: Record<string, string>, between: (
     const ready = await child.next('ready')
     console.log(`${name}: ${ready.kind} database, ${ready.store}`)
     /** One upload and its download, timed, between `start` and `stop`: the child's memory figures. */
-    const transfer = async (path: string, live: boolean): Promise<{ up: number, down: number, m: Extract<FilesBenchMessage, { type: 'stopped' }> }> => {
+    const transfer = async (path: string, live: boolean): Promise<{ t: Timing, m: Extract<FilesBenchMessage, { type: 'stopped' }> }> => {
       child.send({ type: 'start', live })
       await child.next('started')
       let id = ''
+      let upWait = 0
+      let downWait = 0
       const up = await timed(async () => {
         const res = await call(ready.base, 'POST', `${path}?nombre=video.bin`, ready.token, body())
+        upWait = res.wait
         if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${res.text}`)
         const archivo = JSON.parse(res.text).data.archivo
         if (archivo.sha256 !== sha256) throw new Error('the stored SHA-256 is not the upload\'s')
@@ -165,10 +183,11 @@ async function benchStore (name: string, env: Record<string, string>, between: (
       })
       const down = await timed(async () => {
         const res = await call(ready.base, 'GET', `${path}/${id}`, ready.token)
+        downWait = res.wait
         if (res.status !== 200 || res.sha256 !== sha256 || res.bytes !== SIZE) throw new Error(`download answered ${res.status}, ${res.bytes} bytes`)
       })
       child.send({ type: 'stop' })
-      return { up, down, m: await child.next('stopped') }
+      return { t: { up, down, upWait, downWait }, m: await child.next('stopped') }
     }
     const files = [['plain', `/denuncias/${ready.denuncia}/archivos/adjuntos`], ['encrypted', `/atestados/${ready.atestado}/archivos/documentos_adjuntos`]] as const
     const rss = new Map<string, number>()
@@ -177,8 +196,8 @@ async function benchStore (name: string, env: Record<string, string>, between: (
       await between()
       // Timed without the live sampler's collections.
       for (const [file, path] of files) {
-        const { up, down, m } = await transfer(path, false)
-        sample(`${name} ${file}`, up, down)
+        const { t, m } = await transfer(path, false)
+        sample(`${name} ${file}`, t)
         rss.set(file, Math.max(rss.get(file) ?? 0, (m.rssPeak - m.rssBefore) / 2 ** 20))
       }
     }
@@ -201,7 +220,7 @@ try {
   /** The disk, the ceiling and the ceiling with SHA-256, once: before each round of the service's. */
   const between = async (): Promise<void> => {
     const disk = await diskSpeed(dir)
-    sample('disk', disk.write, disk.read)
+    sample('disk', { up: disk.write, down: disk.read, upWait: 0, downWait: 0 })
     await ceilingTransfer(base, dir, false)
     await ceilingTransfer(base, dir, true)
   }
@@ -211,15 +230,18 @@ try {
     s3 = await startS3Server()
     rows.push(...await benchStore('s3 (s3rver)', s3.env('policia/archivos'), between))
   }
-  const med = (what: string): { up: number, down: number } => { const s = samples.get(what)!; return { up: median(s.up), down: median(s.down) } }
+  const med = (what: string): Timing => {
+    const s = samples.get(what)!
+    return { up: median(s.map((t) => t.up)), down: median(s.map((t) => t.down)), upWait: median(s.map((t) => t.upWait)), downWait: median(s.map((t) => t.downWait)) }
+  }
   const disk = med('disk')
   const top = med('ceiling')
   const topSha = med('ceiling + SHA-256')
   const pct = (of: number, t: number): string => `${Math.round(100 * of / t)} %`
-  console.log(`\nOne 50 MiB file through HTTP, each server in its own process; medians of ${samples.get('disk')!.up.length} transfers each, alternating. The disk itself (${dir}): write+fsync ${mbs(disk.up)} MB/s, read ${mbs(disk.down)} MB/s. Ceiling: a bare node:http server, same directory, fsync; with SHA-256 on the way in as the service must hash.\n`)
-  console.log('| server | file | upload MB/s | of disk write | of ceiling | of ceiling + SHA-256 | download MB/s | of disk read | of ceiling | peak RSS growth (MB) | peak live heap + external growth (MB) |\n|---|---|---|---|---|---|---|---|---|---|---|')
-  const line = (server: string, file: string, t: { up: number, down: number }, memory: string): void => {
-    console.log(`| ${server} | ${file} | ${mbs(t.up)} | ${pct(disk.up, t.up)} | ${pct(top.up, t.up)} | ${pct(topSha.up, t.up)} | ${mbs(t.down)} | ${pct(disk.down, t.down)} | ${pct(top.down, t.down)} | ${memory} |`)
+  console.log(`\nOne 50 MiB file through HTTP, each server in its own process; medians of ${samples.get('disk')!.length} transfers each, alternating. The disk itself (${dir}): write+fsync ${mbs(disk.up)} MB/s, read ${mbs(disk.down)} MB/s. Ceiling: a bare node:http server, same directory, fsync; with SHA-256 on the way in as the service must hash.\n`)
+  console.log('| server | file | upload MB/s | of disk write | of ceiling | of ceiling + SHA-256 | answer after the body (ms) | download MB/s | of disk read | of ceiling | first byte after (ms) | peak RSS growth (MB) | peak live heap + external growth (MB) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+  const line = (server: string, file: string, t: Timing, memory: string): void => {
+    console.log(`| ${server} | ${file} | ${mbs(t.up)} | ${pct(disk.up, t.up)} | ${pct(top.up, t.up)} | ${pct(topSha.up, t.up)} | ${ms(t.upWait)} | ${mbs(t.down)} | ${pct(disk.down, t.down)} | ${pct(top.down, t.down)} | ${ms(t.downWait)} | ${memory} |`)
   }
   line('ceiling (bare node:http)', '—', top, '— | —')
   line('ceiling + SHA-256', '—', topSha, '— | —')
