@@ -19,6 +19,7 @@
  *   METRICS_PORT=0 npm run bench:files                 (embedded database)
  *   BENCH_FILE_STORES=directory npm run bench:files    (one store only)
  *   BENCH_FILE_ROUNDS=5 npm run bench:files            (rounds; 3 unless told)
+ *   BENCH_FILE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p' npm run bench:files
  */
 import { fork } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
@@ -100,10 +101,10 @@ async function call (base: string, method: string, path: string, token: string, 
 
 /** A bench child (tsx, like the service's) and its IPC messages, awaited by type. */
 function spawn<M extends { type: string }> (file: string, env: Record<string, string>): { send: (m: object) => void, next: <T extends M['type']>(type: T) => Promise<Extract<M, { type: T }>>, close: () => Promise<void> } {
-  // BENCH_FILE_CPU_PROF=<dir>: a V8 CPU profile of each child, written when it exits.
-  const prof = process.env.BENCH_FILE_CPU_PROF
+  // BENCH_FILE_NODE_ARGS: more flags for both children (`--cpu-prof --cpu-prof-dir=…`, `--trace-gc`).
+  const more = (process.env.BENCH_FILE_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
   const child = fork(fileURLToPath(new URL(file, import.meta.url)), {
-    execArgv: ['--import', 'tsx', '--expose-gc', ...(prof !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [])],
+    execArgv: ['--import', 'tsx', '--expose-gc', ...more],
     env: { ...process.env, METRICS_PORT: '0', ...env },
   })
   const exited = once(child, 'exit')
