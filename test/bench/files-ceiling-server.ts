@@ -4,7 +4,7 @@
  * `node:http` server (no Fastify, no database, no auth) that does only
  * what any service must do to store and return a file, as fast as Node
  * does it. `POST /<name>` streams the body into `<dir>/<name>` and
- * `fsync`s it (with `?sha256=1`, hashed with SHA-256 on the way in, as the
+ * `fsync`s it before answering (with `?sha256=1`, hashed with SHA-256 on the way in, as the
  * service must hash evidence: S22, the ETag and the seal), answering
  * `{"sha256", "bytes"}`; `GET /<name>` streams the file back with
  * fs.createReadStream. The directory is BENCH_CEILING_DIR (the service's
@@ -12,8 +12,9 @@
  * its base URL; `exit` stops it.
  */
 import { createHash } from 'node:crypto'
-import { createReadStream } from 'node:fs'
-import { open, stat } from 'node:fs/promises'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { once } from 'node:events'
+import { stat } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { join } from 'node:path'
 import { Transform } from 'node:stream'
@@ -24,19 +25,15 @@ export type CeilingMessage = { type: 'ready', base: string }
 const dir = process.env.BENCH_CEILING_DIR!
 const NAME = /^[0-9a-z-]{1,64}$/
 
-/** The body into the file, hashed on the way when asked, then flushed to disk before the answer. */
+/** The body into the file, hashed on the way when asked, flushed to disk (`flush`: fsync before close) before the answer. */
 async function store (req: IncomingMessage, res: ServerResponse, path: string, hashing: boolean): Promise<void> {
   const hash = createHash('sha256')
-  const fh = await open(path, 'w')
-  try {
-    const sink = fh.createWriteStream({ autoClose: false })
-    if (hashing) await pipeline(req, new Transform({ transform (chunk: Buffer, _e, cb) { hash.update(chunk); cb(null, chunk) } }), sink)
-    else await pipeline(req, sink)
-    await fh.sync()
-    res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sha256: hashing ? hash.digest('hex') : null, bytes: sink.bytesWritten }))
-  } finally {
-    await fh.close()
-  }
+  const sink = createWriteStream(path, { flush: true })
+  const closed = once(sink, 'close')
+  if (hashing) await pipeline(req, new Transform({ transform (chunk: Buffer, _e, cb) { hash.update(chunk); cb(null, chunk) } }), sink)
+  else await pipeline(req, sink)
+  await closed
+  res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sha256: hashing ? hash.digest('hex') : null, bytes: sink.bytesWritten }))
 }
 
 async function serve (res: ServerResponse, path: string): Promise<void> {

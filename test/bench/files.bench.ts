@@ -18,7 +18,7 @@
  *
  *   METRICS_PORT=0 npm run bench:files                 (embedded database)
  *   BENCH_FILE_STORES=directory npm run bench:files    (one store only)
- *   BENCH_FILE_ROUNDS=5 npm run bench:files            (rounds; 3 unless told)
+ *   BENCH_FILE_ROUNDS=3 npm run bench:files            (rounds; 5 unless told)
  *   BENCH_FILE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p' npm run bench:files
  */
 import { fork } from 'node:child_process'
@@ -38,7 +38,7 @@ import type { CeilingMessage } from './files-ceiling-server.js'
 
 const SIZE = 50 * 2 ** 20
 const LIMIT_MB = 32
-const ROUNDS = Number(process.env.BENCH_FILE_ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_FILE_ROUNDS ?? 5)
 const CHUNK = randomBytes(2 ** 20)
 const mbs = (seconds: number): string => (SIZE / 2 ** 20 / seconds).toFixed(0)
 
@@ -107,6 +107,8 @@ function spawn<M extends { type: string }> (file: string, env: Record<string, st
     execArgv: ['--import', 'tsx', '--expose-gc', ...more],
     env: { ...process.env, METRICS_PORT: '0', ...env },
   })
+  // Its pid names its CPU profile and its warnings.
+  console.log(`${file}: pid ${child.pid}`)
   const exited = once(child, 'exit')
   return {
     send: (m) => { child.send(m) },
