@@ -241,7 +241,7 @@ try {
   const top = med('ceiling')
   const topSha = med('ceiling + SHA-256')
   const pct = (of: number, t: number): string => `${Math.round(100 * of / t)} %`
-  console.log(`\nOne 50 MiB file through HTTP, each server in its own process; medians of ${samples.get('disk')!.length} transfers each, alternating. The disk itself (${dir}): write+fsync ${mbs(disk.up)} MB/s, read ${mbs(disk.down)} MB/s. Ceiling: a bare node:http server, same directory, fsync; with SHA-256 on the way in as the service must hash.\n`)
+  console.log(`\nOne 50 MiB file through HTTP, each server in its own process; medians, alternating: of ${samples.get('disk')!.length} transfers for the disk and the ceilings (a round before each of the service's), of ${ROUNDS} for each service row. The disk itself (${dir}): write+fsync ${mbs(disk.up)} MB/s, read ${mbs(disk.down)} MB/s. Ceiling: a bare node:http server, same directory, fsync; with SHA-256 on the way in as the service must hash.\n`)
   console.log('| server | file | upload MB/s | of disk write | of ceiling | of ceiling + SHA-256 | answer after the body (ms) | download MB/s | of disk read | of ceiling | first byte after (ms) | peak RSS growth (MB) | peak live heap + external growth (MB) |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|')
   const line = (server: string, file: string, t: Timing, memory: string): void => {
     console.log(`| ${server} | ${file} | ${mbs(t.up)} | ${pct(disk.up, t.up)} | ${pct(top.up, t.up)} | ${pct(topSha.up, t.up)} | ${ms(t.upWait)} | ${mbs(t.down)} | ${pct(disk.down, t.down)} | ${pct(top.down, t.down)} | ${ms(t.downWait)} | ${memory} |`)
