@@ -11,10 +11,11 @@
  * process of its own that stores the same body in the same directory with
  * fsync and serves it back (test/bench/files-ceiling-server.ts), also with
  * SHA-256 on the way in, as the service must hash. Reports the medians'
- * MB/s and their shares of the disk and of the ceiling, and the service's
- * peak memory growth over an upload and its download (RSS, and the live
- * heap + external memory in a last pass: files-bench-server.ts), which must
- * stay within 32 MB.
+ * MB/s and their shares of the disk and of the ceiling, and, in untimed
+ * passes after the timed rounds (their forced collections slow the process
+ * down: files-bench-server.ts), the service's peak memory growth over an
+ * upload and its download (RSS, and the live heap + external memory),
+ * which must stay within 32 MB.
  *
  *   METRICS_PORT=0 npm run bench:files                 (embedded database)
  *   BENCH_FILE_STORES=directory npm run bench:files    (one store only)
@@ -162,7 +163,7 @@ async function ceilingTransfer (base: string, dir: string, hashing: boolean): Pr
 
 interface Row { store: string, file: string, growth: number, heldGrowth: number }
 
-/** ROUNDS of the service's plain and encrypted transfers, each round after `between` (the disk, the ceiling); then the live pass. */
+/** ROUNDS of the service's plain and encrypted transfers, timed, each round after `between` (the disk, the ceiling); then the memory passes. */
 async function benchStore (name: string, env: Record<string, string>, between: () => Promise<void>): Promise<Row[]> {
   const child = spawn<FilesBenchMessage>('./files-bench-server.ts', env)
   const rows: Row[] = []
@@ -170,8 +171,8 @@ async function benchStore (name: string, env: Record<string, string>, between: (
     const ready = await child.next('ready')
     console.log(`${name}: ${ready.kind} database, ${ready.store}`)
     /** One upload and its download, timed, between `start` and `stop`: the child's memory figures. */
-    const transfer = async (path: string, live: boolean): Promise<{ t: Timing, m: Extract<FilesBenchMessage, { type: 'stopped' }> }> => {
-      child.send({ type: 'start', live })
+    const transfer = async (path: string, measure: 'time' | 'rss' | 'live'): Promise<{ t: Timing, m: Extract<FilesBenchMessage, { type: 'stopped' }> }> => {
+      child.send({ type: 'start', live: measure === 'live', timingOnly: measure === 'time' })
       await child.next('started')
       let id = ''
       let upWait = 0
@@ -193,20 +194,17 @@ async function benchStore (name: string, env: Record<string, string>, between: (
       return { t: { up, down, upWait, downWait }, m: await child.next('stopped') }
     }
     const files = [['plain', `/denuncias/${ready.denuncia}/archivos/adjuntos`], ['encrypted', `/atestados/${ready.atestado}/archivos/documentos_adjuntos`]] as const
-    const rss = new Map<string, number>()
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}`)
       await between()
-      // Timed without the live sampler's collections.
-      for (const [file, path] of files) {
-        const { t, m } = await transfer(path, false)
-        sample(`${name} ${file}`, t)
-        rss.set(file, Math.max(rss.get(file) ?? 0, (m.rssPeak - m.rssBefore) / 2 ** 20))
-      }
+      // Timed as the service runs: no forced collection, no sampler (files-bench-server.ts).
+      for (const [file, path] of files) sample(`${name} ${file}`, (await transfer(path, 'time')).t)
     }
+    // Then measured, untimed: the RSS peak, and the live heap + external peak.
     for (const [file, path] of files) {
-      const live = (await transfer(path, true)).m
-      rows.push({ store: name, file, growth: rss.get(file)!, heldGrowth: (live.heldPeak - live.heldBefore) / 2 ** 20 })
+      const { m } = await transfer(path, 'rss')
+      const live = (await transfer(path, 'live')).m
+      rows.push({ store: name, file, growth: (m.rssPeak - m.rssBefore) / 2 ** 20, heldGrowth: (live.heldPeak - live.heldBefore) / 2 ** 20 })
     }
   } finally {
     await child.close()
