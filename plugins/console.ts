@@ -6,6 +6,7 @@
  * styles and requests to this service only, nothing inline, no framing.
  * A start without a bundle logs how to build it and answers 503 there.
  */
+import type { HelmetOptions } from 'helmet'
 import fp from 'fastify-plugin'
 import { join } from 'node:path'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -13,7 +14,7 @@ import { loadBundle, packageRoot, type BundleFile } from '../http/static-bundle.
 import { notModified } from '../http/document-etag.js'
 import { sendError } from '../http/errors.js'
 
-export const CONSOLE_HELMET = {
+export const CONSOLE_HELMET: HelmetOptions = {
   contentSecurityPolicy: {
     useDefaults: false,
     directives: {

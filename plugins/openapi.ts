@@ -10,6 +10,7 @@
  * normal limits. What the document says beyond the route schemas:
  * http/openapi-docs.ts.
  */
+import type { HelmetOptions } from 'helmet'
 import fp from 'fastify-plugin'
 import fastifySwagger from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
@@ -19,7 +20,7 @@ import { documentObject, documentRoute, newNotes } from '../http/openapi-docs.js
 import { notModified, taggedDocument, type TaggedDocument } from '../http/document-etag.js'
 
 /** Swagger UI's own assets only (helmet's route options); inline styles are how it draws. */
-const DOCS_HELMET = {
+const DOCS_HELMET: HelmetOptions = {
   contentSecurityPolicy: {
     useDefaults: false,
     directives: {

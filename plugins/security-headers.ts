@@ -1,11 +1,19 @@
 /**
- * Security headers (docs/operator-guide.md "Security headers") through @fastify/helmet: every response,
+ * Security headers (docs/operator-guide.md "Security headers") through helmet: every response,
  * errors, 401s, 429s and CORS preflights included, says `nosniff`,
  * `Referrer-Policy: no-referrer` and denies framing (`X-Frame-Options:
  * DENY` and CSP `frame-ancestors 'none'`); HSTS only with HSTS=true (a
  * service reached over plain HTTP behind nginx must not send it). The API
  * answers JSON that no browser should render, so its CSP allows nothing;
- * the explorer under /docs sets a CSP of its own (plugins/openapi.ts).
+ * a route may set its own helmet options in `config.helmet`, merged over
+ * these (the explorer under /docs, plugins/openapi.ts; the console,
+ * plugins/console.ts).
+ *
+ * helmet itself, not @fastify/helmet: the plugin builds a new helmet() on
+ * every request (its options parsed, the CSP string joined), a tenth of a
+ * GET's CPU (docs/performance.md "W1"; docs/decisions.md "Security headers
+ * made once"). Here helmet sets its headers once per configuration, on a
+ * response that records them, and each request copies that list.
  *
  * `Cache-Control: no-store` is set here too (helmet has no cache header
  * since v4): responses carry DNIs, and no browser or shared cache may keep
@@ -13,18 +21,22 @@
  * static assets) say so themselves.
  */
 import fp from 'fastify-plugin'
-import fastifyHelmet from '@fastify/helmet'
+import helmet, { type HelmetOptions } from 'helmet'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The API's security headers as helmet sends them, for answers sent without hooks (router errors). */
+    /** The API's security headers, for answers sent without hooks (router errors). */
     securityHeaders (): Promise<Record<string, string>>
+  }
+  interface FastifyContextConfig {
+    /** This route's helmet options, merged over the API's. */
+    helmet?: HelmetOptions
   }
 }
 
-/** Of a response, the headers that are not about this one response. */
-const OWN = /^(?:date|connection|keep-alive|content-(?:type|length|encoding)|transfer-encoding|x-request-id|ratelimit-.*|retry-after|etag|vary)$/
+type Headers = ReadonlyArray<readonly [string, string]>
 
 /** A JSON API loads nothing and is framed by nobody. */
 const API_CSP = { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } }
@@ -32,27 +44,39 @@ const API_CSP = { useDefaults: false, directives: { defaultSrc: ["'none'"], fram
 /** One year; no includeSubDomains: the force's other sites under the same domain are not ours to bind to HTTPS. */
 const HSTS = { maxAge: 31_536_000, includeSubDomains: false }
 
+/** The headers helmet sets for `options`, with ours: helmet's middleware run once on a response that records them. */
+function headersOf (options: HelmetOptions): Headers {
+  const set: Array<[string, string]> = []
+  const recorder = { setHeader (name: string, value: unknown) { set.push([name, String(value)]) }, removeHeader () {} }
+  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (err?: unknown) => { if (err !== undefined) throw err })
+  set.push(['cache-control', 'no-store'])
+  return set
+}
+
 async function securityHeaders (app: FastifyInstance): Promise<void> {
-  await app.register(fastifyHelmet, {
+  const api: HelmetOptions = {
     contentSecurityPolicy: API_CSP,
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
     strictTransportSecurity: app.config.hsts ? HSTS : false,
-  })
-  app.addHook('onRequest', (_request, reply, done) => {
-    // On the raw response, like helmet's: kept when an error is answered.
-    reply.raw.setHeader('cache-control', 'no-store')
+  }
+  const apiHeaders = headersOf(api)
+  /** A route's own options, made into headers on its first request. */
+  const byRoute = new WeakMap<HelmetOptions, Headers>()
+  const headersFor = (own: HelmetOptions | undefined): Headers => {
+    if (own === undefined) return apiHeaders
+    let h = byRoute.get(own)
+    if (h === undefined) byRoute.set(own, h = headersOf({ ...api, ...own } as HelmetOptions))
+    return h
+  }
+  app.addHook('onRequest', (request, reply, done) => {
+    // On the raw response: kept when an error is answered.
+    for (const [name, value] of headersFor(request.routeOptions.config.helmet)) reply.raw.setHeader(name, value)
     done()
   })
-  // Fastify answers a malformed URL (frameworkErrors) before any hook runs:
-  // the headers are copied once from what helmet sent on /health.
-  let copied: Record<string, string> | undefined
-  app.decorate('securityHeaders', async () => {
-    if (copied !== undefined) return copied
-    const res = await app.inject({ url: '/health' })
-    copied = Object.fromEntries(Object.entries(res.headers).filter(([name]) => !OWN.test(name)).map(([name, value]) => [name, String(value)]))
-    return copied
-  })
+  // Fastify answers a malformed URL (frameworkErrors) before any hook runs.
+  const copied = Object.fromEntries(apiHeaders)
+  app.decorate('securityHeaders', async () => copied)
 }
 
 export default fp(securityHeaders, { name: 'policia-security-headers', fastify: '5.x', dependencies: ['policia-config'] })
