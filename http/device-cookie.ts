@@ -8,6 +8,8 @@
  * not a credential: it only decides which lock-out judges the login.
  */
 
+import { parseCookie } from 'cookie'
+
 export const DEVICE_COOKIE_PATH = '/auth/login'
 const PREFIX = 'policia_dispositivo_'
 
@@ -21,13 +23,7 @@ export function deviceCookie (username: string, value: string, maxAgeSeconds: nu
   return `${deviceCookieName(username)}=${value}; Path=${DEVICE_COOKIE_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`
 }
 
-/** The value of the username's cookie in a Cookie header, or undefined. */
+/** The value of the username's cookie in a Cookie header (parsed by `cookie`, as Fastify's own tooling does), or undefined. */
 export function readDeviceCookie (header: string | undefined, username: string): string | undefined {
-  if (header === undefined) return undefined
-  const name = deviceCookieName(username)
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=')
-    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
-  }
-  return undefined
+  return header === undefined ? undefined : parseCookie(header)[deviceCookieName(username)]
 }
