@@ -19,8 +19,15 @@ export interface HistoryRow {
   hash: string
   /** Declared fields whose value this version changed. */
   campos: string[]
-  /** The stored row of this version, system columns included. */
-  datos: Row
+  /**
+   * The stored row of this version, system columns included, in entries
+   * written before the history kept each version once (docs/decisions.md
+   * "Each version stored once"); null in later ones, whose version is in the
+   * next entry's `anterior` or, for the newest, in the live row.
+   */
+  datos: Row | null
+  /** The stored row of the version before this one (null for version 1 and in entries written before `anterior`). */
+  anterior: Row | null
   /**
    * Seal format of `hash` (records/integrity/seal-format.ts). The column came with format 2:
    * its default 1 is what the rows written before it read as.
@@ -54,7 +61,8 @@ const HISTORY_PROPERTIES = {
   fecha: { type: 'datetime', columnType: 'timestamptz', fieldName: 'fecha' },
   hash: { type: 'string', length: 64, fieldName: 'hash' },
   campos: { type: 'json', columnType: 'jsonb', fieldName: 'campos' },
-  datos: { type: 'json', columnType: 'jsonb', fieldName: 'datos' },
+  datos: { type: 'json', columnType: 'jsonb', fieldName: 'datos', nullable: true },
+  anterior: { type: 'json', columnType: 'jsonb', fieldName: 'anterior', nullable: true },
   sello: { type: 'smallint', fieldName: 'sello', default: 1 },
   xid: { type: 'bigint', columnType: 'xid8', fieldName: 'xid', defaultRaw: 'pg_current_xact_id()', index: 'sys_historial_xid_idx', lazy: true },
 } as const satisfies Record<keyof HistoryRow, { readonly type: string, readonly fieldName: string } & Readonly<Record<string, unknown>>>

@@ -79,7 +79,8 @@ export async function findRenames (orm: MikroORM, em: EntityManager): Promise<Re
         `select count(${col}) as n, coalesce(bool_or(${col}::text ~ '^v1:[0-9a-f]{8}:'), false) as encrypted from ${quoteIdent(meta.tableName)}`)
       const [versions] = hasHistory
         ? await run<{ n: string | number }>(
-          "select count(*) as n from sys_historial where modulo = ? and jsonb_exists(datos, ?) and (sello = 1 or datos -> ? <> 'null'::jsonb)",
+          // A version's row is in its entry's `datos` (older entries) or the next entry's `anterior` (docs/decisions.md "Each version stored once").
+          "select count(*) as n from sys_historial where modulo = ? and jsonb_exists(coalesce(datos, anterior), ?) and (sello = 1 or coalesce(datos, anterior) -> ? <> 'null'::jsonb)",
           [module, from, from])
         : [{ n: 0 }]
       const blindIndex = columns.has(from + BIDX)
@@ -90,7 +91,7 @@ export async function findRenames (orm: MikroORM, em: EntityManager): Promise<Re
         to,
         encrypted: blindIndex || live!.encrypted,
         blindIndex,
-        // Each live row is also its last history version: the larger count is the versions.
+        // Each live row is its last version (held only there, or also in an older entry's `datos`): the larger count is at least the versions.
         sealedValues: Math.max(Number(live!.n), Number(versions!.n)),
       })
     }

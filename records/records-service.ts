@@ -379,7 +379,7 @@ export class RecordsService {
   async history (id: string): Promise<HistoryEntryView[]> {
     const { mod, encrypted } = this.plan
     const live = await this.audited(id)
-    const versions = await versionsOf(this.ctx.em, mod, live._id as string)
+    const versions = await versionsOf(this.ctx.em, mod, live, async () => await this.plan.storage.findAny(this.ctx.em, id, this.visible()))
     const records = await this.views(versions.map((v) => v.datos), live)
     const descifrar = encrypted.length > 0 ? this.scope('descifrar') : 'none'
     const hidden = encrypted.length > 0 && !(descifrar !== 'none' && reaches(descifrar, mod, this.ctx.caller, live)) ? new Set(encrypted) : undefined
@@ -426,7 +426,7 @@ export class RecordsService {
     const verdict = await verifyChain(this.ctx.em, this.plan.mod, live, this.deps.cipher, this.deps.checkpoints)
     if (!verdict.valido || this.deps.files === undefined || fileFields(this.plan.mod).length === 0) return verdict
     // The seals hold: so must the files they seal (records/files/verify-files.ts).
-    const broken = await verifyFiles(this.filesContext(), this.plan.mod, live._id as string, await versionsOf(this.ctx.em, this.plan.mod, live._id as string))
+    const broken = await verifyFiles(this.filesContext(), this.plan.mod, live._id as string, await versionsOf(this.ctx.em, this.plan.mod, live))
     return broken === undefined ? verdict : { valido: false, version_rota: broken.version, motivo: MOTIVOS[broken.motivo], archivo: broken.archivo }
   }
 }

@@ -65,7 +65,7 @@ export async function custodyOf (em: EntityManager, mod: ModuleDef, found: Found
   const id = found.item.id
   const events: Array<CustodyEvent & { at: number }> = []
   let held = false
-  for (const v of await versionsOf(em, mod, found.record._id as string)) {
+  for (const v of await versionsOf(em, mod, found.record)) {
     const now = filesOf(v.datos[column]).some((i) => i.id === id)
     if (now !== held) events.push({ accion: now ? 'subida' : 'retirada', usuario: v.usuario, fecha: formatDateTime(new Date(v.fecha), timeZone), version: v.version, at: new Date(v.fecha).getTime() })
     held = now

@@ -155,7 +155,7 @@ export async function findFile (ctx: Pick<FilesContext, 'mod' | 'storage' | 'fil
   const record = await ctx.storage.findLive(em, id, visible)
   let item = filesOf(record[valueColumn(f)]).find((i) => i.id === archivo)
   if (item === undefined && history) {
-    for (const v of (await versionsOf(em, ctx.mod, id)).reverse()) {
+    for (const v of (await versionsOf(em, ctx.mod, record)).reverse()) {
       item = filesOf(v.datos[valueColumn(f)]).find((i) => i.id === archivo)
       if (item !== undefined) break
     }

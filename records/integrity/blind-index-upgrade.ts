@@ -18,6 +18,7 @@ import type { FieldCipher } from '../../core/crypto.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import { blindIndexColumn } from '../../db/columns.js'
 import { HistoryEntity } from '../../db/history-entity.js'
+import { storedRowsChanged } from '../history.js'
 import { entityName, type Row } from '../../db/module-entity.js'
 import { BLIND_INDEX_SCHEME, blindIndexScheme, recordBlindIndexScheme } from '../../db/system-keys.js'
 import { countRows, findRows } from '../../db/row-query.js'
@@ -87,8 +88,8 @@ export async function upgradeBlindIndexes (em: EntityManager, registry: Registry
       const rows = await tem.find(HistoryEntity, { ...where, id: { $gt: last } }, { orderBy: { id: 'asc' }, limit: batchSize, disableIdentityMap: true })
       if (rows.length === 0) break
       for (const row of rows) {
-        const changes = indexChanges(byName.get(row.modulo)!, row.datos, row.registro, cipher)
-        if (Object.keys(changes).length > 0) p.rewritten += await tem.nativeUpdate(HistoryEntity, { id: row.id }, { datos: { ...row.datos, ...changes } })
+        const update = storedRowsChanged(row, (stored) => indexChanges(byName.get(row.modulo)!, stored, row.registro, cipher))
+        if (update !== undefined) p.rewritten += await tem.nativeUpdate(HistoryEntity, { id: row.id }, update)
       }
       p.scanned += rows.length
       last = rows.at(-1)!.id!

@@ -103,7 +103,7 @@ export async function verifyChain (em: EntityManager, mod: ModuleDef, live: Row,
 }
 
 async function verifyVersions (em: EntityManager, mod: ModuleDef, live: Row, cipher: FieldCipher): Promise<Verdict> {
-  const versions = await versionsOf(em, mod, live._id as string)
+  const versions = await versionsOf(em, mod, live)
   const broken = (version: number, motivo: keyof typeof MOTIVOS = 'VERSION'): Verdict => ({ valido: false, version_rota: version, motivo: MOTIVOS[motivo] })
   let prev = ''
   let before: { row: Row, payload: Record<string, unknown>, seal: Seal } | undefined

@@ -16,6 +16,7 @@ import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import { entityName, type Row } from '../../db/module-entity.js'
 import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import { HistoryEntity } from '../../db/history-entity.js'
+import { storedRowsChanged } from '../history.js'
 import { countRows, findRows } from '../../db/row-query.js'
 import { inTransaction } from '../../db/transaction.js'
 import { reencryptItems } from '../item-fields.js'
@@ -116,8 +117,8 @@ export async function rotateHistory (em: EntityManager, registry: Registry, ciph
       for (const row of rows) {
         const mod = registry.byName.get(row.modulo)
         if (mod === undefined) continue
-        const changes = refreshed(mod, row.datos, row.registro, cipher, opts.reindex === true)
-        if (Object.keys(changes).length > 0) progress.rewritten += await tem.nativeUpdate(HistoryEntity, { id: row.id }, { datos: { ...row.datos, ...changes } })
+        const update = storedRowsChanged(row, (stored) => refreshed(mod, stored, row.registro, cipher, opts.reindex === true))
+        if (update !== undefined) progress.rewritten += await tem.nativeUpdate(HistoryEntity, { id: row.id }, update)
       }
     })
     progress.scanned += rows.length

@@ -51,11 +51,11 @@ export function currentSeal (mod: ModuleDef): Seal {
 }
 
 /** The seal of a stored version, from its history entry's format and snapshot. */
-export function sealOf (mod: ModuleDef, entry: { sello: number, datos: Row }): Seal {
+export function sealOf (mod: ModuleDef, entry: { sello: number, datos: Row | null }): Seal {
   if (entry.sello === 4) return FORMAT_4
   if (entry.sello === 3) return FORMAT_3
   if (entry.sello !== 1) return FORMAT_2
-  return { format: 1, fields: new Set(mod.fields.filter((f) => Object.hasOwn(entry.datos, valueColumn(f))).map((f) => f.name)) }
+  return { format: 1, fields: new Set(mod.fields.filter((f) => Object.hasOwn(entry.datos ?? {}, valueColumn(f))).map((f) => f.name)) }
 }
 
 /** What `_clave` of formats 3 and 4 is the HMAC of (docs/operator-guide.md "The hash chain"). */

@@ -219,7 +219,7 @@ export class SqlModuleStorage implements ModuleStorage {
         }
         const payload = this.rows.seal(after, before._hash as string)
         await tem.nativeUpdate(this.entity, { _id: id }, { ...changes, _hash: after._hash })
-        await appendVersion(tem, mod, after, 'editar', changedFields(mod, hashPayload(mod, before, deps.cipher, ''), payload))
+        await appendVersion(tem, mod, after, 'editar', changedFields(mod, hashPayload(mod, before, deps.cipher, ''), payload), before)
         return after
       },
     })
@@ -250,7 +250,7 @@ export class SqlModuleStorage implements ModuleStorage {
     const after: Row = { ...before, ...changes }
     this.rows.seal(after, before._hash as string)
     await tem.nativeUpdate(this.entity, { _id: before._id }, { ...changes, _hash: after._hash })
-    await appendVersion(tem, this.mod, after, accion, [])
+    await appendVersion(tem, this.mod, after, accion, [], before)
     return after
   }
 
