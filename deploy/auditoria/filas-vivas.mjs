@@ -2,8 +2,9 @@
  * The auditor's recomputation of every live row's _hash from its values
  * (docs/operator-guide.md "Tamper evidence"), for cadena-global.mjs: a field edited in SQL
  * in the live row, with its history untouched, is reported naming the
- * fields. The payload is verificar-cadena.mjs's `payloadOf` (the same as
- * for one record's history); the helpers (canonical JSON, SHA-256, column
+ * fields the history tells apart (editedFields). The payload is
+ * verificar-cadena.mjs's `payloadOf` (the same as for one record's
+ * history); the helpers (canonical JSON, SHA-256, column
  * names, decryption) are cadena-global.mjs's, passed in. Shares no code with
  * the service.
  */
@@ -52,6 +53,33 @@ function recordOf (row, fields, decrypt, fold) {
   return { r, at, undecrypted }
 }
 
+/**
+ * The fields of a live row edited behind the service's back, as far as the
+ * history tells (docs/operator-guide.md "History and verification"). An
+ * entry written before the history kept each version once holds the
+ * version's own row: every payload entry that differs from it. A later one
+ * holds only the row before (`anterior`; none for a create), and names in
+ * `campos` the declared fields the version changed: a field that differs
+ * from the row before but is not named, or is named but no longer differs,
+ * was edited. A field the version changed and then edited again to
+ * another value is not told apart (with no field named, the message says
+ * only "edited"). `payloadOf(row)`: the row's payload in the live
+ * version's seal format, undefined when it does not decrypt.
+ */
+function editedFields (entry, live, now, fields, payloadOf, canonical) {
+  const differ = (was, names) => names.filter((k) => canonical(was[k] ?? null) !== canonical(now[k] ?? null))
+  if (entry.datos !== null) {
+    const was = payloadOf(entry.datos)
+    return was === undefined ? [] : differ(was, [...new Set([...Object.keys(was), ...Object.keys(now)])]).sort()
+  }
+  if (entry.anterior === null && live._version !== 1) return [] // the row before is nowhere: reported by autoria.mjs
+  const was = entry.anterior === null ? {} : payloadOf(entry.anterior)
+  if (was === undefined) return []
+  const named = new Set(entry.campos)
+  return differ(was, Object.keys(fields)).filter((k) => !named.has(k))
+    .concat([...named].filter((k) => fields[k] !== undefined && canonical(was[k] ?? null) === canonical(now[k] ?? null))).sort()
+}
+
 /** Recomputes every live row's _hash from its values, as /verificar does, a page at a time. */
 export async function liveRows ({ q, opt, last, problem, decrypt, canonical, sha, fold, tableExists, UsageError }) {
   const integrity = opt.integrityKey === undefined ? undefined : Buffer.from(opt.integrityKey, 'base64')
@@ -87,10 +115,8 @@ export async function liveRows ({ q, opt, last, problem, decrypt, canonical, sha
         if (got.hash === undefined) { skipped++; continue }
         checked++
         if (got.hash === j._hash) continue
-        // Name the fields: compare with the payload of the version's own snapshot.
-        const [snap] = await q('select datos from sys_historial where modulo = $1 and registro = $2 and version = $3', [m, j._id, j._version])
-        const was = snap === undefined ? undefined : hashOf(snap.datos, h).payload
-        const changed = was === undefined ? [] : [...new Set([...Object.keys(was), ...Object.keys(got.payload)])].filter((k) => canonical(was[k]) !== canonical(got.payload[k])).sort()
+        const [entry] = await q('select datos, anterior, campos from sys_historial where modulo = $1 and registro = $2 and version = $3', [m, j._id, j._version])
+        const changed = entry === undefined ? [] : editedFields(entry, j, got.payload, fields, (row) => hashOf(row, h).payload, canonical)
         problem(`${m} ${j._id}: the live row's values do not give its _hash (version ${j._version}): ${changed.length > 0 ? `field${changed.length > 1 ? 's' : ''} ${changed.join(', ')} edited` : 'edited'} behind the service's back`)
       }
       if (rows.length < 2000) break

@@ -5,7 +5,8 @@
  * one CHECKPOINT_DIR are told apart by their chain's identity and the second
  * start refuses; a checkpoint written before identities is adopted when
  * this deployment's key signed it; old files are compacted; the script
- * recomputes every live row's hash (a field edited in SQL is named) and
+ * recomputes every live row's hash (a field edited in SQL is named when
+ * the history keeps the row before it) and
  * reads one snapshot, so running it during writes reports nothing false.
  */
 import { execFile } from 'node:child_process'
@@ -239,11 +240,13 @@ describe('compaction', () => {
 })
 
 describe('the auditor\'s script sees what /verificar sees', () => {
+  // Updated once first: the fields are named from the row before the version (its entry's `anterior`) and what the version changed (`campos`).
   it.each([
-    ['a plain field', veh, 'marca', (): string => 'Editada'],
-    ['an encrypted field (a valid ciphertext of another value)', den, 'denunciante_telefono', (id: string): string => app.cipher.encrypt('699999999', id, 'denunciante_telefono')],
-  ])('%s edited in SQL in the live row, history untouched: reported naming record and field', async (_n, m, field, value) => {
+    ['a plain field', veh, 'marca', { km_actuales: 9000 }, (): string => 'Editada'],
+    ['an encrypted field (a valid ciphertext of another value)', den, 'denunciante_telefono', { lugar_hechos: 'Plaza Mayor' }, (id: string): string => app.cipher.encrypt('699999999', id, 'denunciante_telefono')],
+  ])('%s edited in SQL in the live row, history untouched: reported naming record and field', async (_n, m, field, update, value) => {
     const r = await create(m)
+    ok(await api.put(`/${m.path}/${r._id}`, update))
     await sealAll(api, h.db)
     const col = m.fieldMap.get(field)!.column
     const [orig] = await sql<{ x: string }>(`select "${col}" as x from "${m.table}" where "_id" = $1`, [r._id])
@@ -251,9 +254,25 @@ describe('the auditor\'s script sees what /verificar sees', () => {
     expect(await verificar(m, r._id)).toMatchObject({ valido: false })
     const out = await auditor()
     expect(out.code, out.out).toBe(1)
-    expect(out.out).toMatch(new RegExp(`${r._id}: the live row's values do not give its _hash \\(version 1\\): field ${field} edited`))
+    expect(out.out).toMatch(new RegExp(`${r._id}: the live row's values do not give its _hash \\(version 2\\): field ${field} edited`))
     await sql(`update "${m.table}" set "${col}" = $2 where "_id" = $1`, [r._id, orig!.x])
     expect(await verificar(m, r._id)).toEqual({ valido: true })
+    await expectAuditorOk()
+  })
+
+  it('a field edited in SQL in the live row of a record never updated: reported, without naming the field', async () => {
+    // The live row is the only copy of a first version (docs/operator-guide.md "History and verification"): nothing to compare its values with.
+    const r = await create(veh)
+    await sealAll(api, h.db)
+    const col = veh.fieldMap.get('marca')!.column
+    const [orig] = await sql<{ x: string }>(`select "${col}" as x from "${veh.table}" where "_id" = $1`, [r._id])
+    await sql(`update "${veh.table}" set "${col}" = 'Editada' where "_id" = $1`, [r._id])
+    expect(await verificar(veh, r._id)).toMatchObject({ valido: false, version_rota: 1 })
+    const out = await auditor()
+    expect(out.code, out.out).toBe(1)
+    expect(out.out).toMatch(new RegExp(`${r._id}: the live row's values do not give its _hash \\(version 1\\): edited behind the service's back`))
+    await sql(`update "${veh.table}" set "${col}" = $2 where "_id" = $1`, [r._id, orig!.x])
+    expect(await verificar(veh, r._id)).toEqual({ valido: true })
     await expectAuditorOk()
   })
 

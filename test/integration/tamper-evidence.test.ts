@@ -4,7 +4,8 @@
  * Each tampering made in SQL behind the service's back — a record rolled
  * back (plain, encrypted, a deletion undone), the newest versions of the
  * whole history truncated, a blind index copied from another record, a
- * history row's author, time or changed fields edited — is found by
+ * history row's author, time or changed fields edited, a version's stored
+ * row edited or deleted where the next entry keeps it (`anterior`) — is found by
  * /verificar and by the auditor's script run on the database against the
  * checkpoints; undone, both pass again. An untampered database passes both,
  * records written before the first checkpoint and during sealing included.
@@ -72,13 +73,20 @@ async function saveRows (table: string, where: string, params: unknown[]): Promi
 async function putBack (table: string, rows: Rec[]): Promise<void> {
   for (const r of rows) await insertFromJson(sql, table, '$1::jsonb', [JSON.stringify(r)])
 }
-/** Rolls a record back in SQL: deletes its history from `version` on and copies version `version - 1` into the live row. */
+/**
+ * Rolls a record back in SQL: deletes its history from `version` on and copies version `version - 1` into the live row.
+ * That version's stored row is its entry's `datos` (older entries) or the `anterior` of the entry after it (docs/operator-guide.md "History and verification").
+ */
 async function rollBack (m: ModuleDef, id: string, version: number): Promise<() => Promise<void>> {
   const live = await saveRows(m.table, '"_id" = $1', [id])
   const history = await saveRows('sys_historial', 'registro = $1 and version >= $2', [id, version])
+  const [older] = await sql<{ j: Rec | null }>(`select coalesce(p.datos, n.anterior) as j from sys_historial p
+    left join sys_historial n on n.modulo = p.modulo and n.registro = p.registro and n.version = p.version + 1
+    where p.registro = $1 and p.version = $2`, [id, version - 1])
+  expect(older?.j, `the row of ${id} v${version - 1}`).toBeTruthy()
   await sql('delete from sys_historial where registro = $1 and version >= $2', [id, version])
   await sql(`delete from "${m.table}" where "_id" = $1`, [id])
-  await insertFromJson(sql, m.table, '(select datos from sys_historial where registro = $1 and version = $2)', [id, version - 1])
+  await insertFromJson(sql, m.table, '$1::jsonb', [JSON.stringify(older!.j)])
   return async () => {
     await sql(`delete from "${m.table}" where "_id" = $1`, [id])
     await putBack(m.table, live)
@@ -236,6 +244,43 @@ describe('tampering in SQL, found by /verificar and by the auditor against the c
     expect(await verificar(veh, v._id)).toMatchObject({ valido: false, version_rota: 2 })
     await expectAuditorFinds(found)
     await sql(`update sys_historial set ${col} = $2${col === 'campos' ? '::jsonb' : ''} where registro = $1 and version = 2`, [v._id, col === 'campos' ? JSON.stringify(orig!.x) : orig!.x])
+    expect(await verificar(veh, v._id)).toEqual({ valido: true })
+    await expectAuditorOk()
+  })
+
+  it.each([
+    ['its author edited', `jsonb_set(anterior, '{_modified_by}', '"USR-2026-99999"')`, 'the author or time of the history row are not those of its version'],
+    ['deleted', 'null', 'the stored row of this version is nowhere'],
+  ])('a version\'s stored row, kept in the next entry\'s `anterior`, %s', async (_n, edit, found) => {
+    const v = await create(veh)
+    await put(veh, v._id, { marca: 'Antes' })
+    await put(veh, v._id, { marca: 'Despues' })
+    await sealAll(api, h.db)
+    const [orig] = await sql<{ x: Rec }>('select anterior as x from sys_historial where registro = $1 and version = 3', [v._id])
+    expect(orig!.x).toMatchObject({ _version: 2, marca: 'Antes' })
+    await sql(`update sys_historial set anterior = ${edit} where registro = $1 and version = 3`, [v._id])
+    expect(await verificar(veh, v._id)).toEqual(broken('VERSION', 2))
+    await expectAuditorFinds(new RegExp(`${v._id} v2: ${found}`))
+    await sql('update sys_historial set anterior = $2::jsonb where registro = $1 and version = 3', [v._id, JSON.stringify(orig!.x)])
+    expect(await verificar(veh, v._id)).toEqual({ valido: true })
+    await expectAuditorOk()
+  })
+
+  it('a history begun by an older release (each entry its own row in `datos`) and continued by this one: passes; an author edited in `datos` is found', async () => {
+    const v = await create(veh)
+    await put(veh, v._id, { marca: 'Vieja' })
+    await put(veh, v._id, { marca: 'Nueva' })
+    // versions 1 and 2 as an older release wrote them: each its own row, no `anterior`; version 3 written by this one
+    await sql(`update sys_historial h set datos = n.anterior from sys_historial n
+      where h.registro = $1 and h.version in (1, 2) and n.registro = h.registro and n.version = h.version + 1`, [v._id])
+    await sql('update sys_historial set anterior = null where registro = $1 and version = 2', [v._id])
+    await sealAll(api, h.db)
+    expect(await verificar(veh, v._id)).toEqual({ valido: true })
+    await expectAuditorOk()
+    await sql(`update sys_historial set datos = jsonb_set(datos, '{_modified_by}', '"USR-2026-99999"') where registro = $1 and version = 1`, [v._id])
+    expect(await verificar(veh, v._id)).toEqual(broken('VERSION', 1))
+    await expectAuditorFinds(new RegExp(`${v._id} v1: the author or time of the history row are not those of its version`))
+    await sql(`update sys_historial set datos = jsonb_set(datos, '{_modified_by}', to_jsonb(usuario)) where registro = $1 and version = 1`, [v._id])
     expect(await verificar(veh, v._id)).toEqual({ valido: true })
     await expectAuditorOk()
   })
