@@ -49,8 +49,8 @@ export interface StoredVersion extends HistoryRow {
 
 /**
  * Every stored version of a record, oldest first, each with its stored
- * row: its own `datos` (entries written before `anterior`), else the next
- * entry's `anterior`, else the live row when that is the version. `live`
+ * row: its own `datos` (entries written before `anterior`), else the live
+ * row when that is the version, else the next entry's `anterior`. `live`
  * is the record as the caller read it; a write that landed after that read
  * makes the history reach past it, and `reread` (the live row as it is
  * now) then gives the newest version's row.
@@ -62,9 +62,12 @@ export async function versionsOf (em: EntityManager, mod: ModuleDef, live: Row, 
   if (reread !== undefined && newest !== undefined && newest.datos === null && newest.version > (current._version as number)) current = await reread()
   return entries.map((e, i) => {
     const next = entries[i + 1]
+    // The live row before the next entry's `anterior`: a write changes both in one transaction, so an entry past the
+    // version the live row claims was put there behind the service's back, and its `anterior` must not stand in for
+    // the live row (integrity.test.ts "an inserted or renumbered history row": broken at the inserted version).
     const datos = e.datos ??
-      (next !== undefined && next.version === e.version + 1 ? next.anterior : null) ??
-      (current._version === e.version ? current : null)
+      (current._version === e.version ? current : null) ??
+      (next !== undefined && next.version === e.version + 1 ? next.anterior : null)
     return { ...e, datos: datos ?? {} }
   })
 }

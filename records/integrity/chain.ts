@@ -96,6 +96,19 @@ function blindIndexesHold (mod: ModuleDef, row: Row, cipher: FieldCipher): boole
   return true
 }
 
+/**
+ * Where the chain breaks when a version's row is nowhere. The row travels with
+ * the entry after it (its `anterior`) or is the live row (docs/decisions.md
+ * "Each version stored once"): when that entry is missing (a gap) or the live
+ * row claims a later version, the fault is that missing version, as when each
+ * entry held its own row (integrity.test.ts "a deleted history row", "a live
+ * row whose _version was changed"); otherwise the row itself was removed.
+ */
+function missingRowAt (version: number, next: { version: number } | undefined, liveVersion: number): number {
+  if (next !== undefined) return next.version === version + 1 ? version : version + 1
+  return liveVersion > version ? version + 1 : version
+}
+
 export async function verifyChain (em: EntityManager, mod: ModuleDef, live: Row, cipher: FieldCipher, checkpoints?: Checkpoints): Promise<Verdict> {
   const local = await verifyVersions(em, mod, live, cipher)
   if (!local.valido || checkpoints === undefined) return local
@@ -111,6 +124,7 @@ async function verifyVersions (em: EntityManager, mod: ModuleDef, live: Row, cip
     const expected = i + 1
     if (v.version !== expected) return broken(expected)
     const snapshot = v.datos
+    if (Object.keys(snapshot).length === 0) return broken(missingRowAt(v.version, versions[i + 1], live._version as number))
     if (snapshot._version !== v.version || snapshot._hash !== v.hash || snapshot._id !== live._id) return broken(v.version)
     const seal = sealOf(mod, v)
     const got = recompute(mod, snapshot, cipher, prev, seal)

@@ -108,7 +108,8 @@ describe('the upgrade from one index key for every field', () => {
         const plain = table === 'personal' && id !== p._id ? undefined : cases.find((c) => c[2] === id)?.[3] ?? DNI
         if (plain === undefined) continue
         await sql(`update "${table}" set "${col}_bidx" = $1 where "_id" = $2`, [oldIndex(plain), id])
-        await sql(`update sys_historial set datos = jsonb_set(datos, $1::text[], to_jsonb($2::text)) where registro = $3 and datos ? $4`, [`{${col}_bidx}`, oldIndex(plain), id, `${col}_bidx`])
+        // Every stored row of the history: an entry's own (`datos`, older entries) and the version before it (`anterior`).
+        for (const c of ['datos', 'anterior']) await sql(`update sys_historial set ${c} = jsonb_set(${c}, $1::text[], to_jsonb($2::text)) where registro = $3 and ${c} ? $4`, [`{${col}_bidx}`, oldIndex(plain), id, `${col}_bidx`])
       }
     }
     await sql("delete from sys_claves where nombre = 'esquema_indice'")
@@ -130,7 +131,9 @@ describe('the upgrade from one index key for every field', () => {
       const path = table
       expect(await found(path, `${col}=${plain}`), `${table}.${col}`).toContain(id)
       expect(await bidx(table, col, id)).not.toBe(oldIndex(plain))
-      const history = await sql<{ b: string }>(`select datos->>$2 as b from sys_historial where registro = $1`, [id, `${col}_bidx`])
+      // The history's stored rows (docs/decisions.md "Each version stored once"): the denuncia's version 1 is in its entry 2's `anterior`; the others' only version is their live row.
+      const history = await sql<{ b: string }>('select x->>$2 as b from sys_historial, lateral (values (datos), (anterior)) as s(x) where registro = $1 and x is not null', [id, `${col}_bidx`])
+      expect(history.length, id).toBe(id === d._id ? 1 : 0)
       for (const v of history) expect(v.b).toBe(await bidx(table, col, id))
       expect(ok(await api.get(`/${path}/${id}/verificar`)), id).toEqual({ valido: true })
     }

@@ -19,12 +19,15 @@ import type { FastifyInstance } from 'fastify'
 import { loadRegistry } from '../../core/registry/load.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
+import { entityName } from '../../db/module-entity.js'
+import { findRow } from '../../db/row-query.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import type { Harness } from '../helpers/app.js'
 import { client, ok, sampleBody, validDni, type Api } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
 import { startTestApp } from '../helpers/test-app.js'
+import { rowHome, setInVersion, versionRow } from '../helpers/version-row.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -207,6 +210,29 @@ describe('random sequences of writes', () => {
   }, 240_000)
 })
 
+// ---------------------------------------------------------------- each version stored once
+describe('each version is stored once (docs/decisions.md "Each version stored once")', () => {
+  it('a create, an update and a delete: no entry has datos, each carries the row before it, /historial shows the three versions', async () => {
+    const veh = mod('vehiculos')
+    /** The live row as the service reads it, in the form the history keeps (JSON). */
+    const stored = async (id: string): Promise<Rec> => JSON.parse(JSON.stringify(await findRow(app.orm.em.fork(), entityName(veh), { _id: id }))) as Rec
+    const r = await create(veh, { marca: 'Seat' })
+    const row1 = await stored(r._id)
+    await put(veh, r._id, { marca: 'Renault' })
+    const row2 = await stored(r._id)
+    expect((await api.del(`/${veh.path}/${r._id}`)).status).toBe(200)
+    const row3 = await stored(r._id)
+    expect([row1._version, row2._version, row3._version]).toEqual([1, 2, 3])
+    const entries = await h.db.query<Rec>('select version, datos, anterior from sys_historial where registro = $1 order by version', [r._id])
+    expect(entries.map((e) => [e.version, e.datos])).toEqual([[1, null], [2, null], [3, null]])
+    expect(entries.map((e) => e.anterior)).toEqual([null, row1, row2])
+    const versions = await historial(veh, r._id)
+    expect(versions.map((x) => [x._version, x.accion, x.registro.marca, x.registro._deleted === null])).toEqual([[1, 'crear', 'Seat', true], [2, 'editar', 'Renault', true], [3, 'eliminar', 'Renault', false]])
+    expect(versions.map((x) => x._hash)).toEqual([row1._hash, row2._hash, row3._hash])
+    expect(await verificar(veh, r._id)).toEqual({ valido: true })
+  })
+})
+
 // ---------------------------------------------------------------- tampering
 describe('tampering behind the service is found at the right version', () => {
   const veh = mod('vehiculos')
@@ -246,19 +272,27 @@ describe('tampering behind the service is found at the right version', () => {
     await valid(per, p1._id)
   })
 
-  it('a history row\'s datos or hash: that version; undone: valid', async () => {
-    for (const [col, edit] of [['datos', `jsonb_set(datos, '{marca}', '"Falsa"')`], ['datos', `jsonb_set(datos, '{_created_by}', '"USR-2026-99999"')`], ['hash', `'${'0'.repeat(64)}'`]] as const) {
+  it('a version\'s stored row (wherever it lives) or its entry\'s hash: that version; undone: valid', async () => {
+    // Version 1's row is in entry 2's `anterior`, version 2's in entry 3's, version 3's is the live row (test/helpers/version-row.ts).
+    for (const [key, value] of [['marca', 'Falsa'], ['_created_by', 'USR-2026-99999']]) {
       for (const version of [1, 2, 3]) {
-        const [orig] = await sql(`select ${col} as x from sys_historial where registro = $1 and version = $2`, [v._id, version]) as Array<{ x: unknown }>
-        await sql(`update sys_historial set ${col} = ${edit} where registro = $1 and version = $2`, [v._id, version])
+        const undo = await setInVersion(sql, veh.table, v._id, version, key!, value!)
         await broken(veh, v._id, version)
-        await sql(`update sys_historial set ${col} = $3${col === 'datos' ? '::jsonb' : ''} where registro = $1 and version = $2`, [v._id, version, col === 'datos' ? JSON.stringify(orig!.x) : orig!.x])
+        await undo()
         await valid(veh, v._id)
       }
     }
+    for (const version of [1, 2, 3]) {
+      const [orig] = await sql('select hash as x from sys_historial where registro = $1 and version = $2', [v._id, version]) as Array<{ x: string }>
+      await sql(`update sys_historial set hash = '${'0'.repeat(64)}' where registro = $1 and version = $2`, [v._id, version])
+      await broken(veh, v._id, version)
+      await sql('update sys_historial set hash = $3 where registro = $1 and version = $2', [v._id, version, orig!.x])
+      await valid(veh, v._id)
+    }
     // an encrypted value inside a stored version, swapped for another record's
     const nif = valueColumn(per.fieldMap.get('nif')!)
-    await sql(`update sys_historial set datos = jsonb_set(datos, '{${nif}}', (select datos->'${nif}' from sys_historial where registro = $2 and version = 1)) where registro = $1 and version = 1`, [p1._id, p2._id])
+    expect((await rowHome(sql, p1._id, 1)).at).toBe('history')
+    await setInVersion(sql, per.table, p1._id, 1, nif, (await versionRow(sql, per.table, p2._id, 1))[nif])
     await broken(per, p1._id, 1)
   })
 
@@ -276,18 +310,27 @@ describe('tampering behind the service is found at the right version', () => {
     })
 
   it('a deleted history row: that version; put back: valid', async () => {
+    const jsonOrNull = (x: unknown): string | null => x === null ? null : JSON.stringify(x)
     for (const version of [2, 1, 3]) {
       const [row] = await sql('select * from sys_historial where registro = $1 and version = $2', [v._id, version]) as Rec[]
+      // Entry n carries version n-1's row (`anterior`): deleting it also loses that row; the gap is still where the chain breaks.
       await sql('delete from sys_historial where registro = $1 and version = $2', [v._id, version])
       await broken(veh, v._id, version)
-      await sql('insert into sys_historial (id, modulo, registro, version, accion, usuario, fecha, hash, campos, datos, sello) values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11)',
-        [row!.id, row!.modulo, row!.registro, row!.version, row!.accion, row!.usuario, row!.fecha, row!.hash, JSON.stringify(row!.campos), JSON.stringify(row!.datos), row!.sello])
+      await sql('insert into sys_historial (id, modulo, registro, version, accion, usuario, fecha, hash, campos, datos, anterior, sello) values ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10::jsonb, $11::jsonb, $12)',
+        [row!.id, row!.modulo, row!.registro, row!.version, row!.accion, row!.usuario, row!.fecha, row!.hash, JSON.stringify(row!.campos), jsonOrNull(row!.datos), jsonOrNull(row!.anterior), row!.sello])
       await valid(veh, v._id)
     }
+    // Only a version's row removed from where it lives (entry 3's `anterior`, version 2's row): that version.
+    const [{ anterior }] = await sql('select anterior::text from sys_historial where registro = $1 and version = 3', [v._id]) as [Rec]
+    await sql('update sys_historial set anterior = null where registro = $1 and version = 3', [v._id])
+    await broken(veh, v._id, 2)
+    await sql('update sys_historial set anterior = $2::jsonb where registro = $1 and version = 3', [v._id, anterior])
+    await valid(veh, v._id)
   })
 
   it('an inserted or renumbered history row: that version; undone: valid', async () => {
-    const copy = 'insert into sys_historial (modulo, registro, version, accion, usuario, fecha, hash, campos, datos) select modulo, registro, $3, accion, usuario, fecha, hash, campos, datos from sys_historial where registro = $1 and version = $2'
+    // A whole entry copied, the row it carries (`anterior`) too; the live row stays version 3's (records/history.ts versionsOf).
+    const copy = 'insert into sys_historial (modulo, registro, version, accion, usuario, fecha, hash, campos, datos, anterior, sello) select modulo, registro, $3, accion, usuario, fecha, hash, campos, datos, anterior, sello from sys_historial where registro = $1 and version = $2'
     await sql(copy, [v._id, 3, 4])
     await broken(veh, v._id, 4)
     await sql('delete from sys_historial where registro = $1 and version = 4', [v._id])
@@ -297,7 +340,12 @@ describe('tampering behind the service is found at the right version', () => {
       for (const [from, to] of moves) await sql('update sys_historial set version = $3 where registro = $1 and version = $2', [v._id, from, to])
     }
     await renumber([2, 7]); await broken(veh, v._id, 2)
-    await renumber([3, 2], [7, 3]); await broken(veh, v._id, 2)
+    // Swapped: each entry carries the row of the version before it (`anterior`), so the entry now numbered 2 carries
+    // version 2's row where version 1's belongs, and version 1 is the first that no longer holds.
+    await renumber([3, 2], [7, 3]); await broken(veh, v._id, 1)
+    // The same swap with each row left where its version's is (the `anterior`s swapped back): version 2.
+    const swapRows = 'update sys_historial h set anterior = o.anterior from sys_historial o where h.registro = $1 and o.registro = $1 and h.version in (2, 3) and o.version = 5 - h.version'
+    await sql(swapRows, [v._id]); await broken(veh, v._id, 2); await sql(swapRows, [v._id])
     await renumber([2, 7], [3, 2], [7, 3]); await valid(veh, v._id)
   })
 
@@ -361,8 +409,9 @@ describe('the documented algorithm', () => {
     let prev = ''
     for (const x of versions) { expect(x.sello).toBe(m.fields.some((f) => f.encrypted) ? 3 : 2); expect(readmeHashes(m, x, prev)).toContain(x._hash); prev = x._hash }
     await expectAuditorOk(m, r._id, 5)
-    const col = valueColumn(text)
-    await h.db.query(`update sys_historial set datos = jsonb_set(datos, '{${col}}', '"Otro"') where registro = $1 and version = 2`, [r._id])
+    // Version 2's row, where it lives (entry 3's `anterior`).
+    expect(await rowHome((t, p) => h.db.query(t, p), r._id, 2)).toEqual({ at: 'history', version: 3, column: 'anterior' })
+    await setInVersion((t, p) => h.db.query(t, p), m.table, r._id, 2, valueColumn(text), 'Otro')
     const bad = await auditor(m, r._id)
     expect(bad.code, bad.out).toBe(1)
     expect(bad.out).toMatch(/version 2 \(editar, [^)]*\): DOES NOT MATCH/)

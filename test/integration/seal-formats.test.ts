@@ -30,6 +30,7 @@ import { createHarness, type Harness } from '../helpers/app.js'
 import { client, login, ok, type Api } from '../helpers/http.js'
 import { insertFromJson } from '../helpers/row-json.js'
 import { edit } from '../helpers/edit-text.js'
+import { rowHome, versionRow } from '../helpers/version-row.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -163,7 +164,9 @@ describe('format 3: _hash does not tell which encrypted fields are empty', () =>
   it("a reader's hypothesis \"every encrypted field is empty\" does not give _hash; the keyed _clave does, and both verifiers hold", async () => {
     const d = ok(await api.post('/denuncias', { denunciante_nombre: 'Sin Datos', tipo: 'otro', fecha_hechos: '2026-07-02 09:00:00', lugar_hechos: 'Calle', descripcion: 'Nada cifrado' }), 201)
     expect(mod('denuncias').fields.filter((f) => f.encrypted).every((f) => d[f.name] === null)).toBe(true)
-    const [{ datos, hash, sello }] = await sql('select datos, hash, sello from sys_historial where registro = $1 and version = 1', [d._id]) as [Rec]
+    const [{ hash, sello }] = await sql('select hash, sello from sys_historial where registro = $1 and version = 1', [d._id]) as [Rec]
+    // Its only version's stored row is the live row (docs/decisions.md "Each version stored once").
+    const datos = await versionRow(sql, mod('denuncias').table, d._id, 1)
     expect([sello, hash]).toEqual([4, d._hash])
     const cipher = createFieldCipher(h.config.encryptionKeys, await loadSystemKeys(app.orm.em.fork(), h.config.encryptionKeys))
     // What a reader without descifrar can build: every plain and system field, `_prev`, no encrypted field.
@@ -243,16 +246,19 @@ describe('tampering still shows under both formats', () => {
   })
 
   it('a history snapshot: an edited value, a dropped null key, a changed seal format', async () => {
-    for (const [m, id] of [['sala092', '092-2026-00001'], fresh[1]!] as const) {
-      const where = 'registro = $1 and version = 2'
-      const [{ datos }] = await sql(`select datos from sys_historial where ${where}`, [id]) as [Rec]
-      const put = `update sys_historial set datos = '${JSON.stringify(datos).replaceAll("'", "''")}'::jsonb where ${where}`
-      await tamper(m, id, 2, `update sys_historial set datos = jsonb_set(datos, '{descripcion}', '"Otra cosa"') where ${where}`, put)
-      const [{ sello }] = await sql(`select sello from sys_historial where ${where}`, [id]) as [Rec]
+    // Version 2's row where it lives (test/helpers/version-row.ts): the fixture's own entry (`datos`, format 1), the fresh record's entry 3 (`anterior`).
+    for (const [m, id, home] of [['sala092', '092-2026-00001', { at: 'history', version: 2, column: 'datos' }], [...fresh[1]!, { at: 'history', version: 3, column: 'anterior' }]] as const) {
+      expect(await rowHome(sql, id, 2)).toEqual(home)
+      const [col, where] = [home.column, `registro = $1 and version = ${home.version}`]
+      const [{ datos }] = await sql(`select ${col} as datos from sys_historial where ${where}`, [id]) as [Rec]
+      const put = `update sys_historial set ${col} = '${JSON.stringify(datos).replaceAll("'", "''")}'::jsonb where ${where}`
+      await tamper(m, id, 2, `update sys_historial set ${col} = jsonb_set(${col}, '{descripcion}', '"Otra cosa"') where ${where}`, put)
+      const entry = 'registro = $1 and version = 2'
+      const [{ sello }] = await sql(`select sello from sys_historial where ${entry}`, [id]) as [Rec]
       // Format 1 seals the null fields too, so their keys in the snapshot count.
-      if (sello === 1) await tamper(m, id, 2, `update sys_historial set datos = datos - 'resultado' where ${where}`, put)
+      if (sello === 1) await tamper(m, id, 2, `update sys_historial set ${col} = ${col} - 'resultado' where ${where}`, put)
       const other = ({ 1: 2, 2: 1, 3: 2 } as Record<number, number>)[Number(sello)]
-      await tamper(m, id, 2, `update sys_historial set sello = ${other} where ${where}`, `update sys_historial set sello = ${Number(sello)} where ${where}`)
+      await tamper(m, id, 2, `update sys_historial set sello = ${other} where ${entry}`, `update sys_historial set sello = ${Number(sello)} where ${entry}`)
     }
   })
 })
