@@ -91,8 +91,9 @@ export async function findRenames (orm: MikroORM, em: EntityManager): Promise<Re
         to,
         encrypted: blindIndex || live!.encrypted,
         blindIndex,
-        // Each live row is its last version (held only there, or also in an older entry's `datos`): the larger count is at least the versions.
-        sealedValues: Math.max(Number(live!.n), Number(versions!.n)),
+        // The live row holds each record's newest version, the history the ones before it (docs/decisions.md
+        // "Each version stored once"); a record last written before that change also has its newest in its entry's `datos`, counted twice.
+        sealedValues: Number(live!.n) + Number(versions!.n),
       })
     }
   }
