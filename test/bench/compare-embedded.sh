@@ -24,7 +24,8 @@ log "the ceiling (bench cluster, $ROWS rows)"
 ./fastify.sh start >/dev/null 2>&1 || ./fastify.sh start
 
 log "the embedded service (DATA_DIR $WORK)"
-env -C "$APP" NODE_ENV=production PORT="$PORT_EMB" HOST=127.0.0.1 DATA_DIR="$WORK/data" MODULES_FILE="$WORK/modules.yaml" \
+# NODE_ENV=production refuses the embedded database (development only); it changes nothing else on the request path (core/config.ts).
+env -C "$APP" NODE_ENV=development PORT="$PORT_EMB" HOST=127.0.0.1 DATA_DIR="$WORK/data" MODULES_FILE="$WORK/modules.yaml" \
   JWT_SECRET="$JWT_SECRET" ENCRYPTION_KEY="$(printf 'bench-encryption-key-32-bytes!!!' | base64)" \
   ADMIN_USERNAME=admin ADMIN_PASSWORD=bench-admin-password-1 LOG_LEVEL=warn METRICS_PORT=0 \
   RATE_LIMIT_IP_MAX=100000000 RATE_LIMIT_TOKEN_MAX=100000000 \
