@@ -48,6 +48,6 @@ export function buildEntity (mod: ModuleDef): EntitySchema<Row> {
 }
 
 /** ORM entity name of a module (kept apart from system entity names). */
-export function entityName (mod: ModuleDef): string {
+export function entityName (mod: Pick<ModuleDef, 'name'>): string {
   return `mod_${mod.name}`
 }

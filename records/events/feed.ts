@@ -11,7 +11,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { HistoryAction } from '../../db/history-entity.js'
-import type { Row } from '../../db/module-entity.js'
+import { entityName, type Row } from '../../db/module-entity.js'
 import { findRows } from '../../db/row-query.js'
 
 /** One entry of the feed: a sealed history version with its position. */
@@ -94,7 +94,7 @@ async function newestRows (em: EntityManager, wanted: readonly FeedRow[]): Promi
   const out = new Map<string, Row>()
   const later: FeedRow[] = []
   for (const modulo of new Set(wanted.map((r) => r.modulo))) {
-    const entity = `mod_${modulo}`
+    const entity = entityName({ name: modulo })
     if (em.getMetadata().find(entity) === undefined) continue
     const ofModule = wanted.filter((r) => r.modulo === modulo)
     const live = new Map((await findRows(em, entity, { _id: { $in: [...new Set(ofModule.map((r) => r.registro))] } }, {})).map((row) => [row._id as string, row]))
