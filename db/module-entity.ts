@@ -20,7 +20,11 @@ export type Row = Record<string, unknown>
 export function buildEntity (mod: ModuleDef): EntitySchema<Row> {
   // Property definitions are built from data, so they are typed loosely here.
   const properties: Record<string, Record<string, unknown>> = {}
-  for (const s of SYSTEM_FIELDS) properties[s.name] = { ...s.column, fieldName: s.name }
+  for (const s of SYSTEM_FIELDS) {
+    // `_created_by`, `_modified`, `_modified_by` keep their index unless the module leaves it out (`system_fields`).
+    const { index, ...column } = s.column
+    properties[s.name] = { ...column, ...(index === true && mod.indexedSystemFields.includes(s.name) && { index: true }), fieldName: s.name }
+  }
   for (const f of mod.fields) {
     const column = valueColumn(f)
     properties[column] = {

@@ -13,7 +13,7 @@ import { SYSTEM_COLUMNS } from '../system-fields.js'
 import { FIELD_TYPES_IMPL, Rejected } from '../field-types/index.js'
 import { FORMATS } from '../field-types/formats.js'
 import { checkSubscriptionsModule } from './subscriptions-module.js'
-import { checkIndexKeys, fullTextOf, withIndex } from './index-keys.js'
+import { checkCreatorIndex, checkIndexKeys, fullTextOf, systemIndexesOf, withIndex } from './index-keys.js'
 import { listColumnsOf } from './list-columns.js'
 
 export class RegistryProblem extends Error {
@@ -159,6 +159,7 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffN
     ownerFields,
     ownedById,
     fullText,
+    indexedSystemFields: systemIndexesOf(m),
     listColumns: listColumnsOf(m.list_columns, fields, stateField, [...path, 'list_columns']),
   }
   return Object.freeze(def)
@@ -244,6 +245,7 @@ export function buildRegistry (file: RegistryFile, fileName: string): Registry {
     r.permissions.forEach((perm, i) => checkPermission(perm, ['roles', name, 'permissions', i], moduleNames))
     return Object.freeze({ name, permissions: Object.freeze([...r.permissions]), ...(r.description !== undefined && { description: r.description }) })
   })
+  for (const m of modules) checkCreatorIndex(m.name, m.indexedSystemFields, roles)
   return Object.freeze({
     file: fileName,
     modules: Object.freeze(modules),

@@ -8,7 +8,9 @@
  */
 import { typeOf, operatorsOf } from '../field-types/index.js'
 import type { FieldFile, ModuleFile } from './schema.js'
-import type { FieldDef } from './types.js'
+import { SYSTEM_FIELDS } from '../system-fields.js'
+import type { FieldDef, RoleDef } from './types.js'
+import { OWN_SUFFIX } from './types.js'
 import { RegistryProblem } from './build.js'
 import { hint } from './suggest.js'
 
@@ -59,4 +61,29 @@ export function fullTextOf (m: ModuleFile, fieldMap: ReadonlyMap<string, FieldDe
     if (f.encrypted) at(`"${name}" is encrypted: its text is not searchable (encrypted fields are found through "searchable", a blind index)`)
     return f
   }))
+}
+
+/** The system fields a module may leave unindexed: those whose column has an index (`_id` is the key; `_created` the default order). */
+export const OPTIONAL_SYSTEM_INDEXES: readonly string[] = SYSTEM_FIELDS.filter((s) => s.column.index === true).map((s) => s.name)
+
+/** `system_fields`: the system columns that keep their b-tree (all of OPTIONAL_SYSTEM_INDEXES unless `indexed: false`). */
+export function systemIndexesOf (m: ModuleFile): readonly string[] {
+  const declared: Readonly<Record<string, { readonly indexed: boolean } | undefined>> = m.system_fields ?? {}
+  return Object.freeze(OPTIONAL_SYSTEM_INDEXES.filter((name) => declared[name]?.indexed !== false))
+}
+
+/**
+ * `_created_by` decides whose a record is in every module (S11): a role that
+ * limits the module to its own records reads it on every list, so its index
+ * cannot be left out there.
+ */
+export function checkCreatorIndex (module: string, indexed: readonly string[], roles: readonly RoleDef[]): void {
+  if (indexed.includes('_created_by')) return
+  for (const role of roles) {
+    const perm = role.permissions.find((p) => p.endsWith(`:${OWN_SUFFIX}`) && (p.startsWith(`${module}.`) || p.startsWith('*.')))
+    if (perm !== undefined) {
+      throw new RegistryProblem(['modules', module, 'system_fields', '_created_by', 'indexed'],
+        `"indexed: false" is not allowed on _created_by here: role "${role.name}" has "${perm}", and every "propios" scope reads _created_by; remove it`)
+    }
+  }
 }

@@ -7,6 +7,7 @@
 import { operatorsOf, typeOf } from '../field-types/index.js'
 import { SYSTEM_FIELDS } from '../system-fields.js'
 import type { FieldDef, ModuleDef } from './types.js'
+import { OPTIONAL_SYSTEM_INDEXES } from './index-keys.js'
 
 export interface UnindexedSearches {
   readonly module: string
@@ -18,7 +19,7 @@ export interface UnindexedSearches {
   readonly fullText: boolean
 }
 
-/** System fields filterable in every module with no index of their own (`_id`, `_created`, `_created_by`, `_modified`, `_modified_by` have one). */
+/** System fields filterable in every module with no index of their own (`_id` and `_created` always have one; `_created_by`, `_modified`, `_modified_by` unless the module leaves it out). */
 export const UNINDEXED_SYSTEM_FILTERS: readonly string[] = SYSTEM_FIELDS.filter((s) => s.filterable && s.name === '_version').map((s) => s.name)
 
 /** `contiene` that folds case and accents over the text (an enum's is its values; an encrypted field has none). */
@@ -28,7 +29,10 @@ export function unindexedSearches (mod: ModuleDef): UnindexedSearches {
   const open = mod.fields.filter((f) => !f.encrypted && operatorsOf(f).length > 0)
   return {
     module: mod.name,
-    filters: open.filter((f) => !f.indexed).map((f) => f.name),
+    filters: [
+      ...OPTIONAL_SYSTEM_INDEXES.filter((name) => !mod.indexedSystemFields.includes(name)),
+      ...open.filter((f) => !f.indexed).map((f) => f.name),
+    ],
     contains: open.filter((f) => substringSearch(f) && !f.containsIndex).map((f) => f.name),
     fullText: mod.fullText.length > 0,
   }

@@ -60,6 +60,16 @@ export const TransitionSchema = Type.Object({
   requires: Type.Optional(Type.Array(Type.String())),
 }, { additionalProperties: false })
 
+/** What a module may say about a system field: whether it has a b-tree of its own (docs/administrator-guide.md "Indexes"). */
+export const SystemFieldSchema = Type.Object({ indexed: Type.Boolean() }, { additionalProperties: false })
+
+/** The system fields whose index may be left out (core/registry/index-keys.ts systemIndexesOf); `_id` and `_created` always keep theirs. */
+export const SystemFieldsSchema = Type.Object({
+  _created_by: Type.Optional(SystemFieldSchema),
+  _modified: Type.Optional(SystemFieldSchema),
+  _modified_by: Type.Optional(SystemFieldSchema),
+}, { additionalProperties: false })
+
 export const ModuleSchema = Type.Object({
   path: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 63 })),
   prefix: Type.String({ pattern: '^[A-Z0-9]{2,6}$' }),
@@ -72,6 +82,7 @@ export const ModuleSchema = Type.Object({
   subscriptions: Type.Optional(Type.Boolean()),
   owner_fields: Type.Optional(Type.Array(Type.String(), { uniqueItems: true })),
   full_text: Type.Optional(Type.Array(Type.String(), { uniqueItems: true })),
+  system_fields: Type.Optional(SystemFieldsSchema),
   // The fields a list shows beside _id (core/registry/list-columns.ts checks them against the module's).
   list_columns: Type.Optional(Type.Array(Type.String(), { uniqueItems: true, minItems: 1, maxItems: 12 })),
   fields: Type.Record(Name, FieldSchema, { minProperties: 1, additionalProperties: false }),

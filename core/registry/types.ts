@@ -109,6 +109,12 @@ export interface ModuleDef {
   readonly ownedById: boolean
   /** The fields `q` searches (`full_text:`; by default its unencrypted text fields), in its stored document. */
   readonly fullText: readonly FieldDef[]
+  /**
+   * The system columns of `_created_by`, `_modified` and `_modified_by` that
+   * have a b-tree of their own: all three unless `system_fields` says
+   * `indexed: false` (docs/administrator-guide.md "Indexes").
+   */
+  readonly indexedSystemFields: readonly string[]
   /** The fields a list shows beside `_id` (`list_columns:`, or the default of core/registry/list-columns.ts), in the file's order when declared. */
   readonly listColumns: readonly string[]
 }

@@ -19,8 +19,10 @@ import { usingPostgres } from '../helpers/services.js'
 
 const real = readFileSync('modules.yaml', 'utf8')
 const DECLARED = '      operador: { type: string, indexed: true }\n      patrulla_asignada: { type: string }\n'
-/** patrulla_asignada indexed (both ways), operador no longer. */
-const swapped = edit(real, DECLARED, '      operador: { type: string }\n      patrulla_asignada: { type: string, indexed: true, contains_index: true }\n')
+const SALA = '    full_text: [categoria, descripcion, ubicacion, operador, resultado]\n'
+/** patrulla_asignada indexed (both ways), operador no longer; nor `_modified` and `_modified_by`. */
+const swapped = edit(edit(real, DECLARED, '      operador: { type: string }\n      patrulla_asignada: { type: string, indexed: true, contains_index: true }\n'),
+  SALA, `${SALA}    system_fields: { _modified: { indexed: false }, _modified_by: { indexed: false } }\n`)
 
 let h: Harness
 let admin: Api
@@ -106,15 +108,19 @@ describe('changing what is indexed is an edit and a restart', () => {
     const names = await indexesOf('sala092')
     expect(names).toEqual(expect.arrayContaining(['sala092_patrulla_asignada_live_idx', 'sala092_patrulla_asignada_count_idx', 'sala092_patrulla_asignada_trgm_idx']))
     expect(names.filter((n) => n.includes('operador'))).toEqual([])
+    expect(names.filter((n) => n.includes('_modified'))).toEqual([])
+    expect(names).toContain('sala092__created_by_index')
     const drops = log.lines().filter((l) => String(l.msg).startsWith('dropped the indexes'))
     // Reported once: the instance that started second found the catalog already in line.
     expect(drops).toHaveLength(1)
-    expect((drops[0]!.indexes as string[]).sort()).toEqual(['sala092_operador_count_idx', 'sala092_operador_live_idx'])
+    expect((drops[0]!.indexes as string[]).sort()).toEqual(['sala092__modified_by_index', 'sala092__modified_index', 'sala092_operador_count_idx', 'sala092_operador_live_idx'])
     for (const a of apps) expect(await planSchema(a.orm)).toEqual({ safe: [], destructive: [], renames: [] })
     // The answers are the same; the data untouched.
     const api = client(apps[0]!, ok(await client(apps[0]!).post('/auth/login', { username: 'admin', password: 'admin-password-123' })).token as string)
     expect(ok(await api.get('/sala092?patrulla_asignada=Zeta%20Uno&limit=1')).total).toBe(3)
     expect(ok(await api.get('/sala092?operador=Op%201&limit=1')).total).toBe(3)
+    const me = ok(await api.get('/me'))._id as string
+    expect(ok(await api.get(`/sala092?_modified_by=${me}&_modified[gte]=2000-01-01%2000:00:00&limit=1`)).total).toBe(PATRULLAS.length)
     for (const a of apps) await h.closeApp(a)
     // And back: the first file's indexes again, the swapped ones reported dropped.
     const back = capture()
@@ -122,6 +128,7 @@ describe('changing what is indexed is an edit and a restart', () => {
     expect((back.lines().find((l) => String(l.msg).startsWith('dropped the indexes'))!.indexes as string[]).sort())
       .toEqual(['sala092_patrulla_asignada_count_idx', 'sala092_patrulla_asignada_live_idx', 'sala092_patrulla_asignada_trgm_idx'])
     expect((await indexesOf('sala092')).filter((n) => n.includes('operador')).length).toBe(2)
+    expect((await indexesOf('sala092')).filter((n) => n.includes('_modified')).sort()).toEqual(['sala092__modified_by_index', 'sala092__modified_index'])
     await h.closeApp(again)
   }, 180_000)
 })

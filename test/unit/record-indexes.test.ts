@@ -77,5 +77,7 @@ describe('the benchmark module (test/bench/modules.bench.yaml.tail)', () => {
     ])
     expect(searchIndexes(records)).toEqual([])
     expect(documentColumn(records)).toBeUndefined()
+    // Nor an index of its own on _created_by, _modified or _modified_by.
+    expect(records.indexedSystemFields).toEqual([])
   })
 })

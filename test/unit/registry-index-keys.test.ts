@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { loadRegistry, parseRegistry } from '../../core/registry/load.js'
 import { ConfigError } from '../../core/errors.js'
+import { unindexedSearches } from '../../core/registry/index-report.js'
 import { edit } from '../helpers/edit-text.js'
 
 const real = readFileSync('modules.yaml', 'utf8')
@@ -47,6 +48,18 @@ describe('what is indexed', () => {
   it('`indexed: false` turns off what an enum, a date or a ref implies', () => {
     const reg = parseRegistry(edit(real, 'fecha_pago: { type: date }', 'fecha_pago: { type: date, indexed: false }'), 'temp.yaml')
     expect(reg.byName.get('sanciones')!.fieldMap.get('fecha_pago')!.indexed).toBe(false)
+  })
+
+  it('system fields: `_created_by`, `_modified`, `_modified_by` keep their index unless `system_fields` leaves it out', () => {
+    const reg = loadRegistry('modules.yaml')
+    for (const m of reg.modules) expect(m.indexedSystemFields, m.name).toEqual(['_created_by', '_modified', '_modified_by'])
+    const USERS = '    users: true\n'
+    const lean = parseRegistry(edit(real, USERS, `${USERS}    system_fields: { _created_by: { indexed: false }, _modified_by: { indexed: false }, _modified: { indexed: true } }\n`), 'temp.yaml')
+    const usuarios = lean.byName.get('usuarios')!
+    expect(usuarios.indexedSystemFields).toEqual(['_modified'])
+    // npm run check names them among the filters no index serves.
+    expect(unindexedSearches(usuarios).filters.slice(0, 2)).toEqual(['_created_by', '_modified_by'])
+    expect(unindexedSearches(reg.byName.get('usuarios')!).filters).not.toContain('_created_by')
   })
 
   it('q covers `full_text`, by default the module\'s text fields', () => {
@@ -89,6 +102,17 @@ describe('mistakes', () => {
     const m = lineOf('      asignado_a: { type: ref, ref: personal }')
     expectProblem(edit(real, '      asignado_a: { type: ref, ref: personal }\n\n  sala092', '      asignado_a: { type: ref, ref: personal, indexed: false }\n\n  sala092'),
       m, 'modules.vehiculos.fields.asignado_a.indexed', 'an owner field')
+  })
+
+  it('system_fields: an unknown or misspelt one, and _created_by where a role limits the module to own records', () => {
+    const SALA = '    full_text: [categoria, descripcion, ubicacion, operador, resultado]\n'
+    const l = lineOf(SALA.trimEnd()) + 1
+    expectProblem(edit(real, SALA, `${SALA}    system_fields: { _modifed: { indexed: false } }\n`),
+      l, 'modules.sala092.system_fields._modifed', 'did you mean "_modified"')
+    expectProblem(edit(real, SALA, `${SALA}    system_fields: { _id: { indexed: false } }\n`),
+      l, 'modules.sala092.system_fields._id', 'unknown key "_id"')
+    expectProblem(edit(real, SALA, `${SALA}    system_fields: { _created_by: { indexed: false } }\n`),
+      l, 'modules.sala092.system_fields._created_by.indexed', 'role "oficial" has "sala092.editar:propios"', 'every "propios" scope reads _created_by')
   })
 
   it('contains_index on a type without contiene, an enum, an encrypted field', () => {
