@@ -57,7 +57,8 @@ const HISTORY_PROPERTIES = {
   registro: { type: 'string', length: 40, fieldName: 'registro' },
   version: { type: 'integer', fieldName: 'version' },
   accion: { type: 'string', length: 16, fieldName: 'accion' },
-  usuario: { type: 'string', length: 40, fieldName: 'usuario', index: true },
+  // No index of its own: nothing reads the history by author, and every write would pay for one (docs/decisions.md "System fields' indexes are declared too").
+  usuario: { type: 'string', length: 40, fieldName: 'usuario' },
   fecha: { type: 'datetime', columnType: 'timestamptz', fieldName: 'fecha' },
   hash: { type: 'string', length: 64, fieldName: 'hash' },
   campos: { type: 'json', columnType: 'jsonb', fieldName: 'campos' },

@@ -60,6 +60,10 @@ describe('the indexes modules.yaml declares', () => {
     expect(names.filter((n) => n.includes('_trgm_')).sort()).toEqual(['sala092_descripcion_trgm_idx', 'sala092_ubicacion_trgm_idx'])
   })
 
+  it('the history keeps the indexes its readers use: by record and version, by transaction; none by author', async () => {
+    expect(await indexesOf('sys_historial')).toEqual(['sys_historial_pkey', 'sys_historial_version_unique', 'sys_historial_xid_idx'])
+  })
+
   it('an unindexed filter answers with exact totals: equality, a list, a range, contiene (accents, case), vacio', async () => {
     const total = async (query: string): Promise<number> => ok(await admin.get(`/sala092?limit=1&${query}`)).total
     expect(await total('patrulla_asignada=Zeta%20Uno')).toBe(3)
