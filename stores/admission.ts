@@ -3,7 +3,8 @@
  * windows and, when it carries a token, look its session and user up: one
  * operation of the stores, so that with Redis it is one command (one Lua
  * script, stores/rate-limits/redis.ts `hitAndRead`) instead of a
- * script and an MGET; in process, the two stores are simply asked.
+ * script and an MGET, and the admissions of one turn of the event loop one
+ * script run between them; in process, the two stores are simply asked.
  */
 import type { Counter, RateLimitStore, Window } from './rate-limits/contract.js'
 import { RedisRateLimitStore } from './rate-limits/redis.js'

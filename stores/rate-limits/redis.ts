@@ -1,40 +1,67 @@
 /**
  * Rate-limit windows in Redis, shared by every instance (docs/user-guide.md
- * "Rate limits"): each hit one Lua script (atomic), every key under
- * `<prefix>rl:`.
+ * "Rate limits"): each hit counted in one Lua script (atomic), every key
+ * under `<prefix>rl:`. The hits of one turn of the event loop share one
+ * script run (stores/coalesce.ts; docs/performance.md "One Redis script
+ * per turn"), which treats each in call order as if it ran alone.
  */
 import type { Redis } from 'ioredis'
+import { Coalescer } from '../coalesce.js'
 import { defineScripts, luaScript, type ScriptCommands } from '../redis-scripts.js'
 import type { Counter, RateLimitStore, Window } from './contract.js'
 
 /**
- * One INCR per window (the first ARGV[1] keys), its expiry set on the
- * first hit; returns count and PTTL pairs, then the value of every further
- * key (false: none), so that a request's counters and its session lookup
- * are one command (`hitAndRead`).
+ * ARGV[1] hits, one after another. Hit h takes ARGV: its number of
+ * windows n, its number of keys to read m, then each window's length; and
+ * the next n + m KEYS: its windows' keys, then the keys to read. For each
+ * window one INCR, its expiry set on the first hit (and again if it has
+ * none: a key left without one would never reset), and the count and PTTL
+ * appended; then the value of each key to read (false: none). So a
+ * request's counters and its session lookup are one command (`hitAndRead`),
+ * and the requests of a turn one command between them.
  */
-const HIT = `
-local n = tonumber(ARGV[1])
+const HIT_MANY = `
 local out = {}
-for i = 1, n do
-  local key = KEYS[i]
-  local c = redis.call('INCR', key)
-  if c == 1 then redis.call('PEXPIRE', key, ARGV[i + 1]) end
-  local ttl = redis.call('PTTL', key)
-  if ttl < 0 then redis.call('PEXPIRE', key, ARGV[i + 1]); ttl = tonumber(ARGV[i + 1]) end
-  out[#out + 1] = c
-  out[#out + 1] = ttl
+local k, a = 0, 2
+for h = 1, tonumber(ARGV[1]) do
+  local n, m = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+  a = a + 2
+  for i = 1, n do
+    k = k + 1
+    local key, ms = KEYS[k], ARGV[a]
+    a = a + 1
+    local c = redis.call('INCR', key)
+    if c == 1 then redis.call('PEXPIRE', key, ms) end
+    local ttl = redis.call('PTTL', key)
+    if ttl < 0 then redis.call('PEXPIRE', key, ms); ttl = tonumber(ms) end
+    out[#out + 1] = c
+    out[#out + 1] = ttl
+  end
+  for i = 1, m do
+    k = k + 1
+    out[#out + 1] = redis.call('GET', KEYS[k])
+  end
 end
-for i = n + 1, #KEYS do out[#out + 1] = redis.call('GET', KEYS[i]) end
 return out`
 
 const SCRIPTS = {
-  /** The number of keys, the windows' keys then the keys to read, the number of windows, each window's length. */
-  policiaHit: luaScript<[numberOfKeys: number, ...keysThenArgs: Array<string | number>], Array<number | string | null>>(HIT),
+  /** The number of keys, every hit's keys, the number of hits, then per hit: windows, keys read, each window's length. */
+  policiaHitMany: luaScript<[numberOfKeys: number, ...keysThenArgs: Array<string | number>], Array<number | string | null>>(HIT_MANY),
+}
+
+interface Hit {
+  readonly windows: readonly Window[]
+  readonly keys: readonly string[]
+}
+
+interface HitResult {
+  readonly counters: Counter[]
+  readonly values: Array<string | null>
 }
 
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly scripts: ScriptCommands<typeof SCRIPTS>
+  private readonly hits = new Coalescer<Hit, HitResult>(async (batch) => this.hitMany(batch))
 
   /** `client`: the one its commands go to (stores/admission.ts reads the session cache in the same script). */
   constructor (readonly client: Redis, private readonly prefix: string) {
@@ -48,10 +75,29 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   /** `hit`, and the values of `keys` (full names, outside this namespace) read in the same script. */
-  async hitAndRead (windows: readonly Window[], keys: readonly string[]): Promise<{ counters: Counter[], values: Array<string | null> }> {
-    const flat = await this.scripts.policiaHit(windows.length + keys.length, ...windows.map((w) => this.key(w.key)), ...keys, windows.length, ...windows.map((w) => w.windowMs))
-    const counters = windows.map((_, i) => ({ count: Number(flat[2 * i]), resetMs: Math.max(0, Number(flat[2 * i + 1])) }))
-    // GET answers come back as ioredis gives them: strings, or null for a missing key.
-    return { counters, values: flat.slice(2 * windows.length) as Array<string | null> }
+  async hitAndRead (windows: readonly Window[], keys: readonly string[]): Promise<HitResult> {
+    return this.hits.call({ windows, keys })
+  }
+
+  /** One script run for the hits of a turn; its flat answer split per hit (2 per window, 1 per key read). */
+  private async hitMany (batch: readonly Hit[]): Promise<HitResult[]> {
+    const keys: string[] = []
+    const args: number[] = [batch.length]
+    for (const h of batch) {
+      for (const w of h.windows) keys.push(this.key(w.key))
+      keys.push(...h.keys)
+      args.push(h.windows.length, h.keys.length)
+      for (const w of h.windows) args.push(w.windowMs)
+    }
+    const flat = await this.scripts.policiaHitMany(keys.length, ...keys, ...args)
+    let at = 0
+    return batch.map((h) => {
+      const counters = h.windows.map((_, i) => ({ count: Number(flat[at + 2 * i]), resetMs: Math.max(0, Number(flat[at + 2 * i + 1])) }))
+      at += 2 * h.windows.length
+      // GET answers come back as ioredis gives them: strings, or null for a missing key.
+      const values = flat.slice(at, at + h.keys.length) as Array<string | null>
+      at += h.keys.length
+      return { counters, values }
+    })
   }
 }

@@ -1,11 +1,24 @@
-/** Id counters in Redis, shared by every instance: `<prefix>seq:<key>`, each draw one Lua script (atomic). */
+/**
+ * Id counters in Redis, shared by every instance: `<prefix>seq:<key>`, each
+ * draw one Lua script (atomic). The draws of one turn of the event loop
+ * share one script run (stores/coalesce.ts; docs/performance.md "One Redis
+ * script per turn"): one INCRBY per key of the sum of its draws, the block
+ * handed out in call order, so each caller gets the numbers it would have
+ * got from a script of its own sent in that order.
+ */
 import type { Redis } from 'ioredis'
+import { Coalescer } from '../coalesce.js'
 import { defineScripts, luaScript, type ScriptCommands } from '../redis-scripts.js'
 import type { SequenceStore } from './contract.js'
 
-const NEXT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-return redis.call('INCRBY', KEYS[1], ARGV[1])`
+/** For each key, -1 when it is not there (unknown: seed it), else INCRBY by its ARGV. */
+const NEXT_MANY = `
+local out = {}
+for i = 1, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 0 then out[i] = -1
+  else out[i] = redis.call('INCRBY', KEYS[i], ARGV[i]) end
+end
+return out`
 
 const SEED_AND_NEXT = `
 local cur = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -14,8 +27,14 @@ if cur < floor then redis.call('SET', KEYS[1], floor) end
 return redis.call('INCRBY', KEYS[1], ARGV[2])`
 
 const SCRIPTS = {
-  policiaSeqNext: luaScript<[key: string, count: number], number>(NEXT, 1),
+  /** The number of keys, the keys, then how many numbers to draw of each. */
+  policiaSeqNextMany: luaScript<[numberOfKeys: number, ...keysThenCounts: Array<string | number>], number[]>(NEXT_MANY),
   policiaSeqSeed: luaScript<[key: string, floor: number, count: number], number>(SEED_AND_NEXT, 1),
+}
+
+interface Draw {
+  readonly key: string
+  readonly count: number
 }
 
 /**
@@ -37,6 +56,8 @@ export class RedisSequenceStore implements SequenceStore {
   private readonly seeded = new Map<string, number>()
   /** The highest number this instance drew of each key. */
   private readonly drawn = new Map<string, number>()
+  /** A draw's answer: the last number of its block, or -1 (the key is not in Redis). */
+  private readonly draws = new Coalescer<Draw, number>(async (batch) => this.nextMany(batch))
 
   constructor (redis: Redis, private readonly prefix: string) {
     this.scripts = defineScripts(redis, SCRIPTS)
@@ -47,10 +68,29 @@ export class RedisSequenceStore implements SequenceStore {
   async next (key: string, count = 1): Promise<number | null> {
     const stamp = this.connection
     if (this.seeded.get(key) !== stamp) return null
-    const n = Number(await this.scripts.policiaSeqNext(`${this.prefix}seq:${key}`, count))
+    const n = await this.draws.call({ key, count })
     if (n < 0 || stamp !== this.connection || n - count + 1 <= (this.drawn.get(key) ?? 0)) return null
     this.drawn.set(key, n)
     return n - count + 1
+  }
+
+  /** One script run for the draws of a turn: each key's block [last - total + 1, last], split in call order. */
+  private async nextMany (batch: readonly Draw[]): Promise<number[]> {
+    const totals = new Map<string, number>()
+    for (const d of batch) totals.set(d.key, (totals.get(d.key) ?? 0) + d.count)
+    const keys = [...totals.keys()]
+    const last = await this.scripts.policiaSeqNextMany(keys.length, ...keys.map((k) => `${this.prefix}seq:${k}`), ...keys.map((k) => totals.get(k)!))
+    /** The next number to hand out of each key; null: Redis does not have the key, -1 for every draw of it. */
+    const free = new Map(keys.map((k, i) => {
+      const n = Number(last[i])
+      return [k, n === -1 ? null : n - totals.get(k)! + 1]
+    }))
+    return batch.map((d) => {
+      const first = free.get(d.key)!
+      if (first === null) return -1
+      free.set(d.key, first + d.count)
+      return first + d.count - 1
+    })
   }
 
   async seedAndNext (key: string, floor: number, count = 1): Promise<number> {

@@ -88,3 +88,10 @@ export async function startRedisServer (args: string[], opts: { dir?: string } =
   await server.start()
   return server
 }
+
+/** Calls per command in an INFO commandstats answer (`cmdstat_evalsha:calls=1,…` → { evalsha: 1 }). */
+export function commandCalls (info: string): Record<string, number> {
+  const calls: Record<string, number> = {}
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[m[1]!] = Number(m[2])
+  return calls
+}

@@ -3,17 +3,19 @@
  * Redis when REDIS_URL is set, under this file's prefix): a request's rate
  * counters and its session lookup, asked together, answer what the two
  * stores answer apart. That with Redis it is one command is counted over
- * HTTP in hot-path.test.ts.
+ * HTTP in hot-path.test.ts; that the admissions of one turn are one
+ * command between them, below.
  */
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { admitFor } from '../../stores/admission.js'
-import type { RateLimitStore } from '../../stores/rate-limits/contract.js'
+import { admitFor, type Admission, type Admit } from '../../stores/admission.js'
+import type { RateLimitStore, Window } from '../../stores/rate-limits/contract.js'
 import { MemoryRateLimitStore } from '../../stores/rate-limits/memory.js'
 import { RedisRateLimitStore } from '../../stores/rate-limits/redis.js'
 import type { SessionStore, UserSnapshot } from '../../stores/sessions/contract.js'
 import { MemorySessionStore } from '../../stores/sessions/memory.js'
 import { RedisSessionStore } from '../../stores/sessions/redis.js'
+import { commandCalls, startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
 
 const prefix = newRedisPrefix()
@@ -55,5 +57,81 @@ describe.each(kinds)('%s admission', (kind, make) => {
     // Another user's snapshot is not this token's: a miss for the user only.
     const other = await admit([ip], { jti: token.jti, userId: 'USR-2026-00002' })
     expect(other.found).toMatchObject({ session: { state: 'active', userId: user.id }, user: null })
+  })
+})
+
+/**
+ * The admissions of one turn of the event loop are one script run
+ * (stores/coalesce.ts): on a redis-server of this file's own, so that
+ * INFO commandstats counts this file's commands only.
+ */
+describe('redis admissions issued in one turn', () => {
+  let server: RedisServer
+  let client: Redis
+  beforeAll(async () => {
+    server = await startRedisServer(['--save', '', '--appendonly', 'no'])
+    client = new Redis(server.url, { enableAutoPipelining: true, maxRetriesPerRequest: 1 })
+    await client.ping() // connected: the stores count the connection they are built on
+  })
+  afterAll(async () => {
+    client.disconnect()
+    await server.destroy()
+  })
+  const p = 'admit:'
+
+  /** A Redis admission whose session cache holds one active session of `user`'s (`jti-known`). */
+  async function admission (): Promise<{ admit: Admit, sessions: RedisSessionStore }> {
+    const sessions = new RedisSessionStore(client, p)
+    const admit = admitFor(new RedisRateLimitStore(client, p), sessions)
+    const miss = await admit([], { jti: 'jti-known', userId: user.id })
+    await sessions.fill(0, { session: { jti: 'jti-known', value: { state: 'active', userId: user.id }, ttlMs: 60_000 }, user: { snapshot: user, ttlMs: 60_000 } }, miss.found!.stamp)
+    return { admit, sessions }
+  }
+
+  /** Seven requests: anonymous, the known token, an unknown one, another user's. */
+  const requests = (tag: string): Array<[Window[], { jti: string, userId: string } | undefined]> => {
+    const ip = { key: `${tag}:ip`, windowMs: 60_000 }
+    const tok = { key: `${tag}:tok`, windowMs: 30_000 }
+    const known = { jti: 'jti-known', userId: user.id }
+    return [
+      [[ip], undefined],
+      [[ip, tok], known],
+      [[ip], { jti: 'jti-unknown', userId: user.id }],
+      [[ip, tok], known],
+      [[ip], { jti: 'jti-known', userId: 'USR-2026-00002' }],
+      [[ip], undefined],
+      [[ip, tok], known],
+    ]
+  }
+
+  it('answer what the same admissions answer one after another, in one EVALSHA', async () => {
+    const { admit, sessions } = await admission()
+    const sequential: Admission[] = []
+    for (const [windows, token] of requests('seq')) sequential.push(await admit(windows, token))
+    await client.config('RESETSTAT')
+    const concurrent = await Promise.all(requests('con').map(async ([windows, token]) => admit(windows, token)))
+    const calls = commandCalls(await client.info('commandstats'))
+    expect(calls.evalsha).toBe(1)
+    expect(calls.incr).toBe(10)
+
+    const strip = (a: Admission): unknown => ({ counts: a.counters.map((c) => c.count), found: a.found })
+    expect(concurrent.map(strip)).toEqual(sequential.map(strip))
+    expect(concurrent.map((a) => a.counters.map((c) => c.count))).toEqual([[1], [2, 1], [3], [4, 2], [5], [6], [7, 3]])
+    expect(concurrent[1]!.found).toEqual(await sessions.lookup('jti-known', user.id))
+    expect(concurrent.map((a) => a.found === undefined ? 'anonymous' : a.found.session === null ? 'no session' : a.found.user === null ? 'no user' : 'found'))
+      .toEqual(['anonymous', 'found', 'no session', 'found', 'no user', 'anonymous', 'found'])
+    for (const a of concurrent) for (const c of a.counters) expect(c.resetMs).toBeGreaterThan(25_000)
+  })
+
+  it('a batch whose script fails rejects every admission of it (each request answers as when Redis fails)', async () => {
+    const { admit } = await admission()
+    await client.lpush(`${p}sess:jti-wrongtype`, 'x') // GET on a list fails
+    const results = await Promise.allSettled([
+      admit([{ key: 'fail:ip', windowMs: 60_000 }]),
+      admit([{ key: 'fail:ip', windowMs: 60_000 }], { jti: 'jti-wrongtype', userId: user.id }),
+      admit([{ key: 'fail:ip', windowMs: 60_000 }], { jti: 'jti-known', userId: user.id }),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected'])
+    for (const r of results) expect(String((r as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/)
   })
 })

@@ -1,0 +1,68 @@
+/**
+ * stores/coalesce.ts: the calls of one turn of the event loop go to one
+ * `run`, in call order; each caller gets its own output, or the batch's
+ * error. The Redis stores built on it are tested against a real Redis in
+ * test/integration/stores.test.ts and admission.test.ts.
+ */
+import { describe, expect, it } from 'vitest'
+import { Coalescer } from '../../stores/coalesce.js'
+
+/** A coalescer whose run doubles its inputs and records each batch it got. */
+function doubling (max?: number): { c: Coalescer<number, number>, batches: number[][] } {
+  const batches: number[][] = []
+  const c = new Coalescer<number, number>(async (inputs) => {
+    batches.push([...inputs])
+    return inputs.map((x) => 2 * x)
+  }, max)
+  return { c, batches }
+}
+
+const nextTurn = async (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+describe('Coalescer', () => {
+  it('runs the calls of one turn as one batch, in call order, each caller getting its own output', async () => {
+    const { c, batches } = doubling()
+    const out = await Promise.all([1, 2, 3, 4, 5].map(async (x) => c.call(x)))
+    expect(out).toEqual([2, 4, 6, 8, 10])
+    expect(batches).toEqual([[1, 2, 3, 4, 5]])
+  })
+
+  it('takes calls made in the same turn after an await (microtasks) into the batch, and later turns into batches of their own', async () => {
+    const { c, batches } = doubling()
+    const first = c.call(1)
+    const second = Promise.resolve().then(async () => c.call(2))
+    expect(await Promise.all([first, second])).toEqual([2, 4])
+    expect(await c.call(3)).toBe(6)
+    await nextTurn()
+    expect(await Promise.all([c.call(4), c.call(5)])).toEqual([8, 10])
+    expect(batches).toEqual([[1, 2], [3], [4, 5]])
+  })
+
+  it('rejects every caller of a batch whose run fails, with its error, and goes on with the next batch', async () => {
+    let fail = true
+    const c = new Coalescer<number, number>(async (inputs) => {
+      if (fail) throw new Error('redis down')
+      return inputs
+    })
+    const results = await Promise.allSettled([c.call(1), c.call(2), c.call(3)])
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected'])
+    expect(results.map((r) => (r as PromiseRejectedResult).reason.message)).toEqual(['redis down', 'redis down', 'redis down'])
+    fail = false
+    expect(await Promise.all([c.call(4), c.call(5)])).toEqual([4, 5])
+  })
+
+  it('rejects every caller when run throws before returning a promise, or answers the wrong number of outputs', async () => {
+    const throwing = new Coalescer<number, number>(() => { throw new Error('bad input') })
+    expect((await Promise.allSettled([throwing.call(1), throwing.call(2)])).map((r) => r.status)).toEqual(['rejected', 'rejected'])
+    const short = new Coalescer<number, number>(async (inputs) => inputs.slice(1))
+    const results = await Promise.allSettled([short.call(1), short.call(2)])
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
+    expect((results[0] as PromiseRejectedResult).reason.message).toMatch(/batch of 2 calls was answered with 1 outputs/)
+  })
+
+  it('runs a turn of more than max calls in slices of max, in order', async () => {
+    const { c, batches } = doubling(2)
+    expect(await Promise.all([1, 2, 3, 4, 5].map(async (x) => c.call(x)))).toEqual([2, 4, 6, 8, 10])
+    expect(batches).toEqual([[1, 2], [3, 4], [5]])
+  })
+})
