@@ -56,8 +56,8 @@ export class RedisSequenceStore implements SequenceStore {
   private readonly seeded = new Map<string, number>()
   /** The highest number this instance drew of each key. */
   private readonly drawn = new Map<string, number>()
-  /** A draw's answer: the last number of its block, or -1 (the key is not in Redis). */
-  private readonly draws = new Coalescer<Draw, number>(async (batch) => this.nextMany(batch))
+  /** A draw's answer: the first number of its block, or null (the key is not in Redis, or went back). */
+  private readonly draws = new Coalescer<Draw, number | null>(async (batch) => this.nextMany(batch))
 
   constructor (redis: Redis, private readonly prefix: string) {
     this.scripts = defineScripts(redis, SCRIPTS)
@@ -68,28 +68,36 @@ export class RedisSequenceStore implements SequenceStore {
   async next (key: string, count = 1): Promise<number | null> {
     const stamp = this.connection
     if (this.seeded.get(key) !== stamp) return null
-    const n = await this.draws.call({ key, count })
-    if (n < 0 || stamp !== this.connection || n - count + 1 <= (this.drawn.get(key) ?? 0)) return null
-    this.drawn.set(key, n)
-    return n - count + 1
+    const first = await this.draws.call({ key, count })
+    return first === null || stamp !== this.connection ? null : first
   }
 
-  /** One script run for the draws of a turn: each key's block [last - total + 1, last], split in call order. */
-  private async nextMany (batch: readonly Draw[]): Promise<number[]> {
+  /**
+   * One script run for the draws of a turn: each key's block [last - total + 1, last], split in call order.
+   * Each draw is checked against `drawn` (and raises it) here, as its answer arrives: in the
+   * order Redis answered, like seedAndNext's. Checked in each caller's continuation instead,
+   * a seedAndNext answered after this script would be seen first (the batch's callers are
+   * resumed a promise later) and its number would make this batch's look gone back: dropped
+   * for nothing, a gap without a failed create (SPEC S2).
+   */
+  private async nextMany (batch: readonly Draw[]): Promise<Array<number | null>> {
     const totals = new Map<string, number>()
     for (const d of batch) totals.set(d.key, (totals.get(d.key) ?? 0) + d.count)
     const keys = [...totals.keys()]
     const last = await this.scripts.policiaSeqNextMany(keys.length, ...keys.map((k) => `${this.prefix}seq:${k}`), ...keys.map((k) => totals.get(k)!))
-    /** The next number to hand out of each key; null: Redis does not have the key, -1 for every draw of it. */
+    /** The next number to hand out of each key; null: Redis does not have the key (null for every draw of it). */
     const free = new Map(keys.map((k, i) => {
       const n = Number(last[i])
       return [k, n === -1 ? null : n - totals.get(k)! + 1]
     }))
     return batch.map((d) => {
       const first = free.get(d.key)!
-      if (first === null) return -1
+      if (first === null) return null
       free.set(d.key, first + d.count)
-      return first + d.count - 1
+      // Redis answered at or below a number this instance drew: it went back in time.
+      if (first <= (this.drawn.get(d.key) ?? 0)) return null
+      this.drawn.set(d.key, first + d.count - 1)
+      return first
     })
   }
 

@@ -308,6 +308,17 @@ describe('Redis stores: the calls of one turn share one script run', () => {
       expect(concurrent).toEqual([null, null, null, 12, 13])
     })
 
+    it('a seed answered right after a batch does not make the batch\'s numbers look gone back (no gap without a failure)', async () => {
+      const store = new RedisSequenceStore(client, p)
+      expect(await store.seedAndNext('race', 0)).toBe(1)
+      // The batch leaves in the turn's setImmediate; the seed is sent right after it, in the same write.
+      const a = store.next('race')
+      const b = store.next('race')
+      const c = new Promise<number>((resolve, reject) => { setImmediate(() => { store.seedAndNext('race', 0).then(resolve, reject) }) })
+      expect(await Promise.all([a, b, c])).toEqual([2, 3, 4])
+      expect(await store.next('race')).toBe(5)
+    })
+
     it('sends the draws of one turn as one script: one EVALSHA, one INCRBY per key', async () => {
       const store = new RedisSequenceStore(client, p)
       for (const key of ['one-A', 'one-B']) await store.seedAndNext(key, 0)
