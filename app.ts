@@ -24,7 +24,7 @@ import importBody from './plugins/import-body.js'
 import { AJV_OPTIONS } from './http/ajv-options.js'
 import redisPlugin from './plugins/redis.js'
 import storesPlugin, { type StoresOptions } from './plugins/stores.js'
-import ormPlugin, { type OrmOptions } from './plugins/orm.js'
+import ormPlugin, { type OrmPluginOptions } from './plugins/orm.js'
 import systemKeys from './plugins/system-keys.js'
 import checkpointsPlugin from './plugins/checkpoints.js'
 import authPlugin from './plugins/auth.js'
@@ -44,7 +44,7 @@ import openapi from './plugins/openapi.js'
 import consolePlugin from './plugins/console.js'
 import { moduleRoutes } from './generate/routes.js'
 
-export interface BuildOptions extends OrmOptions, StoresOptions {
+export interface BuildOptions extends OrmPluginOptions, StoresOptions {
   config: Config
   /** Defaults to the file named by config.modulesFile. */
   registry?: Registry
@@ -118,6 +118,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(ormPlugin, {
       ...(options.embedded !== undefined && { embedded: options.embedded }),
       ...(options.embeddedPath !== undefined && { embeddedPath: options.embeddedPath }),
+      ...(options.maintenance !== undefined && { maintenance: options.maintenance }),
       ...wait,
     })
     await app.register(systemKeys)

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { DestinationStream } from 'pino'
 import { loadConfig, type Config } from '../../core/config.js'
-import { buildApp } from '../../app.js'
+import { buildApp, type BuildOptions } from '../../app.js'
 import type { Registry } from '../../core/registry/types.js'
 import { createStores, type StoreSet } from '../../stores/factory.js'
 import { createTestDatabase, flushPrefix, newRedisPrefix, usingRedis, type TestDatabase } from './services.js'
@@ -25,7 +25,7 @@ export interface Harness {
   readonly redisPrefix: string
   readonly config: Config
   /** A new app instance on the shared database and stores. */
-  app (overrides?: { env?: Record<string, string>, registry?: Registry, logStream?: DestinationStream }): Promise<FastifyInstance>
+  app (overrides?: { env?: Record<string, string>, registry?: Registry, logStream?: DestinationStream, maintenance?: BuildOptions['maintenance'] }): Promise<FastifyInstance>
   /** Closes one instance now (the harness will not close it again). */
   closeApp (app: FastifyInstance): Promise<void>
   /** Forget everything held in Redis / the in-process stores (as after a Redis restart). */
@@ -63,8 +63,9 @@ export function testEnv (base: { dataDir: string, redisPrefix: string, databaseU
   }
 }
 
-export async function createHarness (): Promise<Harness> {
-  const db = await createTestDatabase()
+/** `embedded`: on an embedded database even when DATABASE_URL is set (createTestDatabase). */
+export async function createHarness (opts: { embedded?: boolean } = {}): Promise<Harness> {
+  const db = await createTestDatabase(opts)
   const redisPrefix = newRedisPrefix()
   const dataDir = mkdtempSync(join(tmpdir(), 'policia-test-'))
   const apps: FastifyInstance[] = []
@@ -84,6 +85,9 @@ export async function createHarness (): Promise<Harness> {
         ...(overrides.logStream === undefined ? { logger: false } : { logStream: overrides.logStream }),
         ...(overrides.registry !== undefined && { registry: overrides.registry }),
         ...(db.embedded !== undefined && { embedded: db.embedded }),
+        // No embedded vacuum rounds unless the test asks (test/integration/embedded-maintenance.test.ts):
+        // they run on a timer, and tests that count the statements a request sends would see them at random.
+        maintenance: overrides.maintenance ?? false,
         // Shared in-process stores stand in for Redis, unless this instance is given one.
         ...(!usingRedis && overrides.env?.REDIS_URL === undefined && { stores: memory }),
       })

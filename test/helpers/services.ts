@@ -50,8 +50,9 @@ function serialQuery (client: pg.Client): TestDatabase['query'] {
   }
 }
 
-export async function createTestDatabase (): Promise<TestDatabase> {
-  if (usingPostgres) {
+/** `embedded`: an embedded database even when DATABASE_URL is set (a test of embedded mode alone). */
+export async function createTestDatabase (opts: { embedded?: boolean } = {}): Promise<TestDatabase> {
+  if (usingPostgres && opts.embedded !== true) {
     const name = `t_${runId()}_${randomBytes(4).toString('hex')}`
     const admin = new pg.Client({ connectionString: adminUrl() })
     await admin.connect()
