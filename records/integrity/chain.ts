@@ -44,7 +44,7 @@ export interface Verdict {
 export function changedFields (mod: ModuleDef, before: Record<string, unknown> | undefined, after: Record<string, unknown>): string[] {
   const hashed = (payload: Record<string, unknown> | undefined, name: string): string => canonicalJson(payload?.[name] ?? null)
   return mod.fields.map((f) => f.name).filter((name) => before === undefined
-    ? hashed(after, name) !== 'null'
+    ? (after[name] ?? null) !== null // what `hashed` would make 'null' of: a payload holds no NaN (validated numbers)
     : hashed(before, name) !== hashed(after, name))
 }
 
