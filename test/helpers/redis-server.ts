@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
+import { afterAll, beforeAll } from 'vitest'
 import { freePort } from './free-port.js'
 
 export interface RedisServer {
@@ -94,4 +95,24 @@ export function commandCalls (info: string): Record<string, number> {
   const calls: Record<string, number> = {}
   for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[m[1]!] = Number(m[2])
   return calls
+}
+
+/**
+ * A redis-server of the calling file's own for its lifetime, with a connected
+ * client that auto-pipelines as plugins/redis.ts's does: INFO commandstats
+ * then counts that file's commands only. Call it in a describe block.
+ */
+export function usePrivateRedis (): { readonly client: Redis } {
+  let server: RedisServer | undefined
+  let client: Redis | undefined
+  beforeAll(async () => {
+    server = await startRedisServer(['--save', '', '--appendonly', 'no'])
+    client = new Redis(server.url, { enableAutoPipelining: true, maxRetriesPerRequest: 1 })
+    await client.ping() // connected: the stores count the connection they are built on
+  })
+  afterAll(async () => {
+    client?.disconnect()
+    await server?.destroy()
+  })
+  return { get client () { return client! } }
 }

@@ -6,7 +6,7 @@
  * HTTP in hot-path.test.ts; that the admissions of one turn are one
  * command between them, below.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { admitFor, type Admission, type Admit } from '../../stores/admission.js'
 import type { RateLimitStore, Window } from '../../stores/rate-limits/contract.js'
@@ -15,7 +15,7 @@ import { RedisRateLimitStore } from '../../stores/rate-limits/redis.js'
 import type { SessionStore, UserSnapshot } from '../../stores/sessions/contract.js'
 import { MemorySessionStore } from '../../stores/sessions/memory.js'
 import { RedisSessionStore } from '../../stores/sessions/redis.js'
-import { commandCalls, startRedisServer, type RedisServer } from '../helpers/redis-server.js'
+import { commandCalls, usePrivateRedis } from '../helpers/redis-server.js'
 import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
 
 const prefix = newRedisPrefix()
@@ -66,23 +66,13 @@ describe.each(kinds)('%s admission', (kind, make) => {
  * INFO commandstats counts this file's commands only.
  */
 describe('redis admissions issued in one turn', () => {
-  let server: RedisServer
-  let client: Redis
-  beforeAll(async () => {
-    server = await startRedisServer(['--save', '', '--appendonly', 'no'])
-    client = new Redis(server.url, { enableAutoPipelining: true, maxRetriesPerRequest: 1 })
-    await client.ping() // connected: the stores count the connection they are built on
-  })
-  afterAll(async () => {
-    client.disconnect()
-    await server.destroy()
-  })
+  const redis = usePrivateRedis()
   const p = 'admit:'
 
   /** A Redis admission whose session cache holds one active session of `user`'s (`jti-known`). */
   async function admission (): Promise<{ admit: Admit, sessions: RedisSessionStore }> {
-    const sessions = new RedisSessionStore(client, p)
-    const admit = admitFor(new RedisRateLimitStore(client, p), sessions)
+    const sessions = new RedisSessionStore(redis.client, p)
+    const admit = admitFor(new RedisRateLimitStore(redis.client, p), sessions)
     const miss = await admit([], { jti: 'jti-known', userId: user.id })
     await sessions.fill(0, { session: { jti: 'jti-known', value: { state: 'active', userId: user.id }, ttlMs: 60_000 }, user: { snapshot: user, ttlMs: 60_000 } }, miss.found!.stamp)
     return { admit, sessions }
@@ -108,9 +98,9 @@ describe('redis admissions issued in one turn', () => {
     const { admit, sessions } = await admission()
     const sequential: Admission[] = []
     for (const [windows, token] of requests('seq')) sequential.push(await admit(windows, token))
-    await client.config('RESETSTAT')
+    await redis.client.config('RESETSTAT')
     const concurrent = await Promise.all(requests('con').map(async ([windows, token]) => admit(windows, token)))
-    const calls = commandCalls(await client.info('commandstats'))
+    const calls = commandCalls(await redis.client.info('commandstats'))
     expect(calls.evalsha).toBe(1)
     expect(calls.incr).toBe(10)
 
@@ -125,7 +115,7 @@ describe('redis admissions issued in one turn', () => {
 
   it('a batch whose script fails rejects every admission of it (each request answers as when Redis fails)', async () => {
     const { admit } = await admission()
-    await client.lpush(`${p}sess:jti-wrongtype`, 'x') // GET on a list fails
+    await redis.client.lpush(`${p}sess:jti-wrongtype`, 'x') // GET on a list fails
     const results = await Promise.allSettled([
       admit([{ key: 'fail:ip', windowMs: 60_000 }]),
       admit([{ key: 'fail:ip', windowMs: 60_000 }], { jti: 'jti-wrongtype', userId: user.id }),

@@ -2,7 +2,7 @@
  * The store contracts, run against both implementations: in-process always,
  * Redis when REDIS_URL is set (a real server, under this file's prefix).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import type { AttemptLogStore } from '../../stores/attempt-logs/contract.js'
 import { MemoryAttemptLogStore } from '../../stores/attempt-logs/memory.js'
@@ -19,7 +19,7 @@ import { RedisStreamSlotStore } from '../../stores/stream-slots/redis.js'
 import type { SignalStore } from '../../stores/signals/contract.js'
 import { MemorySignalStore } from '../../stores/signals/memory.js'
 import { RedisSignalStore } from '../../stores/signals/redis.js'
-import { commandCalls, startRedisServer, type RedisServer } from '../helpers/redis-server.js'
+import { commandCalls, usePrivateRedis } from '../helpers/redis-server.js'
 import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
 
 const prefix = newRedisPrefix()
@@ -183,24 +183,14 @@ describe.each(signalStores)('%s signal store', (kind, make) => {
  * that INFO commandstats counts this file's commands only.
  */
 describe('Redis stores: the calls of one turn share one script run', () => {
-  let server: RedisServer
-  let client: Redis
-  beforeAll(async () => {
-    server = await startRedisServer(['--save', '', '--appendonly', 'no'])
-    client = new Redis(server.url, { enableAutoPipelining: true, maxRetriesPerRequest: 1 })
-    await client.ping() // connected: the stores count the connection they are built on
-  })
-  afterAll(async () => {
-    client.disconnect()
-    await server.destroy()
-  })
+  const redis = usePrivateRedis()
   const p = 'batch:'
 
   /** Starts counting afresh: the calls of `what` by command name (INFO commandstats, scripts' inner commands included). */
   async function commandsOf (what: () => Promise<unknown>): Promise<Record<string, number>> {
-    await client.config('RESETSTAT')
+    await redis.client.config('RESETSTAT')
     await what()
-    return commandCalls(await client.info('commandstats'))
+    return commandCalls(await redis.client.info('commandstats'))
   }
 
   describe('rate limits', () => {
@@ -221,14 +211,14 @@ describe('Redis stores: the calls of one turn share one script run', () => {
       ]
     }
     async function prepare (tag: string): Promise<void> {
-      await client.set(`${p}${tag}:val:a`, `A-${tag}`)
-      await client.set(`${p}${tag}:val:b`, `B-${tag}`)
+      await redis.client.set(`${p}${tag}:val:a`, `A-${tag}`)
+      await redis.client.set(`${p}${tag}:val:b`, `B-${tag}`)
       // A window left without an expiry (written by hand, an old version): the first hit gives it one.
-      await client.set(`${p}rl:${tag}:other`, '5')
+      await redis.client.set(`${p}rl:${tag}:other`, '5')
     }
 
     it('hits issued in one turn count, expire and read exactly as the same hits one after another', async () => {
-      const store = new RedisRateLimitStore(client, p)
+      const store = new RedisRateLimitStore(redis.client, p)
       await prepare('seq')
       await prepare('con')
       const sequential: Array<Awaited<ReturnType<RedisRateLimitStore['hitAndRead']>>> = []
@@ -249,12 +239,12 @@ describe('Redis stores: the calls of one turn share one script run', () => {
           expect(c.resetMs).toBeGreaterThan(windowMs - 5_000)
         })
       })
-      for (const key of ['ip', 'tok', 'other']) expect(await client.pttl(`${p}rl:con:${key}`)).toBeGreaterThan(0)
+      for (const key of ['ip', 'tok', 'other']) expect(await redis.client.pttl(`${p}rl:con:${key}`)).toBeGreaterThan(0)
       expect(await store.hit([{ key: 'con:ip', windowMs: 60_000 }])).toMatchObject([{ count: 5 }])
     })
 
     it('sends the hits of one turn as one script: one EVALSHA, one INCR per window', async () => {
-      const store = new RedisRateLimitStore(client, p)
+      const store = new RedisRateLimitStore(redis.client, p)
       await store.hit([{ key: 'warm', windowMs: 60_000 }]) // the script is loaded
       const calls = await commandsOf(async () => Promise.all(Array.from({ length: 7 }, async (_, i) => store.hitAndRead([{ key: 'seven:ip', windowMs: 60_000 }, { key: `seven:${i}`, windowMs: 60_000 }], [`${p}nothing`]))))
       expect(calls.evalsha).toBe(1)
@@ -263,8 +253,8 @@ describe('Redis stores: the calls of one turn share one script run', () => {
     })
 
     it('a batch whose script fails rejects every caller of it, and the next batch works', async () => {
-      const store = new RedisRateLimitStore(client, p)
-      await client.lpush(`${p}rl:wrongtype`, 'x') // INCR on a list fails
+      const store = new RedisRateLimitStore(redis.client, p)
+      await redis.client.lpush(`${p}rl:wrongtype`, 'x') // INCR on a list fails
       const results = await Promise.allSettled([
         store.hit([{ key: 'fine-1', windowMs: 60_000 }]),
         store.hit([{ key: 'wrongtype', windowMs: 60_000 }]),
@@ -281,7 +271,7 @@ describe('Redis stores: the calls of one turn share one script run', () => {
     const draws: Array<[string, number]> = [['A', 1], ['B', 3], ['A', 5], ['A', 1], ['UNSEEDED', 1], ['B', 1], ['A', 2]]
 
     it('draws issued in one turn get exactly the numbers the same draws get one after another: consecutive, distinct, in call order', async () => {
-      const store = new RedisSequenceStore(client, p)
+      const store = new RedisSequenceStore(redis.client, p)
       for (const tag of ['seq', 'con']) for (const key of ['A', 'B']) expect(await store.seedAndNext(`${tag}-${key}`, 100)).toBe(101)
       const sequential: Array<number | null> = []
       for (const [key, count] of draws) sequential.push(await store.next(`seq-${key}`, count))
@@ -294,13 +284,13 @@ describe('Redis stores: the calls of one turn share one script run', () => {
     })
 
     it('a key gone from Redis answers null to every draw of it in the batch; a counter gone back answers null to the draws at or below what was drawn, as one after another', async () => {
-      const store = new RedisSequenceStore(client, p)
+      const store = new RedisSequenceStore(redis.client, p)
       for (const key of ['gone', 'back-seq', 'back-con', 'kept']) await store.seedAndNext(key, 10)
-      await client.del(`${p}seq:gone`)
+      await redis.client.del(`${p}seq:gone`)
       expect(await Promise.all([store.next('gone'), store.next('kept'), store.next('gone', 4), store.next('kept')])).toEqual([null, 12, null, 13])
 
       // Redis went back 3 numbers without a reconnection (drawn: 11).
-      for (const tag of ['seq', 'con']) await client.set(`${p}seq:back-${tag}`, '8')
+      for (const tag of ['seq', 'con']) await redis.client.set(`${p}seq:back-${tag}`, '8')
       const sequential: Array<number | null> = []
       for (let i = 0; i < 5; i++) sequential.push(await store.next('back-seq'))
       const concurrent = await Promise.all(Array.from({ length: 5 }, async () => store.next('back-con')))
@@ -309,7 +299,7 @@ describe('Redis stores: the calls of one turn share one script run', () => {
     })
 
     it('a seed answered right after a batch does not make the batch\'s numbers look gone back (no gap without a failure)', async () => {
-      const store = new RedisSequenceStore(client, p)
+      const store = new RedisSequenceStore(redis.client, p)
       expect(await store.seedAndNext('race', 0)).toBe(1)
       // The batch leaves in the turn's setImmediate; the seed is sent right after it, in the same write.
       const a = store.next('race')
@@ -320,7 +310,7 @@ describe('Redis stores: the calls of one turn share one script run', () => {
     })
 
     it('sends the draws of one turn as one script: one EVALSHA, one INCRBY per key', async () => {
-      const store = new RedisSequenceStore(client, p)
+      const store = new RedisSequenceStore(redis.client, p)
       for (const key of ['one-A', 'one-B']) await store.seedAndNext(key, 0)
       await store.next('one-A') // the script is loaded
       const calls = await commandsOf(async () => Promise.all(draws.map(async ([key, count]) => store.next(`one-${key}`, count))))
@@ -329,9 +319,9 @@ describe('Redis stores: the calls of one turn share one script run', () => {
     })
 
     it('a batch whose script fails rejects every caller of it', async () => {
-      const store = new RedisSequenceStore(client, p)
+      const store = new RedisSequenceStore(redis.client, p)
       for (const key of ['fine', 'broken']) await store.seedAndNext(key, 0)
-      await client.set(`${p}seq:broken`, 'not a number') // INCRBY fails
+      await redis.client.set(`${p}seq:broken`, 'not a number') // INCRBY fails
       const results = await Promise.allSettled([store.next('fine'), store.next('broken'), store.next('fine')])
       expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected'])
       // A script that fails keeps what it did before (Redis does not roll it back):
