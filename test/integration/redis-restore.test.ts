@@ -194,6 +194,20 @@ describe('the Redis session store', () => {
     expect((await a.lookup('j1', 'USR-2026-00001')).session).toBeNull() // a reconnected too; it confirms for itself
   })
 
+  it('a reconnection while a lookup waits for its read (its batch): a miss, not what answered', async () => {
+    const redis = await fixture.start(['--save', '', '--appendonly', 'no'])
+    const s = await store(redis)
+    await warm(s, 3, active('j1'))
+    expect((await s.lookup('j1', 'USR-2026-00001')).session?.state).toBe('active')
+    const seen = await s.lookupWith('j1', 'USR-2026-00001', async (keys) => {
+      const values = await s.client.mget(...keys)
+      s.client.emit('ready') // what ioredis says after a reconnection: this answer may be an older Redis's
+      return values
+    })
+    expect(seen.session).toBeNull()
+    expect(seen.user).toBeNull()
+  })
+
   it('revocations applied out of order: a fill read before the later one never lands in between', async () => {
     const redis = await fixture.start(['--save', '', '--appendonly', 'no'])
     const s = await store(redis)
