@@ -56,3 +56,6 @@ export const SYSTEM_COLUMNS: readonly string[] = Object.freeze(SYSTEM_FIELDS.map
 export function systemField (name: string): SystemField | undefined {
   return SYSTEM_FIELDS.find((s) => s.name === name)
 }
+
+/** The system fields whose index a module may leave out (`system_fields`, docs/administrator-guide.md "Indexes"): `_id` is the key, `_created` the default order. */
+export const OPTIONAL_SYSTEM_INDEXES: readonly string[] = Object.freeze(SYSTEM_FIELDS.filter((s) => s.column.index === true).map((s) => s.name))

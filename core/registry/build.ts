@@ -15,6 +15,7 @@ import { FORMATS } from '../field-types/formats.js'
 import { checkSubscriptionsModule } from './subscriptions-module.js'
 import { checkCreatorIndex, checkIndexKeys, fullTextOf, systemIndexesOf, withIndex } from './index-keys.js'
 import { listColumnsOf } from './list-columns.js'
+import { compileAccess } from '../access.js'
 
 export class RegistryProblem extends Error {
   constructor (readonly path: Array<string | number>, message: string) {
@@ -245,8 +246,7 @@ export function buildRegistry (file: RegistryFile, fileName: string): Registry {
     r.permissions.forEach((perm, i) => checkPermission(perm, ['roles', name, 'permissions', i], moduleNames))
     return Object.freeze({ name, permissions: Object.freeze([...r.permissions]), ...(r.description !== undefined && { description: r.description }) })
   })
-  for (const m of modules) checkCreatorIndex(m.name, m.indexedSystemFields, roles)
-  return Object.freeze({
+  const registry: Registry = Object.freeze({
     file: fileName,
     modules: Object.freeze(modules),
     roles: Object.freeze(roles),
@@ -257,4 +257,7 @@ export function buildRegistry (file: RegistryFile, fileName: string): Registry {
     ...(subscriptions[0] !== undefined && { subscriptionsModule: subscriptions[0] }),
     ...(staffName !== undefined && { staffModule: modules.find((m) => m.name === staffName)! }),
   })
+  const access = compileAccess(registry)
+  for (const m of modules) checkCreatorIndex(m.name, m.indexedSystemFields, roles, access)
+  return registry
 }

@@ -8,9 +8,10 @@
  */
 import { typeOf, operatorsOf } from '../field-types/index.js'
 import type { FieldFile, ModuleFile } from './schema.js'
-import { SYSTEM_FIELDS } from '../system-fields.js'
+import { OPTIONAL_SYSTEM_INDEXES } from '../system-fields.js'
+import type { AccessTable } from '../access.js'
 import type { FieldDef, RoleDef } from './types.js'
-import { OWN_SUFFIX } from './types.js'
+import { ACTIONS } from './types.js'
 import { RegistryProblem } from './build.js'
 import { hint } from './suggest.js'
 
@@ -63,8 +64,6 @@ export function fullTextOf (m: ModuleFile, fieldMap: ReadonlyMap<string, FieldDe
   }))
 }
 
-/** The system fields a module may leave unindexed: those whose column has an index (`_id` is the key; `_created` the default order). */
-export const OPTIONAL_SYSTEM_INDEXES: readonly string[] = SYSTEM_FIELDS.filter((s) => s.column.index === true).map((s) => s.name)
 
 /** `system_fields`: the system columns that keep their b-tree (all of OPTIONAL_SYSTEM_INDEXES unless `indexed: false`). */
 export function systemIndexesOf (m: ModuleFile): readonly string[] {
@@ -74,16 +73,16 @@ export function systemIndexesOf (m: ModuleFile): readonly string[] {
 
 /**
  * `_created_by` decides whose a record is in every module (S11): a role that
- * limits the module to its own records reads it on every list, so its index
- * cannot be left out there.
+ * limits the module to its own records (core/access.ts, the scope the
+ * requests get) reads it on every list, so its index cannot be left out there.
  */
-export function checkCreatorIndex (module: string, indexed: readonly string[], roles: readonly RoleDef[]): void {
+export function checkCreatorIndex (module: string, indexed: readonly string[], roles: readonly RoleDef[], access: AccessTable): void {
   if (indexed.includes('_created_by')) return
   for (const role of roles) {
-    const perm = role.permissions.find((p) => p.endsWith(`:${OWN_SUFFIX}`) && (p.startsWith(`${module}.`) || p.startsWith('*.')))
-    if (perm !== undefined) {
+    const action = ACTIONS.find((a) => access.scope(role.name, module, a) === 'own')
+    if (action !== undefined) {
       throw new RegistryProblem(['modules', module, 'system_fields', '_created_by', 'indexed'],
-        `"indexed: false" is not allowed on _created_by here: role "${role.name}" has "${perm}", and every "propios" scope reads _created_by; remove it`)
+        `"indexed: false" is not allowed on _created_by here: role "${role.name}" limits ${module}.${action} to own records, and every "propios" scope reads _created_by; remove it`)
     }
   }
 }

@@ -5,9 +5,8 @@
  * are slow, and an administrator who sees them used declares the index.
  */
 import { operatorsOf, typeOf } from '../field-types/index.js'
-import { SYSTEM_FIELDS } from '../system-fields.js'
+import { OPTIONAL_SYSTEM_INDEXES, SYSTEM_FIELDS } from '../system-fields.js'
 import type { FieldDef, ModuleDef } from './types.js'
-import { OPTIONAL_SYSTEM_INDEXES } from './index-keys.js'
 
 export interface UnindexedSearches {
   readonly module: string

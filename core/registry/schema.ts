@@ -3,7 +3,8 @@
  * (additionalProperties: false) so a misspelt key is an error, reported by
  * load.ts with the line number and the closest valid name.
  */
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TOptional } from '@sinclair/typebox'
+import { OPTIONAL_SYSTEM_INDEXES } from '../system-fields.js'
 import { FIELD_TYPES, ITEM_FIELD_TYPES } from './types.js'
 
 const Name = Type.String({ pattern: '^[a-z][a-z0-9_ñ]*$', maxLength: 63 })
@@ -64,11 +65,9 @@ export const TransitionSchema = Type.Object({
 export const SystemFieldSchema = Type.Object({ indexed: Type.Boolean() }, { additionalProperties: false })
 
 /** The system fields whose index may be left out (core/registry/index-keys.ts systemIndexesOf); `_id` and `_created` always keep theirs. */
-export const SystemFieldsSchema = Type.Object({
-  _created_by: Type.Optional(SystemFieldSchema),
-  _modified: Type.Optional(SystemFieldSchema),
-  _modified_by: Type.Optional(SystemFieldSchema),
-}, { additionalProperties: false })
+export const SystemFieldsSchema = Type.Object(
+  Object.fromEntries(OPTIONAL_SYSTEM_INDEXES.map((name) => [name, Type.Optional(SystemFieldSchema)])) as Record<string, TOptional<typeof SystemFieldSchema>>,
+  { additionalProperties: false })
 
 export const ModuleSchema = Type.Object({
   path: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 63 })),

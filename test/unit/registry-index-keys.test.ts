@@ -112,7 +112,7 @@ describe('mistakes', () => {
     expectProblem(edit(real, SALA, `${SALA}    system_fields: { _id: { indexed: false } }\n`),
       l, 'modules.sala092.system_fields._id', 'unknown key "_id"')
     expectProblem(edit(real, SALA, `${SALA}    system_fields: { _created_by: { indexed: false } }\n`),
-      l, 'modules.sala092.system_fields._created_by.indexed', 'role "oficial" has "sala092.editar:propios"', 'every "propios" scope reads _created_by')
+      l, 'modules.sala092.system_fields._created_by.indexed', 'limits sala092.', 'to own records', 'every "propios" scope reads _created_by')
   })
 
   it('contains_index on a type without contiene, an enum, an encrypted field', () => {
