@@ -4,7 +4,8 @@
  * share one script run (stores/coalesce.ts; docs/performance.md "One Redis
  * script per turn"): one INCRBY per key of the sum of its draws, the block
  * handed out in call order, so each caller gets the numbers it would have
- * got from a script of its own sent in that order.
+ * got from a script of its own sent in that order. (`seedAndNext` is not
+ * batched: sent at once, it may take a number below a batched draw's.)
  */
 import type { Redis } from 'ioredis'
 import { Coalescer } from '../coalesce.js'
