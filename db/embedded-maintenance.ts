@@ -138,7 +138,7 @@ export function startEmbeddedMaintenance (db: SqlRunner, log: MaintenanceLogger,
     const started = Date.now()
     await db.execute(work.statement === 'vacuum' ? `vacuum (analyze) ${t.table}` : `analyze ${t.table}`)
     const ms = Date.now() - started
-    if (work.statement === 'vacuum') {
+    if (work.statement === 'vacuum' && !stopped) {
       const [after] = await read(t.oid)
       if (after !== undefined) settled.set(t.oid, unmarkedPages(after, 0))
     }

@@ -45,10 +45,10 @@ async function ormPlugin (app: FastifyInstance, opts: OrmPluginOptions): Promise
   app.addHook('onClose', async () => { await db.close() })
   if (db.kind === 'embedded' && opts.maintenance !== false) {
     const settings = opts.maintenance ?? {}
-    // Rounds from when the app is ready; stopped (a running VACUUM awaited) before the hook above closes the database.
+    // Rounds from when the app is ready; stopped (a running VACUUM awaited) as closing begins, so none starts while requests drain.
     let maintenance: EmbeddedMaintenance | undefined
     app.addHook('onReady', async () => { maintenance = startEmbeddedMaintenance(orm.em.getConnection(), app.log, settings) })
-    app.addHook('onClose', async () => { await maintenance?.stop() })
+    app.addHook('preClose', async () => { await maintenance?.stop() })
   }
   const applied = await syncSchema(orm, app.config.modulesFile, db.kind)
   if (applied.length > 0) app.log.info({ statements: applied.length }, 'database schema updated from modules.yaml')
