@@ -1,6 +1,6 @@
 /** When the embedded database's rounds vacuum or analyze a table (db/embedded-maintenance.ts): autovacuum's default thresholds. */
 import { describe, expect, it } from 'vitest'
-import { AUTOVACUUM_DEFAULTS, workFor, type TableState } from '../../db/embedded-maintenance.js'
+import { AUTOVACUUM_DEFAULTS, startEmbeddedMaintenance, workFor, type TableState } from '../../db/embedded-maintenance.js'
 
 /** A table of 10,000 rows on 400 pages, all visible, nothing written since its last vacuum. */
 const table = (over: Partial<TableState> = {}): TableState =>
@@ -36,5 +36,33 @@ describe('workFor', () => {
   it('does not come back every round for pages its own last vacuum could not mark', () => {
     expect(statement(table({ allVisible: 200 }), 200)).toBeUndefined()
     expect(statement(table({ allVisible: 50 }), 200)).toBe('vacuum')
+  })
+})
+
+describe('stop', () => {
+  it('waits for the statement running, and sends nothing after it', async () => {
+    const sent: string[] = []
+    let finish!: () => void
+    const db = {
+      async execute (sql: string): Promise<unknown[]> {
+        sent.push(sql.trim().split(/\s+/)[0]!.toLowerCase())
+        if (sql.startsWith('vacuum')) await new Promise<void>((resolve) => { finish = resolve })
+        // The round's read: one table past the insert threshold (then vacuumed).
+        return sql.startsWith('vacuum') ? [] : [table({ inserted: 50_000, allVisible: 0 })]
+      },
+    }
+    const quiet = { debug () {}, info () {}, warn () {} }
+    const m = startEmbeddedMaintenance(db, quiet, { intervalMs: 3_600_000 })
+    const round = m.round()
+    for (let i = 0; i < 20 && !sent.includes('vacuum'); i++) await new Promise((resolve) => setImmediate(resolve))
+    expect(sent).toEqual(['select', 'vacuum'])
+    let stopped = false
+    const stopping = m.stop().then(() => { stopped = true })
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(stopped).toBe(false) // the vacuum still runs
+    finish()
+    await stopping
+    await round
+    expect(sent).toEqual(['select', 'vacuum']) // no read of the table after the vacuum, no other round
   })
 })
