@@ -75,9 +75,12 @@ export class ServiceConnection extends PostgreSqlConnection {
   /** Result shapes of each pooled connection's named statements (db/known-shape-query.ts). */
   private readonly shapes = new WeakMap<PgConnection, Shapes>()
 
+  /** MikroORM's type parsers, read once: getConnectionOptions() builds them anew on every call. */
+  private baseTypes?: TypeParsers
+
   /** The type parsers MikroORM's connection reads values with (node-postgres's, with MikroORM's changes). */
   private connectionTypes (): TypeParsers {
-    return this.getConnectionOptions().types as TypeParsers
+    return this.baseTypes ??= this.getConnectionOptions().types as TypeParsers
   }
 
   /**

@@ -51,10 +51,11 @@ export async function insertWithHistory (em: EntityManager, sql: string, columns
 
 /** Runs a statement made for `rows.length` records (insertWithHistorySql), each with its history entry. */
 export async function insertManyWithHistory (em: EntityManager, sql: string, columns: readonly InsertColumn[], rows: readonly Row[], histories: readonly object[]): Promise<void> {
-  const params = [
-    ...rows.flatMap((row) => columns.map((c) => bound(c, row[c.name]))),
-    ...histories.flatMap((history) => HISTORY_COLUMNS.map((c) => bound(c, (history as Record<string, unknown>)[c.name]))),
-  ]
+  // Filled by index: every create binds its values here (docs/performance.md "Cheaper by the request").
+  const params = new Array<unknown>(rows.length * columns.length + histories.length * HISTORY_COLUMNS.length)
+  let at = 0
+  for (const row of rows) for (const c of columns) params[at++] = bound(c, row[c.name])
+  for (const history of histories) for (const c of HISTORY_COLUMNS) params[at++] = bound(c, (history as Record<string, unknown>)[c.name])
   try {
     await em.getConnection().execute(sql, params, 'run', em.getTransactionContext())
   } catch (err) {

@@ -25,7 +25,9 @@ export interface ViewContext {
 
 /** UTC instant as `YYYY-MM-DDTHH:MM:SSZ`: the time-zone-free form used in hashes. */
 export function isoSeconds (d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z')
+  const iso = d.toISOString()
+  // `YYYY-MM-DDTHH:MM:SS.sssZ`; a year past 9999 or before 0 is longer, and written by the pattern.
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z')
 }
 
 /** A stored (non-encrypted) value in API form, instants written by `instant`; empty is null. */

@@ -44,10 +44,17 @@ const FORMAT_2: Seal = { format: 2 }
 const FORMAT_3: Seal = { format: 3 }
 const FORMAT_4: Seal = { format: 4 }
 
+/** Each module's current format, worked out on first use (a module's declaration does not change while it runs). */
+const current = new WeakMap<ModuleDef, Seal>()
+
 /** The format a new version of `mod` is sealed with: 4 when its items have encrypted sub-fields, 3 when it has encrypted fields, else 2. */
 export function currentSeal (mod: ModuleDef): Seal {
-  if (mod.fields.some((f) => f.items?.some((s) => s.encrypted) === true)) return FORMAT_4
-  return mod.fields.some((f) => f.encrypted) ? FORMAT_3 : FORMAT_2
+  let seal = current.get(mod)
+  if (seal === undefined) {
+    seal = mod.fields.some((f) => f.items?.some((s) => s.encrypted) === true) ? FORMAT_4 : mod.fields.some((f) => f.encrypted) ? FORMAT_3 : FORMAT_2
+    current.set(mod, seal)
+  }
+  return seal
 }
 
 /** The seal of a stored version, from its history entry's format and snapshot. */

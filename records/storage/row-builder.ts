@@ -32,8 +32,12 @@ export class RowBuilder {
   /** Every column of the module's table: the system columns, then each field's value (and blind index). */
   readonly columns: readonly string[]
 
+  /** Every column null: what a new row starts from. */
+  private readonly empty: Readonly<Row>
+
   constructor (private readonly mod: ModuleDef, private readonly cipher: FieldCipher) {
     this.columns = [...SYSTEM_COLUMNS, ...mod.fields.flatMap((f) => f.searchable ? [valueColumn(f), blindIndexColumn(f)] : [valueColumn(f)])]
+    this.empty = Object.freeze(Object.fromEntries(this.columns.map((c) => [c, null])))
   }
 
   /** Column values of the declared fields (passwords already hashed): encrypted and blind-indexed. */
@@ -62,8 +66,7 @@ export class RowBuilder {
   /** A new row with its system fields, sealed, and the fields its first history entry names. */
   newRow (id: string, stored: Map<FieldDef, ColumnValue>, caller: Caller): { row: Row, campos: string[] } {
     const now = nowSeconds()
-    const base: Row = Object.fromEntries(this.columns.map((c) => [c, null]))
-    const row: Row = { ...base, ...this.toColumns(id, stored), _id: id, _created: now, _created_by: caller.id, _modified: now, _modified_by: caller.id, _version: 1, _deleted: null }
+    const row: Row = { ...this.empty, ...this.toColumns(id, stored), _id: id, _created: now, _created_by: caller.id, _modified: now, _modified_by: caller.id, _version: 1, _deleted: null }
     const payload = this.seal(row, '')
     return { row, campos: changedFields(this.mod, undefined, payload) }
   }

@@ -17,6 +17,7 @@ import { nowSeconds } from '../../core/time.js'
 import { columnSpec, valueColumn } from '../../db/columns.js'
 import { HISTORY_VERSION_UNIQUE } from '../../db/history-entity.js'
 import { storedName } from '../../db/identifier.js'
+import { InsertBatch } from '../../db/insert-batch.js'
 import { insertWithHistory, insertWithHistorySql, type InsertColumn } from '../../db/insert-with-history.js'
 import { entityName, type Row } from '../../db/module-entity.js'
 import { liveIndexColumn } from '../../db/record-indexes.js'
@@ -72,6 +73,8 @@ export class SqlModuleStorage implements ModuleStorage {
   /** Ids have one shape; anything else cannot exist and never reaches the database. */
   private readonly idShape: RegExp
   private readonly bulk: BulkCreate
+  /** The creates outside a transaction, a statement per turn. */
+  private readonly batch: InsertBatch
 
   constructor (private readonly mod: ModuleDef, private readonly deps: StorageDeps) {
     this.entity = entityName(mod)
@@ -82,6 +85,7 @@ export class SqlModuleStorage implements ModuleStorage {
     this.insertSql = insertWithHistorySql(mod.table, this.insertColumns)
     this.idKeys = new Set([storedName(`${mod.table}_pkey`), HISTORY_VERSION_UNIQUE])
     this.idShape = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)
+    this.batch = new InsertBatch(mod.table, this.insertColumns)
     this.bulk = new BulkCreate(mod, deps, { rows: this.rows, insertColumns: this.insertColumns, idKeys: this.idKeys })
   }
 
@@ -127,10 +131,16 @@ export class SqlModuleStorage implements ModuleStorage {
     return row
   }
 
-  /** A new record and its first history entry, as one statement on `em` (in its transaction, if any). */
+  /**
+   * A new record and its first history entry, as one statement on `em`: in
+   * its transaction, if it holds one; else with the other creates of this
+   * turn (db/insert-batch.ts).
+   */
   private async insertNew (em: EntityManager, id: string, caller: Caller, stored: Map<FieldDef, ColumnValue>): Promise<Row> {
     const { row, campos } = this.rows.newRow(id, stored, caller)
-    await insertWithHistory(em, this.insertSql, this.insertColumns, row, versionEntry(this.mod, row, 'crear', campos))
+    const history = versionEntry(this.mod, row, 'crear', campos)
+    if (em.getTransactionContext() === undefined) await this.batch.insert(em, row, history)
+    else await insertWithHistory(em, this.insertSql, this.insertColumns, row, history)
     return row
   }
 

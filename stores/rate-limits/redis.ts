@@ -2,11 +2,11 @@
  * Rate-limit windows in Redis, shared by every instance (docs/user-guide.md
  * "Rate limits"): each hit counted in one Lua script (atomic), every key
  * under `<prefix>rl:`. The hits of one turn of the event loop share one
- * script run (stores/coalesce.ts; docs/performance.md "One Redis script
+ * script run (core/coalesce.ts; docs/performance.md "One Redis script
  * per turn"), which treats each in call order as if it ran alone.
  */
 import type { Redis } from 'ioredis'
-import { Coalescer } from '../coalesce.js'
+import { Coalescer } from '../../core/coalesce.js'
 import { defineScripts, luaScript, type ScriptCommands } from '../redis-scripts.js'
 import type { Counter, RateLimitStore, Window } from './contract.js'
 

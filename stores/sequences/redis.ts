@@ -1,14 +1,14 @@
 /**
  * Id counters in Redis, shared by every instance: `<prefix>seq:<key>`, each
  * draw one Lua script (atomic). The draws of one turn of the event loop
- * share one script run (stores/coalesce.ts; docs/performance.md "One Redis
+ * share one script run (core/coalesce.ts; docs/performance.md "One Redis
  * script per turn"): one INCRBY per key of the sum of its draws, the block
  * handed out in call order, so each caller gets the numbers it would have
  * got from a script of its own sent in that order. (`seedAndNext` is not
  * batched: sent at once, it may take a number below a batched draw's.)
  */
 import type { Redis } from 'ioredis'
-import { Coalescer } from '../coalesce.js'
+import { Coalescer } from '../../core/coalesce.js'
 import { defineScripts, luaScript, type ScriptCommands } from '../redis-scripts.js'
 import type { SequenceStore } from './contract.js'
 

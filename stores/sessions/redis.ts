@@ -137,7 +137,7 @@ export class RedisSessionStore implements SessionStore {
     const stamp = this.connection
     const [epochKey, genKey] = this.stateKeys
     const [session, user, epoch, gen] = await read([this.sessionKey(jti), this.userKey(userId), epochKey, genKey])
-    // A reconnection while the read waited (its batch, stores/coalesce.ts) answers from what may be an older Redis: stale too.
+    // A reconnection while the read waited (its batch, core/coalesce.ts) answers from what may be an older Redis: stale too.
     const stale = this.checked !== stamp || this.connection !== stamp || epoch === null || epoch === undefined || gen === null || gen === undefined || Number(epoch) < this.known
     if (stale) return { session: null, user: null, stamp }
     return { session: parseSession(underGen(session, gen)), user: parseUser(underGen(user, gen)), stamp }

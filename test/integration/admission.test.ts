@@ -62,7 +62,7 @@ describe.each(kinds)('%s admission', (kind, make) => {
 
 /**
  * The admissions of one turn of the event loop are one script run
- * (stores/coalesce.ts): on a redis-server of this file's own, so that
+ * (core/coalesce.ts): on a redis-server of this file's own, so that
  * INFO commandstats counts this file's commands only.
  */
 describe('redis admissions issued in one turn', () => {

@@ -1,6 +1,6 @@
 /**
  * The Redis stores run the calls of one turn of the event loop as one
- * script (stores/coalesce.ts; docs/performance.md "One Redis script per turn"),
+ * script (core/coalesce.ts; docs/performance.md "One Redis script per turn"),
  * with the answers the same calls get one after another. On a redis-server
  * of this file's own, so that INFO commandstats counts this file's commands only.
  */

@@ -1,11 +1,11 @@
 /**
- * stores/coalesce.ts: the calls of one turn of the event loop go to one
+ * core/coalesce.ts: the calls of one turn of the event loop go to one
  * `run`, in call order; each caller gets its own output, or the batch's
  * error. The Redis stores built on it are tested against a real Redis in
  * test/integration/stores.test.ts and admission.test.ts.
  */
 import { describe, expect, it } from 'vitest'
-import { Coalescer } from '../../stores/coalesce.js'
+import { Coalescer } from '../../core/coalesce.js'
 
 /** A coalescer whose run doubles its inputs and records each batch it got. */
 function doubling (max?: number): { c: Coalescer<number, number>, batches: number[][] } {

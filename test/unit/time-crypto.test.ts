@@ -206,6 +206,22 @@ describe('core/canonical.ts', () => {
     expect(canonicalJson('tú "dijo"')).toBe('"tú \\"dijo\\""')
     expect(canonicalJson([])).toBe('[]')
   })
+
+  // Every stored _hash was made with the first implementation: any value must come out byte for byte the same.
+  it('writes any JSON value exactly as the first implementation did', () => {
+    const first = (value: unknown): string => {
+      if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null)
+      if (Array.isArray(value)) return `[${value.map(first).join(',')}]`
+      const obj = value as Record<string, unknown>
+      const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort()
+      return `{${keys.map((k) => `${JSON.stringify(k)}:${first(obj[k])}`).join(',')}}`
+    }
+    const value = fc.letrec((tie) => ({
+      any: fc.oneof({ depthSize: 'small' }, fc.constant(undefined), fc.jsonValue({ maxDepth: 1 }), fc.array(tie('any'), { maxLength: 4 }),
+        fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('any'), { maxKeys: 5 })),
+    })).any
+    fc.assert(fc.property(value, (v) => { expect(canonicalJson(v)).toBe(first(v)) }), { numRuns: 2_000 })
+  })
 })
 
 describe('core/config.ts', () => {

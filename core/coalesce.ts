@@ -13,7 +13,8 @@
  * own batch: one script's arguments stay well within what a function call
  * can spread and one script run stays short for Redis's other clients.
  *
- * Each store owns its instances: nothing here is shared between clients.
+ * Each user (a Redis store, a module's inserts: db/insert-batch.ts) owns its
+ * instances: nothing here is shared between clients or tables.
  */
 
 interface Waiting<I, O> {

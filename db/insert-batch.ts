@@ -1,0 +1,69 @@
+/**
+ * The creates of one turn of the event loop written as one statement
+ * (docs/performance.md "Creates of a turn in one statement"): each create
+ * that runs outside any transaction (records/storage/sql-module-storage.ts,
+ * "alone") hands its row and first history entry here, and the rows of the
+ * turn go to PostgreSQL as one multi-row `insertWithHistorySql`: one round
+ * trip, one plan, one commit and one WAL flush for all of them, where each
+ * create was one of each. Nothing a create guarantees changes: it is
+ * answered only once its statement committed, and its rows carry the
+ * statement's transaction id, by which the global chain orders entries
+ * (records/integrity/ledger.ts) as it does an import's.
+ *
+ * A statement commits whole or not at all. When one fails (a taken id, a
+ * value the database refuses, the connection lost), it wrote nothing, and
+ * each of its creates is written alone, so each gets the answer it would
+ * have got by itself: one create's problem never fails another.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql'
+import { Coalescer } from '../core/coalesce.js'
+import type { Row } from './module-entity.js'
+import { insertManyWithHistory, insertWithHistory, insertWithHistorySql, type InsertColumn } from './insert-with-history.js'
+
+/** Most creates in one statement: with 50 at once, one table's statements stay a few shapes, each a prepared statement. */
+const MAX_ROWS = 16
+
+interface Insert {
+  readonly em: EntityManager
+  readonly row: Row
+  readonly history: object
+}
+
+export class InsertBatch {
+  /** Each create's outcome: undefined when written, else its own error. */
+  private readonly inserts = new Coalescer<Insert, Error | undefined>(async (batch) => this.write(batch), MAX_ROWS)
+  /** The statement for n rows, at n (made on first use). */
+  private readonly texts: string[] = []
+
+  constructor (private readonly table: string, private readonly columns: readonly InsertColumn[]) {}
+
+  /** Writes a row and its history entry with the other creates of this turn; `em` must hold no transaction. */
+  async insert (em: EntityManager, row: Row, history: object): Promise<void> {
+    const err = await this.inserts.call({ em, row, history })
+    if (err !== undefined) throw err
+  }
+
+  private sql (rows: number): string {
+    return this.texts[rows] ??= insertWithHistorySql(this.table, this.columns, rows)
+  }
+
+  private async write (batch: readonly Insert[]): Promise<Array<Error | undefined>> {
+    if (batch.length > 1) {
+      try {
+        // Any EntityManager of the batch serves: none holds a transaction, so each takes a pooled connection.
+        await insertManyWithHistory(batch[0]!.em, this.sql(batch.length), this.columns, batch.map((b) => b.row), batch.map((b) => b.history))
+        return batch.map(() => undefined)
+      } catch {
+        // Which create the statement failed on is not said: each is written alone below.
+      }
+    }
+    return Promise.all(batch.map(async (b) => {
+      try {
+        await insertWithHistory(b.em, this.sql(1), this.columns, b.row, b.history)
+        return undefined
+      } catch (err) {
+        return err as Error
+      }
+    }))
+  }
+}
