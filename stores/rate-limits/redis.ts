@@ -5,7 +5,7 @@
  * script run (core/coalesce.ts; docs/performance.md "One Redis script
  * per turn"), which treats each in call order as if it ran alone.
  */
-import type { Redis } from 'ioredis'
+import { ReplyError, type Redis } from 'ioredis'
 import { Coalescer } from '../../core/coalesce.js'
 import { defineScripts, luaScript, type ScriptCommands } from '../redis-scripts.js'
 import type { Counter, RateLimitStore, Window } from './contract.js'
@@ -19,27 +19,39 @@ import type { Counter, RateLimitStore, Window } from './contract.js'
  * appended; then the value of each key to read (false: none). So a
  * request's counters and its session lookup are one command (`hitAndRead`),
  * and the requests of a turn one command between them.
+ *
+ * Each hit runs under `pcall` and its part of the answer starts with 0, or
+ * with the error's text (then 2n + m placeholders): a key of the wrong type
+ * fails the one request that touched it, not its turn-mates.
  */
 const HIT_MANY = `
 local out = {}
 local k, a = 0, 2
 for h = 1, tonumber(ARGV[1]) do
   local n, m = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
-  a = a + 2
-  for i = 1, n do
-    k = k + 1
-    local key, ms = KEYS[k], ARGV[a]
-    a = a + 1
-    local c = redis.call('INCR', key)
-    if c == 1 then redis.call('PEXPIRE', key, ms) end
-    local ttl = redis.call('PTTL', key)
-    if ttl < 0 then redis.call('PEXPIRE', key, ms); ttl = tonumber(ms) end
-    out[#out + 1] = c
-    out[#out + 1] = ttl
-  end
-  for i = 1, m do
-    k = k + 1
-    out[#out + 1] = redis.call('GET', KEYS[k])
+  local k0, a0 = k, a + 2
+  local part = {}
+  local ok, err = pcall(function ()
+    for i = 1, n do
+      local key, ms = KEYS[k0 + i], ARGV[a0 + i - 1]
+      local c = redis.call('INCR', key)
+      if c == 1 then redis.call('PEXPIRE', key, ms) end
+      local ttl = redis.call('PTTL', key)
+      if ttl < 0 then redis.call('PEXPIRE', key, ms); ttl = tonumber(ms) end
+      part[#part + 1] = c
+      part[#part + 1] = ttl
+    end
+    for i = 1, m do
+      part[#part + 1] = redis.call('GET', KEYS[k0 + n + i])
+    end
+  end)
+  k, a = k0 + n + m, a0 + n
+  if ok then
+    out[#out + 1] = 0
+    for i = 1, 2 * n + m do out[#out + 1] = part[i] end
+  else
+    out[#out + 1] = type(err) == 'table' and err.err or tostring(err)
+    for i = 1, 2 * n + m do out[#out + 1] = false end
   end
 end
 return out`
@@ -61,7 +73,8 @@ interface HitResult {
 
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly scripts: ScriptCommands<typeof SCRIPTS>
-  private readonly hits = new Coalescer<Hit, HitResult>(async (batch) => this.hitMany(batch))
+  /** Each hit's answer, or the error of its own part of the script. */
+  private readonly hits = new Coalescer<Hit, HitResult | Error>(async (batch) => this.hitMany(batch))
 
   /** `client`: the one its commands go to (stores/admission.ts reads the session cache in the same script). */
   constructor (readonly client: Redis, private readonly prefix: string) {
@@ -76,11 +89,13 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   /** `hit`, and the values of `keys` (full names, outside this namespace) read in the same script. */
   async hitAndRead (windows: readonly Window[], keys: readonly string[]): Promise<HitResult> {
-    return this.hits.call({ windows, keys })
+    const res = await this.hits.call({ windows, keys })
+    if (res instanceof Error) throw res
+    return res
   }
 
-  /** One script run for the hits of a turn; its flat answer split per hit (2 per window, 1 per key read). */
-  private async hitMany (batch: readonly Hit[]): Promise<HitResult[]> {
+  /** One script run for the hits of a turn; its flat answer split per hit (its status, then 2 per window, 1 per key read). */
+  private async hitMany (batch: readonly Hit[]): Promise<Array<HitResult | Error>> {
     const keys: string[] = []
     const args: number[] = [batch.length]
     for (const h of batch) {
@@ -92,6 +107,12 @@ export class RedisRateLimitStore implements RateLimitStore {
     const flat = await this.scripts.policiaHitMany(keys.length, ...keys, ...args)
     let at = 0
     return batch.map((h) => {
+      const status = flat[at++]
+      if (status !== 0) {
+        at += 2 * h.windows.length + h.keys.length
+        // As ioredis answers a failed command: a ReplyError with Redis's text.
+        return new ReplyError(String(status)) as Error
+      }
       const counters = h.windows.map((_, i) => ({ count: Number(flat[at + 2 * i]), resetMs: Math.max(0, Number(flat[at + 2 * i + 1])) }))
       at += 2 * h.windows.length
       // GET answers come back as ioredis gives them: strings, or null for a missing key.

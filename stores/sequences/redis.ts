@@ -7,17 +7,24 @@
  * got from a script of its own sent in that order. (`seedAndNext` is not
  * batched: sent at once, it may take a number below a batched draw's.)
  */
-import type { Redis } from 'ioredis'
+import { ReplyError, type Redis } from 'ioredis'
 import { Coalescer } from '../../core/coalesce.js'
 import { defineScripts, luaScript, type ScriptCommands } from '../redis-scripts.js'
 import type { SequenceStore } from './contract.js'
 
-/** For each key, -1 when it is not there (unknown: seed it), else INCRBY by its ARGV. */
+/**
+ * For each key, -1 when it is not there (unknown: seed it), else INCRBY by
+ * its ARGV; each key under `pcall`, its error's text in its place (a value
+ * that is no number fails the draws of that key only).
+ */
 const NEXT_MANY = `
 local out = {}
 for i = 1, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 0 then out[i] = -1
-  else out[i] = redis.call('INCRBY', KEYS[i], ARGV[i]) end
+  local ok, r = pcall(function ()
+    if redis.call('EXISTS', KEYS[i]) == 0 then return -1 end
+    return redis.call('INCRBY', KEYS[i], ARGV[i])
+  end)
+  if ok then out[i] = r else out[i] = type(r) == 'table' and r.err or tostring(r) end
 end
 return out`
 
@@ -29,7 +36,7 @@ return redis.call('INCRBY', KEYS[1], ARGV[2])`
 
 const SCRIPTS = {
   /** The number of keys, the keys, then how many numbers to draw of each. */
-  policiaSeqNextMany: luaScript<[numberOfKeys: number, ...keysThenCounts: Array<string | number>], number[]>(NEXT_MANY),
+  policiaSeqNextMany: luaScript<[numberOfKeys: number, ...keysThenCounts: Array<string | number>], Array<number | string>>(NEXT_MANY),
   policiaSeqSeed: luaScript<[key: string, floor: number, count: number], number>(SEED_AND_NEXT, 1),
 }
 
@@ -57,8 +64,8 @@ export class RedisSequenceStore implements SequenceStore {
   private readonly seeded = new Map<string, number>()
   /** The highest number this instance drew of each key. */
   private readonly drawn = new Map<string, number>()
-  /** A draw's answer: the first number of its block, or null (the key is not in Redis, or went back). */
-  private readonly draws = new Coalescer<Draw, number | null>(async (batch) => this.nextMany(batch))
+  /** A draw's answer: the first number of its block, or null (the key is not in Redis, or went back), or its key's error. */
+  private readonly draws = new Coalescer<Draw, number | null | Error>(async (batch) => this.nextMany(batch))
 
   constructor (redis: Redis, private readonly prefix: string) {
     this.scripts = defineScripts(redis, SCRIPTS)
@@ -70,6 +77,7 @@ export class RedisSequenceStore implements SequenceStore {
     const stamp = this.connection
     if (this.seeded.get(key) !== stamp) return null
     const first = await this.draws.call({ key, count })
+    if (first instanceof Error) throw first
     return first === null || stamp !== this.connection ? null : first
   }
 
@@ -81,19 +89,22 @@ export class RedisSequenceStore implements SequenceStore {
    * resumed a promise later) and its number would make this batch's look gone back: dropped
    * for nothing, a gap without a failed create (SPEC S2).
    */
-  private async nextMany (batch: readonly Draw[]): Promise<Array<number | null>> {
+  private async nextMany (batch: readonly Draw[]): Promise<Array<number | null | Error>> {
     const totals = new Map<string, number>()
     for (const d of batch) totals.set(d.key, (totals.get(d.key) ?? 0) + d.count)
     const keys = [...totals.keys()]
     const last = await this.scripts.policiaSeqNextMany(keys.length, ...keys.map((k) => `${this.prefix}seq:${k}`), ...keys.map((k) => totals.get(k)!))
-    /** The next number to hand out of each key; null: Redis does not have the key (null for every draw of it). */
-    const free = new Map(keys.map((k, i) => {
-      const n = Number(last[i])
+    /** The next number to hand out of each key; null: Redis does not have the key (null for every draw of it); an error: its own. */
+    const free = new Map<string, number | null | Error>(keys.map((k, i) => {
+      const answer = last[i]
+      // As ioredis answers a failed command: a ReplyError with Redis's text.
+      if (typeof answer === 'string') return [k, new ReplyError(answer) as Error]
+      const n = Number(answer)
       return [k, n === -1 ? null : n - totals.get(k)! + 1]
     }))
     return batch.map((d) => {
       const first = free.get(d.key)!
-      if (first === null) return null
+      if (first === null || first instanceof Error) return first
       free.set(d.key, first + d.count)
       // Redis answered at or below a number this instance drew: it went back in time.
       if (first <= (this.drawn.get(d.key) ?? 0)) return null

@@ -5,7 +5,7 @@
  * of this file's own, so that INFO commandstats counts this file's commands only.
  */
 import { describe, expect, it } from 'vitest'
-import type { Window } from '../../stores/rate-limits/contract.js'
+import type { Counter, Window } from '../../stores/rate-limits/contract.js'
 import { RedisRateLimitStore } from '../../stores/rate-limits/redis.js'
 import { RedisSequenceStore } from '../../stores/sequences/redis.js'
 import { commandCalls, usePrivateRedis } from '../helpers/redis-server.js'
@@ -80,16 +80,21 @@ describe('Redis stores: the calls of one turn share one script run', () => {
       expect(calls.get).toBe(7)
     })
 
-    it('a batch whose script fails rejects every caller of it, and the next batch works', async () => {
+    it('a hit whose key fails in the script rejects its own caller only: its turn-mates are counted and answered', async () => {
       const store = new RedisRateLimitStore(redis.client, p)
       await redis.client.lpush(`${p}rl:wrongtype`, 'x') // INCR on a list fails
+      await redis.client.lpush(`${p}wrongread`, 'x') // GET on a list fails
       const results = await Promise.allSettled([
         store.hit([{ key: 'fine-1', windowMs: 60_000 }]),
         store.hit([{ key: 'wrongtype', windowMs: 60_000 }]),
-        store.hitAndRead([{ key: 'fine-2', windowMs: 60_000 }], []),
+        store.hitAndRead([{ key: 'fine-2', windowMs: 60_000 }], [`${p}wrongread`]),
+        store.hitAndRead([{ key: 'fine-1', windowMs: 60_000 }, { key: 'fine-2', windowMs: 60_000 }], []),
       ])
-      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected'])
-      for (const r of results) expect(String((r as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/)
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled'])
+      for (const r of [results[1], results[2]]) expect(String((r as PromiseRejectedResult).reason)).toMatch(/WRONGTYPE/)
+      expect((results[0] as PromiseFulfilledResult<Counter[]>).value.map((c) => c.count)).toEqual([1])
+      // The third's window was counted before its read failed (Redis does not roll a script back).
+      expect((results[3] as PromiseFulfilledResult<{ counters: Counter[] }>).value.counters.map((c) => c.count)).toEqual([2, 2])
       expect((await store.hit([{ key: 'fine-3', windowMs: 60_000 }]))[0]!.count).toBe(1)
     })
   })
@@ -146,14 +151,14 @@ describe('Redis stores: the calls of one turn share one script run', () => {
       expect(calls.incrby).toBe(2)
     })
 
-    it('a batch whose script fails rejects every caller of it', async () => {
+    it('a key that fails in the script rejects the draws of that key only', async () => {
       const store = new RedisSequenceStore(redis.client, p)
       for (const key of ['fine', 'broken']) await store.seedAndNext(key, 0)
       await redis.client.set(`${p}seq:broken`, 'not a number') // INCRBY fails
-      const results = await Promise.allSettled([store.next('fine'), store.next('broken'), store.next('fine')])
-      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected'])
-      // A script that fails keeps what it did before (Redis does not roll it back):
-      // the batch's 2 and 3 of `fine` were drawn and are never handed out (a gap, as any failed create leaves).
+      const results = await Promise.allSettled([store.next('fine'), store.next('broken'), store.next('fine'), store.next('broken', 2)])
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected'])
+      expect(results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value)).toEqual([2, 3])
+      for (const r of [results[1], results[3]]) expect(String((r as PromiseRejectedResult).reason)).toMatch(/not an integer/)
       expect(await store.next('fine')).toBe(4)
     })
   })
