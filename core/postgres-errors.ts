@@ -20,3 +20,14 @@ export function isUniqueViolationOf (err: unknown, constraints: ReadonlySet<stri
   const e = err as { code?: string, constraint?: string }
   return e.code === '23505' && e.constraint !== undefined && constraints.has(e.constraint)
 }
+
+/**
+ * PostgreSQL refused a statement for the values it holds (SQLSTATE class 22,
+ * data exception, or 23, integrity constraint): it answered, so the
+ * statement wrote nothing. A lost connection has no such code, and a
+ * statement whose answer was lost may have committed.
+ */
+export function isRefusedValue (err: unknown): boolean {
+  const code = (err as { code?: string }).code
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'))
+}

@@ -10,17 +10,22 @@
  * statement's transaction id, by which the global chain orders entries
  * (records/integrity/ledger.ts) as it does an import's.
  *
- * A statement commits whole or not at all. When one fails (a taken id, a
- * value the database refuses, the connection lost), it wrote nothing, and
- * each of its creates is written alone, so each gets the answer it would
- * have got by itself: one create's problem never fails another.
+ * A statement commits whole or not at all. When PostgreSQL refuses one for
+ * a value it holds (a taken id, a value out of a column's range: SQLSTATE
+ * class 23 or 22), it wrote nothing, and each of its creates is written
+ * alone, so each gets the answer it would have got by itself: one create's
+ * problem never fails another. Any other failure (the connection lost, the
+ * database unreachable) fails every create of the statement with it, as
+ * each alone would have failed: written again, a statement that committed
+ * before its answer was lost would store its records twice.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { Coalescer } from '../core/coalesce.js'
+import { isRefusedValue } from '../core/postgres-errors.js'
 import type { Row } from './module-entity.js'
 import { insertManyWithHistory, insertWithHistory, insertWithHistorySql, type InsertColumn } from './insert-with-history.js'
 
-/** Most creates in one statement: with 50 at once, one table's statements stay a few shapes, each a prepared statement. */
+/** Most creates in one statement: at most 16 statement texts per table (each a named statement on PostgreSQL). */
 const MAX_ROWS = 16
 
 interface Insert {
@@ -53,8 +58,9 @@ export class InsertBatch {
         // Any EntityManager of the batch serves: none holds a transaction, so each takes a pooled connection.
         await insertManyWithHistory(batch[0]!.em, this.sql(batch.length), this.columns, batch.map((b) => b.row), batch.map((b) => b.history))
         return batch.map(() => undefined)
-      } catch {
-        // Which create the statement failed on is not said: each is written alone below.
+      } catch (err) {
+        if (!isRefusedValue(err)) return batch.map(() => err as Error)
+        // Which create the statement was refused for is not said: each is written alone below.
       }
     }
     return Promise.all(batch.map(async (b) => {

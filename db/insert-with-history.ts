@@ -5,8 +5,9 @@
  * a statement commits whole or not at all, both rows carry the same
  * transaction id (`xid`, the global chain's order, records/integrity/ledger.ts).
  * Every create writes with it (records/storage/sql-module-storage.ts):
- * alone when nothing else needs its transaction, else inside the
- * transaction that runs its reference and uniqueness checks and `inside` hooks.
+ * with the other creates of its turn when nothing else needs its
+ * transaction (db/insert-batch.ts), else inside the transaction that runs
+ * its reference and uniqueness checks and `inside` hooks.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Row } from './module-entity.js'
@@ -27,7 +28,7 @@ const HISTORY_COLUMNS: readonly InsertColumn[] = HISTORY_WRITTEN_COLUMNS
 
 /**
  * The statement's text for a table and its columns: made once per module.
- * `rows` > 1: that many records and entries in one statement (an import,
+ * `rows` > 1: that many records and entries in one statement (a turn's creates, db/insert-batch.ts; an import,
  * docs/user-guide.md "Import (importar)").
  */
 export function insertWithHistorySql (table: string, columns: readonly InsertColumn[], rows = 1): string {

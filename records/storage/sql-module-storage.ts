@@ -21,6 +21,7 @@ import { InsertBatch } from '../../db/insert-batch.js'
 import { insertWithHistory, insertWithHistorySql, type InsertColumn } from '../../db/insert-with-history.js'
 import { entityName, type Row } from '../../db/module-entity.js'
 import { liveIndexColumn } from '../../db/record-indexes.js'
+import { LiveRowBatch } from '../../db/row-batch.js'
 import { findRow, findRows, findRowsAndCount } from '../../db/row-query.js'
 import { openRowCursor, type RowCursor } from '../../db/row-cursor.js'
 import { inTransaction } from '../../db/transaction.js'
@@ -75,6 +76,8 @@ export class SqlModuleStorage implements ModuleStorage {
   private readonly bulk: BulkCreate
   /** The creates outside a transaction, a statement per turn. */
   private readonly batch: InsertBatch
+  /** The whole live rows read by id outside a transaction with no scope, a statement per turn. */
+  private readonly liveRows: LiveRowBatch
 
   constructor (private readonly mod: ModuleDef, private readonly deps: StorageDeps) {
     this.entity = entityName(mod)
@@ -86,6 +89,7 @@ export class SqlModuleStorage implements ModuleStorage {
     this.idKeys = new Set([storedName(`${mod.table}_pkey`), HISTORY_VERSION_UNIQUE])
     this.idShape = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)
     this.batch = new InsertBatch(mod.table, this.insertColumns)
+    this.liveRows = new LiveRowBatch(this.entity)
     this.bulk = new BulkCreate(mod, deps, { rows: this.rows, insertColumns: this.insertColumns, idKeys: this.idKeys })
   }
 
@@ -101,11 +105,18 @@ export class SqlModuleStorage implements ModuleStorage {
     return this.bulk.create(em, caller, records, onProgress)
   }
 
-  /** A record by id (`live`: not deleted) within `visible`, optionally locked for the transaction; else 404. */
+  /**
+   * A record by id (`live`: not deleted) within `visible`, optionally locked
+   * for the transaction; else 404. A whole live row read by anyone who sees
+   * every record, outside a transaction, is read with the turn's other such
+   * reads (db/row-batch.ts).
+   */
   private async find (em: EntityManager, id: string, opts: { live: boolean, lock: boolean, visible: Where | undefined, columns?: readonly string[] | undefined }): Promise<Row> {
     if (!this.idShape.test(id)) throw new AppError('REGISTRO_NO_ENCONTRADO')
-    const where = and(opts.live ? { _id: id, _deleted: null } : { _id: id }, opts.visible)
-    const row = await findRow(em, this.entity, where, opts.lock, opts.columns)
+    const shared = opts.live && !opts.lock && opts.visible === undefined && opts.columns === undefined && em.getTransactionContext() === undefined
+    const row = shared
+      ? await this.liveRows.find(em, id)
+      : await findRow(em, this.entity, and(opts.live ? { _id: id, _deleted: null } : { _id: id }, opts.visible), opts.lock, opts.columns)
     if (row === null) throw new AppError('REGISTRO_NO_ENCONTRADO')
     return row
   }

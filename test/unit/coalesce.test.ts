@@ -1,8 +1,9 @@
 /**
  * core/coalesce.ts: the calls of one turn of the event loop go to one
  * `run`, in call order; each caller gets its own output, or the batch's
- * error. The Redis stores built on it are tested against a real Redis in
- * test/integration/stores.test.ts and admission.test.ts.
+ * error. What is built on it is tested against a real Redis and database:
+ * test/integration/redis-batching.test.ts and admission.test.ts (the Redis
+ * stores), create-batch.test.ts and read-batch.test.ts (db/).
  */
 import { describe, expect, it } from 'vitest'
 import { Coalescer } from '../../core/coalesce.js'

@@ -1,6 +1,6 @@
 /**
  * The pure building blocks: service-time-zone dates (docs/user-guide.md "API"), field
- * encryption and blind indexes, canonical JSON and the
+ * encryption and blind indexes (canonical JSON: canonical.test.ts) and the
  * environment contract (core/config.ts).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -11,7 +11,6 @@ import { afterAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { formatDateTime, isValidDate, isValidTime, parseDateTime, today, yearIn } from '../../core/time.js'
 import { createFieldCipher, fieldIndexKey, normaliseSearchable } from '../../core/crypto.js'
-import { canonicalJson } from '../../core/canonical.js'
 import { keyId, loadConfig } from '../../core/config.js'
 import { ConfigError } from '../../core/errors.js'
 
@@ -194,33 +193,6 @@ describe('core/crypto.ts', () => {
     const fieldKey = Buffer.from(hkdfSync('sha256', mac.indexKey, Buffer.alloc(0), Buffer.from('indice-ciego:denuncias.denunciante_dni', 'utf8'), 32))
     expect(fieldIndexKey(mac.indexKey, 'denuncias', 'denunciante_dni')).toEqual(fieldKey)
     expect(createHmac('sha256', fieldKey).update(dni, 'utf8').digest('hex')).toBe(a)
-  })
-})
-
-describe('core/canonical.ts', () => {
-  it('sorts keys at every depth, no spaces, arrays in order', () => {
-    const value = { b: 1, a: { z: [3, { y: 2, x: 1 }], c: null }, 'ñ': 'x', A: true }
-    expect(canonicalJson(value)).toBe('{"A":true,"a":{"c":null,"z":[3,{"x":1,"y":2}]},"b":1,"ñ":"x"}')
-    expect(canonicalJson({ y: { b: 2, a: 1 }, x: [{ d: 1, c: 2 }] })).toBe(canonicalJson({ x: [{ c: 2, d: 1 }], y: { a: 1, b: 2 } }))
-    expect(canonicalJson({ a: undefined, b: 'x' })).toBe('{"b":"x"}')
-    expect(canonicalJson('tú "dijo"')).toBe('"tú \\"dijo\\""')
-    expect(canonicalJson([])).toBe('[]')
-  })
-
-  // Every stored _hash was made with the first implementation: any value must come out byte for byte the same.
-  it('writes any JSON value exactly as the first implementation did', () => {
-    const first = (value: unknown): string => {
-      if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null)
-      if (Array.isArray(value)) return `[${value.map(first).join(',')}]`
-      const obj = value as Record<string, unknown>
-      const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort()
-      return `{${keys.map((k) => `${JSON.stringify(k)}:${first(obj[k])}`).join(',')}}`
-    }
-    const value = fc.letrec((tie) => ({
-      any: fc.oneof({ depthSize: 'small' }, fc.constant(undefined), fc.jsonValue({ maxDepth: 1 }), fc.array(tie('any'), { maxLength: 4 }),
-        fc.dictionary(fc.string({ unit: 'binary', maxLength: 6 }), tie('any'), { maxKeys: 5 })),
-    })).any
-    fc.assert(fc.property(value, (v) => { expect(canonicalJson(v)).toBe(first(v)) }), { numRuns: 2_000 })
   })
 })
 
