@@ -14,10 +14,12 @@
  * a value it holds (a taken id, a value out of a column's range: SQLSTATE
  * class 23 or 22), it wrote nothing, and each of its creates is written
  * alone, so each gets the answer it would have got by itself: one create's
- * problem never fails another. Any other failure (the connection lost, the
- * database unreachable) fails every create of the statement with it, as
- * each alone would have failed: written again, a statement that committed
- * before its answer was lost would store its records twice.
+ * problem never fails another. Any other failure fails every create of the
+ * statement with it, as each alone would have failed, and none is written
+ * again: a statement whose answer was lost (the connection dropped, the
+ * backend terminated) may have committed, and written again would store its
+ * records twice; one cancelled or timed out failed for the database's
+ * state, not for one create's values.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { Coalescer } from '../core/coalesce.js'

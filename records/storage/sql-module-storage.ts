@@ -107,8 +107,8 @@ export class SqlModuleStorage implements ModuleStorage {
 
   /**
    * A record by id (`live`: not deleted) within `visible`, optionally locked
-   * for the transaction; else 404. A whole live row read by anyone who sees
-   * every record, outside a transaction, is read with the turn's other such
+   * for the transaction; else 404. A whole live row read with no scope
+   * condition, outside a transaction, is read with the turn's other such
    * reads (db/row-batch.ts).
    */
   private async find (em: EntityManager, id: string, opts: { live: boolean, lock: boolean, visible: Where | undefined, columns?: readonly string[] | undefined }): Promise<Row> {

@@ -13,9 +13,9 @@
  *   written alone: every one answers 201, the one whose id was taken with a
  *   fresh id, the others with the ids they drew, each in a transaction of
  *   its own;
- * - when the statement fails otherwise (cancelled while it waits: it may
- *   have committed, for all the service knows), every create of it fails
- *   with it and none is written again (on PostgreSQL);
+ * - when the statement fails otherwise (here cancelled while it waits; a
+ *   lost answer takes the same path), every create of it fails with it and
+ *   none is written again (on PostgreSQL);
  * - a create inside a transaction (a module with a unique field checks it
  *   there) is not held for the turn: it is written in its transaction
  *   (on PostgreSQL: the embedded database runs one transaction at a time).
@@ -138,9 +138,9 @@ describe('creates of one turn', () => {
     expect((await call(app, 'GET', `/sala092/${first!.id}`, { token })).body.data.descripcion).toBe('primera')
   })
 
-  // A statement cancelled while it waits (here for a lock the test holds) may, for all the service knows, have
-  // committed: its creates fail with it and none is written again (written again, a statement that committed
-  // before its answer was lost would store its records twice). On PostgreSQL: the test needs a second session.
+  // A statement that fails for another reason than a value (here cancelled while it waits for a lock the test
+  // holds; a lost answer takes the same path) fails its creates with it, and none is written again: a statement
+  // whose answer was lost may have committed. On PostgreSQL: the test needs a second session.
   it.skipIf(!usingPostgres)('fail together when the statement fails for another reason than a value, and are not written again', async () => {
     const before = Number((await h.db.query<{ n: string }>('select count(*) as n from sala092'))[0]!.n)
     const locker = new pg.Client({ connectionString: h.db.url })
