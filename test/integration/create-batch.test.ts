@@ -30,33 +30,22 @@ import type { SequenceStore } from '../../stores/sequences/contract.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { call, login } from '../helpers/http.js'
 import { usingPostgres, usingRedis } from '../helpers/services.js'
+import { TurnBarrier } from '../helpers/turn-barrier.js'
 
-/** The store's draws, each held until `hold(n)`'s n draws arrived; `taken` replaces the number of the next one drawn. */
+/** The store's draws, held by `turn`; `taken` replaces the number of the next one drawn. */
 class HeldDraws implements SequenceStore {
-  private waiting: Array<() => void> = []
-  private expected = 0
+  readonly turn = new TurnBarrier()
   taken: number | undefined
   /** Every number handed out, in order. */
   handed: number[] = []
 
   constructor (private readonly inner: SequenceStore) {}
 
-  hold (n: number): void { this.expected = n }
-
   async next (key: string, count?: number): Promise<number | null> {
     let n = await this.inner.next(key, count)
     if (n !== null && this.taken !== undefined) [n, this.taken] = [this.taken, undefined]
     if (n !== null) this.handed.push(n)
-    if (this.expected > 0) {
-      await new Promise<void>((resolve) => {
-        this.waiting.push(resolve)
-        if (this.waiting.length < this.expected) return
-        const all = this.waiting
-        this.waiting = []
-        this.expected = 0
-        for (const go of all) go()
-      })
-    }
+    await this.turn.arrive()
     return n
   }
 
@@ -93,9 +82,11 @@ afterAll(async () => {
 
 /** N creates at once, each with its own description; their ids in call order. */
 async function createTogether (tag: string): Promise<string[]> {
-  draws.hold(N)
+  const released = draws.turn.releases
+  draws.turn.hold(N)
   const answers = await Promise.all(Array.from({ length: N }, async (_, i) =>
     call(app, 'POST', '/sala092', { token, body: { ...CALL, descripcion: `${tag} ${i}` } })))
+  expect(draws.turn.releases).toBe(released + 1)
   for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(201)
   return answers.map((res) => res.body.data._id as string)
 }
@@ -148,7 +139,7 @@ describe('creates of one turn', () => {
     try {
       await locker.query('begin')
       await locker.query('lock table sala092 in exclusive mode')
-      draws.hold(N)
+      draws.turn.hold(N)
       const answers = Promise.all(Array.from({ length: N }, async (_, i) =>
         call(app, 'POST', '/sala092', { token, body: { ...CALL, descripcion: `cancelada ${i}` } })))
       // The batch's statement waits for the lock; cancel it there.
@@ -174,7 +165,7 @@ describe('creates of one turn', () => {
   // On the embedded database one session serves every connection, so the first transaction, held at its draw,
   // would keep the second from beginning: the two cannot be held together there.
   it.skipIf(!usingPostgres)('inside a transaction are written in it, not held for the turn', async () => {
-    draws.hold(2)
+    draws.turn.hold(2)
     const answers = await Promise.all(['1111AAA', '2222BBB'].map(async (matricula) =>
       call(app, 'POST', '/vehiculos', { token, body: { matricula, marca: 'Seat', modelo: 'León', tipo: 'patrulla' } })))
     for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(201)

@@ -21,6 +21,7 @@ import { createHarness, type Harness } from '../helpers/app.js'
 import { call, login, type Res } from '../helpers/http.js'
 import { usingRedis } from '../helpers/services.js'
 import { queriesOf } from '../helpers/sql-capture.js'
+import { TurnBarrier } from '../helpers/turn-barrier.js'
 import { newUser } from '../helpers/users.js'
 
 /**
@@ -30,12 +31,9 @@ import { newUser } from '../helpers/users.js'
  * each is held until the 2n of them have their answers.
  */
 class HeldAdmissions {
-  private waiting: Array<() => void> = []
-  private expected = 0
-  /** How many holds were released: each should be, or the test did not decide the turn. */
-  releases = 0
+  readonly turn = new TurnBarrier()
 
-  hold (requests: number): void { this.expected = 2 * requests }
+  hold (requests: number): void { this.turn.hold(2 * requests) }
 
   /**
    * `store` with `method` held (a Proxy: every other method as it is). Not an
@@ -50,23 +48,10 @@ class HeldAdmissions {
         if (prop !== method || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value
         return async (...args: unknown[]) => {
           const answer = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)
-          await this.arrive()
+          await this.turn.arrive()
           return answer
         }
       },
-    })
-  }
-
-  private async arrive (): Promise<void> {
-    if (this.expected === 0) return
-    await new Promise<void>((resolve) => {
-      this.waiting.push(resolve)
-      if (this.waiting.length < this.expected) return
-      const all = this.waiting
-      this.waiting = []
-      this.expected = 0
-      this.releases++
-      for (const go of all) go()
     })
   }
 }
@@ -104,12 +89,12 @@ afterAll(async () => {
 /** GETs of `paths` answered together as `who`; their answers, and the statements that read sala092. */
 async function readTogether (paths: readonly string[], who = token): Promise<{ answers: Res[], reads: string[] }> {
   let answers: Res[] = []
-  const released = admissions.releases
+  const released = admissions.turn.releases
   const sent = await queriesOf(app.orm.em, async () => {
     admissions.hold(paths.length)
     answers = await Promise.all(paths.map(async (p) => call(app, 'GET', p, { token: who })))
   })
-  expect(admissions.releases).toBe(released + 1)
+  expect(admissions.turn.releases).toBe(released + 1)
   return { answers, reads: sent.map((q) => q.sql).filter((sql) => /from "sala092"/.test(sql)) }
 }
 
@@ -139,12 +124,12 @@ describe('GETs by id of one turn', () => {
     const other = await call(app, 'POST', '/denuncias', { token, body: { denunciante_nombre: 'Luis Gil', tipo: 'robo', fecha_hechos: '2026-03-01 10:00:00', lugar_hechos: 'Calle Mayor 2', descripcion: 'Robo' } })
     expect(other.status).toBe(201)
     let answers: Res[] = []
-    const released = admissions.releases
+    const released = admissions.turn.releases
     const sent = await queriesOf(app.orm.em, async () => {
       admissions.hold(2)
       answers = await Promise.all([own, other].map(async (r) => call(app, 'GET', `/denuncias/${r.body.data._id as string}`, { token: agente.token })))
     })
-    expect(admissions.releases).toBe(released + 1)
+    expect(admissions.turn.releases).toBe(released + 1)
     expect(answers.map((r) => r.status)).toEqual([200, 404])
     expect(sent.filter((q) => /from "denuncias"/.test(q.sql))).toHaveLength(2)
   })
