@@ -28,7 +28,7 @@ import { buildApp } from '../../app.js'
 import { createStores } from '../../stores/factory.js'
 import type { SequenceStore } from '../../stores/sequences/contract.js'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { call, login } from '../helpers/http.js'
+import { call, login, type Res } from '../helpers/http.js'
 import { usingPostgres, usingRedis } from '../helpers/services.js'
 import { TurnBarrier } from '../helpers/turn-barrier.js'
 
@@ -165,11 +165,16 @@ describe('creates of one turn', () => {
   // On the embedded database one session serves every connection, so the first transaction, held at its draw,
   // would keep the second from beginning: the two cannot be held together there.
   if (usingPostgres) it('inside a transaction are written in it, not held for the turn', async () => {
+    const vehiculo = (matricula: string): Promise<Res> => call(app, 'POST', '/vehiculos', { token, body: { matricula, marca: 'Seat', modelo: 'León', tipo: 'patrulla' } })
+    // The counter seeded: the two below draw with `next`, held together.
+    expect((await vehiculo('0000AAA')).status).toBe(201)
+    const released = draws.turn.releases
     draws.turn.hold(2)
-    const answers = await Promise.all(['1111AAA', '2222BBB'].map(async (matricula) =>
-      call(app, 'POST', '/vehiculos', { token, body: { matricula, marca: 'Seat', modelo: 'León', tipo: 'patrulla' } })))
+    const answers = await Promise.all(['1111AAA', '2222BBB'].map(vehiculo))
+    expect(draws.turn.releases).toBe(released + 1)
     for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(201)
     const rows = await h.db.query<{ xid: string }>(`select xid::text as xid from sys_historial where modulo = 'vehiculos' and accion = 'crear'`)
-    expect(new Set(rows.map((r) => r.xid)).size).toBe(2)
+    expect(rows).toHaveLength(3)
+    expect(new Set(rows.map((r) => r.xid)).size).toBe(3)
   })
 })
