@@ -1,9 +1,10 @@
 /**
  * The creates of one turn of the event loop written as one statement
- * (docs/performance.md "Creates of a turn in one statement"): each create
- * that runs outside any transaction (records/storage/sql-module-storage.ts,
- * "alone") hands its row and first history entry here, and the rows of the
- * turn go to PostgreSQL as one multi-row `insertWithHistorySql`: one round
+ * (docs/performance.md "Creates of a turn in one statement"): every create
+ * hands its row and first history entry here (records/storage/
+ * sql-module-storage.ts); one inside a transaction is written in it at once,
+ * and the rows of the turn's others go to PostgreSQL as one multi-row
+ * `insertWithHistorySql`: one round
  * trip, one plan, one commit and one WAL flush for all of them, where each
  * create was one of each. Nothing a create guarantees changes: it is
  * answered only once its statement committed, and its rows carry the
@@ -44,8 +45,12 @@ export class InsertBatch {
 
   constructor (private readonly table: string, private readonly columns: readonly InsertColumn[]) {}
 
-  /** Writes a row and its history entry with the other creates of this turn; `em` must hold no transaction. */
+  /**
+   * Writes a row and its history entry: in `em`'s transaction when it holds
+   * one (never held for the turn), else with the other creates of this turn.
+   */
   async insert (em: EntityManager, row: Row, history: object): Promise<void> {
+    if (em.getTransactionContext() !== undefined) return insertWithHistory(em, this.sql(1), this.columns, row, history)
     const err = await this.inserts.call({ em, row, history })
     if (err !== undefined) throw err
   }

@@ -14,7 +14,7 @@ import { Coalescer } from '../core/coalesce.js'
 import type { Row } from './module-entity.js'
 import { findRows } from './row-query.js'
 
-/** Most ids in one statement: a few statement texts per table, each a prepared statement. */
+/** Most ids in one statement: at most 16 statement texts per table (each a named statement on PostgreSQL). */
 const MAX_IDS = 16
 
 interface Read {

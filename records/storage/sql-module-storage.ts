@@ -18,7 +18,7 @@ import { columnSpec, valueColumn } from '../../db/columns.js'
 import { HISTORY_VERSION_UNIQUE } from '../../db/history-entity.js'
 import { storedName } from '../../db/identifier.js'
 import { InsertBatch } from '../../db/insert-batch.js'
-import { insertWithHistory, insertWithHistorySql, type InsertColumn } from '../../db/insert-with-history.js'
+import type { InsertColumn } from '../../db/insert-with-history.js'
 import { entityName, type Row } from '../../db/module-entity.js'
 import { liveIndexColumn } from '../../db/record-indexes.js'
 import { LiveRowBatch } from '../../db/row-batch.js'
@@ -68,13 +68,12 @@ export class SqlModuleStorage implements ModuleStorage {
   private readonly rows: RowBuilder
   private readonly checks: WriteChecks
   private readonly insertColumns: readonly InsertColumn[]
-  private readonly insertSql: string
   /** A create whose id was taken fails on one of these (the one-statement create meets the history's first). */
   private readonly idKeys: ReadonlySet<string>
   /** Ids have one shape; anything else cannot exist and never reaches the database. */
   private readonly idShape: RegExp
   private readonly bulk: BulkCreate
-  /** The creates outside a transaction, a statement per turn. */
+  /** Every create's statement: in its transaction, or with the other creates of its turn. */
   private readonly batch: InsertBatch
   /** The whole live rows read by id outside a transaction with no scope, a statement per turn. */
   private readonly liveRows: LiveRowBatch
@@ -85,7 +84,6 @@ export class SqlModuleStorage implements ModuleStorage {
     this.checks = new WriteChecks(mod, deps.registry, deps.cipher)
     const jsonColumns = new Set(mod.fields.filter((f) => !f.encrypted && columnSpec(f).type === 'json').map(valueColumn))
     this.insertColumns = this.rows.columns.map((name) => ({ name, json: jsonColumns.has(name) }))
-    this.insertSql = insertWithHistorySql(mod.table, this.insertColumns)
     this.idKeys = new Set([storedName(`${mod.table}_pkey`), HISTORY_VERSION_UNIQUE])
     this.idShape = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)
     this.batch = new InsertBatch(mod.table, this.insertColumns)
@@ -150,8 +148,7 @@ export class SqlModuleStorage implements ModuleStorage {
   private async insertNew (em: EntityManager, id: string, caller: Caller, stored: Map<FieldDef, ColumnValue>): Promise<Row> {
     const { row, campos } = this.rows.newRow(id, stored, caller)
     const history = versionEntry(this.mod, row, 'crear', campos)
-    if (em.getTransactionContext() === undefined) await this.batch.insert(em, row, history)
-    else await insertWithHistory(em, this.insertSql, this.insertColumns, row, history)
+    await this.batch.insert(em, row, history)
     return row
   }
 
