@@ -19,6 +19,8 @@ declare module 'fastify' {
     importBody?: boolean
     /** The body is an evidence file of any type, handed to the handler unread (generate/routes.ts). */
     fileBody?: boolean
+    /** Headers every answer of this route carries, errors included, over the security headers (a file's, http/file-answer.ts). */
+    headers?: Readonly<Record<string, string>>
   }
 }
 

@@ -23,7 +23,8 @@
 import fp from 'fastify-plugin'
 import helmet, { type HelmetOptions } from 'helmet'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyContextConfig, FastifyInstance } from 'fastify'
+import '../http/route-config.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,13 +45,14 @@ const API_CSP = { useDefaults: false, directives: { defaultSrc: ["'none'"], fram
 /** One year; no includeSubDomains: the force's other sites under the same domain are not ours to bind to HTTPS. */
 const HSTS = { maxAge: 31_536_000, includeSubDomains: false }
 
-/** The headers helmet sets for `options`, with ours: helmet's middleware run once on a response that records them. */
-function headersOf (options: HelmetOptions): Headers {
-  const set: Array<[string, string]> = []
-  const recorder = { setHeader (name: string, value: unknown) { set.push([name, String(value)]) }, removeHeader () {} }
+/** The headers helmet sets for `options`, with ours and `over`: helmet's middleware run once on a response that records them. */
+function headersOf (options: HelmetOptions, over: Readonly<Record<string, string>> = {}): Headers {
+  const set = new Map<string, string>()
+  const recorder = { setHeader (name: string, value: unknown) { set.set(name.toLowerCase(), String(value)) }, removeHeader () {} }
   helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (err?: unknown) => { if (err !== undefined) throw err })
-  set.push(['cache-control', 'no-store'])
-  return set
+  set.set('cache-control', 'no-store')
+  for (const [name, value] of Object.entries(over)) set.set(name.toLowerCase(), value)
+  return [...set]
 }
 
 async function securityHeaders (app: FastifyInstance): Promise<void> {
@@ -62,16 +64,17 @@ async function securityHeaders (app: FastifyInstance): Promise<void> {
   }
   const apiHeaders = headersOf(api)
   /** A route's own options, made into headers on its first request. */
-  const byRoute = new WeakMap<HelmetOptions, Headers>()
-  const headersFor = (own: HelmetOptions | undefined): Headers => {
-    if (own === undefined) return apiHeaders
-    let h = byRoute.get(own)
-    if (h === undefined) byRoute.set(own, h = headersOf({ ...api, ...own } as HelmetOptions))
+  const byRoute = new WeakMap<object, Headers>()
+  const headersFor = (config: FastifyContextConfig): Headers => {
+    const { helmet: own, headers } = config
+    if (own === undefined && headers === undefined) return apiHeaders
+    let h = byRoute.get(config)
+    if (h === undefined) byRoute.set(config, h = headersOf({ ...api, ...own } as HelmetOptions, headers))
     return h
   }
   app.addHook('onRequest', (request, reply, done) => {
     // On the raw response: kept when an error is answered.
-    for (const [name, value] of headersFor(request.routeOptions.config.helmet)) reply.raw.setHeader(name, value)
+    for (const [name, value] of headersFor(request.routeOptions.config)) reply.raw.setHeader(name, value)
     done()
   })
   // Fastify answers a malformed URL (frameworkErrors) before any hook runs.

@@ -6,6 +6,7 @@
  */
 import { contentDisposition, showsInline } from '../../core/file-content.js'
 import { byteRange } from '../../http/byte-range.js'
+import { FILE_ANSWER } from '../../http/file-answer.js'
 import { idOf } from '../record-request.js'
 import { fileParams } from './file-params.js'
 import type { Operation } from './operation.js'
@@ -16,6 +17,8 @@ export const downloadFile: Operation = {
   method: 'GET',
   url: '/:id/archivos/:campo/:archivo',
   action: 'ver',
+  // CSP sandbox and no-store on every answer, errors included (http/file-answer.ts).
+  config: FILE_ANSWER,
   schema: (mod, { tags, operationId }) => ({
     openapi: { headers: { type: 'object', properties: { Range: { type: 'string', description: 'Un rango de bytes: bytes=inicio-fin, bytes=inicio-, bytes=-n' } } }, errors: [416] },
     schema: {
@@ -42,7 +45,6 @@ export const downloadFile: Operation = {
       .header('etag', tag)
       .header('accept-ranges', 'bytes')
       .header('content-disposition', contentDisposition(item.nombre, showsInline(item.tipo)))
-      .header('cache-control', 'private, no-cache')
       .type(item.tipo)
     if (request.headers['if-none-match'] === tag) { body.destroy(); return reply.code(304).send() }
     if (range === undefined) return reply.header('content-length', size).send(body)
