@@ -5,6 +5,7 @@
  * or a closed tab asks to sign in again (docs/decisions.md "The console
  * keeps its token in memory").
  */
+import { inertBlob } from './file-safety.js'
 
 export interface Detail { campo: string, mensaje: string }
 
@@ -57,15 +58,20 @@ function refused (res: Response, json: Envelope | undefined, path: string): ApiE
   return err
 }
 
-/** A file the API streams (an export), fetched with the token and handed to the browser as a download; its name. */
+/**
+ * A file the API streams (an export, an evidence file), fetched with the
+ * token and saved by the browser; its name. Always saved as
+ * `application/octet-stream`, never rendered: an SVG or HTML file would
+ * run its script in this origin (console/src/file-safety.ts).
+ */
 export async function download (path: string): Promise<string> {
-  const res = await fetch(path, { headers: token === undefined ? {} : { Authorization: `Bearer ${token}` }, cache: 'no-store', credentials: 'omit' })
-  if (!res.ok) throw refused(res, await res.json().catch(() => undefined) as Envelope | undefined, path)
+  const res = await fetchFile(path)
   const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'exportacion'
-  const url = URL.createObjectURL(await res.blob())
+  const url = URL.createObjectURL(inertBlob(await res.blob()))
   const a = document.createElement('a')
   a.href = url
   a.download = name
+  a.rel = 'noopener'
   document.body.append(a)
   a.click()
   a.remove()
@@ -90,11 +96,11 @@ export async function signOut (): Promise<void> {
   }
 }
 
-/** A file the API streams, fetched with the token, as a `blob:` URL the page may show (a preview); the caller revokes it. */
-export async function blobUrl (path: string): Promise<string> {
+/** A file the API streams, fetched with the token; the caller reads its body (console/src/file-safety.ts decides what may be shown). */
+export async function fetchFile (path: string): Promise<Response> {
   const res = await fetch(path, { headers: token === undefined ? {} : { Authorization: `Bearer ${token}` }, cache: 'no-store', credentials: 'omit' })
   if (!res.ok) throw refused(res, await res.json().catch(() => undefined) as Envelope | undefined, path)
-  return URL.createObjectURL(await res.blob())
+  return res
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
  * A record's evidence files (SPEC S22), one section per file field: each
- * file with its type, size and upload; `Descargar`; `Vista previa` of an
- * image or a PDF (fetched with the token into a `blob:` URL: the CSP's
+ * file with its type, size and upload; `Descargar` (saved, never
+ * rendered); `Vista previa` of a raster image or a PDF whose type, name and
+ * first bytes agree (fetched with the token into a `blob:` URL: the CSP's
  * img-src/frame-src allow `blob:` for this, docs/architecture.md "The
- * console"); `Custodia` (upload, downloads, removal). Upload by a file
+ * console"); never of an SVG, HTML or other file a browser would run
+ * (console/src/file-safety.ts); `Custodia` (upload, downloads, removal). Upload by a file
  * picker or by dropping files on the field's zone, with progress, for
  * those who may `editar`; each upload is a new version of the record.
  * `Quitar` (those who may `editar`, after a confirming dialog) is a PUT of
@@ -11,7 +13,8 @@
  * as evidence (docs/user-guide.md "Evidence files").
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { ApiError, blobUrl, download, request, upload } from './api.js'
+import { ApiError, download, fetchFile, request, upload } from './api.js'
+import { previewBlob, previewType } from './file-safety.js'
 import { labelOf, type FieldInfo, type ModuleInfo } from './modules.js'
 
 type Row = Record<string, unknown>
@@ -113,13 +116,18 @@ function FileRow ({ path, file, onRemove }: { path: string, file: StoredFile, on
   const dialogId = `quitar-${file.id}`
   const [custody, setCustody] = useState<CustodyEvent[]>()
   const [error, setError] = useState<string>()
-  const previewable = file.tipo.startsWith('image/') || file.tipo === 'application/pdf'
+  const shows = previewType(file.nombre, file.tipo)
   useEffect(() => () => { if (preview !== undefined) URL.revokeObjectURL(preview) }, [preview])
 
   const attempt = async (action: () => Promise<void>): Promise<void> => {
     setError(undefined)
     try { await action() } catch (err) { setError(err instanceof ApiError ? err.message : 'Error inesperado') }
   }
+  const showPreview = (): Promise<void> => attempt(async () => {
+    const blob = await previewBlob(await (await fetchFile(path)).blob(), shows!)
+    if (blob === undefined) throw new ApiError(0, `Sin vista previa: el contenido de ${file.nombre} no es ${file.tipo}`)
+    setPreview(URL.createObjectURL(blob))
+  })
   const showCustody = (): Promise<void> => attempt(async () => setCustody((await request<{ data: { eventos: CustodyEvent[] } }>('GET', `${path}/custodia`)).data.eventos))
 
   return (
@@ -127,8 +135,8 @@ function FileRow ({ path, file, onRemove }: { path: string, file: StoredFile, on
       <p><strong>{file.nombre}</strong> ({file.tipo}, {size(file.bytes)}), subido {file.subido} por {file.subido_por}</p>
       <p class="file-buttons">
         <button type="button" class="secondary" aria-label={`Descargar ${file.nombre}`} onClick={() => { void attempt(async () => { await download(path) }) }}>Descargar</button>
-        {previewable && (preview === undefined
-          ? <button type="button" class="secondary" aria-label={`Vista previa de ${file.nombre}`} onClick={() => { void attempt(async () => setPreview(await blobUrl(path))) }}>Vista previa</button>
+        {shows !== undefined && (preview === undefined
+          ? <button type="button" class="secondary" aria-label={`Vista previa de ${file.nombre}`} onClick={() => { void showPreview() }}>Vista previa</button>
           : <button type="button" class="secondary" aria-label={`Cerrar vista previa de ${file.nombre}`} onClick={() => setPreview(undefined)}>Cerrar vista previa</button>)}
         <button type="button" class="secondary" aria-label={`Custodia de ${file.nombre}`} aria-expanded={custody !== undefined ? 'true' : 'false'} onClick={() => { if (custody === undefined) void showCustody(); else setCustody(undefined) }}>Custodia</button>
         {onRemove !== undefined && <button type="button" class="danger" aria-label={`Quitar ${file.nombre}`} onClick={() => dialog.current?.showModal()}>Quitar</button>}
@@ -144,7 +152,7 @@ function FileRow ({ path, file, onRemove }: { path: string, file: StoredFile, on
         </dialog>
       )}
       {error !== undefined && <p class="error" role="alert">{error}</p>}
-      {preview !== undefined && (file.tipo === 'application/pdf'
+      {preview !== undefined && (shows === 'application/pdf'
         ? <iframe class="preview" src={preview} title={`Vista previa de ${file.nombre}`} />
         : <img class="preview" src={preview} alt={`Vista previa de ${file.nombre}`} />)}
       {custody !== undefined && (

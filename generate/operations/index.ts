@@ -22,6 +22,7 @@ import { downloadFile } from './download-file.js'
 import { fileCustody } from './file-custody.js'
 import { endSessions } from './users/end-sessions.js'
 import { unlock } from './users/unlock.js'
+import { getUser } from './users/get-user.js'
 import { createSubscription } from './subscriptions/create.js'
 import { subscriptionDeliveries } from './subscriptions/deliveries.js'
 import { resumeSubscription } from './subscriptions/resume.js'
@@ -35,9 +36,14 @@ const USERS: readonly Operation[] = [endSessions, unlock]
 /** The subscriptions module's own operations: a subscription's deliveries, resume and replay. */
 const SUBSCRIPTIONS: readonly Operation[] = [subscriptionDeliveries, resumeSubscription, replaySubscription]
 
-/** The operations every module has, as `mod` has them: the subscriptions module's create shows a generated secret once. */
+/**
+ * The operations every module has, as `mod` has them: the subscriptions
+ * module's create shows a generated secret once; the users module's get
+ * answers the user's lock-out too.
+ */
 export function commonOperations (mod: ModuleDef): readonly Operation[] {
-  return mod.subscriptions ? EVERY_MODULE.map((op) => op === create ? createSubscription : op) : EVERY_MODULE
+  if (mod.subscriptions) return EVERY_MODULE.map((op) => op === create ? createSubscription : op)
+  return mod.users ? EVERY_MODULE.map((op) => op === get ? getUser : op) : EVERY_MODULE
 }
 
 /** A module with file fields: upload, download and custody (docs/user-guide.md "Evidence files"). */

@@ -39,11 +39,15 @@ const indexOf = (user: string): string => `${user}:logs`
 
 interface KindedLog extends AttemptLog { readonly kind: LockKind }
 
+/** The username's failures from any address: full, it locks the username for every client without a valid device value. */
+function totalLog (username: string): KindedLog {
+  return { kind: 'total', key: userKey(username), windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.total }
+}
+
 function addressLogs (username: string, ip: string): KindedLog[] {
-  const user = userKey(username)
   return [
-    { kind: 'direccion', key: `${user}:ip:${ip}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.perAddress },
-    { kind: 'total', key: user, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.total },
+    { kind: 'direccion', key: `${userKey(username)}:ip:${ip}`, windowMs: LOGIN_LOCK.windowMs, max: LOGIN_LOCK.perAddress },
+    totalLog(username),
   ]
 }
 
@@ -128,6 +132,17 @@ export async function loginSucceeded (store: AttemptLogStore, attempt: Admitted)
 /** An attempt that was no failure (a right current password): taken out of every log it is in. */
 export async function forgetAttempt (store: AttemptLogStore, attempt: Admitted): Promise<void> {
   await Promise.all(attempt.logs.map(async (l) => store.forget(l.key, attempt.id)))
+}
+
+/**
+ * Until when the username is locked for every client without a valid
+ * device value (the total log full; docs/decisions.md "What bloqueado
+ * means"); undefined when it is not. A lock of one address or one device
+ * leaves the others free, and is not this.
+ */
+export async function usernameLockedUntil (store: AttemptLogStore, username: string): Promise<Date | undefined> {
+  const { retryMs } = await store.fill(totalLog(username))
+  return retryMs > 0 ? new Date(Date.now() + retryMs) : undefined
 }
 
 /**

@@ -25,7 +25,7 @@ import type { RecordsService } from '../records-service.js'
 import type { ModuleStorage, RowGuard } from '../storage/module-storage.js'
 import { checkSuperTarget } from '../users/users-policy.js'
 import { usersTable, type UsersTable } from '../users/users-table.js'
-import { admitLogin, admitPasswordCheck, engaged, forgetAttempt, loginSucceeded, unlockLogin, type LockKind } from './lockout.js'
+import { admitLogin, admitPasswordCheck, engaged, forgetAttempt, loginSucceeded, unlockLogin, usernameLockedUntil, type LockKind } from './lockout.js'
 import { endSession, endSessions } from './user-sessions.js'
 
 export interface SessionsDeps {
@@ -93,6 +93,14 @@ export interface Sessions {
   endAll (em: EntityManager, users: RecordsService, caller: Caller, id: string): Promise<{ user: string, sessions: number }>
   /** Lifts the lock-out of user `id`'s username (`desbloquear`); returns how many logs held failures. */
   unlock (users: RecordsService, caller: Caller, id: string): Promise<{ user: string, logs: number }>
+  /** Whether `username` is locked for every client without a device value, and until when (service date-time), as `GET /usuarios/{id}` shows it. */
+  lockStatus (username: string): Promise<LockStatus>
+}
+
+/** A user's lock as `GET /usuarios/{id}` answers it (docs/user-guide.md "Rate limits"). */
+export interface LockStatus {
+  readonly bloqueado: boolean
+  readonly bloqueado_hasta: string | null
 }
 
 export async function createSessions (deps: SessionsDeps): Promise<Sessions> {
@@ -212,6 +220,11 @@ export async function createSessions (deps: SessionsDeps): Promise<Sessions> {
     async unlock (users, caller, id) {
       const row = await target(users, caller, id)
       return { user: row._id as string, logs: await unlockLogin(deps.attemptLogs, row[col('username')] as string) }
+    },
+
+    async lockStatus (username) {
+      const until = await usernameLockedUntil(deps.attemptLogs, username)
+      return { bloqueado: until !== undefined, bloqueado_hasta: until === undefined ? null : formatDateTime(until, deps.timeZone) }
     },
   }
 }

@@ -5,6 +5,14 @@ export interface AttemptLog {
   readonly max: number
 }
 
+/** How full one log is, as read without logging anything. */
+export interface LogFill {
+  /** Attempts within its window now. */
+  readonly count: number
+  /** Milliseconds until it has room again; 0 when it has room. */
+  readonly retryMs: number
+}
+
 export interface AttemptResult {
   /** false: a log already held `max` attempts in its window, and this attempt was logged nowhere. */
   readonly allowed: boolean
@@ -28,6 +36,8 @@ export interface AttemptLogStore {
    * all of them can be cleared together (`clear`).
    */
   attempt (logs: readonly AttemptLog[], id: string, index?: string): Promise<AttemptResult>
+  /** How full `log` is now; logs nothing (a user's lock status, `GET /usuarios/{id}`). */
+  fill (log: AttemptLog): Promise<LogFill>
   /** Takes attempt `id` out of one log (a login that succeeded was no failure). */
   forget (key: string, id: string): Promise<void>
   /** Forgets an attempt log. */

@@ -1,5 +1,5 @@
 /** The login lock-out's attempt logs in process (one instance, embedded mode). */
-import type { AttemptLog, AttemptLogStore, AttemptResult } from './contract.js'
+import type { AttemptLog, AttemptLogStore, AttemptResult, LogFill } from './contract.js'
 
 export class MemoryAttemptLogStore implements AttemptLogStore {
   private readonly logs = new Map<string, Array<{ at: number, id: string }>>()
@@ -25,6 +25,12 @@ export class MemoryAttemptLogStore implements AttemptLogStore {
       this.indexes.set(index, keys)
     }
     return { allowed: true, retryMs: 0, counts: current.map((log) => log.length) }
+  }
+
+  async fill ({ key, windowMs, max }: AttemptLog): Promise<LogFill> {
+    const now = Date.now()
+    const log = (this.logs.get(key) ?? []).filter((e) => e.at > now - windowMs)
+    return { count: log.length, retryMs: log.length >= max ? Math.max(log[log.length - max]!.at + windowMs - now, 1) : 0 }
   }
 
   async forget (key: string, id: string): Promise<void> {

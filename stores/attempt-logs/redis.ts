@@ -8,7 +8,7 @@
  */
 import type { Redis } from 'ioredis'
 import { defineScripts, luaScript, type ScriptCommands } from '../redis-scripts.js'
-import type { AttemptLog, AttemptLogStore, AttemptResult } from './contract.js'
+import type { AttemptLog, AttemptLogStore, AttemptResult, LogFill } from './contract.js'
 
 /**
  * Sliding logs in sorted sets (member: the attempt's id, score: when), timed
@@ -79,10 +79,27 @@ end
 redis.call('DEL', KEYS[1])
 return n`
 
+/**
+ * How full the log KEYS[1] is (ARGV: window, max), by Redis's clock as
+ * ATTEMPT counts, writing nothing: {attempts in the window, ms until it has room or 0}.
+ */
+const FILL = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local win = tonumber(ARGV[1])
+local max = tonumber(ARGV[2])
+local from = '(' .. (now - win)
+local n = redis.call('ZCOUNT', KEYS[1], from, '+inf')
+if n < max then return {n, 0} end
+local entry = redis.call('ZRANGEBYSCORE', KEYS[1], from, '+inf', 'WITHSCORES', 'LIMIT', n - max, 1)
+return {n, math.max(tonumber(entry[2]) + win - now, 1)}`
+
 const SCRIPTS = {
   /** The number of keys, the logs' keys (and the index's), each log's window and max, the id, '1' when indexed. */
   policiaAttempt: luaScript<[numberOfKeys: number, ...keysThenArgs: Array<string | number>], number[]>(ATTEMPT),
   /** The number of keys, the index's key, the logs' keys. */
+  /** One key, the log's; its window and max. */
+  policiaAttemptFill: luaScript<[numberOfKeys: number, key: string, windowMs: number, max: number], number[]>(FILL),
   policiaClear: luaScript<[numberOfKeys: number, ...keys: string[]], number>(CLEAR),
 }
 
@@ -100,6 +117,11 @@ export class RedisAttemptLogStore implements AttemptLogStore {
     if (index !== undefined) keys.push(this.key(index))
     const [allowed, wait, ...counts] = await this.scripts.policiaAttempt(keys.length, ...keys, ...logs.flatMap((l) => [l.windowMs, l.max]), id, index === undefined ? '0' : '1')
     return { allowed: Number(allowed) === 1, retryMs: Math.max(0, Number(wait)), counts: counts.map(Number) }
+  }
+
+  async fill (log: AttemptLog): Promise<LogFill> {
+    const [count, wait] = await this.scripts.policiaAttemptFill(1, this.key(log.key), log.windowMs, log.max)
+    return { count: Number(count), retryMs: Math.max(0, Number(wait)) }
   }
 
   async forget (key: string, id: string): Promise<void> {
