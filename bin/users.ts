@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
 import { ConfigError } from '../core/errors.js'
 import type { EmbeddedDatabase } from '../db/embedded.js'
-import { withRecords } from './lib/records-session.js'
+import { withRecords, type RecordsSession } from './lib/records-session.js'
 import { UserAdmin, UserAdminError, generatePassword } from '../records/users/user-admin.js'
 
 const HELP: Record<string, string> = {
@@ -32,6 +32,7 @@ Commands:
   set-role <username> <rol>     changes the role
   reset-password <username>     sets a new password and revokes every session
   create-superadmin             a new superadmin: recovery when every superadmin password is lost
+  desbloquear <username>        lifts the user's login lock-out (needs REDIS_URL, as the service)
 
 npm run users -- <command> --help describes each one.
 Exit status: 0 done; 1 refused or failed (the message says why and what to do); 2 wrong usage.
@@ -76,6 +77,17 @@ Creates a new superadmin (recovery when every superadmin password is lost
 and no superadmin should be reset). Without --password a random one is
 generated and printed once.
 `,
+  desbloquear: `npm run users -- desbloquear <username>
+
+Lifts every login lock-out of the user (docs/user-guide.md "Rate limits"):
+forgets their failed logins from every address and device, as
+POST /usuarios/{id}/desbloquear does; they log in at once. The failures
+live where the service keeps them: with REDIS_URL, in Redis, which this
+command must reach. Without REDIS_URL they live in the running service's
+memory, which no other process reaches: lift the lock in the console
+(Administrar usuarios, Desbloquear) or restart the service, which begins
+with none.
+`,
 }
 
 export interface UsersCliOptions {
@@ -111,7 +123,7 @@ export async function runUsers (argv: readonly string[], opts: UsersCliOptions =
       (command === '' && values.help !== true ? err : out)(HELP[command]!)
       return command === '' && values.help !== true ? 2 : 0
     }
-    return await withAdmin(opts, err, async (admin) => {
+    return await withAdmin(opts, err, async (admin, { config, attemptLogs }) => {
       const positional = (n: number, name: string): string => {
         if (positionals.length !== n) throw new Usage(`${command} takes ${name}`)
         return positionals[n - 1]!
@@ -159,6 +171,18 @@ export async function runUsers (argv: readonly string[], opts: UsersCliOptions =
           out(`User "${username}": role ${rol}, from the next request on every instance.\n`)
           return 0
         }
+        case 'desbloquear': {
+          const username = positional(1, 'one username')
+          if (await admin.find(username) === null) throw new UserAdminError(`no user named "${username}" (deleted users do not count); see: npm run users -- list`)
+          if (attemptLogs === undefined) {
+            throw new UserAdminError(config.redisUrl === undefined
+              ? 'without REDIS_URL the login lock-out lives in the running service\'s memory, which this command cannot reach: lift it in the console (Administrar usuarios, Desbloquear; POST /usuarios/{id}/desbloquear) or restart the service, which begins with no lock'
+              : 'Redis (REDIS_URL) does not answer, and the login lock-out lives there: run the command again once Redis answers (redis-cli -u "$REDIS_URL" ping)')
+          }
+          const logs = await admin.unlock(username, attemptLogs)
+          out(`User "${username}": login lock-out lifted on every address and device (${logs === 0 ? 'no failures were recorded' : `${logs} logs of failures forgotten`}).\n`)
+          return 0
+        }
         case 'reset-password': {
           const username = positional(1, 'one username')
           const p = password()
@@ -180,9 +204,9 @@ export async function runUsers (argv: readonly string[], opts: UsersCliOptions =
   }
 }
 
-/** Opens the database (and Redis when configured and reachable), hands over a UserAdmin, closes everything. */
-async function withAdmin (opts: UsersCliOptions, err: (t: string) => void, fn: (admin: UserAdmin) => Promise<number>): Promise<number> {
-  return withRecords(opts, err, async ({ em, records, registry }) => fn(new UserAdmin(em, records, registry)))
+/** Opens the database (and Redis when configured and reachable), hands over a UserAdmin and the session, closes everything. */
+async function withAdmin (opts: UsersCliOptions, err: (t: string) => void, fn: (admin: UserAdmin, session: RecordsSession) => Promise<number>): Promise<number> {
+  return withRecords(opts, err, async (session) => fn(new UserAdmin(session.em, session.records, session.registry), session))
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

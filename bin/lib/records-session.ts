@@ -20,6 +20,7 @@ import type { EmbeddedDatabase } from '../../db/embedded.js'
 import { loadSystemKeys } from '../../db/system-keys.js'
 import { RecordsLayer } from '../../records/records-layer.js'
 import { subscribeUsersPolicy } from '../../records/users/users-policy.js'
+import type { AttemptLogStore } from '../../stores/attempt-logs/contract.js'
 import { createStores } from '../../stores/factory.js'
 
 export interface SessionOptions {
@@ -33,6 +34,11 @@ export interface RecordsSession {
   readonly registry: Registry
   readonly em: EntityManager
   readonly records: RecordsLayer
+  /**
+   * The login lock-out's logs the service keeps: Redis's when REDIS_URL is
+   * set and answers; undefined otherwise (in process, only the service reaches them).
+   */
+  readonly attemptLogs?: AttemptLogStore
 }
 
 export async function withRecords (opts: SessionOptions, err: (t: string) => void, fn: (session: RecordsSession) => Promise<number>): Promise<number> {
@@ -50,7 +56,7 @@ export async function withRecords (opts: SessionOptions, err: (t: string) => voi
     const keys = await loadSystemKeys(em, config.encryptionKeys)
     const records = new RecordsLayer({ registry, access: compileAccess(registry), cipher: createFieldCipher(config.encryptionKeys, keys), sequences: stores.sequences, timeZone: config.timeZone })
     subscribeUsersPolicy(records.hooks, registry.usersModule, records.access, stores.sessions)
-    return await fn({ config, registry, em, records })
+    return await fn({ config, registry, em, records, ...(redis !== undefined && { attemptLogs: stores.attemptLogs }) })
   } finally {
     redis?.disconnect()
     await db.close()

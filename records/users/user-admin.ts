@@ -14,6 +14,8 @@ import { AppError } from '../../core/errors.js'
 import { passwordProblem } from '../../core/passwords.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import type { Row } from '../../db/module-entity.js'
+import type { AttemptLogStore } from '../../stores/attempt-logs/contract.js'
+import { unlockLogin } from '../auth/lockout.js'
 import type { RecordsLayer } from '../records-layer.js'
 import { usersTable, type UsersTable } from './users-table.js'
 
@@ -84,6 +86,13 @@ export class UserAdmin {
   async resetPassword (username: string, password: string): Promise<Row> {
     this.checkPassword(password, username)
     return this.update(username, { password })
+  }
+
+  /** Lifts every login lock of `username` in `logs` (docs/user-guide.md "Rate limits"); how many logs held failures. */
+  async unlock (username: string, logs: AttemptLogStore): Promise<number> {
+    const row = await this.find(username)
+    if (row === null) throw new UserAdminError(`no user named "${username}" (deleted users do not count); see: npm run users -- list`)
+    return unlockLogin(logs, row[this.table.column('username')] as string)
   }
 
   /** The live user named `username`, or null. */

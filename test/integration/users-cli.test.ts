@@ -56,7 +56,7 @@ describe('--help and usage', () => {
   it('the top level and every command answer --help with status 0', async () => {
     const top = await users(['--help'])
     expect(top.code).toBe(0)
-    for (const c of ['list', 'create', 'deactivate', 'activate', 'set-role', 'reset-password', 'create-superadmin']) {
+    for (const c of ['list', 'create', 'deactivate', 'activate', 'set-role', 'reset-password', 'create-superadmin', 'desbloquear']) {
       expect(top.out).toContain(`  ${c}`)
       const r = await users([c, '--help'])
       expect(r.code, c).toBe(0)
@@ -182,6 +182,35 @@ describe('the other commands', () => {
       expect(r.err).toMatch(message)
     }
     expect((await call(app, 'GET', '/me', { token: u.token })).body.data.rol).toBe('agente')
+  })
+})
+
+describe('desbloquear', () => {
+  const tryLogin = async (username: string, password: string, ip: string): Promise<number> =>
+    (await app.inject({ method: 'POST', url: '/auth/login', remoteAddress: ip, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ username, password }) })).statusCode
+
+  it('lifts the lock in the store the service uses (Redis); without it, exits 1 saying where the lock lives and how to lift it', async () => {
+    const u = await newUser(app, (await login(app)), 'agente')
+    for (let i = 0; i < 10; i++) expect(await tryLogin(u.username, `incorrecta-${i}-xxxx`, '10.3.0.1')).toBe(401)
+    expect(await tryLogin(u.username, PASSWORD, '10.3.0.1')).toBe(429)
+    const missing = await users(['desbloquear', 'nadie.asi'])
+    expect(missing.code).toBe(1)
+    expect(missing.err).toContain('no user named "nadie.asi"')
+    const r = await users(['desbloquear', u.username])
+    if (usingRedis) {
+      expect(r, r.err).toMatchObject({ code: 0, err: '' })
+      expect(r.out).toContain(`User "${u.username}": login lock-out lifted on every address and device`)
+      expect(await tryLogin(u.username, PASSWORD, '10.3.0.1')).toBe(200)
+    } else {
+      expect(r.code).toBe(1)
+      expect(r.err).toContain('without REDIS_URL the login lock-out lives in the running service\'s memory')
+      expect(r.err).toContain('Desbloquear')
+      expect(await tryLogin(u.username, PASSWORD, '10.3.0.1')).toBe(429)
+    }
+    // Redis configured but not answering: refused, saying so.
+    const down = await users(['desbloquear', u.username], { REDIS_URL: 'redis://127.0.0.1:1' })
+    expect(down.code).toBe(1)
+    expect(down.err).toContain('Redis (REDIS_URL) does not answer, and the login lock-out lives there')
   })
 })
 
