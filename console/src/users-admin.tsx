@@ -2,10 +2,10 @@
  * User administration (SPEC S19, for roles with `usuarios.*`), through the
  * public API only (docs/user-guide.md "Authentication and roles",
  * "Accounts and sessions"): the users, a new user, and per user its role,
- * activation, a new password, closing its sessions and lifting its login
- * lock-out. What a role may do is what GET /me/modulos says of `usuarios`.
+ * activation, a new password, closing its sessions, its login lock-out
+ * (shown, and lifted by `Desbloquear`). What a role may do is what GET /me/modulos says of `usuarios`.
  */
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { request } from './api.js'
 import { Input, OutcomeLine, formValues, useOutcome, useRecords } from './admin-form.js'
 import { show, type ModuleInfo } from './modules.js'
@@ -81,11 +81,42 @@ export function UsersAdmin ({ mod }: { mod: ModuleInfo }) {
   )
 }
 
+interface Lock { bloqueado: boolean, bloqueado_hasta: string | null }
+
+/** The service's `AAAA-MM-DD HH:MM:SS` as Spanish readers write it: `dd/mm/aaaa hh:mm`. */
+function spanishDateTime (text: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2})/.exec(text)
+  return m === null ? text : `${m[3]}/${m[2]}/${m[1]} ${m[4]}:${m[5]}`
+}
+
+/**
+ * The login lock-out as `GET /usuarios/{id}` answers it (docs/user-guide.md
+ * "Rate limits"): the username locked for every client without a
+ * remembered device, until when.
+ */
+function LockLine ({ lock }: { lock: Lock | undefined }) {
+  if (lock === undefined) return null
+  return (
+    <p class={lock.bloqueado ? 'error' : undefined} id="gu-bloqueo">
+      {lock.bloqueado
+        ? `Bloqueado hasta ${lock.bloqueado_hasta === null ? 'nuevo aviso' : spanishDateTime(lock.bloqueado_hasta)} por intentos fallidos de inicio de sesión`
+        : 'Sin bloqueo de inicio de sesión'}
+    </p>
+  )
+}
+
 /** One user's actions: each a request of its own, its answer said beside it. */
 function UserPanel ({ mod, user, roles, onChanged }: { mod: ModuleInfo, user: UserRow, roles: string[], onChanged: () => void }) {
   const [outcome, run] = useOutcome()
+  const [lock, setLock] = useState<Lock>()
   const base = `/${mod.ruta}/${encodeURIComponent(user._id)}`
-  const act = (action: () => Promise<string>): void => { void run(action).then((ok) => { if (ok) onChanged() }) }
+  const readLock = (): void => {
+    request<{ data: Partial<Lock> }>('GET', base).then(({ data }) => {
+      setLock(data.bloqueado === undefined ? undefined : { bloqueado: data.bloqueado, bloqueado_hasta: data.bloqueado_hasta ?? null })
+    }, () => setLock(undefined))
+  }
+  useEffect(readLock, [base])
+  const act = (action: () => Promise<string>): void => { void run(action).then((ok) => { readLock(); if (ok) onChanged() }) }
   const put = (body: Record<string, unknown>, text: string) => act(async () => { await request('PUT', base, body); return text })
   const post = (path: string) => act(async () => (await request<{ data: { message: string, sesiones_cerradas?: number } }>('POST', `${base}/${path}`)).data.message)
 
@@ -93,6 +124,7 @@ function UserPanel ({ mod, user, roles, onChanged }: { mod: ModuleInfo, user: Us
     <section class="panel" aria-labelledby="gestion-usuario">
       <h2 id="gestion-usuario">Usuario {user.username}</h2>
       <OutcomeLine outcome={outcome} />
+      <LockLine lock={lock} />
       <form class="inline" onSubmit={(e) => { e.preventDefault(); put({ rol: formValues(e.currentTarget as HTMLFormElement).rol }, 'Rol cambiado') }}>
         <label for="gu-rol">Rol</label>
         <select id="gu-rol" name="rol">{roles.map((r) => <option key={r} value={r} selected={r === user.rol}>{r}</option>)}</select>
