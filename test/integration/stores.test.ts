@@ -100,6 +100,22 @@ describe.each(attemptStores)('%s attempt-log store', (kind, make) => {
     const results = await Promise.all(Array.from({ length: 25 }, (_, i) => store.attempt([log, { ...log, key: `par-all-${kind}`, max: 100 }], `p${i}`)))
     expect(results.filter((r) => r.allowed)).toHaveLength(10)
   })
+
+  it('fill says how full a log is and until when it refuses, logging nothing', async () => {
+    const store = make()
+    const log = { key: `fill-${kind}`, windowMs: 600, max: 2 }
+    expect(await store.fill(log)).toEqual({ count: 0, retryMs: 0 })
+    await store.attempt([log], 'f1')
+    expect(await store.fill(log)).toEqual({ count: 1, retryMs: 0 })
+    await store.attempt([log], 'f2')
+    const full = await store.fill(log)
+    expect(full.count).toBe(2)
+    expect(full.retryMs).toBeGreaterThan(0)
+    expect(full.retryMs).toBeLessThanOrEqual(600)
+    expect((await store.fill(log)).count).toBe(2) // a fill is no attempt
+    await sleep(650)
+    expect(await store.fill(log)).toEqual({ count: 0, retryMs: 0 })
+  })
 })
 
 describe.each(sequenceStores)('%s sequence store', (kind, make) => {
