@@ -7,7 +7,8 @@
  * answers JSON that no browser should render, so its CSP allows nothing;
  * a route may set its own helmet options in `config.helmet`, merged over
  * these (the explorer under /docs, plugins/openapi.ts; the console,
- * plugins/console.ts).
+ * plugins/console.ts), and headers of its own in `config.headers`, set
+ * over all of these (a file's answer: its sandbox CSP, http/file-answer.ts).
  *
  * helmet itself, not @fastify/helmet: the plugin builds a new helmet() on
  * every request (its options parsed, the CSP string joined), a tenth of a
