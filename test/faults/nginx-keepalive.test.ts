@@ -1,10 +1,12 @@
 /**
  * The shipped deploy/nginx.conf in front of three instances (docs/operator-guide.md
  * "nginx in front"): bursts of creates and reads with idle gaps of 1 to 70 s
- * between them (around the 5 s that node's own keep-alive timeout would close
- * an idle connection at, nginx's 60 s idle upstream timeout and past it)
- * answer nothing but 2xx — no 502 from a request sent on a connection the
- * service was closing — and nginx really reuses its upstream connections.
+ * between them (around the 6 s at which node's own keep-alive, 5 s plus the
+ * second node adds, would close an idle connection; nginx's 60 s idle
+ * upstream timeout and past it), and a trickle of creates that leaves each
+ * connection idle for about 6 s, answer nothing but 2xx — no 502 from a
+ * request sent on a connection the service was closing — and nginx really
+ * reuses its upstream connections.
  * A connection held idle straight to an instance for longer than nginx's 60 s
  * is still open (KEEP_ALIVE_TIMEOUT, 75 s).
  *
@@ -27,7 +29,16 @@ import { login, startStack, type Stack } from './helpers/stack.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 /** Seconds idle between two bursts. */
-const GAPS = [1, 4.9, 5, 5.1, 5.5, 6, 7, 30, 65, 70]
+const GAPS = [1, 5, 6, 7, 30, 65, 70]
+/**
+ * Then one create at a time, each sent `TRICKLE_MS + i·2` ms after the answer
+ * to the one before: round robin over three instances leaves each one's
+ * connection idle about three times that, sweeping 5.85 to 6.06 s — where
+ * node's own keep-alive (5 s, closing at 6 s: node adds a second) would close
+ * a connection just as nginx sends on it.
+ */
+const TRICKLE_MS = 1_950
+const TRICKLE = 36
 const BURST = 36
 const CONCURRENCY = 12
 
@@ -142,6 +153,7 @@ http {
 
     const seen = new Set<string>()
     let reusedAfterGaps = 0
+    let trickled = 0
     await burst()
     for (const gap of GAPS) {
       const before = upstreamConnections(ports)
@@ -154,13 +166,23 @@ http {
       for (const c of after) seen.add(c)
       // A connection open before an idle gap shorter than nginx's 60 s and still open after the burst was used again.
       if (gap < 60 && [...before].some((c) => after.has(c))) reusedAfterGaps++
+      if (gap === 7) {
+        for (let i = 0; i < TRICKLE; i++) {
+          await sleep(TRICKLE_MS + i * 2)
+          const res = await fetch(`${url}/sala092`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ tipo_incidencia: 'normal', descripcion: `goteo ${i}`, numero_llamada: '600111222' }) })
+          await res.arrayBuffer()
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
+          trickled++
+        }
+      }
     }
 
-    expect(Object.fromEntries(statuses)).toEqual({ 200: sent / 2, 201: sent / 2 })
+    expect(Object.fromEntries(statuses)).toEqual({ 200: sent / 2, 201: sent / 2 + trickled })
     const log = readFileSync(join(stack.dir, 'keepalive-access.log'), 'utf8').split('\n').filter((l) => l !== '')
     expect(log.filter((l) => !/^2\d\d /.test(l))).toEqual([])
     // Reused: far fewer connections than requests, and kept across the gaps below 60 s.
     expect(sent).toBe(BURST * (GAPS.length + 1))
+    expect(trickled).toBe(TRICKLE)
     expect(seen.size).toBeGreaterThan(0)
     expect(seen.size).toBeLessThan(sent / 4)
     expect(reusedAfterGaps).toBeGreaterThanOrEqual(GAPS.filter((g) => g < 60).length - 1)
