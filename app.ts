@@ -16,6 +16,7 @@ import securityHeaders from './plugins/security-headers.js'
 import metricsPlugin from './plugins/metrics.js'
 import { sendError } from './http/errors.js'
 import { answerClientError } from './http/client-error.js'
+import { REQUEST_TIMEOUT_MS } from './http/starting-server.js'
 import { trustProxyOption, trustProxyWarning } from './http/trust-proxy.js'
 import { loggerOptions } from './http/log-options.js'
 import { lazyChildLogger } from './http/lazy-child-logger.js'
@@ -81,6 +82,9 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     // A cold embedded PGlite start plus schema sync can take a while on a busy machine.
     pluginTimeout: 120_000,
     forceCloseConnections: 'idle',
+    // For a server Fastify makes itself (tests); bin/server.ts's own server takes them in http/starting-server.ts.
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    requestTimeout: REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
     // The message is never shown (validation-errors.ts words `.validation`):
     // Fastify's default would join every error into one string first.

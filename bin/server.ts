@@ -33,7 +33,7 @@ async function main (): Promise<void> {
   if (values.help === true) { process.stdout.write(HELP); return }
   const config = loadConfig()
   const registry = loadRegistry(config.modulesFile)
-  const starting = startingServer(config.port, config.host)
+  const starting = startingServer(config.port, config.host, config.keepAliveTimeoutMs)
   const listen = (): void => {
     starting.listen().catch((err: unknown) => {
       process.stderr.write(`\nCould not open ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}\nStop whatever holds that port, or choose another with PORT (and HOST).\n\n`)

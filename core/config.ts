@@ -71,13 +71,19 @@ export interface Config {
   }
   /** The live stream (docs/user-guide.md "Events: the live stream (eventos)"): how far back a reconnect may resume, in days. */
   readonly eventRetentionDays: number
+  /**
+   * How long the service keeps an idle client connection open (KEEP_ALIVE_TIMEOUT;
+   * docs/operator-guide.md "nginx in front"): longer than the proxy's idle upstream
+   * timeout, so the proxy, not the service, closes an idle connection.
+   */
+  readonly keepAliveTimeoutMs: number
   /** Seconds between the comments that keep an idle stream open through proxies. */
   readonly eventHeartbeatSeconds: number
   /** Open streams a user may hold across instances. */
   readonly eventStreamsPerUser: number
   /** Webhook delivery (docs/operator-guide.md "Webhooks"). */
   readonly webhooks: {
-    /** Targets on loopback, private, link-local or metadata addresses are allowed (WEBHOOK_ALLOW_PRIVATE). */
+    /** Targets on addresses that are not public (core/non-public-address.ts) are allowed (WEBHOOK_ALLOW_PRIVATE). */
     readonly allowPrivate: boolean
     /** The first retry's delay; each next one doubles (WEBHOOK_RETRY_BASE, at most 10 s). */
     readonly retryBaseMs: number
@@ -266,6 +272,7 @@ export function loadConfig (env: Env = process.env): Config {
       maxBytes: int(env, 'FILE_MAX_BYTES', 50 * 1024 * 1024, 1),
       ...(s3 !== undefined && { s3 }),
     }),
+    keepAliveTimeoutMs: atMost(env, 'KEEP_ALIVE_TIMEOUT', 75_000, 3_600_000, 'an idle connection held longer only holds a socket'),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7),
     eventHeartbeatSeconds: int(env, 'EVENT_HEARTBEAT_SECONDS', 15),
     eventStreamsPerUser: int(env, 'EVENT_STREAMS_PER_USER', 5),

@@ -16,6 +16,8 @@
  *   publishes a port and the instances trust its address; env.example
  *   (placeholders filled) passes loadConfig.
  * - No TRUST_PROXY in deploy/ is a bare hop count (deploy/check-network.ts).
+ * - nginx (deploy/check-nginx.ts): keep-alive upstream below KEEP_ALIVE_TIMEOUT,
+ *   body size for uploads and imports, `nginx -t` when installed.
  * - Dockerfile: maintained Node LTS slim base, every source folder of the
  *   build copied, non-root USER, HEALTHCHECK, dist/bin/server.js; and the
  *   compiled commands (tsc into .deploy-check/) answer --help under plain
@@ -30,6 +32,7 @@ import { loadConfig } from '../core/config.js'
 import { loadRegistry } from '../core/registry/load.js'
 import { checkComposeNetwork, checkNetworkPolicy, checkTrustProxy } from './check-network.js'
 import { checkDelivery, composeInstances, kubernetesInstances } from './check-delivery.js'
+import { checkNginx } from './check-nginx.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const K8S = join(ROOT, 'deploy/k8s')
@@ -215,6 +218,14 @@ const write = process.argv.includes('--write')
 await checkKubernetes(write)
 checkCompose()
 checkTrustProxy(join(ROOT, 'deploy'), report)
+{
+  // The service's defaults, and any KEEP_ALIVE_TIMEOUT deploy/ sets.
+  const defaults = loadConfig({ ...FILLED, DATA_DIR: mkdtempSync(join(tmpdir(), 'deploy-check-')), MODULES_FILE: join(ROOT, 'modules.yaml') })
+  const set = [join(ROOT, 'deploy/env.example'), join(K8S, 'config.yaml'), join(ROOT, 'deploy/docker-compose.yml')]
+    .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/^\s*(?:-\s*)?KEEP_ALIVE_TIMEOUT\s*[:=]\s*["']?([^"'\s#]+)/gm)].map((m) => m[1]!))
+    .map((v) => loadConfig({ ...FILLED, DATA_DIR: mkdtempSync(join(tmpdir(), 'deploy-check-')), KEEP_ALIVE_TIMEOUT: v }).keepAliveTimeoutMs)
+  checkNginx(join(ROOT, 'deploy'), ['nginx.conf', 'nginx-tls.conf'], [defaults.keepAliveTimeoutMs, ...set], Math.max(defaults.importMaxBytes, defaults.files.maxBytes), report)
+}
 checkDockerfile()
 if (!process.argv.includes('--sin-compilar')) checkCompiledCommands()
 for (const n of notes) process.stdout.write(`  ${n}\n`)

@@ -38,14 +38,27 @@ function starting (req: IncomingMessage, res: ServerResponse): void {
   else send(res, 503, unavailable)
 }
 
-/** The server, not yet listening: bin/server.ts listens when the start has to wait, or once the app is built. */
-export function startingServer (port: number, host: string): StartingServer {
+/**
+ * How long a whole request may take to arrive: a 50 MB upload or import
+ * streamed from a slow client (node's default, 5 minutes, would cut it).
+ */
+export const REQUEST_TIMEOUT_MS = 15 * 60_000
+
+/**
+ * The server, not yet listening: bin/server.ts listens when the start has to wait, or once the app is built.
+ * `keepAliveTimeoutMs` (KEEP_ALIVE_TIMEOUT): an idle connection outlives the proxy's idle upstream
+ * timeout, so nginx never sends a request on a connection the service is closing
+ * (docs/operator-guide.md "nginx in front"); node's own default is 5 s.
+ */
+export function startingServer (port: number, host: string, keepAliveTimeoutMs: number): StartingServer {
   let handler: RequestListener = starting
   let closing = false
   const server = createServer((req, res) => {
     if (closing) { send(res, 503, unavailable, true); return }
     handler(req, res)
   })
+  server.keepAliveTimeout = keepAliveTimeoutMs
+  server.requestTimeout = REQUEST_TIMEOUT_MS
   // Until then: the app's Fastify answers them itself (its clientErrorHandler).
   server.on('clientError', (err: Error, socket) => { if (handler === starting) answerClientError(err, socket) })
   let listening: Promise<void> | undefined

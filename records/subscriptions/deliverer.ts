@@ -177,6 +177,8 @@ export class Deliverer {
         if (event === undefined) { reached = entry.posicion; continue }
         pending = { posicion: entry.posicion, event }
         const attempt = await sendEvent({ url: sub.url, messageId: `${id}-${entry.posicion}`, body: JSON.stringify(event), secret, allowPrivate: deps.allowPrivate, agents: this.agents })
+        // The cause (refused, reset, timed out, an address not public) is the operator's: the attempt records only `sin respuesta`.
+        if (attempt.cause !== undefined) deps.onProblem(`webhook delivery of ${id} at ${entry.posicion} got no answer (recorded as "${attempt.error ?? ''}")`, attempt.cause)
         if (attempt.outcome !== 'reintento') {
           delivered.push({ suscripcion: id, fecha: new Date(), posicion: entry.posicion, estado: attempt.estado, latencia_ms: attempt.latencia_ms, error: attempt.error, resultado: attempt.outcome })
           deps.onAttempt(attempt.outcome)

@@ -5,13 +5,17 @@
  * the `standardwebhooks` package). A 2xx within the timeout is success; a
  * timeout, a connection error, a 5xx, a 408 or a 429 is worth a retry;
  * any other answer (3xx, 4xx) is given up (docs/decisions.md "Webhooks: a
- * 4xx gives the event up"). Redirects are not followed.
+ * 4xx gives the event up"). Redirects are not followed. A failure with no
+ * answer is recorded as `sin respuesta` whatever its cause (refused,
+ * reset, unreachable, timed out, TLS), so deliveries cannot map which
+ * ports of a host are open; the cause goes to the server's log only.
  */
 import { request as httpRequest, type Agent as HttpAgent } from 'node:http'
 import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https'
 import { isIP } from 'node:net'
+import { isNonPublicAddress } from '../../core/non-public-address.js'
 import { Webhook } from 'standardwebhooks'
-import { guardedLookup, isPrivateAddress, PrivateAddressError } from './target-address.js'
+import { guardedLookup, hostOf, PrivateAddressError } from './target-address.js'
 
 /** A 2xx within this long is success (SPEC S18). */
 export const DELIVERY_TIMEOUT_MS = 10_000
@@ -24,7 +28,12 @@ export interface Attempt {
   readonly estado?: number
   readonly latencia_ms: number
   readonly error?: string
+  /** Why no answer came (a network error, a timeout): for the server's log, never recorded. */
+  readonly cause?: Error
 }
+
+/** What a delivery that got no HTTP answer records, whatever the cause. */
+export const NO_ANSWER = 'sin respuesta'
 
 export interface Delivery {
   readonly url: string
@@ -59,10 +68,10 @@ export async function sendEvent (d: Delivery): Promise<Attempt> {
   const took = (): number => Math.round(performance.now() - started)
   let url: URL
   try { url = new URL(d.url) } catch { return { outcome: 'descartado', latencia_ms: 0, error: 'url no válida' } }
-  const host = url.hostname.replace(/^\[|\]$/g, '')
+  const host = hostOf(url)
   // A literal address is connected to without a lookup: check it here.
-  if (!d.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
-    return { outcome: 'reintento', latencia_ms: 0, error: new PrivateAddressError(host).message }
+  if (!d.allowPrivate && isIP(host) !== 0 && isNonPublicAddress(host)) {
+    return { outcome: 'reintento', latencia_ms: 0, error: new PrivateAddressError(host, host).message }
   }
   const headers = { ...signedHeaders(d, new Date()), 'content-length': String(Buffer.byteLength(d.body)) }
   const https = url.protocol === 'https:'
@@ -83,14 +92,13 @@ export async function sendEvent (d: Delivery): Promise<Attempt> {
         const ok = status >= 200 && status < 300
         resolve({ outcome: ok ? 'entregado' : retryable(status) ? 'reintento' : 'descartado', estado: status, latencia_ms: took(), ...(!ok && { error: `HTTP ${status}` }) })
       })
-      res.on('error', (err) => { resolve({ outcome: 'reintento', estado: status, latencia_ms: took(), error: describe(err) }) })
+      res.on('error', (err) => { resolve({ outcome: 'reintento', estado: status, latencia_ms: took(), error: 'respuesta incompleta', cause: err }) })
     })
-    req.on('error', (err) => { resolve({ outcome: 'reintento', latencia_ms: took(), error: describe(err) }) })
+    req.on('error', (err) => {
+      // The service's own refusal says so; any other error is the same `sin respuesta`.
+      const refused = err instanceof PrivateAddressError
+      resolve({ outcome: 'reintento', latencia_ms: took(), error: refused ? err.message : NO_ANSWER, cause: err })
+    })
     req.end(d.body)
   })
-}
-
-function describe (err: Error & { code?: string }): string {
-  if (err.name === 'TimeoutError' || err.name === 'AbortError') return `sin respuesta en ${DELIVERY_TIMEOUT_MS / 1000} s`
-  return err.code !== undefined ? `${err.code}: ${err.message}` : err.message
 }

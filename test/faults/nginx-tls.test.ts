@@ -76,7 +76,7 @@ describe('TLS at nginx with deploy/nginx-tls.conf', () => {
     // The example as shipped; only what differs on this machine is replaced.
     const example = readFileSync(join(ROOT, 'deploy/nginx-tls.conf'), 'utf8')
     const conf = example
-      .replace('server api1:3000; server api2:3000;', `server 127.0.0.1:${apiPort};`)
+      .replace(/server api1:3000;\s*server api2:3000;/, `server 127.0.0.1:${apiPort};`)
       .replace('listen 80;', `listen 127.0.0.1:${httpPort};`)
       .replace('listen 443 ssl;', `listen 127.0.0.1:${httpsPort} ssl;`)
       .replaceAll('/etc/nginx/tls/', `${dir}/`)

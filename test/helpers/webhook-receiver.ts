@@ -1,5 +1,6 @@
 /**
- * A real HTTP receiver of webhooks on 127.0.0.1 (a free port), for the
+ * A real HTTP receiver of webhooks on 127.0.0.1 (or another local IPv4
+ * address; a free port), for the
  * delivery tests: it keeps every request by path, answers each path with
  * the statuses queued for it (then 200), and lets a test wait for a count.
  */
@@ -14,7 +15,8 @@ export interface Received {
 }
 
 export interface Receiver {
-  /** `http://127.0.0.1:<port><path>` */
+  readonly port: number
+  /** `http://127.0.0.1:<port><path>` (its own host) */
   url (path: string): string
   /** Requests received on `path`, in arrival order (the failed ones too). */
   at (path: string): Received[]
@@ -29,7 +31,7 @@ export interface Receiver {
   close (): Promise<void>
 }
 
-export async function startReceiver (): Promise<Receiver> {
+export async function startReceiver (host = '127.0.0.1'): Promise<Receiver> {
   const log = new Map<string, Received[]>()
   const queued = new Map<string, number[]>()
   const fixed = new Map<string, number>()
@@ -53,11 +55,12 @@ export async function startReceiver (): Promise<Receiver> {
       if (ms === undefined) answer(); else setTimeout(answer, ms)
     })
   })
-  await new Promise<void>((resolve) => { server.listen(0, '127.0.0.1', resolve) })
+  await new Promise<void>((resolve) => { server.listen(0, host, resolve) })
   const { port } = server.address() as AddressInfo
   const at = (path: string): Received[] => [...(log.get(path) ?? [])]
   return {
-    url: (path) => `http://127.0.0.1:${port}${path}`,
+    port,
+    url: (path) => `http://${host}:${port}${path}`,
     at,
     answer: (path, ...statuses) => { queued.set(path, [...(queued.get(path) ?? []), ...statuses]) },
     always: (path, status) => { if (status === undefined) fixed.delete(path); else fixed.set(path, status) },

@@ -24,7 +24,7 @@ beforeAll(async () => {
   app = await h.app()
   await app.listen({ port: 0, host: '127.0.0.1' })
   port = (app.server.address() as { port: number }).port
-  starting = startingServer(0, '127.0.0.1')
+  starting = startingServer(0, '127.0.0.1', 75_000)
   await starting.listen()
   startingPort = (starting.server.address() as { port: number }).port
 })

@@ -2,15 +2,21 @@
  * Webhooks (docs/user-guide.md "Webhooks (suscripciones)"), delivered to a
  * real receiver on 127.0.0.1: the secret shown once, the signature as
  * Standard Webhooks verifies it, feed order in a burst, retries then
- * success (after errors and after a target that did not answer in 10 s), a 4xx given up, the pause after the (shortened) retry window
+ * success (after errors and after a target that did not answer in 10 s), every failure without an answer recorded
+ * alike as `sin respuesta`, a 4xx given up, the pause after the (shortened) retry window
  * and the resume, a replay, tipos and filtro, the payload shaped by the
  * subscription's role (withheld, or decrypted and in the read log as a
  * read by the subscription), two instances delivering each event once,
- * and the permission.
+ * the permission, and targets that are not public refused at write (every
+ * form) and at delivery (a name, a mapped address, this machine's own
+ * addresses).
  */
+import { createServer as createTcpServer, type Server as TcpServer } from 'node:net'
+import { networkInterfaces } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { Webhook } from 'standardwebhooks'
+import { freePort } from '../helpers/free-port.js'
 import { client, ok, type Api } from '../helpers/http.js'
 import { startTestApp } from '../helpers/test-app.js'
 import { newUser } from '../helpers/users.js'
@@ -135,10 +141,31 @@ describe('a subscription', () => {
       return e.entregas.length >= 2 ? e : undefined
     })
     const [late, delivered] = [...attempts].reverse()
-    expect(late).toMatchObject({ resultado: 'reintento', error: 'sin respuesta en 10 s' })
+    expect(late).toMatchObject({ resultado: 'reintento', error: 'sin respuesta' })
     expect(late.estado).toBeNull()
     expect(late.latencia_ms).toBeGreaterThanOrEqual(10_000)
     expect(delivered).toMatchObject({ resultado: 'entregado', estado: 200 })
+  })
+
+  it('records a refused connection, a reset, a failed TLS handshake and a silence alike: "sin respuesta" and the time taken', async () => {
+    // Nothing listens on `closed`; `reset` accepts and resets; https to the plain receiver fails its handshake; `/callado` never answers.
+    const closed = await freePort()
+    const reset: TcpServer = createTcpServer((socket) => { socket.resetAndDestroy() })
+    await new Promise<void>((resolve) => { reset.listen(0, '127.0.0.1', resolve) })
+    rx.answer('/callado', 0)
+    try {
+      const urls = [`http://127.0.0.1:${closed}/cerrado`, `http://127.0.0.1:${(reset.address() as { port: number }).port}/reinicio`, rx.url('/tls').replace('http:', 'https:'), rx.url('/callado')]
+      const ids = await Promise.all(urls.map(async (url) => ok(await admin.post('/suscripciones', { url, modulos: ['sala092'], rol: 'jefe' }), 201)._id as string))
+      ok(await admin.post('/sala092', call092()), 201)
+      const first = await Promise.all(ids.map(async (id) => until(`the first attempt of ${id}`, async () => (await entregas(id)).entregas.at(-1), 30_000)))
+      for (const [i, attempt] of first.entries()) {
+        expect(attempt, urls[i]).toMatchObject({ estado: null, resultado: 'reintento', error: 'sin respuesta', latencia_ms: expect.any(Number) })
+      }
+      expect(first[3].latencia_ms).toBeGreaterThanOrEqual(10_000)
+      for (const id of ids) ok(await admin.del(`/suscripciones/${id}`))
+    } finally {
+      await new Promise((resolve) => { reset.close(resolve) })
+    }
   })
 
   it('pauses a subscription failing past its retry window, and resumes it', async () => {
@@ -320,29 +347,61 @@ describe('targets', () => {
   beforeAll(async () => { strict = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_LEASE: '2s', WEBHOOK_RETRY_BASE: '200ms' } }) })
   afterAll(async () => { await strict?.h.close() })
 
-  it('refuses a url on a loopback, private, link-local or metadata address (400)', async () => {
-    for (const url of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://10.1.2.3/x', 'http://192.168.1.1/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/x', 'http://[fd00:ec2::254]/x', 'http://[::ffff:127.0.0.1]/x', 'ftp://example.org/x']) {
+  it('refuses a url whose host is not a public address, in any form (400)', async () => {
+    const urls = [
+      'http://127.0.0.1:8080/x', 'http://localhost/x', 'http://10.1.2.3/x', 'http://192.168.1.1/x', 'http://169.254.169.254/latest/meta-data',
+      'http://0x7f.1/x', 'http://2130706433/x', 'http://0.0.0.0/x', 'http://100.64.1.1/x', 'http://100.100.100.200/x',
+      'http://192.0.0.170/x', 'http://192.0.2.2/x', 'http://198.51.100.7/x', 'http://203.0.113.9/x', 'http://192.88.99.1/x', 'http://198.18.0.1/x',
+      'http://224.0.0.1/x', 'http://240.0.0.1/x', 'http://255.255.255.255/x',
+      'http://[::1]/x', 'http://[::]/x', 'http://[fd00:ec2::254]/x', 'http://[fe80::1]/x', 'http://[ff02::1]/x',
+      'http://[::ffff:127.0.0.1]/x', 'http://[::ffff:7f00:1]/x', 'http://[::127.0.0.1]/x', 'http://[::7f00:1]/x',
+      'http://[64:ff9b::7f00:1]/x', 'http://[64:ff9b::a00:1]/x', 'http://[64:ff9b:1::7f00:1]/x', 'http://[2002:7f00:1::]/x', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x',
+      'http://[2001:db8::1]/x', 'http://[3fff::1]/x', 'http://[100::1]/x', 'http://[5f00::1]/x', 'http://[2001:2::1]/x',
+    ]
+    for (const url of urls) {
+      const res = await strict.admin.post('/suscripciones', { url, modulos: ['sala092'], rol: 'jefe' })
+      expect(res.status, url).toBe(400)
+      expect(res.body.detalles[0].campo, url).toBe('url')
+      expect(res.body.detalles[0].mensaje, url).toMatch(/no es pública/)
+    }
+    for (const url of ['ftp://example.org/x', 'http://nombre-que-no-existe.invalid/x']) {
       const res = await strict.admin.post('/suscripciones', { url, modulos: ['sala092'], rol: 'jefe' })
       expect(res.status, url).toBe(400)
       expect(res.body.detalles[0].campo, url).toBe('url')
     }
   })
 
-  it('checks the address again when it delivers: a target that became private is not connected to', async () => {
-    // Written where private targets are allowed, delivered where they are not.
-    await strict.h.closeApp(strict.app)
-    const lax = await strict.h.app({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_LEASE: '2s' } })
-    const laxAdmin = client(lax, strict.token)
-    const sub = ok(await laxAdmin.post('/suscripciones', { url: rx.url('/privada'), modulos: ['sala092'], rol: 'jefe' }), 201)
-    await strict.h.closeApp(lax)
-    const app2 = await strict.h.app({ env: { WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_LEASE: '2s', WEBHOOK_RETRY_BASE: '200ms' } })
-    const api = client(app2, strict.token)
-    ok(await api.post('/sala092', call092()), 201)
-    const failed = await until('a refused attempt', async () => {
-      const e = ok(await api.get(`/suscripciones/${sub._id}/entregas`))
-      return e.entregas.length > 0 ? e.entregas : undefined
-    })
-    expect(failed[0]).toMatchObject({ estado: null, resultado: 'reintento', error: expect.stringContaining('127.0.0.1') })
-    expect(rx.at('/privada')).toEqual([])
+  it('checks the address again when it delivers: a target that is not public is not connected to, by name or by address', async () => {
+    // This machine's own non-loopback IPv4 addresses (a documentation one on some test machines) get a receiver each.
+    const own = Object.values(networkInterfaces()).flat().filter((i) => i !== undefined && i.family === 'IPv4' && !i.internal).map((i) => i!.address)
+    const others = await Promise.all(own.map(async (address) => startReceiver(address)))
+    try {
+      // Written where private targets are allowed, delivered where they are not.
+      await strict.h.closeApp(strict.app)
+      const lax = await strict.h.app({ env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_LEASE: '2s' } })
+      const laxAdmin = client(lax, strict.token)
+      const targets: Array<{ url: string, error: string }> = [
+        { url: rx.url('/privada'), error: 'la dirección 127.0.0.1 no es pública' },
+        { url: `http://localhost:${rx.port}/nombre`, error: 'el nombre "localhost" resuelve a una dirección que no es pública' },
+        { url: `http://[::ffff:7f00:1]:${rx.port}/mapeada`, error: 'la dirección ::ffff:7f00:1 no es pública' },
+        ...others.map((o, i) => ({ url: o.url('/propia'), error: `la dirección ${own[i]!} no es pública` })),
+      ]
+      const subs = []
+      for (const t of targets) subs.push({ ...t, id: ok(await laxAdmin.post('/suscripciones', { url: t.url, modulos: ['sala092'], rol: 'jefe' }), 201)._id as string })
+      await strict.h.closeApp(lax)
+      const app2 = await strict.h.app({ env: { WEBHOOK_ALLOW_PRIVATE: 'false', WEBHOOK_LEASE: '2s', WEBHOOK_RETRY_BASE: '200ms' } })
+      const api = client(app2, strict.token)
+      ok(await api.post('/sala092', call092()), 201)
+      for (const sub of subs) {
+        const failed = await until(`a refused attempt to ${sub.url}`, async () => {
+          const e = ok(await api.get(`/suscripciones/${sub.id}/entregas`))
+          return e.entregas.length > 0 ? e.entregas : undefined
+        })
+        expect(failed[0], sub.url).toMatchObject({ estado: null, resultado: 'reintento', error: sub.error })
+      }
+      expect([...rx.at('/privada'), ...rx.at('/nombre'), ...rx.at('/mapeada'), ...others.flatMap((o) => o.at('/propia'))]).toEqual([])
+    } finally {
+      for (const o of others) await o.close()
+    }
   })
 })

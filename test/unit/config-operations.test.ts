@@ -108,3 +108,14 @@ describe('METRICS_PORT and STARTUP_WAIT', () => {
     expect(refusal({ ...SECRETS, SLOW_LIST: 'slow' })).toMatch(/^SLOW_LIST must be a duration/)
   })
 })
+
+describe('KEEP_ALIVE_TIMEOUT', () => {
+  it('is 75 s by default (above nginx\'s 60 s idle upstream timeout), takes a duration, and refuses anything else naming the variable', () => {
+    expect(loadConfig({ DATA_DIR: tmp() }).keepAliveTimeoutMs).toBe(75_000)
+    expect(loadConfig({ DATA_DIR: tmp(), KEEP_ALIVE_TIMEOUT: '2m' }).keepAliveTimeoutMs).toBe(120_000)
+    expect(loadConfig({ DATA_DIR: tmp(), KEEP_ALIVE_TIMEOUT: '90' }).keepAliveTimeoutMs).toBe(90_000)
+    expect(refusal({ KEEP_ALIVE_TIMEOUT: 'largo' })).toMatch(/^KEEP_ALIVE_TIMEOUT must be a duration such as 60, 60s, 15m or 1h/)
+    expect(refusal({ KEEP_ALIVE_TIMEOUT: '0' })).toMatch(/^KEEP_ALIVE_TIMEOUT must be a duration/)
+    expect(refusal({ KEEP_ALIVE_TIMEOUT: '2h' })).toMatch(/^KEEP_ALIVE_TIMEOUT must be at most 3600s/)
+  })
+})
