@@ -108,3 +108,12 @@ describe('METRICS_PORT and STARTUP_WAIT', () => {
     expect(refusal({ ...SECRETS, SLOW_LIST: 'slow' })).toMatch(/^SLOW_LIST must be a duration/)
   })
 })
+
+describe('IDEMPOTENCY_TTL and IDEMPOTENCY_LEASE (docs/operator-guide.md "Idempotency keys")', () => {
+  it('default to 24 h and 30 s, take durations, and refuse a lease over 10 minutes', () => {
+    expect(loadConfig({ DATA_DIR: tmp(), ...SECRETS }).idempotency).toEqual({ ttlMs: 86_400_000, leaseMs: 30_000 })
+    expect(loadConfig({ DATA_DIR: tmp(), ...SECRETS, IDEMPOTENCY_TTL: '90m', IDEMPOTENCY_LEASE: '5s' }).idempotency).toEqual({ ttlMs: 5_400_000, leaseMs: 5_000 })
+    expect(refusal({ ...SECRETS, IDEMPOTENCY_TTL: 'un día' })).toMatch(/^IDEMPOTENCY_TTL must be a duration/)
+    expect(refusal({ ...SECRETS, IDEMPOTENCY_LEASE: '11m' })).toMatch(/^IDEMPOTENCY_LEASE must be at most 600s/)
+  })
+})
