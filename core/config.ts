@@ -81,6 +81,11 @@ export interface Config {
   readonly eventHeartbeatSeconds: number
   /** Open streams a user may hold across instances. */
   readonly eventStreamsPerUser: number
+  /** Idempotency-Key (docs/operator-guide.md "Idempotency keys"): how long a first answer is replayed, how long a running request holds its key unless renewed. */
+  readonly idempotency: {
+    readonly ttlMs: number
+    readonly leaseMs: number
+  }
   /** Webhook delivery (docs/operator-guide.md "Webhooks"). */
   readonly webhooks: {
     /** Targets on addresses that are not public (core/non-public-address.ts) are allowed (WEBHOOK_ALLOW_PRIVATE). */
@@ -276,6 +281,10 @@ export function loadConfig (env: Env = process.env): Config {
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7),
     eventHeartbeatSeconds: int(env, 'EVENT_HEARTBEAT_SECONDS', 15),
     eventStreamsPerUser: int(env, 'EVENT_STREAMS_PER_USER', 5),
+    idempotency: Object.freeze({
+      ttlMs: windowMs(env, 'IDEMPOTENCY_TTL', 24 * 3_600_000),
+      leaseMs: atMost(env, 'IDEMPOTENCY_LEASE', 30_000, 600_000, 'a key held by an instance that died stays blocked for as long'),
+    }),
     webhooks: Object.freeze({
       allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
       retryBaseMs: atMost(env, 'WEBHOOK_RETRY_BASE', 5_000, 10_000, 'the first retry must come within 10 s'),

@@ -27,6 +27,10 @@ export const ERRORS = {
   CONFLICTO_VERSION: { status: 409, message: 'Conflicto de versión' },
   REGISTRO_DUPLICADO: { status: 409, message: 'Registro duplicado' },
   TRANSICION_NO_PERMITIDA: { status: 409, message: 'Transición de estado no permitida' },
+  /** The first request with this Idempotency-Key still runs; with Retry-After (docs/user-guide.md "Retries and Idempotency-Key"). */
+  PETICION_EN_CURSO: { status: 409, message: 'Petición en curso con esta clave de idempotencia' },
+  /** The Idempotency-Key was answered for another route, query or body (docs/user-guide.md "Retries and Idempotency-Key"). */
+  CLAVE_IDEMPOTENCIA_REUTILIZADA: { status: 422, message: 'Clave de idempotencia reutilizada con otra petición' },
   TIEMPO_AGOTADO: { status: 408, message: 'Tiempo de espera agotado' },
   PETICION_DEMASIADO_GRANDE: { status: 413, message: 'Petición demasiado grande' },
   TIPO_CONTENIDO_NO_SOPORTADO: { status: 415, message: 'Tipo de contenido no soportado' },
@@ -93,6 +97,7 @@ export const DETAILS = {
   ARCHIVO_VACIO: 'el archivo está vacío',
   TIPO_NO_COINCIDE: (declared: string, sniffed: string) => `el tipo declarado (${declared}) no coincide con el contenido (${sniffed})`,
   TIPO_NO_VALIDO: 'Content-Type no es un tipo de contenido válido',
+  CLAVE_IDEMPOTENCIA_NO_VALIDA: 'debe tener de 1 a 255 caracteres ASCII imprimibles',
 } as const
 
 /** Success texts of the interface (exact). */

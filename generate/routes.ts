@@ -6,12 +6,13 @@
  * a serialisation; it decides no permission (the service does, asked
  * before validation for the docs/user-guide.md "Errors" order).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { AppError } from '../core/errors.js'
 import type { ModuleDef } from '../core/registry/types.js'
 import '../http/route-config.js'
 import { appendRouteHook } from '../http/route-hooks.js'
+import { withIdempotencyKey, type Handler } from '../http/idempotency-key.js'
 import { buildSchemas } from './schemas.js'
 import { idPattern } from './field-formats.js'
 import { IdParams } from '../http/schemas.js'
@@ -51,15 +52,17 @@ export function moduleRoutes (mod: ModuleDef) {
 
     // The id in a path, documented with its module's pattern (validation leaves a malformed id to the 404).
     const idParams = Type.Object({ id: Type.String({ description: `Id del registro (${mod.prefix}-AAAA-NNNNN)`, pattern: idPattern(mod.prefix) }) })
+    const idempotency = { store: app.stores.idempotency, cipher: app.cipher, ...app.config.idempotency }
     const register = (op: Operation, everyModule: boolean): void => {
       const { schema, openapi } = op.schema(mod, ctx)
+      const handle: Handler = async (request, reply) => op.handle(request, reply, mod)
       const docs = { ...openapi, ...(everyModule && { everyModule }), ...(schema.params === IdParams && { params: idParams }) }
       const route = {
         method: op.method,
         url: op.url,
         config: { ...op.config, ...(op.action !== undefined && { action: op.action }), openapi: docs },
         schema,
-        handler: async (request: FastifyRequest, reply: FastifyReply) => op.handle(request, reply, mod),
+        handler: op.config?.idempotencyKey === true ? withIdempotencyKey(handle, idempotency) : handle,
       }
       if (op.config?.fileBody !== true) { app.route(route); return }
       // A file of any type reaches the handler as the unread request stream: a context of its own, whose one parser takes every type.

@@ -13,7 +13,7 @@
 import type { FastifySchema, RouteOptions } from 'fastify'
 import type { TSchema } from '@sinclair/typebox'
 import { ERRORS } from '../core/errors.js'
-import { errorHeaders, successHeaders } from './openapi-headers.js'
+import { errorHeaders, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, successHeaders } from './openapi-headers.js'
 import './route-config.js'
 
 /** Documentation-only parts of a route (`config.openapi`). */
@@ -124,6 +124,8 @@ function errorStatuses (route: RouteOptions, documented: FastifySchema): number[
   if (documented.querystring !== undefined) s.add(400)
   if (config.public !== true) s.add(401)
   if (config.action !== undefined) s.add(403)
+  // A repeat while the first runs, a key reused for another request (http/idempotency-key.ts).
+  if (config.idempotencyKey === true) [409, 422].forEach((n) => s.add(n))
   if (route.url.includes(':')) s.add(404)
   // Counting a request needs the stores (Redis): down, it is a 503. A
   // window of its own is counted in memory.
@@ -144,12 +146,14 @@ export function documentRoute ({ schema, url, route }: { schema: FastifySchema |
   if (docs.body !== undefined) documented.body = docs.body
   if (docs.params !== undefined) documented.params = docs.params
   if (docs.headers !== undefined) documented.headers = docs.headers
+  const idempotent = route.config?.idempotencyKey === true
+  if (idempotent) documented.headers = { type: 'object', ...docs.headers, properties: { ...(docs.headers as { properties?: object } | undefined)?.properties, ...IDEMPOTENCY_KEY } }
   const method = Array.isArray(route.method) ? route.method[0]! : route.method
   documented.operationId ??= operationIdOf(method, url)
   if (docs.everyModule === true) notes.everyModule.add(documented.operationId)
   if (docs.etag !== undefined && docs.etag !== false) notes.etag.set(documented.operationId, docs.etag === true)
   if (route.config?.rateLimit !== undefined) notes.unlimited.add(documented.operationId)
-  if (docs.successHeaders !== undefined) notes.headers.set(documented.operationId, docs.successHeaders)
+  if (docs.successHeaders !== undefined || idempotent) notes.headers.set(documented.operationId, { ...docs.successHeaders, ...(idempotent && IDEMPOTENT_REPLAYED) })
   if (route.config?.public === true) documented.security = []
   const errors = Object.fromEntries(errorStatuses(route, documented).map((n) => [n, errorSchema(n)]))
   documented.response = { ...(schema?.response as Schema | undefined), ...(docs.answer !== undefined && { 200: docs.answer }), ...errors }

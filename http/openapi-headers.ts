@@ -4,8 +4,10 @@
  * `X-Request-Id` on every answer (app.ts), `RateLimit-*` on every counted
  * route (http/rate-limit.ts; not /health, not /ready, and not for an
  * address of RATE_LIMIT_IP_EXEMPT without a token, hence not required),
- * `Retry-After` on a 429, `ETag` on an answer that carries one record
- * (generate/record-request.ts).
+ * `Retry-After` on a 429 (and on the 409 of a repeat whose first request
+ * still runs), `ETag` on an answer that carries one record
+ * (generate/record-request.ts), `Idempotent-Replayed` on a repeat's answer
+ * (http/idempotency-key.ts).
  */
 type Schema = Record<string, unknown>
 
@@ -20,6 +22,21 @@ const RATE_LIMIT = {
 }
 
 const RETRY_AFTER = header('Segundos hasta que se puede volver a intentar', { type: 'integer', minimum: 1 })
+const RETRY_AFTER_RUNNING = header('Con PETICION_EN_CURSO: segundos hasta que conviene repetir la petición', { type: 'integer', minimum: 1 }, false)
+
+/** The `Idempotency-Key` request header of creates and imports (http/idempotency-key.ts). */
+export const IDEMPOTENCY_KEY = {
+  'Idempotency-Key': {
+    type: 'string',
+    pattern: '^[\\x20-\\x7E]{1,255}$',
+    description: 'Clave única de esta petición (1 a 255 caracteres ASCII imprimibles; un UUID sirve), para repetirla sin escribir dos veces: durante 24 h, la misma clave con el mismo cuerpo responde la primera respuesta; con otro cuerpo o en otra ruta, 422; mientras la primera sigue en curso, 409 con Retry-After. Cada usuario tiene sus claves',
+  },
+}
+
+/** The success header of a repeat answered with the first answer. */
+export const IDEMPOTENT_REPLAYED = {
+  'Idempotent-Replayed': header('true: esta es la respuesta guardada de la primera petición con esta Idempotency-Key; no se escribió nada', { type: 'string', enum: ['true'] }, false),
+}
 
 const ETAG_TEXT = 'Versión del registro entre comillas ("3"): vuelve en If-Match para modificar o eliminar esa versión'
 const ETAG_SCHEMA = { type: 'string', pattern: '^"\\d+"$' }
@@ -54,5 +71,6 @@ export function errorHeaders (status: number): Schema {
     'X-Request-Id': X_REQUEST_ID,
     ...RATE_LIMIT,
     ...(status === 429 && { 'Retry-After': RETRY_AFTER }),
+    ...(status === 409 && { 'Retry-After': RETRY_AFTER_RUNNING }),
   }
 }

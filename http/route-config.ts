@@ -17,6 +17,8 @@ declare module 'fastify' {
     rateLimitHeaders?: boolean
     /** The body is a CSV or NDJSON stream of up to IMPORT_MAX_BYTES, read by the handler (plugins/import-body.ts). */
     importBody?: boolean
+    /** The route takes an Idempotency-Key: a repeat answers the first answer (http/idempotency-key.ts). */
+    idempotencyKey?: boolean
     /** The body is an evidence file of any type, handed to the handler unread (generate/routes.ts). */
     fileBody?: boolean
     /** Headers every answer of this route carries, errors included, over the security headers (a file's, http/file-answer.ts). */

@@ -7,6 +7,9 @@
 import type { Redis } from 'ioredis'
 import { admitFor, type Admit } from './admission.js'
 import type { AttemptLogStore } from './attempt-logs/contract.js'
+import type { IdempotencyStore } from './idempotency/contract.js'
+import { MemoryIdempotencyStore } from './idempotency/memory.js'
+import { RedisIdempotencyStore } from './idempotency/redis.js'
 import { MemoryAttemptLogStore } from './attempt-logs/memory.js'
 import { RedisAttemptLogStore } from './attempt-logs/redis.js'
 import type { RateLimitStore } from './rate-limits/contract.js'
@@ -33,6 +36,7 @@ export interface StoreSet {
   readonly attemptLogs: AttemptLogStore
   readonly signals: SignalStore
   readonly streamSlots: StreamSlotStore
+  readonly idempotency: IdempotencyStore
 }
 
 export interface Stores extends StoreSet {
@@ -49,5 +53,6 @@ export function createStores (redis: Redis | undefined, prefix: string, override
   const attemptLogs = overrides.attemptLogs ?? (redis !== undefined ? new RedisAttemptLogStore(redis, prefix) : new MemoryAttemptLogStore())
   const signals = overrides.signals ?? (redis !== undefined ? new RedisSignalStore(redis, prefix) : new MemorySignalStore())
   const streamSlots = overrides.streamSlots ?? (redis !== undefined ? new RedisStreamSlotStore(redis, prefix) : new MemoryStreamSlotStore())
-  return { sequences, sessions, rateLimits, attemptLogs, signals, streamSlots, admit: admitFor(rateLimits, sessions), kind: redis !== undefined ? 'redis' : 'memory' }
+  const idempotency = overrides.idempotency ?? (redis !== undefined ? new RedisIdempotencyStore(redis, prefix) : new MemoryIdempotencyStore())
+  return { sequences, sessions, rateLimits, attemptLogs, signals, streamSlots, idempotency, admit: admitFor(rateLimits, sessions), kind: redis !== undefined ? 'redis' : 'memory' }
 }

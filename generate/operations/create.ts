@@ -7,6 +7,7 @@ export const create: Operation = {
   method: 'POST',
   url: '/',
   action: 'crear',
+  config: { idempotencyKey: true },
   schema: (mod, { schemas, recordRef, tags, operationId }) => ({
     openapi: { body: schemas.doc.create, errors: [409], etag: true },
     schema: { tags, summary: `Crear un registro de ${mod.label}`, operationId: operationId('create'), body: schemas.create, response: { 201: envelope(recordRef) } },

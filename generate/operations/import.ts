@@ -69,7 +69,7 @@ export const importRecords: Operation = {
   method: 'POST',
   url: '/importar',
   action: 'importar',
-  config: { importBody: true },
+  config: { importBody: true, idempotencyKey: true },
   schema: (mod, { registry, tags, operationId }) => ({
     openapi: {
       body: {

@@ -121,7 +121,11 @@ const STEPS: Record<string, Step> = {
     { method: 'GET', path: '/me/modulos', token: 'limited', status: 200 },
     { method: 'GET', path: '/me/modulos', token: 'none', status: 401 },
   ],
-  'POST /{module}': (t, mod) => [{ method: 'POST', path: `/${mod.path}`, body: sampleBody(mod, t.ids), status: 201 }],
+  'POST /{module}': (t, mod) => {
+    // With an Idempotency-Key, the repeat is answered the first answer (docs/user-guide.md "Retries and Idempotency-Key").
+    const keyed = { method: 'POST', path: `/${mod.path}`, body: sampleBody(mod, t.ids), headers: { 'Idempotency-Key': `tour-${mod.name}` }, status: 201 }
+    return [{ method: 'POST', path: `/${mod.path}`, body: sampleBody(mod, t.ids), status: 201 }, keyed, keyed]
+  },
   'POST /{module}/importar': (t, mod): Request[] => [
     { method: 'POST', path: `/${mod.path}/importar`, query: { simular: 'true' }, raw: csv([sampleBody(mod, t.ids), sampleBody(mod, t.ids)]), status: 200 },
     { method: 'POST', path: `/${mod.path}/importar`, query: { simular: 'true', separador: ';' }, raw: csv([sampleBody(mod, t.ids)], ';'), status: 200 },
@@ -195,8 +199,9 @@ const STEPS: Record<string, Step> = {
 /**
  * Error statuses driven apart from the routes (each once): a value the
  * document's pattern lets through but the service refuses (a day that
- * does not exist), a permission the caller lacks, a duplicate, a body
- * over 1 MiB, a content type the service does not read. 500 and 503 are
+ * does not exist), a permission the caller lacks, a duplicate, an
+ * Idempotency-Key reused, a body over 1 MiB, a content type the service
+ * does not read. 500 and 503 are
  * declared on every route but not driven: the service has no way to fail
  * on request, and 503 needs PostgreSQL or Redis gone (test/faults/ does that).
  */
@@ -207,6 +212,8 @@ const ERROR_STEPS: Array<(t: Tour) => Request> = [
   (t) => ({ method: 'POST', path: '/usuarios', body: { ...sampleBody(registry.usersModule, t.ids), username: t.users.username }, status: 409 }),
   // Prism sends the body on as it re-serialises it: over 1 MiB in UTF-8 within every maxLength and maxItems (3 bytes a character).
   (t) => ({ method: 'POST', path: '/denuncias', body: { ...sampleBody(registry.byName.get('denuncias')!, t.ids), testigos: Array.from({ length: 50 }, () => ({ nombre: 'Testigo', declaracion: '€'.repeat(8000) })) }, status: 413 }),
+  // An Idempotency-Key answered for another body (the keyed create of 'POST /{module}').
+  (t) => ({ method: 'POST', path: '/denuncias', body: sampleBody(registry.byName.get('denuncias')!, t.ids), headers: { 'Idempotency-Key': 'tour-denuncias' }, status: 422 }),
   // Only JSON: the document says so too, so Prism refuses another type before the service can.
   () => ({ method: 'POST', path: '/denuncias', raw: { text: 'denunciante_nombre=Ana', type: 'text/plain' }, status: 415, refusedByDocument: true }),
 ]

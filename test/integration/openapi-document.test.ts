@@ -163,7 +163,9 @@ describe('the document', () => {
       // detalles: validation (400), a duplicate or a transition (409), a store named down (503); no other status sends it.
       expect(schema.properties.detalles, name).toBe([400, 409, 503].includes(status) ? undefined : false)
       expect(response.headers['X-Request-Id'].required, name).toBe(true)
-      expect(response.headers['Retry-After'] !== undefined, name).toBe(status === 429)
+      // 429 always; 409 when the first request with the same Idempotency-Key still runs.
+      expect(response.headers['Retry-After'] !== undefined, name).toBe(status === 429 || status === 409)
+      if (status === 409) expect(response.headers['Retry-After'].required, name).toBe(false)
     }
     for (const { method, path, op } of operations()) {
       const errors = Object.keys(op.responses).filter((s) => Number(s) >= 400)
@@ -173,7 +175,14 @@ describe('the document', () => {
       if (op.security === undefined) expect(errors, `${method} ${path}`).toEqual(expect.arrayContaining(['401']))
     }
     const create = doc.paths['/denuncias'].post
-    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '409', '413', '415', '429', '500', '503'])
+    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503'])
+    // Creates and imports take an Idempotency-Key (docs/user-guide.md "Retries and Idempotency-Key").
+    for (const op of [create, doc.paths['/denuncias/importar'].post, doc.paths['/suscripciones'].post]) {
+      expect(op.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'Idempotency-Key', required: false }))
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['409', '422']))
+      expect(op.responses['201'].headers['Idempotent-Replayed'].required).toBe(false)
+    }
+    expect(doc.paths['/denuncias/{id}'].put.parameters).not.toContainEqual(expect.objectContaining({ name: 'Idempotency-Key' }))
     const get = doc.paths['/denuncias/{id}'].get
     // campos and expandir: a GET by id can be a 400 too.
     expect(Object.keys(get.responses)).toEqual(['200', '400', '401', '403', '404', '429', '500', '503'])

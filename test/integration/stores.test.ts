@@ -19,6 +19,9 @@ import { RedisStreamSlotStore } from '../../stores/stream-slots/redis.js'
 import type { SignalStore } from '../../stores/signals/contract.js'
 import { MemorySignalStore } from '../../stores/signals/memory.js'
 import { RedisSignalStore } from '../../stores/signals/redis.js'
+import type { IdempotencyStore } from '../../stores/idempotency/contract.js'
+import { MemoryIdempotencyStore } from '../../stores/idempotency/memory.js'
+import { RedisIdempotencyStore } from '../../stores/idempotency/redis.js'
 import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
 
 const prefix = newRedisPrefix()
@@ -35,7 +38,9 @@ const slotStores: Array<[string, () => StreamSlotStore]> = [['memory', () => new
 // Two instances share one in-process store as two processes share Redis.
 const sharedSignals = new MemorySignalStore()
 const signalStores: Array<[string, () => SignalStore]> = [['memory', () => sharedSignals]]
+const idempotencyStores: Array<[string, () => IdempotencyStore]> = [['memory', () => new MemoryIdempotencyStore()]]
 if (redis !== undefined) {
+  idempotencyStores.push(['redis', () => new RedisIdempotencyStore(redis, prefix)])
   slotStores.push(['redis', () => new RedisStreamSlotStore(redis, prefix)])
   rateStores.push(['redis', () => new RedisRateLimitStore(redis, prefix)])
   attemptStores.push(['redis', () => new RedisAttemptLogStore(redis, prefix)])
@@ -189,5 +194,42 @@ describe.each(signalStores)('%s signal store', (kind, make) => {
     expect(got.filter((m) => m.endsWith('dos'))).toEqual(['a:dos'])
     offA()
     await Promise.all([a.close(), b.close()])
+  })
+})
+
+describe.each(idempotencyStores)('%s idempotency store', (kind, make) => {
+  it('one claim holds a key; only its token renews, answers or lets it go; an answer is replayed until it expires', async () => {
+    const store = make()
+    const key = `idem-${kind}`
+    expect(await store.claim(key, 'a', 10_000)).toEqual({ state: 'claimed' })
+    expect(await store.claim(key, 'b', 10_000)).toEqual({ state: 'running' })
+    expect(await store.renew(key, 'b', 10_000)).toBe(false)
+    expect(await store.renew(key, 'a', 10_000)).toBe(true)
+    expect(await store.answer(key, 'b', 'otra', 10_000)).toBe(false)
+    await store.release(key, 'b')
+    expect(await store.claim(key, 'c', 10_000)).toEqual({ state: 'running' })
+    expect(await store.answer(key, 'a', 'respuesta ñ', 300)).toBe(true)
+    expect(await store.claim(key, 'd', 10_000)).toEqual({ state: 'answered', answer: 'respuesta ñ' })
+    expect(await store.renew(key, 'a', 10_000)).toBe(false)
+    await store.release(key, 'a')
+    expect(await store.claim(key, 'd', 10_000)).toEqual({ state: 'answered', answer: 'respuesta ñ' })
+    await sleep(400)
+    expect(await store.claim(key, 'e', 10_000)).toEqual({ state: 'claimed' })
+  })
+
+  it('a hold let go or expired frees the key; an expired hold may still be answered by its token', async () => {
+    const store = make()
+    const key = `idem-free-${kind}`
+    expect(await store.claim(key, 'a', 10_000)).toEqual({ state: 'claimed' })
+    await store.release(key, 'a')
+    expect(await store.claim(key, 'b', 100)).toEqual({ state: 'claimed' })
+    await sleep(200)
+    expect(await store.answer(key, 'b', 'tarde', 10_000)).toBe(true)
+    expect(await store.claim(key, 'c', 10_000)).toEqual({ state: 'answered', answer: 'tarde' })
+    const other = `idem-taken-${kind}`
+    expect(await store.claim(other, 'a', 100)).toEqual({ state: 'claimed' })
+    await sleep(200)
+    expect(await store.claim(other, 'b', 10_000)).toEqual({ state: 'claimed' })
+    expect(await store.answer(other, 'a', 'perdida', 10_000)).toBe(false)
   })
 })

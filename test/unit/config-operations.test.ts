@@ -119,3 +119,12 @@ describe('KEEP_ALIVE_TIMEOUT', () => {
     expect(refusal({ KEEP_ALIVE_TIMEOUT: '2h' })).toMatch(/^KEEP_ALIVE_TIMEOUT must be at most 3600s/)
   })
 })
+
+describe('IDEMPOTENCY_TTL and IDEMPOTENCY_LEASE (docs/operator-guide.md "Idempotency keys")', () => {
+  it('default to 24 h and 30 s, take durations, and refuse a lease over 10 minutes', () => {
+    expect(loadConfig({ DATA_DIR: tmp(), ...SECRETS }).idempotency).toEqual({ ttlMs: 86_400_000, leaseMs: 30_000 })
+    expect(loadConfig({ DATA_DIR: tmp(), ...SECRETS, IDEMPOTENCY_TTL: '90m', IDEMPOTENCY_LEASE: '5s' }).idempotency).toEqual({ ttlMs: 5_400_000, leaseMs: 5_000 })
+    expect(refusal({ ...SECRETS, IDEMPOTENCY_TTL: 'un día' })).toMatch(/^IDEMPOTENCY_TTL must be a duration/)
+    expect(refusal({ ...SECRETS, IDEMPOTENCY_LEASE: '11m' })).toMatch(/^IDEMPOTENCY_LEASE must be at most 600s/)
+  })
+})

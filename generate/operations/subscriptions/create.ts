@@ -13,6 +13,7 @@ export const createSubscription: Operation = {
   method: 'POST',
   url: '/',
   action: 'crear',
+  config: { idempotencyKey: true },
   schema: (mod, { schemas, recordRef, tags, operationId }) => ({
     openapi: { body: schemas.doc.create, errors: [409], etag: true },
     schema: {
