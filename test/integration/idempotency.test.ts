@@ -180,8 +180,8 @@ describe('an import with Idempotency-Key', () => {
     })
     first.write(`${lines[0]}\n`)
     const body = `${lines[0]}\n${lines[1]}\n`
-    // A repeat sent before the first holds the key would run itself: the first gets a second to get through its hooks.
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    // A repeat sent before the first holds the key would run itself: the first gets time to get through its hooks, also on a loaded machine.
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
     const busy = await importar(body, keyed(key))
     expectError(busy, 'PETICION_EN_CURSO')
     expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1)
@@ -193,14 +193,15 @@ describe('an import with Idempotency-Key', () => {
   })
 
   it('a key held by an instance that died frees itself when its lease ends', async () => {
-    const leased = await h.app({ env: { IDEMPOTENCY_LEASE: '300ms' } })
+    // A lease long enough that the first repeat reaches the store before it ends, also on a loaded machine.
+    const leased = await h.app({ env: { IDEMPOTENCY_LEASE: '2s' } })
     const caller = ok(await client(leased, token).get('/me'))
     const key = newKey()
     // A hold as a dead instance leaves it: claimed, never renewed, answered or let go.
-    expect(await leased.stores.idempotency.claim(`${caller._id}:${key}`, 'instancia-caida', 300)).toEqual({ state: 'claimed' })
+    expect(await leased.stores.idempotency.claim(`${caller._id}:${key}`, 'instancia-caida', 2_000)).toEqual({ state: 'claimed' })
     const body = ndjson(1)
     expectError(await importar(body, keyed(key), token, leased), 'PETICION_EN_CURSO')
-    await new Promise((resolve) => setTimeout(resolve, 400))
+    await new Promise((resolve) => setTimeout(resolve, 2_200))
     expect((await importar(body, keyed(key), token, leased)).status).toBe(201)
     await h.closeApp(leased)
   })
