@@ -108,10 +108,12 @@ export class BulkCreate {
 
   /**
    * Writes every record in one transaction after checking them in it; any
-   * problem rolls everything back (400 with every problem). Returns the
-   * stored rows in file order.
+   * problem rolls everything back (400 with every problem), and so does
+   * the client's going away (`signal`), checked before each batch and
+   * before the commit. Returns the stored rows in file order.
    */
-  async create (em: EntityManager, caller: Caller, records: readonly NewRecord[], onProgress?: (done: number, total: number) => void): Promise<Row[]> {
+  async create (em: EntityManager, caller: Caller, records: readonly NewRecord[], opts: CreateManyOptions = {}): Promise<Row[]> {
+    const { onProgress, signal } = opts
     const stored = await Promise.all(records.map((r) => hashPasswords(r.values)))
     let floor: number | undefined
     for (let attempt = 1; ; attempt++) {
@@ -123,6 +125,7 @@ export class BulkCreate {
           drawn = await drawIds(tem, this.mod, this.deps.sequences, this.deps.timeZone, records.length, floor)
           const out: Row[] = []
           for (let i = 0; i < records.length; i += this.batch) {
+            stopIfGone(signal)
             const slice = stored.slice(i, i + this.batch)
             const made = slice.map((values, j) => this.parts.rows.newRow(drawn[i + j]!, values, caller))
             await insertManyWithHistory(tem, this.statement(made.length), this.parts.insertColumns, made.map((m) => m.row), made.map((m) => versionEntry(this.mod, m.row, 'crear', m.campos)))
@@ -132,6 +135,7 @@ export class BulkCreate {
             }
             onProgress?.(out.length, records.length)
           }
+          stopIfGone(signal)
           return out
         })
         for (const [i, row] of rows.entries()) await this.deps.hooks.emit('after', { module: this.mod, action: 'crear', caller, values: records[i]!.values, after: row })
@@ -177,6 +181,22 @@ export class BulkCreate {
     }
     return found
   }
+}
+
+/** How an import's records are stored: progress after each batch, and the signal of the client's going away. */
+export interface CreateManyOptions {
+  readonly onProgress?: (done: number, total: number) => void
+  readonly signal?: AbortSignal
+}
+
+/** The error of an import whose client went away: nothing written; no one reads the answer. */
+export function clientGone (): AppError {
+  return new AppError('PETICION_MAL_FORMADA', [{ campo: 'body', mensaje: 'el cliente cerró la conexión antes de la respuesta: no se ha escrito nada' }])
+}
+
+/** Throws clientGone() once `signal` is aborted. */
+export function stopIfGone (signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw clientGone()
 }
 
 /** An import that found problems in its transaction: nothing was written; the records layer reports them. */
