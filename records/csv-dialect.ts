@@ -75,7 +75,7 @@ export async function * csvRecords (input: AsyncIterable<string>, separador?: Se
     if (next.value.includes('\n')) break
   }
   const firstLine = head.join('').replace(/^\uFEFF/, '').split(/\r?\n/)[0] ?? ''
-  const parser = parse({ bom: true, delimiter: separador ?? separatorOf(firstLine), relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_LINE_BYTES })
+  const parser = parse({ bom: true, delimiter: separador ?? separatorOf(firstLine), relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_LINE_BYTES, record_delimiter: ['\r\n', '\n', '\r'] })
   const feed = Readable.from((async function * () {
     yield * head
     for (;;) {

@@ -123,8 +123,8 @@ async function importAll (mod: ModuleDef, storage: ModuleStorage, ctx: ImportCon
   problems.addAll(await storage.prepareMany(ctx.caller, records))
   // With problems already, the database's are added for the whole report; else they are asked in the write's transaction.
   if (req.simular || problems.size > 0) problems.addAll(await storage.checkMany(ctx.em, records))
-  if (req.simular) return { simulado: true, informe: problems.report(filas) }
   if (filas === 0 && problems.size === 0) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'body', mensaje: 'el fichero no tiene filas' }])
+  if (req.simular) return { simulado: true, informe: problems.report(filas) }
   if (problems.size > 0) throw refusal(problems.report(filas))
   try {
     const rows = await storage.createMany(ctx.em, ctx.caller, records, { ...(req.onWrite !== undefined && { onProgress: req.onWrite }), ...(req.signal !== undefined && { signal: req.signal }) })

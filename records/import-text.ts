@@ -20,15 +20,31 @@ export const MAX_LINE_BYTES = 1024 * 1024
 const PIECE = 64 * 1024
 const LF = 0x0a
 
-/** Bytes windows-1252 gives no character (WHATWG's decoder would make them C1 controls). */
-const UNDEFINED_1252 = [0x81, 0x8d, 0x8f, 0x90, 0x9d]
+/**
+ * windows-1252's characters for the bytes 0x80-0x9F, where it differs from
+ * ISO-8859-1; '' for the five it does not define. By hand: Node 20's
+ * TextDecoder('windows-1252') gives 0x80 as U+0080, not '€'.
+ */
+const CP1252_HIGH = [
+  '€', '', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '', 'Ž', '',
+  '', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '', 'ž', 'Ÿ',
+]
+const C1 = /[\x80-\x9f]/g
 
 /** Text of whole lines in `encoding`, or undefined when some byte is not valid in it. */
 function decoderOf (encoding: ImportEncoding): (bytes: Buffer) => string | undefined {
   if (encoding === 'iso-8859-1') return (bytes) => bytes.toString('latin1')
   if (encoding === 'windows-1252') {
-    const cp1252 = new TextDecoder('windows-1252')
-    return (bytes) => UNDEFINED_1252.some((b) => bytes.includes(b)) ? undefined : cp1252.decode(bytes)
+    return (bytes) => {
+      const text = bytes.toString('latin1')
+      let bad = false
+      const out = text.replace(C1, (c) => {
+        const mapped = CP1252_HIGH[c.charCodeAt(0) - 0x80]!
+        if (mapped === '') bad = true
+        return mapped
+      })
+      return bad ? undefined : out
+    }
   }
   // ignoreBOM: a BOM is kept as a character (the parsers drop the leading one), so one in the middle is not lost silently.
   const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
@@ -107,10 +123,27 @@ export async function * importText (input: AsyncIterable<Buffer | string>, encod
       const whole = pending.length === 0 ? piece.subarray(0, cut) : Buffer.concat([pending, piece.subarray(0, cut)])
       const lines = countLines(whole, line)
       const text = decodeLines(whole, line, encoding, decode)
+      checkBom(text, line)
       line += lines
       pending = Buffer.from(piece.subarray(cut))
       yield text
     }
   }
-  if (pending.length > 0) yield decodeLines(pending, line, encoding, decode)
+  if (pending.length > 0) {
+    const text = decodeLines(pending, line, encoding, decode)
+    checkBom(text, line)
+    yield text
+  }
+}
+
+/** A byte-order mark only starts the body: one starting a later line is two files joined (400 naming that line). */
+function checkBom (text: string, first: number): void {
+  let at = 0
+  if (first === 1 || !text.startsWith('\uFEFF')) {
+    at = text.indexOf('\n\uFEFF') + 1
+    if (at === 0) return
+  }
+  let line = first
+  for (let i = text.indexOf('\n'); i !== -1 && i < at; i = text.indexOf('\n', i + 1)) line++
+  throw refused(`la línea ${line} empieza con una marca de orden de bytes (BOM), que solo puede abrir el fichero: ¿dos ficheros unidos?`)
 }

@@ -11,7 +11,7 @@ import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js
 import { envelope } from '../../http/schemas.js'
 import type { Separator } from '../../records/csv-dialect.js'
 import { IMPORT_ENCODINGS, type ImportEncoding } from '../../records/import-text.js'
-import { clientSignal, dropRest, importEncoding } from '../../plugins/import-body.js'
+import { clientSignal, dropRest, importEncoding } from '../import-request.js'
 import { rowValidator } from '../row-validator.js'
 import type { Operation } from './operation.js'
 
