@@ -36,12 +36,18 @@ export function clientSignal (reply: FastifyReply): AbortSignal {
   return gone.signal
 }
 
+/** Logged when an import stopped because its client went away (docs/operator-guide.md "Importing records (npm run import)"). */
+export const ABANDONED = 'import abandoned by its client before the commit: rolled back, nothing written'
+
 /**
- * After a refusal before the body's end (413 `Demasiadas filas`, a
- * malformed line): the rest is discarded unparsed and the connection is
- * closed after the answer, so a client still sending learns at once.
+ * After an import failed: one whose client went away is logged (it
+ * wrote nothing); after a refusal before the body's end (413 `Demasiadas
+ * filas`, a malformed line) the rest is discarded unparsed and the
+ * connection is closed after the answer, so a client still sending learns
+ * at once.
  */
-export function dropRest (request: FastifyRequest, reply: FastifyReply): void {
+export function importFailed (request: FastifyRequest, reply: FastifyReply, signal: AbortSignal): void {
+  if (signal.aborted) request.log.warn({ url: request.url }, ABANDONED)
   if (request.raw.complete) return
   void reply.header('connection', 'close')
   request.raw.unpipe()

@@ -11,7 +11,7 @@ import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js
 import { envelope } from '../../http/schemas.js'
 import type { Separator } from '../../records/csv-dialect.js'
 import { IMPORT_ENCODINGS, type ImportEncoding } from '../../records/import-text.js'
-import { clientSignal, dropRest, importEncoding } from '../import-request.js'
+import { clientSignal, importEncoding, importFailed } from '../import-request.js'
 import { rowValidator } from '../row-validator.js'
 import type { Operation } from './operation.js'
 
@@ -102,6 +102,7 @@ export const importRecords: Operation = {
     if (body === undefined || body === null || typeof (body as { pipe?: unknown }).pipe !== 'function') throw new AppError('TIPO_CONTENIDO_NO_SOPORTADO')
     const query = request.query as { simular?: 'true' | 'false', separador?: Separator, codificacion?: ImportEncoding }
     const encoding = importEncoding(request, query.codificacion)
+    const signal = clientSignal(reply)
     const answer = await request.records.of(mod).importar({
       input: body,
       format: type.startsWith('text/csv') ? 'csv' : 'ndjson',
@@ -109,9 +110,9 @@ export const importRecords: Operation = {
       simular: query.simular === 'true',
       validate: rowValidator(mod, request.server.registry, request.server.config.timeZone),
       maxRows: request.server.config.importMaxRows,
-      signal: clientSignal(reply),
+      signal,
       ...(query.separador !== undefined && { separador: query.separador }),
-    }).catch((err: unknown) => { dropRest(request, reply); throw err })
+    }).catch((err: unknown) => { importFailed(request, reply, signal); throw err })
     if (answer.simulado) return { success: true, data: answer.informe }
     void reply.code(201)
     return { success: true, data: answer.hecho }
