@@ -44,6 +44,12 @@ export interface BulkParts {
   readonly idKeys: ReadonlySet<string>
 }
 
+/** Every TURN records a loop over an import's records lets the event loop answer other requests (docs/user-guide.md "Import (importar)"). */
+const TURN = 500
+async function turn (i: number): Promise<void> {
+  if (i > 0 && i % TURN === 0) await new Promise((resolve) => setImmediate(resolve))
+}
+
 const problemsOf = (fila: number, err: unknown): RowProblem[] => {
   if (!(err instanceof AppError)) throw err
   return err.detalles === undefined ? [{ fila, campo: '', mensaje: err.message }] : err.detalles.map((d: ErrorDetail) => ({ fila, ...d }))
@@ -60,13 +66,15 @@ export class BulkCreate {
   /** The `before` hooks of each record (which may refuse it) and unique values repeated between records. */
   async prepare (caller: Caller, records: readonly NewRecord[]): Promise<RowProblem[]> {
     const problems: RowProblem[] = []
-    for (const r of records) {
+    for (const [i, r] of records.entries()) {
+      await turn(i)
       const event: WriteEvent = { module: this.mod, action: 'crear', caller, values: r.values }
       try { await this.deps.hooks.emit('before', event) } catch (err) { problems.push(...problemsOf(r.fila, err)) }
     }
     for (const f of this.mod.fields.filter((x) => x.unique)) {
       const first = new Map<string, number>()
-      for (const r of records) {
+      for (const [i, r] of records.entries()) {
+        await turn(i)
         const v = r.values.get(f)
         if (v === null || v === undefined) continue
         const key = this.uniqueKey(f, v)
@@ -85,7 +93,8 @@ export class BulkCreate {
       for (const kind of ['ref', 'unique'] as const) {
         if (kind === 'ref' ? f.ref === undefined : !f.unique) continue
         const wanted = new Map<string, { value: ColumnValue, records: NewRecord[] }>()
-        for (const r of records) {
+        for (const [i, r] of records.entries()) {
+          await turn(i)
           const v = r.values.get(f)
           if (v === null || v === undefined) continue
           const key = kind === 'ref' ? v as string : this.uniqueKey(f, v)
@@ -114,7 +123,11 @@ export class BulkCreate {
    */
   async create (em: EntityManager, caller: Caller, records: readonly NewRecord[], opts: CreateManyOptions = {}): Promise<Row[]> {
     const { onProgress, signal } = opts
-    const stored = await Promise.all(records.map((r) => hashPasswords(r.values)))
+    const stored: Array<Awaited<ReturnType<typeof hashPasswords>>> = []
+    for (const [i, r] of records.entries()) {
+      await turn(i)
+      stored.push(await hashPasswords(r.values))
+    }
     let floor: number | undefined
     for (let attempt = 1; ; attempt++) {
       let drawn: string[] = []
@@ -138,7 +151,10 @@ export class BulkCreate {
           stopIfGone(signal)
           return out
         })
-        for (const [i, row] of rows.entries()) await this.deps.hooks.emit('after', { module: this.mod, action: 'crear', caller, values: records[i]!.values, after: row })
+        for (const [i, row] of rows.entries()) {
+          await turn(i)
+          await this.deps.hooks.emit('after', { module: this.mod, action: 'crear', caller, values: records[i]!.values, after: row })
+        }
         return rows
       } catch (err) {
         // A stored id in the block: the counter was behind (docs/operator-guide.md "Ids and a Redis restore"); draw again above it.
