@@ -19,10 +19,11 @@ import { findRows } from '../db/row-query.js'
 import { rowValidator } from '../generate/row-validator.js'
 import { refusal } from '../records/import-rows.js'
 import type { ImportFormat } from '../records/import-source.js'
+import { IMPORT_ENCODINGS, type ImportEncoding } from '../records/import-text.js'
 import { usersTable } from '../records/users/users-table.js'
 import { withRecords, type RecordsSession, type SessionOptions } from './lib/records-session.js'
 
-const HELP = `npm run import -- <module> <file> [--simular] [--usuario <username>] [--separador ';'] [--formato csv|ndjson]
+const HELP = `npm run import -- <module> <file> [--simular] [--usuario <username>] [--separador ';'] [--formato csv|ndjson] [--codificacion windows-1252]
 (in the image: node dist/bin/import.js <module> <file> …)
 
 Imports the records of <file> into <module> (its name, e.g. denuncias) as
@@ -40,6 +41,11 @@ like the service.
   --separador ';'       CSV separator (default: the one of the header line)
   --formato csv|ndjson  default: from the file's extension (.csv; .ndjson,
                         .jsonl), else csv
+  --codificacion <enc>  the file's encoding: utf-8 (default), windows-1252
+                        (what Spanish Excel writes) or iso-8859-1; a byte
+                        not valid in it refuses the file, naming the line
+
+At most IMPORT_MAX_ROWS records (default 100000) per file: split larger ones.
 
 Exit status: 0 imported (or, with --simular, no problem found); 1 problems
 found (listed by row and field; nothing written), or the import failed;
@@ -81,6 +87,7 @@ export async function runImport (argv: readonly string[], opts: ImportCliOptions
         usuario: { type: 'string' },
         separador: { type: 'string' },
         formato: { type: 'string' },
+        codificacion: { type: 'string' },
       },
     })
     if (values.help === true) { out(HELP); return 0 }
@@ -88,6 +95,7 @@ export async function runImport (argv: readonly string[], opts: ImportCliOptions
     const [moduleName, file] = positionals as [string, string]
     if (values.separador !== undefined && values.separador !== ',' && values.separador !== ';') throw new Usage('--separador is , or ;')
     if (values.formato !== undefined && values.formato !== 'csv' && values.formato !== 'ndjson') throw new Usage('--formato is csv or ndjson')
+    if (values.codificacion !== undefined && !(IMPORT_ENCODINGS as readonly string[]).includes(values.codificacion)) throw new Usage(`--codificacion is ${IMPORT_ENCODINGS.join(', ')}`)
     const format: ImportFormat = (values.formato as ImportFormat | undefined) ?? (['.ndjson', '.jsonl'].includes(extname(file).toLowerCase()) ? 'ndjson' : 'csv')
     const size = statSync(file).size
     const printProblems = (e: AppError): void => { for (const d of e.detalles ?? []) out(`  ${d.campo}: ${d.mensaje}\n`) }
@@ -106,6 +114,8 @@ export async function runImport (argv: readonly string[], opts: ImportCliOptions
           format,
           simular: values.simular === true,
           validate: rowValidator(mod, session.registry, session.config.timeZone),
+          maxRows: session.config.importMaxRows,
+          ...(values.codificacion !== undefined && { encoding: values.codificacion as ImportEncoding }),
           ...(values.separador !== undefined && { separador: values.separador as ',' | ';' }),
           onWrite: (done, total) => {
             if (!writing) { writing = true; bar?.start(total, 0, { fase: 'writing (records)' }) }

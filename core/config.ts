@@ -62,6 +62,8 @@ export interface Config {
   readonly slowListMs: number
   /** Largest body `POST /{module}/importar` takes (IMPORT_MAX_BYTES; docs/user-guide.md "Import (importar)"); every other body stays within 1 MiB. */
   readonly importMaxBytes: number
+  /** Most records one import takes (IMPORT_MAX_ROWS; docs/user-guide.md "Import (importar)"): 413 `Demasiadas filas` at the next row. */
+  readonly importMaxRows: number
   /** Evidence files (docs/operator-guide.md "Evidence files"): their directory (FILES_DIR) or bucket (FILES_S3_*) and the largest upload (FILE_MAX_BYTES). */
   readonly files: {
     /** When set, files live in this bucket and `dir` is unused. */
@@ -272,6 +274,7 @@ export function loadConfig (env: Env = process.env): Config {
     startupWaitMs: startupWaitMs(env),
     slowListMs: windowMs(env, 'SLOW_LIST', 200),
     importMaxBytes: int(env, 'IMPORT_MAX_BYTES', 50 * 1024 * 1024),
+    importMaxRows: int(env, 'IMPORT_MAX_ROWS', 100_000),
     files: Object.freeze({
       dir: resolve(env.FILES_DIR || join(dataDir, 'archivos')),
       maxBytes: int(env, 'FILE_MAX_BYTES', 50 * 1024 * 1024, 1),

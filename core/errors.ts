@@ -33,6 +33,8 @@ export const ERRORS = {
   CLAVE_IDEMPOTENCIA_REUTILIZADA: { status: 422, message: 'Clave de idempotencia reutilizada con otra petición' },
   TIEMPO_AGOTADO: { status: 408, message: 'Tiempo de espera agotado' },
   PETICION_DEMASIADO_GRANDE: { status: 413, message: 'Petición demasiado grande' },
+  /** An import past IMPORT_MAX_ROWS records (docs/user-guide.md "Import (importar)"); `detalles` name the limit. */
+  DEMASIADAS_FILAS: { status: 413, message: 'Demasiadas filas' },
   TIPO_CONTENIDO_NO_SOPORTADO: { status: 415, message: 'Tipo de contenido no soportado' },
   DEMASIADAS_PETICIONES: { status: 429, message: 'Demasiadas peticiones' },
   /** A user's open live streams are at EVENT_STREAMS_PER_USER (docs/user-guide.md "Events: the live stream (eventos)"); `detalles` say so. */

@@ -67,8 +67,8 @@ function codesOf (status: number): string[] {
   return Object.entries(ERRORS).filter(([, e]) => e.status === status).map(([code]) => code)
 }
 
-/** What `detalles` is sent with (core/errors.ts: validation, a duplicate or a transition, a store named down). */
-export const DETAIL_STATUSES: readonly number[] = [400, 409, 503]
+/** What `detalles` is sent with (core/errors.ts: validation, an import's row limit, a duplicate or a transition, a store named down). */
+export const DETAIL_STATUSES: readonly number[] = [400, 409, 413, 503]
 
 const DETALLES = {
   type: 'array',

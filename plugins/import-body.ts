@@ -5,7 +5,8 @@
  * handler as a stream, which reads it row by row. Up to IMPORT_MAX_BYTES
  * (default 50 MiB) instead of the 1 MiB every other body keeps
  * (plugins/json-body.ts): a declared Content-Length above it is refused at
- * once, and a stream that grows past it fails with the same 413.
+ * once, and a stream that grows past it fails with the same 413. The
+ * handler's side of such a body: generate/import-request.ts.
  */
 import fp from 'fastify-plugin'
 import { Transform, type Readable } from 'node:stream'

@@ -22,6 +22,7 @@ import { Readable } from 'node:stream'
 import { parse, CsvError } from 'csv-parse'
 import { AppError, type ErrorDetail } from '../core/errors.js'
 import type { FieldDef } from '../core/registry/types.js'
+import { MAX_LINE_BYTES } from './import-text.js'
 
 export const SEPARATORS = [',', ';'] as const
 export type Separator = typeof SEPARATORS[number]
@@ -58,22 +59,23 @@ function separatorOf (headerLine: string): Separator {
 }
 
 /**
- * The records of a CSV body, each a list of cells, the header first; the
- * separator is found in the header line unless given. A malformed file
- * (an unclosed quote): 400 naming the line.
+ * The records of a CSV body's text (records/import-text.ts: decoded, in
+ * pieces that end at a line break), each a list of cells, the header
+ * first; the separator is found in the header line unless given. A
+ * malformed file (a quote never closed, a record over MAX_LINE_BYTES
+ * characters): 400 naming the line.
  */
-export async function * csvRecords (input: AsyncIterable<Buffer | string>, separador?: Separator): AsyncGenerator<string[]> {
+export async function * csvRecords (input: AsyncIterable<string>, separador?: Separator): AsyncGenerator<string[]> {
   const source = input[Symbol.asyncIterator]()
-  const head: Buffer[] = []
+  const head: string[] = []
   for (;;) {
     const next = await source.next()
     if (next.done === true) break
-    const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value
-    head.push(chunk)
-    if (chunk.includes(10)) break
+    head.push(next.value)
+    if (next.value.includes('\n')) break
   }
-  const firstLine = Buffer.concat(head).toString('utf8').replace(/^\uFEFF/, '').split(/\r?\n/)[0] ?? ''
-  const parser = parse({ bom: true, delimiter: separador ?? separatorOf(firstLine), relax_column_count: true, skip_empty_lines: true })
+  const firstLine = head.join('').replace(/^\uFEFF/, '').split(/\r?\n/)[0] ?? ''
+  const parser = parse({ bom: true, delimiter: separador ?? separatorOf(firstLine), relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_LINE_BYTES, record_delimiter: ['\r\n', '\n', '\r'] })
   const feed = Readable.from((async function * () {
     yield * head
     for (;;) {
@@ -87,7 +89,11 @@ export async function * csvRecords (input: AsyncIterable<Buffer | string>, separ
   try {
     for await (const record of parser) yield record as string[]
   } catch (err) {
-    if (err instanceof CsvError) throw new AppError('DATOS_INVALIDOS', [{ campo: 'body', mensaje: `CSV mal formado cerca de la línea ${String((err as { lines?: number }).lines ?? '?')}` }])
+    if (err instanceof CsvError) {
+      const line = String((err as { lines?: number }).lines ?? '?')
+      if (err.code === 'CSV_MAX_RECORD_SIZE') throw new AppError('DATOS_INVALIDOS', [{ campo: 'body', mensaje: `el registro CSV de la línea ${line} supera el máximo de ${MAX_LINE_BYTES} caracteres` }])
+      throw new AppError('DATOS_INVALIDOS', [{ campo: 'body', mensaje: `CSV mal formado cerca de la línea ${line}` }])
+    }
     throw err
   } finally {
     feed.destroy()

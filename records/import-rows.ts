@@ -8,6 +8,14 @@
  * one transaction (records/storage/bulk-create.ts) or, on any problem,
  * none is and the answer is 400 `Datos inválidos` with the same problems
  * in `detalles` (`campo`: `fila 3: tipo`).
+ *
+ * Bounded: past `maxRows` records the import stops at once with 413
+ * `Demasiadas filas` (the rest of the body unread); the reading yields to
+ * the event loop every YIELD_EVERY rows so other requests keep being
+ * answered; only the valid rows' records and at most MAX_PROBLEMS
+ * problems are held (records/import-report.ts). A `signal` aborted (the
+ * client went away) stops the import and rolls back its transaction
+ * before the commit (records/storage/bulk-create.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Caller } from '../core/access.js'
@@ -15,13 +23,17 @@ import { AppError, type ErrorDetail } from '../core/errors.js'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { Separator } from './csv-dialect.js'
 import { importSource, type ImportFormat } from './import-source.js'
+import { ProblemList, refusal, type ImportReport } from './import-report.js'
+import type { ImportEncoding } from './import-text.js'
 import { normalizeBody } from './normalize.js'
 import { holdsFileObjects, resolveFileItems } from './files/file-items.js'
-import { ImportRefused } from './storage/bulk-create.js'
-import type { ModuleStorage, NewRecord, RowProblem } from './storage/module-storage.js'
+import { clientGone, ImportRefused, stopIfGone } from './storage/bulk-create.js'
+import type { ModuleStorage, NewRecord } from './storage/module-storage.js'
 
-/** Problems listed at most; `errores_omitidos` counts the rest. */
-export const MAX_PROBLEMS = 1000
+export { MAX_PROBLEMS, refusal, type ImportReport } from './import-report.js'
+
+/** Rows read between two yields to the event loop (a few milliseconds of work). */
+const YIELD_EVERY = 200
 
 /** A row's problems under the module's create schema, worded as a POST's 400 (empty: none). */
 export type RowValidator = (body: Record<string, unknown>) => ErrorDetail[]
@@ -31,20 +43,18 @@ export interface ImportRequest {
   readonly format: ImportFormat
   /** CSV only: the separator; found in the header line when absent. */
   readonly separador?: Separator
+  /** Default UTF-8 (records/import-text.ts). */
+  readonly encoding?: ImportEncoding
   readonly simular: boolean
   readonly validate: RowValidator
+  /** Most records taken (IMPORT_MAX_ROWS): one more is 413 `Demasiadas filas`. */
+  readonly maxRows: number
+  /** Aborted when the client is gone: nothing is committed after it. */
+  readonly signal?: AbortSignal
   /** After each row read and validated (the command line's progress). */
   readonly onRow?: (filas: number) => void
   /** After each batch written. */
   readonly onWrite?: (done: number, total: number) => void
-}
-
-/** A dry run's answer, and the problems of a refused import. */
-export interface ImportReport {
-  filas: number
-  validas: number
-  errores: RowProblem[]
-  errores_omitidos: number
 }
 
 /** A committed import: how many records, their ids in file order. */
@@ -79,41 +89,52 @@ function rowProblems (mod: ModuleDef, body: Record<string, unknown>, early: read
   }
 }
 
-function report (filas: number, records: readonly NewRecord[], rowsWithProblems: number, problems: RowProblem[]): ImportReport {
-  const sorted = problems.sort((a, b) => a.fila - b.fila)
-  const bad = new Set(sorted.map((p) => p.fila))
-  return { filas, validas: filas - rowsWithProblems - records.filter((r) => bad.has(r.fila)).length, errores: sorted.slice(0, MAX_PROBLEMS), errores_omitidos: Math.max(0, sorted.length - MAX_PROBLEMS) }
-}
-
-/** The 400 of an import with problems: each `campo` names its row. */
-export function refusal (r: ImportReport): AppError {
-  return new AppError('DATOS_INVALIDOS', r.errores.map((p) => ({ campo: p.campo === '' ? `fila ${p.fila}` : `fila ${p.fila}: ${p.campo}`, mensaje: p.mensaje })))
+/** 413 for the row past the limit; the caller leaves the rest of the body unread. */
+function tooManyRows (max: number): AppError {
+  return new AppError('DEMASIADAS_FILAS', [{ campo: 'body', mensaje: `una importación admite como máximo ${max} filas (IMPORT_MAX_ROWS); divida el fichero` }])
 }
 
 export async function importRecords (mod: ModuleDef, storage: ModuleStorage, ctx: ImportContext, req: ImportRequest): Promise<ImportAnswer> {
-  const problems: RowProblem[] = []
+  try {
+    return await importAll(mod, storage, ctx, req)
+  } catch (err) {
+    // The body cut off by the client's going away surfaces as a stream error.
+    if (req.signal?.aborted === true && !(err instanceof AppError)) throw clientGone()
+    throw err
+  }
+}
+
+async function importAll (mod: ModuleDef, storage: ModuleStorage, ctx: ImportContext, req: ImportRequest): Promise<ImportAnswer> {
+  const problems = new ProblemList()
   const records: NewRecord[] = []
   let filas = 0
-  let rejected = 0
-  for await (const row of importSource(mod, req.input, { format: req.format, ...(req.separador !== undefined && { separador: req.separador }) })) {
-    if (row.header === true) { problems.push(...row.problems.map((p) => ({ fila: row.fila, ...p }))); continue }
-    filas++
+  for await (const row of importSource(mod, req.input, { format: req.format, ...(req.separador !== undefined && { separador: req.separador }), ...(req.encoding !== undefined && { encoding: req.encoding }) })) {
+    if (row.header === true) { for (const p of row.problems) problems.add({ fila: row.fila, ...p }, true); continue }
+    if (++filas > req.maxRows) throw tooManyRows(req.maxRows)
     const { problems: found, record } = rowProblems(mod, row.body, row.problems, req.validate, ctx.timeZone)
     if (record !== undefined) records.push({ fila: row.fila, values: record })
-    else { rejected++; problems.push(...found.map((p) => ({ fila: row.fila, ...p }))) }
+    else for (const p of found) problems.add({ fila: row.fila, ...p })
     req.onRow?.(filas)
+    if (filas % YIELD_EVERY === 0) {
+      await new Promise((resolve) => setImmediate(resolve))
+      stopIfGone(req.signal)
+    }
   }
-  problems.push(...await storage.prepareMany(ctx.caller, records))
+  problems.addAll(await storage.prepareMany(ctx.caller, records))
   // With problems already, the database's are added for the whole report; else they are asked in the write's transaction.
-  if (req.simular || problems.length > 0) problems.push(...await storage.checkMany(ctx.em, records))
-  if (req.simular) return { simulado: true, informe: report(filas, records, rejected, problems) }
-  if (filas === 0 && problems.length === 0) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'body', mensaje: 'el fichero no tiene filas' }])
-  if (problems.length > 0) throw refusal(report(filas, records, rejected, problems))
+  if (req.simular || problems.size > 0) problems.addAll(await storage.checkMany(ctx.em, records))
+  if (filas === 0 && problems.size === 0) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'body', mensaje: 'el fichero no tiene filas' }])
+  if (req.simular) return { simulado: true, informe: problems.report(filas) }
+  if (problems.size > 0) throw refusal(problems.report(filas))
   try {
-    const rows = await storage.createMany(ctx.em, ctx.caller, records, req.onWrite)
+    const rows = await storage.createMany(ctx.em, ctx.caller, records, { ...(req.onWrite !== undefined && { onProgress: req.onWrite }), ...(req.signal !== undefined && { signal: req.signal }) })
     return { simulado: false, hecho: { filas, creados: rows.length, ids: rows.map((r) => r._id as string) } }
   } catch (err) {
-    if (err instanceof ImportRefused) throw refusal(report(filas, records, rejected, err.problems))
+    if (err instanceof ImportRefused) {
+      const found = new ProblemList()
+      found.addAll(err.problems)
+      throw refusal(found.report(filas))
+    }
     throw err
   }
 }

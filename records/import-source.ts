@@ -6,13 +6,17 @@
  * spreadsheet shows. NDJSON: one JSON object per line, numbered by line;
  * blank lines are skipped. Columns and keys starting with `_` (what an
  * export adds: `_id`, `_created`, `_version`, `_restringidos` …) are
- * ignored, as in a POST.
+ * ignored, as in a POST. A header of more columns than the module's
+ * fields and an export's system columns is refused whole (400 naming the
+ * extra ones) before anything is built per column.
  */
-import { StringDecoder } from 'node:string_decoder'
 import sjson from 'secure-json-parse'
-import type { ErrorDetail } from '../core/errors.js'
+import { AppError, type ErrorDetail } from '../core/errors.js'
+import { jsonTextProblem, MAX_TEXT_DEPTH, MAX_TEXT_VALUES } from '../core/json-text.js'
 import type { ModuleDef } from '../core/registry/types.js'
+import { SYSTEM_COLUMNS } from '../core/system-fields.js'
 import { cellValue, csvRecords, type Separator } from './csv-dialect.js'
+import { importText, type ImportEncoding } from './import-text.js'
 
 export type ImportFormat = 'csv' | 'ndjson'
 
@@ -28,18 +32,45 @@ export interface SourceRow {
 export interface ImportSourceOptions {
   readonly format: ImportFormat
   readonly separador?: Separator
+  /** Default UTF-8. */
+  readonly encoding?: ImportEncoding
 }
+
+/** What an export writes besides the fields (records/export-stream.ts). */
+const EXPORT_COLUMNS: ReadonlySet<string> = new Set([...SYSTEM_COLUMNS, '_restringidos'])
+/** Extra columns a refusal names; the rest are counted. */
+const NAMED = 5
 
 export function importSource (mod: ModuleDef, input: AsyncIterable<Buffer | string>, opts: ImportSourceOptions): AsyncGenerator<SourceRow> {
-  return opts.format === 'csv' ? csvRows(mod, input, opts.separador) : ndjsonRows(input)
+  const text = importText(input, opts.encoding ?? 'utf-8')
+  return opts.format === 'csv' ? csvRows(mod, text, opts.separador) : ndjsonRows(text)
 }
 
-async function * csvRows (mod: ModuleDef, input: AsyncIterable<Buffer | string>, separador?: Separator): AsyncGenerator<SourceRow> {
+/** A header wider than the module's fields and the export's columns: 400 naming a few of the columns too many. */
+function checkWidth (mod: ModuleDef, header: readonly string[]): void {
+  const most = mod.fields.length + EXPORT_COLUMNS.size
+  if (header.length <= most) return
+  const seen = new Set<string>()
+  const extra: string[] = []
+  let count = 0
+  for (const name of header) {
+    if ((!mod.fieldMap.has(name) && !EXPORT_COLUMNS.has(name)) || seen.has(name)) {
+      count++
+      if (extra.length < NAMED) extra.push(name === '' ? '(vacía)' : name.slice(0, 60))
+    }
+    seen.add(name)
+  }
+  const more = count > extra.length ? ` y ${count - extra.length} más` : ''
+  throw new AppError('DATOS_INVALIDOS', [{ campo: 'fila 1', mensaje: `la cabecera tiene ${header.length} columnas y el módulo admite como máximo ${most} (sus campos y las columnas de sistema de una exportación); sobran: ${extra.join(', ')}${more}` }])
+}
+
+async function * csvRows (mod: ModuleDef, input: AsyncIterable<string>, separador?: Separator): AsyncGenerator<SourceRow> {
   let header: string[] | undefined
   let fila = 0
   for await (const cells of csvRecords(input, separador)) {
     fila++
     if (header === undefined) {
+      checkWidth(mod, cells)
       header = cells
       const problems = headerProblems(mod, header)
       if (problems.length > 0) yield { fila, body: {}, problems, header: true }
@@ -74,32 +105,43 @@ function headerProblems (mod: ModuleDef, header: readonly string[]): ErrorDetail
   return problems
 }
 
-/** The lines of a body, as they arrive (a stream's errors surface here). */
-async function * linesOf (input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
-  const decoder = new StringDecoder('utf8')
+/** The lines of a body's text, as they arrive (a stream's errors surface here). */
+async function * linesOf (input: AsyncIterable<string>): AsyncGenerator<string> {
   let rest = ''
-  for await (const chunk of input) {
-    const lines = (rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk))).split('\n')
+  for await (const text of input) {
+    const lines = (rest + text).split('\n')
     rest = lines.pop()!
     yield * lines
   }
-  rest += decoder.end()
   if (rest !== '') yield rest
 }
 
-async function * ndjsonRows (input: AsyncIterable<Buffer | string>): AsyncGenerator<SourceRow> {
+/** A line's JSON value, or why it has none (the limits of a POST's body, plugins/json-body.ts). */
+function lineValue (line: string): { value: unknown } | { problem: string } {
+  const problem = jsonTextProblem(line)
+  if (problem?.kind === 'depth') return { problem: `admite como máximo ${MAX_TEXT_DEPTH} niveles de anidamiento` }
+  if (problem?.kind === 'values') return { problem: `admite como máximo ${MAX_TEXT_VALUES} valores en total` }
+  try {
+    const value: unknown = sjson.parse(line, undefined, { protoAction: 'error', constructorAction: 'error' })
+    if (problem?.kind === 'number') return { problem: 'contiene un número fuera del rango admitido' }
+    return { value }
+  } catch {
+    return { problem: 'no es JSON válido' }
+  }
+}
+
+async function * ndjsonRows (input: AsyncIterable<string>): AsyncGenerator<SourceRow> {
   let fila = 0
   for await (const raw of linesOf(input)) {
     fila++
     const line = (fila === 1 ? raw.replace(/^\uFEFF/, '') : raw).replace(/\r$/, '')
     if (line.trim() === '') continue
-    let value: unknown
-    try {
-      value = sjson.parse(line, undefined, { protoAction: 'error', constructorAction: 'error' })
-    } catch {
-      yield { fila, body: {}, problems: [{ campo: '', mensaje: 'no es JSON válido' }] }
+    const parsed = lineValue(line)
+    if ('problem' in parsed) {
+      yield { fila, body: {}, problems: [{ campo: '', mensaje: parsed.problem }] }
       continue
     }
+    const value = parsed.value
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       yield { fila, body: {}, problems: [{ campo: '', mensaje: 'debe ser un objeto JSON' }] }
       continue

@@ -10,6 +10,8 @@ import { AppError } from '../../core/errors.js'
 import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js'
 import { envelope } from '../../http/schemas.js'
 import type { Separator } from '../../records/csv-dialect.js'
+import { IMPORT_ENCODINGS, type ImportEncoding } from '../../records/import-text.js'
+import { clientSignal, importEncoding, importFailed } from '../import-request.js'
 import { rowValidator } from '../row-validator.js'
 import type { Operation } from './operation.js'
 
@@ -35,6 +37,7 @@ const Done = Type.Object({
 const Query = Type.Object({
   simular: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'true: no escribe nada; responde el informe de problemas' })),
   separador: Type.Optional(Type.Union([Type.Literal(','), Type.Literal(';')], { description: 'CSV: separador de celdas; sin él, el de la línea de cabecera' })),
+  codificacion: Type.Optional(Type.Union(IMPORT_ENCODINGS.map((e) => Type.Literal(e)), { description: 'Codificación del cuerpo; sin ella, el charset del Content-Type, y si no lo hay, utf-8 (Excel en español escribe windows-1252)' })),
 }, { additionalProperties: false })
 
 /** A value of each type for the examples. */
@@ -97,14 +100,19 @@ export const importRecords: Operation = {
     const type = request.headers['content-type'] ?? ''
     // A JSON body reaches here parsed: only the two streamed types are an import.
     if (body === undefined || body === null || typeof (body as { pipe?: unknown }).pipe !== 'function') throw new AppError('TIPO_CONTENIDO_NO_SOPORTADO')
-    const query = request.query as { simular?: 'true' | 'false', separador?: Separator }
+    const query = request.query as { simular?: 'true' | 'false', separador?: Separator, codificacion?: ImportEncoding }
+    const encoding = importEncoding(request, query.codificacion)
+    const signal = clientSignal(reply)
     const answer = await request.records.of(mod).importar({
       input: body,
       format: type.startsWith('text/csv') ? 'csv' : 'ndjson',
+      encoding,
       simular: query.simular === 'true',
       validate: rowValidator(mod, request.server.registry, request.server.config.timeZone),
+      maxRows: request.server.config.importMaxRows,
+      signal,
       ...(query.separador !== undefined && { separador: query.separador }),
-    })
+    }).catch((err: unknown) => { importFailed(request, reply, signal); throw err })
     if (answer.simulado) return { success: true, data: answer.informe }
     void reply.code(201)
     return { success: true, data: answer.hecho }

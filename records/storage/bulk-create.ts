@@ -44,6 +44,12 @@ export interface BulkParts {
   readonly idKeys: ReadonlySet<string>
 }
 
+/** Every TURN records a loop over an import's records lets the event loop answer other requests (docs/user-guide.md "Import (importar)"). */
+const TURN = 500
+async function turn (i: number): Promise<void> {
+  if (i > 0 && i % TURN === 0) await new Promise((resolve) => setImmediate(resolve))
+}
+
 const problemsOf = (fila: number, err: unknown): RowProblem[] => {
   if (!(err instanceof AppError)) throw err
   return err.detalles === undefined ? [{ fila, campo: '', mensaje: err.message }] : err.detalles.map((d: ErrorDetail) => ({ fila, ...d }))
@@ -60,13 +66,15 @@ export class BulkCreate {
   /** The `before` hooks of each record (which may refuse it) and unique values repeated between records. */
   async prepare (caller: Caller, records: readonly NewRecord[]): Promise<RowProblem[]> {
     const problems: RowProblem[] = []
-    for (const r of records) {
+    for (const [i, r] of records.entries()) {
+      await turn(i)
       const event: WriteEvent = { module: this.mod, action: 'crear', caller, values: r.values }
       try { await this.deps.hooks.emit('before', event) } catch (err) { problems.push(...problemsOf(r.fila, err)) }
     }
     for (const f of this.mod.fields.filter((x) => x.unique)) {
       const first = new Map<string, number>()
-      for (const r of records) {
+      for (const [i, r] of records.entries()) {
+        await turn(i)
         const v = r.values.get(f)
         if (v === null || v === undefined) continue
         const key = this.uniqueKey(f, v)
@@ -85,7 +93,8 @@ export class BulkCreate {
       for (const kind of ['ref', 'unique'] as const) {
         if (kind === 'ref' ? f.ref === undefined : !f.unique) continue
         const wanted = new Map<string, { value: ColumnValue, records: NewRecord[] }>()
-        for (const r of records) {
+        for (const [i, r] of records.entries()) {
+          await turn(i)
           const v = r.values.get(f)
           if (v === null || v === undefined) continue
           const key = kind === 'ref' ? v as string : this.uniqueKey(f, v)
@@ -108,11 +117,17 @@ export class BulkCreate {
 
   /**
    * Writes every record in one transaction after checking them in it; any
-   * problem rolls everything back (400 with every problem). Returns the
-   * stored rows in file order.
+   * problem rolls everything back (400 with every problem), and so does
+   * the client's going away (`signal`), checked before each batch and
+   * before the commit. Returns the stored rows in file order.
    */
-  async create (em: EntityManager, caller: Caller, records: readonly NewRecord[], onProgress?: (done: number, total: number) => void): Promise<Row[]> {
-    const stored = await Promise.all(records.map((r) => hashPasswords(r.values)))
+  async create (em: EntityManager, caller: Caller, records: readonly NewRecord[], opts: CreateManyOptions = {}): Promise<Row[]> {
+    const { onProgress, signal } = opts
+    const stored: Array<Awaited<ReturnType<typeof hashPasswords>>> = []
+    for (const [i, r] of records.entries()) {
+      await turn(i)
+      stored.push(await hashPasswords(r.values))
+    }
     let floor: number | undefined
     for (let attempt = 1; ; attempt++) {
       let drawn: string[] = []
@@ -123,6 +138,7 @@ export class BulkCreate {
           drawn = await drawIds(tem, this.mod, this.deps.sequences, this.deps.timeZone, records.length, floor)
           const out: Row[] = []
           for (let i = 0; i < records.length; i += this.batch) {
+            stopIfGone(signal)
             const slice = stored.slice(i, i + this.batch)
             const made = slice.map((values, j) => this.parts.rows.newRow(drawn[i + j]!, values, caller))
             await insertManyWithHistory(tem, this.statement(made.length), this.parts.insertColumns, made.map((m) => m.row), made.map((m) => versionEntry(this.mod, m.row, 'crear', m.campos)))
@@ -132,9 +148,13 @@ export class BulkCreate {
             }
             onProgress?.(out.length, records.length)
           }
+          stopIfGone(signal)
           return out
         })
-        for (const [i, row] of rows.entries()) await this.deps.hooks.emit('after', { module: this.mod, action: 'crear', caller, values: records[i]!.values, after: row })
+        for (const [i, row] of rows.entries()) {
+          await turn(i)
+          await this.deps.hooks.emit('after', { module: this.mod, action: 'crear', caller, values: records[i]!.values, after: row })
+        }
         return rows
       } catch (err) {
         // A stored id in the block: the counter was behind (docs/operator-guide.md "Ids and a Redis restore"); draw again above it.
@@ -177,6 +197,22 @@ export class BulkCreate {
     }
     return found
   }
+}
+
+/** How an import's records are stored: progress after each batch, and the signal of the client's going away. */
+export interface CreateManyOptions {
+  readonly onProgress?: (done: number, total: number) => void
+  readonly signal?: AbortSignal
+}
+
+/** The error of an import whose client went away: nothing written; no one reads the answer. */
+export function clientGone (): AppError {
+  return new AppError('PETICION_MAL_FORMADA', [{ campo: 'body', mensaje: 'el cliente cerró la conexión antes de la respuesta: no se ha escrito nada' }])
+}
+
+/** Throws clientGone() once `signal` is aborted. */
+export function stopIfGone (signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw clientGone()
 }
 
 /** An import that found problems in its transaction: nothing was written; the records layer reports them. */

@@ -16,6 +16,7 @@ import type { RowCursor } from '../../db/row-cursor.js'
 import type { ListQuery } from '../list-query.js'
 import type { ColumnValue } from '../normalize.js'
 import type { Where } from '../scope.js'
+import type { CreateManyOptions } from './bulk-create.js'
 
 /** What one change may reach, decided by the caller's access. */
 export interface RowGuard {
@@ -72,9 +73,10 @@ export interface ModuleStorage {
   /**
    * Stores an import's records as creates would, all in one transaction
    * that first checks them (checkMany; problems: ImportRefused, nothing
-   * written), ids in file order. Returns the stored rows.
+   * written), ids in file order; rolled back if `opts.signal` aborts
+   * before the commit. Returns the stored rows.
    */
-  createMany (em: EntityManager, caller: Caller, records: readonly NewRecord[], onProgress?: (done: number, total: number) => void): Promise<Row[]>
+  createMany (em: EntityManager, caller: Caller, records: readonly NewRecord[], opts?: CreateManyOptions): Promise<Row[]>
 
   /**
    * Changes the declared fields `body` names of a live record within the

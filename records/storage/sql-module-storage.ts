@@ -35,7 +35,7 @@ import { hashPayload } from '../record-view.js'
 import { and, type Where } from '../scope.js'
 import { checkMove } from '../state-machine.js'
 import type { ListQuery } from '../list-query.js'
-import { BulkCreate } from './bulk-create.js'
+import { BulkCreate, type CreateManyOptions } from './bulk-create.js'
 import type { CreateEms, ListPageOptions, ModuleStorage, NewRecord, RowGuard, RowProblem } from './module-storage.js'
 import { hashPasswords, RowBuilder } from './row-builder.js'
 import { WriteChecks } from './write-checks.js'
@@ -99,8 +99,8 @@ export class SqlModuleStorage implements ModuleStorage {
     return this.bulk.check(em, records)
   }
 
-  createMany (em: EntityManager, caller: Caller, records: readonly NewRecord[], onProgress?: (done: number, total: number) => void): Promise<Row[]> {
-    return this.bulk.create(em, caller, records, onProgress)
+  createMany (em: EntityManager, caller: Caller, records: readonly NewRecord[], opts?: CreateManyOptions): Promise<Row[]> {
+    return this.bulk.create(em, caller, records, opts)
   }
 
   /**

@@ -5,17 +5,65 @@
  * each row validated like a POST, ids in file order, each record's history
  * entry and seal, one transaction. First as `simular=true` (validation and
  * checks only), then for real; the seals of a sample are verified after.
+ * Then the bounds (docs/performance.md "Import"): a body of 2,000,000 rows
+ * of `,,,,` (simular=true: 413 `Demasiadas filas` at row 100,001) and a
+ * real import of BENCH_IMPORT_LARGE_ROWS (default 100,000, the
+ * IMPORT_MAX_ROWS default) rows, each with /health asked every 20 ms
+ * meanwhile (latency percentiles), the event loop's delay, the process's
+ * CPU time and its RSS growth (client and server share the process: the
+ * CPU includes making and sending the body).
  * Embedded by default, PostgreSQL and Redis when DATABASE_URL / REDIS_URL
  * are set (use a throw-away database). Not part of `npm test`.
  *
- *   [BENCH_IMPORT_ROWS=10000] DATABASE_URL=postgres://…/bench REDIS_URL=redis://… npm run bench:import
+ *   [BENCH_IMPORT_ROWS=10000] [BENCH_IMPORT_LARGE_ROWS=100000] DATABASE_URL=postgres://…/bench REDIS_URL=redis://… npm run bench:import
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { dniLetter } from '../../core/field-types/dni.js'
 import { BENCH_ADMIN, startBenchServer } from './bench-app.js'
 
 const rows = Number(process.env.BENCH_IMPORT_ROWS ?? 10_000)
+const largeRows = Number(process.env.BENCH_IMPORT_LARGE_ROWS ?? 100_000)
 const server = await startBenchServer()
 const { base, json } = server
+
+const pct = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0
+
+/** `work` timed with /health asked every 20 ms meanwhile; its answer and the figures printed under `label`. */
+async function underWatch<T> (label: string, work: () => Promise<T>): Promise<T> {
+  global.gc?.()
+  const rss0 = process.memoryUsage().rss
+  let rssMax = rss0
+  const latencies: number[] = []
+  let done = false
+  const loop = monitorEventLoopDelay({ resolution: 10 })
+  loop.enable()
+  const probe = (async () => {
+    while (!done) {
+      const t0 = performance.now()
+      const res = await fetch(`${base}/health`)
+      await res.arrayBuffer()
+      latencies.push(performance.now() - t0)
+      rssMax = Math.max(rssMax, process.memoryUsage().rss)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  })()
+  const cpu0 = process.cpuUsage()
+  const t0 = performance.now()
+  try {
+    return await work()
+  } finally {
+    const seconds = (performance.now() - t0) / 1000
+    const cpu = process.cpuUsage(cpu0)
+    done = true
+    await probe
+    loop.disable()
+    const sorted = [...latencies].sort((a, b) => a - b)
+    const mb = (n: number): string => (n / 1024 / 1024).toFixed(0)
+    console.log(`  ${label}: ${seconds.toFixed(2)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, RSS ${mb(rss0)} → max ${mb(rssMax)} MB (+${mb(rssMax - rss0)}); ` +
+      `/health (${sorted.length} asked) p50 ${pct(sorted, 0.5).toFixed(1)} / p95 ${pct(sorted, 0.95).toFixed(1)} / p99 ${pct(sorted, 0.99).toFixed(1)} / max ${(sorted.at(-1) ?? 0).toFixed(1)} ms; ` +
+      `event-loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} / max ${(loop.max / 1e6).toFixed(1)} ms`)
+  }
+}
 
 try {
   const token = (await json('POST', '/auth/login', BENCH_ADMIN)).data.token as string
@@ -48,6 +96,24 @@ try {
     if (verdict.data.valido !== true) throw new Error(`${id} does not verify`)
   }
   console.log('  seals of the first, middle and last record verify')
+
+  const hostile = `a,b,c,d,e\n${',,,,\n'.repeat(2_000_000)}`
+  const refused = await underWatch(`2,000,000 rows of ,,,, (${(hostile.length / 1024 / 1024).toFixed(1)} MiB, simular=true)`, async () => {
+    const res = await fetch(`${base}/denuncias/importar?simular=true`, { method: 'POST', headers: { 'content-type': 'text/csv', authorization: `Bearer ${token}` }, body: hostile })
+    return { status: res.status, body: await res.json() as any }
+  })
+  if (refused.status !== 413) throw new Error(`2,000,000 rows: ${refused.status} ${JSON.stringify(refused.body).slice(0, 300)}`)
+  console.log(`    answered ${refused.status} ${refused.body.error as string}`)
+
+  const big = ['denunciante_nombre;tipo;fecha_hechos;lugar_hechos;descripcion']
+  for (let i = 1; i <= largeRows; i++) big.push(`Denunciante ${i};${tipos[i % 5]!};2026-0${1 + i % 9}-1${i % 10} 10:00:00;Calle Mayor ${i};Sustracción de un objeto, expediente ${i}`)
+  const bigCsv = big.join('\r\n') + '\r\n'
+  const large = await underWatch(`import of ${largeRows} rows (${(Buffer.byteLength(bigCsv) / 1024 / 1024).toFixed(1)} MiB)`, async () => {
+    const res = await fetch(`${base}/denuncias/importar`, { method: 'POST', headers: { 'content-type': 'text/csv', authorization: `Bearer ${token}` }, body: bigCsv })
+    return { status: res.status, body: await res.json() as any }
+  })
+  if (large.status !== 201 || large.body.data.creados !== largeRows) throw new Error(`large import: ${large.status} ${JSON.stringify(large.body).slice(0, 300)}`)
+  console.log(`    answered ${large.status}, ${large.body.data.creados as number} created`)
 } finally {
   await server.stop()
 }

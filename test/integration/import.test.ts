@@ -227,6 +227,21 @@ describe('npm run import', () => {
     expect((await run(['denuncias', file, '--usuario', 'nadie'])).code).toBe(1)
   })
 
+  it('--codificacion windows-1252 reads what Spanish Excel writes; without it the file is refused by line', async () => {
+    const file = join(dir, 'excel.csv')
+    writeFileSync(file, Buffer.concat([Buffer.from(`${HEADER}\r\n`), Buffer.from('Jos\xe9 P\xe9rez;hurto;2026-06-01 10:00:00;Calle;', 'latin1'), Buffer.from([0x80]), Buffer.from(' 5;;;;\r\n')]))
+    const before = await count('denuncias')
+    const refused = await run(['denuncias', file])
+    expect(refused.code).toBe(1)
+    expect(refused.out).toContain('body: la línea 2 no es texto utf-8 válido')
+    expect(await count('denuncias')).toBe(before)
+    expect((await run(['denuncias', file, '--codificacion', 'ebcdic'])).code).toBe(2)
+    const done = await run(['denuncias', file, '--codificacion', 'windows-1252'])
+    expect(done.code, done.err).toBe(0)
+    const id = /(DEN-\d{4}-\d+) to/.exec(done.out)![1]!
+    expect(ok(await admin.get(`/denuncias/${id}`))).toMatchObject({ denunciante_nombre: 'José Pérez', descripcion: '€ 5' })
+  })
+
   it('runs as a child process too (npm run import --, as in the image)', async () => {
     const exec = promisify(execFile)
     const { stdout } = await exec('npx', ['tsx', 'bin/import.ts', '--help'], { cwd: ROOT })

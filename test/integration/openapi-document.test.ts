@@ -160,8 +160,8 @@ describe('the document', () => {
       expect(schema.allOf).toEqual([{ $ref: '#/components/schemas/Error' }])
       expect(schema.properties.error.enum).toEqual(Object.values(ERRORS).filter((e) => e.status === status).map((e) => e.message))
       expect(schema.properties.codigo.enum).toEqual(Object.entries(ERRORS).filter(([, e]) => e.status === status).map(([code]) => code))
-      // detalles: validation (400), a duplicate or a transition (409), a store named down (503); no other status sends it.
-      expect(schema.properties.detalles, name).toBe([400, 409, 503].includes(status) ? undefined : false)
+      // detalles: validation (400), a duplicate or a transition (409), an import's row limit (413), a store named down (503); no other status sends it.
+      expect(schema.properties.detalles, name).toBe([400, 409, 413, 503].includes(status) ? undefined : false)
       expect(response.headers['X-Request-Id'].required, name).toBe(true)
       // 429 always; 409 when the first request with the same Idempotency-Key still runs.
       expect(response.headers['Retry-After'] !== undefined, name).toBe(status === 429 || status === 409)
