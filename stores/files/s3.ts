@@ -15,7 +15,7 @@ import { Upload } from '@aws-sdk/lib-storage'
 import type { S3FilesConfig } from '../../core/files-s3-config.js'
 import type { ByteRange, FileStore, StagedFile, StageOptions } from './contract.js'
 import { pipeInto, stageInto } from './staging.js'
-import { outageOr, storeCall } from './unavailable.js'
+import { outageOr, storeCall, storeOutageReason } from './unavailable.js'
 
 /** Keys are hex digests or ids (as in directory.ts). */
 const KEY = /^[0-9a-zA-Z_-]{8,128}$/
@@ -72,6 +72,8 @@ export class S3FileStore implements FileStore {
         const sent = upload.done().catch((err: unknown) => { body.destroy(err as Error); throw err })
         // Both settle: a failed input ends the body, which ends the upload (its multipart upload aborted).
         const [piped, stored] = await Promise.allSettled([pipeInto(stages, body), sent])
+        // The store gone comes first: the pipe then fails only as its consequence (an abort).
+        if (stored.status === 'rejected' && storeOutageReason(stored.reason) !== undefined) throw stored.reason
         if (piped.status === 'rejected') throw piped.reason
         if (stored.status === 'rejected') throw stored.reason
       },

@@ -57,8 +57,10 @@ export interface WireRequest {
 export async function wire (port: number, r: WireRequest): Promise<WireAnswer> {
   return new Promise((resolve) => {
     let settled = false
-    const settle = (a: WireAnswer): void => { if (!settled) { settled = true; resolve(a) } }
-    const req = httpRequest({ host: '127.0.0.1', port, method: r.method ?? 'GET', path: r.path, headers: r.headers ?? {} }, (res) => {
+    // An answer that came before the whole body was sent (a 503 mid-upload): the rest is not sent, the connection closed.
+    const settle = (a: WireAnswer): void => { if (!settled) { settled = true; resolve(a); if (!req.writableEnded) req.destroy() } }
+    // A connection of its own (no keep-alive pool): one request never waits behind another's unread body.
+    const req = httpRequest({ host: '127.0.0.1', port, method: r.method ?? 'GET', path: r.path, headers: r.headers ?? {}, agent: false }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => { chunks.push(c) })
       const done = (): void => { settle({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), complete: res.complete }) }
