@@ -4,7 +4,7 @@
  * `X-Request-Id` on every answer (app.ts), `RateLimit-*` on every counted
  * route (http/rate-limit.ts; not /health, not /ready, and not for an
  * address of RATE_LIMIT_IP_EXEMPT without a token, hence not required),
- * `Retry-After` on a 429, `ETag` on an answer that carries one record
+ * `Retry-After` on a 429 and on the file store's 503, `ETag` on an answer that carries one record
  * (generate/record-request.ts).
  */
 type Schema = Record<string, unknown>
@@ -20,6 +20,8 @@ const RATE_LIMIT = {
 }
 
 const RETRY_AFTER = header('Segundos hasta que se puede volver a intentar', { type: 'integer', minimum: 1 })
+/** Only the file store's 503 carries it (the database's and Redis's outages last seconds). */
+const RETRY_AFTER_STORE = header('Segundos hasta que se puede volver a intentar, cuando el almacén de archivos no está disponible', { type: 'integer', minimum: 1 }, false)
 
 const ETAG_TEXT = 'Versión del registro entre comillas ("3"): vuelve en If-Match para modificar o eliminar esa versión'
 const ETAG_SCHEMA = { type: 'string', pattern: '^"\\d+"$' }
@@ -54,5 +56,7 @@ export function errorHeaders (status: number): Schema {
     'X-Request-Id': X_REQUEST_ID,
     ...RATE_LIMIT,
     ...(status === 429 && { 'Retry-After': RETRY_AFTER }),
+    // The file store down (docs/user-guide.md "Evidence files") says when to try again.
+    ...(status === 503 && { 'Retry-After': RETRY_AFTER_STORE }),
   }
 }
