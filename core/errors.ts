@@ -43,6 +43,8 @@ export const ERRORS = {
   RANGO_NO_SATISFACIBLE: { status: 416, message: 'Rango no satisfacible' },
   CABECERAS_DEMASIADO_GRANDES: { status: 431, message: 'Cabeceras demasiado grandes' },
   ERROR_INTERNO: { status: 500, message: 'Error interno del servidor' },
+  /** A stored evidence file whose bytes are not those its record seals: never served (docs/user-guide.md "Evidence files"). */
+  ARCHIVO_ALTERADO: { status: 500, message: 'Archivo alterado: no coincide con su huella' },
   SERVICIO_NO_DISPONIBLE: { status: 503, message: 'Servicio no disponible' },
 } as const satisfies Record<string, { status: number; message: string }>
 
@@ -67,6 +69,28 @@ export class AppError extends Error {
 
 export function appError (code: ErrorCode, detalles?: ErrorDetail[]): AppError {
   return new AppError(code, detalles)
+}
+
+/**
+ * 503 of a dependency that is down (docs/user-guide.md "Errors"): names
+ * it and why for the log line (never a value of the request), and tells
+ * the client when to try again.
+ */
+export class UnavailableError extends AppError {
+  constructor (readonly dependency: string, readonly reason: string, detalles: ErrorDetail[], retryAfterS: number) {
+    super('SERVICIO_NO_DISPONIBLE', detalles, { 'retry-after': String(retryAfterS) })
+  }
+}
+
+/**
+ * 500 `Archivo alterado`: a stored evidence file's bytes are not those its
+ * record seals (docs/user-guide.md "Evidence files"). `found` says what was
+ * read instead (a hash, a size, a tag that fails), for the log line.
+ */
+export class AlteredFileError extends AppError {
+  constructor (readonly found: string) {
+    super('ARCHIVO_ALTERADO')
+  }
 }
 
 /** Shorthand for a single-field 400. */
@@ -100,6 +124,7 @@ export const DETAILS = {
   TIPO_NO_COINCIDE: (declared: string, sniffed: string) => `el tipo declarado (${declared}) no coincide con el contenido (${sniffed})`,
   TIPO_NO_VALIDO: 'Content-Type no es un tipo de contenido válido',
   CLAVE_IDEMPOTENCIA_NO_VALIDA: 'debe tener de 1 a 255 caracteres ASCII imprimibles',
+  ALMACEN_ARCHIVOS_NO_DISPONIBLE: 'el almacén de archivos no está disponible (lleno o inalcanzable); no se guardó ni cambió nada: reintente más tarde',
 } as const
 
 /** Success texts of the interface (exact). */

@@ -14,10 +14,13 @@
 import { createCipheriv, createDecipheriv, randomBytes, type DecipherGCM } from 'node:crypto'
 import { Transform } from 'node:stream'
 import { keyId } from './config.js'
+import { AlteredFileError } from './errors.js'
 
 const MAGIC = Buffer.from('PRF1', 'ascii')
 const HEADER = MAGIC.length + 8 + 12
 const TAG = 16
+/** What encryption adds to a file's size: its header and tag. */
+export const CIPHER_OVERHEAD = HEADER + TAG
 
 /** The authenticated data of a file: it cannot be moved to another record, field or id. */
 export function fileAad (recordId: string, field: string, fileId: string): Buffer {
@@ -78,7 +81,7 @@ export function createFileCipher (keys: readonly Buffer[]): FileCipher {
             pending = decipher.update(ready)
             callback(null, out.length > 0 ? out : undefined)
           } catch (err) {
-            callback(err as Error)
+            callback(new AlteredFileError(`undecryptable: ${(err as Error).message}`))
           }
         },
         flush (callback) {
@@ -88,7 +91,8 @@ export function createFileCipher (keys: readonly Buffer[]): FileCipher {
             const last = decipher.final()
             callback(null, Buffer.concat([pending, last]))
           } catch (err) {
-            callback(err as Error)
+            // An altered file fails its GCM tag here, at its end.
+            callback(new AlteredFileError(`undecryptable: ${(err as Error).message}`))
           }
         },
       })

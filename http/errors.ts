@@ -18,6 +18,13 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_TYPE: 'TIPO_CONTENIDO_NO_SOPORTADO',
 }
 
+/**
+ * Seconds a client is told to wait when PostgreSQL or Redis is not there:
+ * a restart or a failover is over in seconds (docs/operations.md), and a
+ * client that retries sooner only adds load.
+ */
+export const DEPENDENCY_RETRY_AFTER_S = 5
+
 /** Redis unreachable: ioredis errors carry no class we can import cheaply. */
 function isRedisDown (err: Error): boolean {
   return err.name === 'MaxRetriesPerRequestError' ||
@@ -30,7 +37,7 @@ export function toAppError (err: FastifyError | Error): AppError | undefined {
   if (fe.validation !== undefined) return validationError(fe.validation, fe.validationContext)
   if (fe.code !== undefined && fe.code in FASTIFY_CODES) return new AppError(FASTIFY_CODES[fe.code]!)
   if (err instanceof UniqueConstraintViolationException) return new AppError('REGISTRO_DUPLICADO')
-  if (err instanceof ConnectionException || isDatabaseUnavailable(err) || isRedisDown(err)) return new AppError('SERVICIO_NO_DISPONIBLE')
+  if (err instanceof ConnectionException || isDatabaseUnavailable(err) || isRedisDown(err)) return new AppError('SERVICIO_NO_DISPONIBLE', undefined, { 'retry-after': String(DEPENDENCY_RETRY_AFTER_S) })
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     if (fe.statusCode === 413) return new AppError('PETICION_DEMASIADO_GRANDE')
     if (fe.statusCode === 415) return new AppError('TIPO_CONTENIDO_NO_SOPORTADO')

@@ -4,10 +4,10 @@
  * `X-Request-Id` on every answer (app.ts), `RateLimit-*` on every counted
  * route (http/rate-limit.ts; not /health, not /ready, and not for an
  * address of RATE_LIMIT_IP_EXEMPT without a token, hence not required),
- * `Retry-After` on a 429 (and on the 409 of a repeat whose first request
- * still runs), `ETag` on an answer that carries one record
- * (generate/record-request.ts), `Idempotent-Replayed` on a repeat's answer
- * (http/idempotency-key.ts).
+ * `Retry-After` on a 429, on the 409 of a repeat whose first request
+ * still runs and on the 503 of a dependency that is down, `ETag` on an answer that
+ * carries one record (generate/record-request.ts), `Idempotent-Replayed`
+ * on a repeat's answer (http/idempotency-key.ts).
  */
 type Schema = Record<string, unknown>
 
@@ -22,6 +22,8 @@ const RATE_LIMIT = {
 }
 
 const RETRY_AFTER = header('Segundos hasta que se puede volver a intentar', { type: 'integer', minimum: 1 })
+/** A dependency down (PostgreSQL, Redis, the file store) says when to try again; a 503 of a closing instance may not. */
+const RETRY_AFTER_UNAVAILABLE = header('Segundos hasta que conviene volver a intentarlo (base de datos, Redis o almacén de archivos no disponibles)', { type: 'integer', minimum: 1 }, false)
 const RETRY_AFTER_RUNNING = header('Con PETICION_EN_CURSO: segundos hasta que conviene repetir la petición', { type: 'integer', minimum: 1 }, false)
 
 /** The `Idempotency-Key` request header of creates and imports (http/idempotency-key.ts). */
@@ -72,5 +74,6 @@ export function errorHeaders (status: number): Schema {
     ...RATE_LIMIT,
     ...(status === 429 && { 'Retry-After': RETRY_AFTER }),
     ...(status === 409 && { 'Retry-After': RETRY_AFTER_RUNNING }),
+    ...(status === 503 && { 'Retry-After': RETRY_AFTER_UNAVAILABLE }),
   }
 }

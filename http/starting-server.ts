@@ -12,7 +12,7 @@
  * envelope (client-error.ts), by this server until the app serves.
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
-import { errorBody } from './errors.js'
+import { DEPENDENCY_RETRY_AFTER_S, errorBody } from './errors.js'
 import { answerClientError } from './client-error.js'
 
 export interface StartingServer {
@@ -35,7 +35,11 @@ const unavailable = errorBody('SERVICIO_NO_DISPONIBLE')
 function starting (req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? '').split('?')[0]
   if (req.method === 'GET' && path === '/health') send(res, 200, { success: true, data: { status: 'ok' } })
-  else send(res, 503, unavailable)
+  else {
+    // The app is seconds away (bin/server.ts): the same advice as a dependency down (http/errors.ts).
+    res.setHeader('retry-after', String(DEPENDENCY_RETRY_AFTER_S))
+    send(res, 503, unavailable)
+  }
 }
 
 /**

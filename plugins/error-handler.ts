@@ -8,17 +8,23 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sendError, toAppError } from '../http/errors.js'
 import { databaseUnavailableReason } from '../http/database-unavailable.js'
+import { UnavailableError } from '../core/errors.js'
 
+/** Headers of a successful answer that an error answer never carries. */
+const SUCCESS_HEADERS = ['etag', 'content-range', 'content-disposition', 'content-length', 'accept-ranges']
 
 async function errorHandlerPlugin (app: FastifyInstance): Promise<void> {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // What a handler set for its success does not describe the error (a download found altered mid-way keeps no ETag).
+    for (const name of SUCCESS_HEADERS) reply.removeHeader(name)
     const known = toAppError(err)
     if (known === undefined) {
       request.log.error({ err: { type: err.name, message: err.message, code: err.code, stack: err.stack } }, 'unhandled error')
       return sendError(reply, 'ERROR_INTERNO')
     }
     // The reason is a code (57P01, ECONNREFUSED …), never a driver message with its SQL and values.
-    if (known.statusCode >= 500) request.log.warn({ type: err.name, reason: databaseUnavailableReason(err) ?? err.message }, 'dependency unavailable')
+    if (known instanceof UnavailableError) request.log.warn({ type: err.name, dependency: known.dependency, reason: known.reason }, `${known.dependency} unavailable`)
+    else if (known.code === 'SERVICIO_NO_DISPONIBLE') request.log.warn({ type: err.name, reason: databaseUnavailableReason(err) ?? err.message }, 'dependency unavailable')
     if (known.headers !== undefined) void reply.headers(known.headers)
     return sendError(reply, known.code, known.detalles)
   })

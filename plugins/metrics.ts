@@ -31,6 +31,8 @@ declare module 'fastify' {
     countEvents: (n: number) => void
     /** Counts a webhook delivery attempt by its result (records/subscriptions/deliverer.ts); nothing with METRICS_PORT=0. */
     countDelivery: (resultado: string) => void
+    /** Counts an evidence file found altered on download (records/files/sealed-read.ts), by module; nothing with METRICS_PORT=0. */
+    countAlteredFile: (modulo: string) => void
   }
 }
 
@@ -40,6 +42,7 @@ interface Metrics {
   lockout: (tipo: string) => void
   events: (n: number) => void
   delivery: (resultado: string) => void
+  altered: (modulo: string) => void
 }
 
 function metricsRegistry (app: FastifyInstance): Metrics {
@@ -107,6 +110,12 @@ function metricsRegistry (app: FastifyInstance): Metrics {
     labelNames: ['resultado'] as const,
     registers: [registry],
   })
+  const altered = new Counter({
+    name: 'evidence_files_altered_total',
+    help: 'Evidence file downloads refused or cut short because the stored bytes do not match the SHA-256 the record seals (tampering), by module',
+    labelNames: ['modulo'] as const,
+    registers: [registry],
+  })
   const lag = (name: string, help: string, key: 'posiciones' | 'segundos'): void => {
     new Gauge({
       name,
@@ -134,7 +143,7 @@ function metricsRegistry (app: FastifyInstance): Metrics {
     child.observe(seconds)
     if (status === 429) refusals.inc({ route })
   }
-  return { registry, observe, lockout: (tipo) => { lockouts.inc({ tipo }) }, events: (n) => { events.inc(n) }, delivery: (resultado) => { deliveries.inc({ resultado }) } }
+  return { registry, observe, lockout: (tipo) => { lockouts.inc({ tipo }) }, events: (n) => { events.inc(n) }, delivery: (resultado) => { deliveries.inc({ resultado }) }, altered: (modulo) => { altered.inc({ modulo }) } }
 }
 
 /** GET /metrics on its own listener; anything else there is 404. */
@@ -163,12 +172,14 @@ async function metricsPlugin (app: FastifyInstance): Promise<void> {
     app.decorate('countLoginLockout', () => undefined)
     app.decorate('countEvents', () => undefined)
     app.decorate('countDelivery', () => undefined)
+    app.decorate('countAlteredFile', () => undefined)
     return
   }
-  const { registry, observe, lockout, events, delivery } = metricsRegistry(app)
+  const { registry, observe, lockout, events, delivery, altered } = metricsRegistry(app)
   app.decorate('countLoginLockout', lockout)
   app.decorate('countEvents', events)
   app.decorate('countDelivery', delivery)
+  app.decorate('countAlteredFile', altered)
   app.addHook('onResponse', async (request, reply) => {
     observe(request.method, request.routeOptions.url ?? NO_ROUTE, reply.statusCode, reply.elapsedTime / 1000)
   })

@@ -30,7 +30,16 @@ async function recordsPlugin (app: FastifyInstance): Promise<void> {
     sequences: app.stores.sequences,
     timeZone: app.config.timeZone,
     checkpoints: app.checkpoints,
-    files: { store: app.files, cipher: createFileCipher(app.config.encryptionKeys), maxBytes: app.config.files.maxBytes },
+    files: {
+      store: app.files,
+      cipher: createFileCipher(app.config.encryptionKeys),
+      maxBytes: app.config.files.maxBytes,
+      // Tampering (docs/operator-guide.md "Evidence files"): names and hashes only, no personal data.
+      onAltered: (a) => {
+        app.log.error({ module: a.module, record: a.record, field: a.field, file: a.file, expected: a.expected, found: a.found }, 'evidence file altered: its stored bytes do not match the SHA-256 its record seals; not served')
+        app.countAlteredFile(a.module)
+      },
+    },
   })
   subscribeUsersPolicy(records.hooks, app.registry.usersModule, app.access, app.stores.sessions)
   app.decorate('records', records)
@@ -49,4 +58,4 @@ async function recordsPlugin (app: FastifyInstance): Promise<void> {
   })
 }
 
-export default fp(recordsPlugin, { name: 'policia-records', fastify: '5.x', dependencies: ['policia-config', 'policia-stores', 'policia-system-keys', 'policia-orm', 'policia-checkpoints', 'policia-files'] })
+export default fp(recordsPlugin, { name: 'policia-records', fastify: '5.x', dependencies: ['policia-config', 'policia-stores', 'policia-system-keys', 'policia-orm', 'policia-checkpoints', 'policia-files', 'policia-metrics'] })

@@ -45,6 +45,7 @@ import { fileFields, filesOf, holdsFileObjects, resolveFileItems } from './files
 import { verifyFiles } from './files/verify-files.js'
 import type { Custody } from './files/custody.js'
 import type { FilesContext, FoundFile, Upload } from './files/record-files.js'
+import type { OnAltered } from './files/sealed-read.js'
 import { custodyAction, downloadAction, uploadAction, type FileGate } from './files/file-actions.js'
 import { valueColumn } from '../db/columns.js'
 
@@ -91,7 +92,7 @@ export interface RecordsServiceDeps {
   /** The global chain's checkpoints /verificar checks against (records/integrity/checkpoints.ts). */
   readonly checkpoints?: Checkpoints
   /** Where evidence files live (stores/files/), and the largest upload (FILE_MAX_BYTES). */
-  readonly files?: { readonly store: FileStore, readonly cipher: FileCipher, readonly maxBytes: number }
+  readonly files?: { readonly store: FileStore, readonly cipher: FileCipher, readonly maxBytes: number, readonly onAltered?: OnAltered }
 }
 
 /** What the module's declaration says once, for every request. */
@@ -316,7 +317,7 @@ export class RecordsService {
   private filesContext (): FilesContext {
     const files = this.deps.files
     if (files === undefined) throw new Error('no file store configured')
-    return { mod: this.plan.mod, storage: this.plan.storage, files: files.store, cipher: files.cipher, maxBytes: files.maxBytes, em: this.ctx.em, caller: this.ctx.caller }
+    return { mod: this.plan.mod, storage: this.plan.storage, files: files.store, cipher: files.cipher, maxBytes: files.maxBytes, em: this.ctx.em, caller: this.ctx.caller, ...(files.onAltered !== undefined && { onAltered: files.onAltered }) }
   }
 
   /** What the file actions (records/files/file-actions.ts) may use of this service. */

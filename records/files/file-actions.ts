@@ -17,7 +17,8 @@ import type { ByteRange } from '../../stores/files/contract.js'
 import { reaches, type Where } from '../scope.js'
 import type { RowGuard } from '../storage/module-storage.js'
 import { custodyOf, logDownload, type Custody } from './custody.js'
-import { findFile, isEncryptedFile, openFile, uploadFile, type FilesContext, type FoundFile, type Upload } from './record-files.js'
+import { checkStoredSize, openSealed } from './sealed-read.js'
+import { findFile, isEncryptedFile, uploadFile, type FilesContext, type FoundFile, type Upload } from './record-files.js'
 
 /** What the records service lends a file action: its permissions, its view of a row, the request. */
 export interface FileGate {
@@ -65,12 +66,15 @@ export async function downloadAction (gate: FileGate, id: string, campo: string,
     const descifrar = gate.scope('descifrar')
     if (descifrar === 'none' || !reaches(descifrar, gate.mod, caller, found.record)) throw new AppError('SIN_PERMISOS')
   }
-  // An encrypted file's stored size counts its header and tag: the caller receives (ranges of) the bytes uploaded.
-  const size = encrypted ? found.item.bytes : found.size
-  const r = range(size, found.item.sha256)
   const recordId = found.record._id as string
+  const sealed = { module: gate.mod.name, record: recordId, field: found.field.name, item: found.item }
+  // Altered evidence is never served (records/files/sealed-read.ts): a stored size the seal does not mean fails here.
+  checkStoredSize(sealed, found.size, gate.files.onAltered)
+  // The caller receives (ranges of) the bytes uploaded: the sealed size.
+  const size = found.item.bytes
+  const r = range(size, found.item.sha256)
   await logDownload(gate.files.em, { caller, mod: gate.mod, recordId, field: found.field.name, item: found.item, route: gate.route(), range: r })
-  return { ...found, size, range: r, body: await openFile(gate.files, recordId, found.field.name, found.item, r) }
+  return { ...found, size, range: r, body: await openSealed(gate.files, sealed, r) }
 }
 
 /** Who uploaded a file, who downloaded it and when, and when it left the field. */

@@ -17,12 +17,12 @@ import type { FileItem } from '../../core/field-types/file.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
 import type { Row } from '../../db/module-entity.js'
-import type { ByteRange, FileStore } from '../../stores/files/contract.js'
+import type { FileStore } from '../../stores/files/contract.js'
 import { fileAad, type FileCipher } from '../../core/file-cipher.js'
 import { isoSeconds } from '../record-view.js'
 import { versionsOf } from '../history.js'
 import type { ModuleStorage, RowGuard } from '../storage/module-storage.js'
-import { byteSlice } from './byte-slice.js'
+import type { OnAltered } from './sealed-read.js'
 import { filesOf } from './file-items.js'
 import type { Where } from '../scope.js'
 
@@ -43,6 +43,8 @@ export interface FilesContext {
   readonly maxBytes: number
   readonly em: EntityManager
   readonly caller: Caller
+  /** Told of a stored file found altered on its way out (records/files/sealed-read.ts): the log line and the metric. */
+  readonly onAltered?: OnAltered
 }
 
 /** Concurrent uploads to one record each retry on the version the other wrote. */
@@ -69,20 +71,16 @@ export function storeKey (item: FileItem): string {
 }
 
 /**
- * The stored bytes of a file as uploaded (a range of them when given):
- * decrypted on the way out when encrypted at rest. A range of an encrypted
- * file is decrypted from the file's start and read to its end, so that the
- * GCM tag (over the whole file) is checked before the range's last byte
- * leaves: it costs reading the whole file, whatever the range
- * (docs/user-guide.md "Evidence files").
+ * The stored bytes of a file as uploaded: decrypted on the way out when
+ * encrypted at rest (a file altered in storage fails at its GCM tag).
+ * Downloads read through records/files/sealed-read.ts instead.
  */
-export async function openFile (ctx: Pick<FilesContext, 'files' | 'cipher'>, recordId: string, field: string, item: FileItem, range?: ByteRange): Promise<Readable> {
-  if (!isEncryptedFile(item)) return ctx.files.open(storeKey(item), range)
+export async function openFile (ctx: Pick<FilesContext, 'files' | 'cipher'>, recordId: string, field: string, item: FileItem): Promise<Readable> {
+  if (!isEncryptedFile(item)) return ctx.files.open(storeKey(item))
   const stored = await ctx.files.open(storeKey(item))
   const plain = ctx.cipher.decryptor(fileAad(recordId, field, item.id))
-  // An error anywhere (the store, the tag) destroys the stream returned, so the answer is cut short.
-  const done = (): void => undefined
-  return range === undefined ? pipeline(stored, plain, done) : pipeline(stored, plain, byteSlice(range), done)
+  // An error anywhere (the store, the tag) destroys the stream returned.
+  return pipeline(stored, plain, () => undefined)
 }
 
 /** Checks the request (400, 413), finds the record (404, 403), stores the bytes (415 on a type mismatch), then adds the file. */
@@ -111,7 +109,8 @@ export async function uploadFile (ctx: FilesContext, id: string, campo: string, 
     item = { id: fileId, nombre, tipo: recordedType(declared, sniffed), bytes: staged.bytes, sha256: staged.sha256, subido: isoSeconds(new Date()), subido_por: ctx.caller.id }
     await staged.commit(storeKey(item))
   } catch (err) {
-    await staged.discard()
+    // The failure that matters is the upload's (a store gone also fails the clean-up).
+    await staged.discard().catch(() => undefined)
     throw err
   }
   // The bytes are in place (content-addressed: an update that fails leaves them referenced by nothing).

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto'
 import { pipeline } from 'node:stream/promises'
 import { Writable } from 'node:stream'
+import { UnavailableError } from '../../core/errors.js'
 import type { FileItem } from '../../core/field-types/file.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
@@ -30,7 +31,9 @@ async function rehash (ctx: Pick<FilesContext, 'files' | 'cipher'>, recordId: st
     await pipeline(await openFile(ctx, recordId, field, item), new Writable({
       write (chunk: Buffer, _e, callback) { hash.update(chunk); bytes += chunk.length; callback() },
     }))
-  } catch {
+  } catch (err) {
+    // A store that is down is a 503, not a file found altered.
+    if (err instanceof UnavailableError) throw err
     return undefined
   }
   return { sha256: hash.digest('hex'), bytes }

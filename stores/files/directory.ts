@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import type { ByteRange, FileStore, StagedFile, StageOptions } from './contract.js'
 import { pipeInto, stageInto } from './staging.js'
+import { outageOr, storeCall } from './unavailable.js'
 
 /** Keys are hex digests or ids: nothing that could climb out of the directory. */
 const KEY = /^[0-9a-zA-Z_-]{8,128}$/
@@ -30,6 +31,10 @@ export class DirectoryFileStore implements FileStore {
   }
 
   async stage (input: Readable, opts: StageOptions): Promise<StagedFile> {
+    return storeCall(this.describe(), () => this.stageIn(input, opts))
+  }
+
+  private async stageIn (input: Readable, opts: StageOptions): Promise<StagedFile> {
     await mkdir(this.tmp, { recursive: true })
     const temp = join(this.tmp, randomUUID())
     return stageInto(input, opts, {
@@ -39,11 +44,11 @@ export class DirectoryFileStore implements FileStore {
         try { await fh.sync() } finally { await fh.close() }
       },
       discard: () => rm(temp, { force: true }),
-      commit: async (key) => {
+      commit: (key) => storeCall(this.describe(), async () => {
         const target = this.pathOf(key)
         await mkdir(join(this.dir, key.slice(0, 2)), { recursive: true })
         await rename(temp, target)
-      },
+      }),
     })
   }
 
@@ -52,14 +57,14 @@ export class DirectoryFileStore implements FileStore {
       return (await stat(this.pathOf(key))).size
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-      throw err
+      throw outageOr(err, this.describe())
     }
   }
 
   async open (key: string, range?: ByteRange): Promise<Readable> {
     const path = this.pathOf(key)
     // Opened before the answer starts, so a missing file is an error, not a cut stream.
-    const fh = await openFile(path, 'r')
+    const fh = await storeCall(this.describe(), () => openFile(path, 'r'))
     return fh.createReadStream(range !== undefined ? { start: range.start, end: range.end } : {})
   }
 

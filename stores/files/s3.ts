@@ -15,6 +15,7 @@ import { Upload } from '@aws-sdk/lib-storage'
 import type { S3FilesConfig } from '../../core/files-s3-config.js'
 import type { ByteRange, FileStore, StagedFile, StageOptions } from './contract.js'
 import { pipeInto, stageInto } from './staging.js'
+import { outageOr, storeCall, storeOutageReason } from './unavailable.js'
 
 /** Keys are hex digests or ids (as in directory.ts). */
 const KEY = /^[0-9a-zA-Z_-]{8,128}$/
@@ -57,6 +58,10 @@ export class S3FileStore implements FileStore {
   }
 
   async stage (input: Readable, opts: StageOptions): Promise<StagedFile> {
+    return storeCall(this.describe(), () => this.stageIn(input, opts))
+  }
+
+  private async stageIn (input: Readable, opts: StageOptions): Promise<StagedFile> {
     const temp = `${this.prefix}.tmp/${randomUUID()}`
     const discard = async (): Promise<void> => { await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: temp })) }
     return stageInto(input, opts, {
@@ -67,17 +72,19 @@ export class S3FileStore implements FileStore {
         const sent = upload.done().catch((err: unknown) => { body.destroy(err as Error); throw err })
         // Both settle: a failed input ends the body, which ends the upload (its multipart upload aborted).
         const [piped, stored] = await Promise.allSettled([pipeInto(stages, body), sent])
+        // The store gone comes first: the pipe then fails only as its consequence (an abort).
+        if (stored.status === 'rejected' && storeOutageReason(stored.reason) !== undefined) throw stored.reason
         if (piped.status === 'rejected') throw piped.reason
         if (stored.status === 'rejected') throw stored.reason
       },
       discard,
-      commit: async (key) => {
+      commit: (key) => storeCall(this.describe(), async () => {
         // Content-addressed: an object already there holds these very bytes.
         if (await this.size(key) === undefined) {
           await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), CopySource: `${this.bucket}/${temp}` }))
         }
         await discard()
-      },
+      }),
     })
   }
 
@@ -87,17 +94,17 @@ export class S3FileStore implements FileStore {
       return head.ContentLength
     } catch (err) {
       if (notFound(err)) return undefined
-      throw err
+      throw outageOr(err, this.describe())
     }
   }
 
   async open (key: string, range?: ByteRange): Promise<Readable> {
     // Asked before the answer starts, so a missing object is an error, not a cut stream.
-    const got = await this.client.send(new GetObjectCommand({
+    const got = await storeCall(this.describe(), () => this.client.send(new GetObjectCommand({
       Bucket: this.bucket,
       Key: this.objectKey(key),
       ...(range !== undefined && { Range: `bytes=${range.start}-${range.end}` }),
-    }))
+    })))
     return got.Body as Readable
   }
 

@@ -42,7 +42,8 @@ export function measuring (maxBytes: number): { stream: Transform, result: () =>
  */
 export function intake (input: Readable, maxBytes: number): { stream: Transform, result: () => Measured, detach: () => void } {
   const m = measuring(maxBytes)
-  const fail = (err?: Error): void => { m.stream.destroy(err ?? new Error('upload interrupted')) }
+  // The client's own failure carries no code of its own (an aborted request is ECONNRESET), so it is never taken for the store's (unavailable.ts).
+  const fail = (): void => { m.stream.destroy(new Error('upload interrupted')) }
   const onClose = (): void => { if (!input.readableEnded) fail() }
   input.once('error', fail)
   input.once('close', onClose)

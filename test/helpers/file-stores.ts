@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
-import { startS3Server } from './s3-server.js'
+import { startS3Server, type S3Server } from './s3-server.js'
 import { startTestApp, type TestApp } from './test-app.js'
 
 export const FILE_STORES = ['directory', 's3'] as const
@@ -32,6 +32,8 @@ export interface TestFileStore {
    * (docs/operator-guide.md "Evidence files"); made anew on each call.
    */
   localCopy (): Promise<string>
+  /** The S3 server (an S3 store): to stop and restart it as an outage would. */
+  readonly s3?: S3Server
   close (): Promise<void>
 }
 
@@ -58,6 +60,7 @@ export async function startFileStore (kind: FileStoreKind): Promise<TestFileStor
   const objects = async (): Promise<string[]> => (await s3.keys()).map((k) => k.startsWith(PREFIX) ? k.slice(PREFIX.length) : `/${k}`)
   return {
     env: s3.env(PREFIX),
+    s3,
     objects,
     read: async (key) => s3.get(PREFIX + relPath(key)),
     write: async (key, bytes) => s3.put(PREFIX + relPath(key), bytes),

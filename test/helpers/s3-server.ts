@@ -23,19 +23,25 @@ export interface S3Server {
   get (key: string): Promise<Buffer>
   put (key: string, bytes: Buffer): Promise<void>
   remove (key: string): Promise<void>
+  /** Stops the server as an outage would: every open connection dropped at once (an upload in flight included); its objects kept. */
+  stop (): Promise<void>
+  /** Starts it again on the same port and objects (after `stop`). */
+  restart (): Promise<void>
   close (): Promise<void>
 }
 
-async function listening (dir: string, bucket: string): Promise<{ server: S3rver, port: number }> {
+async function listening (dir: string, bucket: string, fixedPort?: number): Promise<{ server: S3rver, port: number }> {
   for (let attempt = 0; ; attempt++) {
     // Below the kernel's ephemeral range (32768…), where nothing else picks ports.
-    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    const port = fixedPort ?? 20_000 + Math.floor(Math.random() * 12_000)
     const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory: dir, configureBuckets: [{ name: bucket }] })
     try {
       await server.run()
       return { server, port }
     } catch (err) {
       if (attempt >= 20 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
+      // The same port again (a restart): its old listener may take a moment to let go.
+      if (fixedPort !== undefined) await new Promise((resolve) => setTimeout(resolve, 100))
     }
   }
 }
@@ -43,7 +49,18 @@ async function listening (dir: string, bucket: string): Promise<{ server: S3rver
 export async function startS3Server (): Promise<S3Server> {
   const dir = mkdtempSync(join(tmpdir(), 's3rver-test-'))
   const bucket = 'policia-pruebas'
-  const { server, port } = await listening(dir, bucket)
+  const first = await listening(dir, bucket)
+  const port = first.port
+  let server = first.server
+  let running = true
+  const stop = async (): Promise<void> => {
+    if (!running) return
+    running = false
+    const http = (server as unknown as { httpServer: import('node:http').Server }).httpServer
+    const closed = server.close()
+    http.closeAllConnections()
+    await closed
+  }
   const endpoint = `http://127.0.0.1:${port}`
   const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: CREDENTIALS, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' })
   return {
@@ -72,9 +89,15 @@ export async function startS3Server (): Promise<S3Server> {
     },
     async put (key, bytes) { await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes })) },
     async remove (key) { await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })) },
+    stop,
+    async restart () {
+      if (running) return
+      ;({ server } = await listening(dir, bucket, port))
+      running = true
+    },
     async close () {
       client.destroy()
-      await server.close()
+      await stop()
       rmSync(dir, { recursive: true, force: true })
     },
   }

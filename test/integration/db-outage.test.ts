@@ -155,7 +155,10 @@ describe(`a database outage (${usingPostgres ? 'own PostgreSQL cluster' : 'embed
     const id = created.body.data._id as string
 
     await outage.down()
-    expectError(await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'durante el corte' }), 'SERVICIO_NO_DISPONIBLE')
+    const refused = await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'durante el corte' })
+    expectError(refused, 'SERVICIO_NO_DISPONIBLE')
+    // It says when to try again, as a file store's outage does.
+    expect(refused.headers['retry-after']).toBe('5')
     expectError(await api.put(`/sala092/${id}`, { estado: 'en_curso' }), 'SERVICIO_NO_DISPONIBLE')
     expectError(await api.del(`/sala092/${id}`), 'SERVICIO_NO_DISPONIBLE')
     expectError(await api.get(`/sala092/${id}`), 'SERVICIO_NO_DISPONIBLE')

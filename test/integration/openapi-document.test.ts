@@ -163,8 +163,8 @@ describe('the document', () => {
       // detalles: validation (400), a duplicate or a transition (409), an import's row limit (413), a store named down (503); no other status sends it.
       expect(schema.properties.detalles, name).toBe([400, 409, 413, 503].includes(status) ? undefined : false)
       expect(response.headers['X-Request-Id'].required, name).toBe(true)
-      // 429 always; 409 when the first request with the same Idempotency-Key still runs.
-      expect(response.headers['Retry-After'] !== undefined, name).toBe(status === 429 || status === 409)
+      // 429 always; 409 when the first request with the same Idempotency-Key still runs; 503 when the file store is down.
+      expect(response.headers['Retry-After'] !== undefined, name).toBe(status === 429 || status === 409 || status === 503)
       if (status === 409) expect(response.headers['Retry-After'].required, name).toBe(false)
     }
     for (const { method, path, op } of operations()) {

@@ -57,7 +57,9 @@ describe('a Redis outage', () => {
 
     await stop(redis)
     const started = Date.now()
-    expectError(await api.get('/me'), 'SERVICIO_NO_DISPONIBLE')
+    const refused = await api.get('/me')
+    expectError(refused, 'SERVICIO_NO_DISPONIBLE')
+    expect(refused.headers['retry-after']).toBe('5')
     expectError(await api.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'x' }), 'SERVICIO_NO_DISPONIBLE')
     expectError(await client(app).post('/auth/login', { username: 'admin', password: 'whatever-123' }), 'SERVICIO_NO_DISPONIBLE')
     const ready = await app.inject({ method: 'GET', url: '/ready' })
