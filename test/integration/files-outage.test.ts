@@ -25,8 +25,8 @@ const DENUNCIA = { denunciante_nombre: 'Ana', tipo: 'robo', fecha_hechos: '2026-
 
 /** The 503 of a file store that is down: the envelope naming the store, Retry-After in whole seconds. */
 function expectStoreDown (got: WireAnswer, what: string): void {
-  expect([got.status, got.headers['retry-after'], JSON.parse(got.body.toString() || '{}')], what)
-    .toEqual([503, '30', errorOf('SERVICIO_NO_DISPONIBLE', [{ campo: 'archivos', mensaje: DETAILS.ALMACEN_ARCHIVOS_NO_DISPONIBLE }])])
+  expect([got.status, got.failed, got.headers['retry-after'], JSON.parse(got.body.toString() || '{}')], what)
+    .toEqual([503, undefined, '30', errorOf('SERVICIO_NO_DISPONIBLE', [{ campo: 'archivos', mensaje: DETAILS.ALMACEN_ARCHIVOS_NO_DISPONIBLE }])])
 }
 
 function harness (env: () => Record<string, string>): { t: () => TestApp, port: () => number, lines: string[] } {
