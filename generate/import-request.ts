@@ -40,17 +40,12 @@ export function clientSignal (reply: FastifyReply): AbortSignal {
 export const ABANDONED = 'import abandoned by its client before the commit: rolled back, nothing written'
 
 /**
- * After an import failed: one whose client went away is logged (it
- * wrote nothing); after a refusal before the body's end (413 `Demasiadas
- * filas`, a malformed line) the rest is discarded unparsed and the
- * connection is closed after the answer, so a client still sending learns
- * at once.
+ * After an import failed: one whose client went away is logged (it wrote
+ * nothing). The rest of a body refused before its end (413 `Demasiadas
+ * filas`, a malformed line) is dropped by the error handler
+ * (http/drop-rest-of-body.ts).
  */
-export function importFailed (request: FastifyRequest, reply: FastifyReply, signal: AbortSignal): void {
+export function importFailed (request: FastifyRequest, signal: AbortSignal): void {
   if (signal.aborted) request.log.warn({ url: request.url }, ABANDONED)
-  if (request.raw.complete) return
-  void reply.header('connection', 'close')
-  request.raw.unpipe()
-  request.raw.resume()
 }
 

@@ -7,29 +7,19 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sendError, toAppError } from '../http/errors.js'
+import { dropRestOfBody } from '../http/drop-rest-of-body.js'
 import { databaseUnavailableReason } from '../http/database-unavailable.js'
 import { UnavailableError } from '../core/errors.js'
 
 /** Headers of a successful answer that an error answer never carries. */
 const SUCCESS_HEADERS = ['etag', 'content-range', 'content-disposition', 'content-length', 'accept-ranges']
 
-/**
- * A streamed body (an upload, an import) refused before its end: the rest
- * is read and dropped. Left unread, it would sit in the socket's buffer,
- * and a connection closed over unread bytes is reset, which can take the
- * answer with it before the client reads it.
- */
-function dropRestOfBody (request: FastifyRequest): void {
-  if (request.raw.complete || request.raw.destroyed) return
-  request.raw.unpipe()
-  request.raw.resume()
-}
-
 async function errorHandlerPlugin (app: FastifyInstance): Promise<void> {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     // What a handler set for its success does not describe the error (a download found altered mid-way keeps no ETag).
     for (const name of SUCCESS_HEADERS) reply.removeHeader(name)
-    dropRestOfBody(request)
+    // A streamed body refused before its end (http/drop-rest-of-body.ts).
+    dropRestOfBody(request.raw)
     const known = toAppError(err)
     if (known === undefined) {
       request.log.error({ err: { type: err.name, message: err.message, code: err.code, stack: err.stack } }, 'unhandled error')

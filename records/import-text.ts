@@ -32,10 +32,14 @@ const CP1252_HIGH = [
 ]
 const C1 = /[\x80-\x9f]/g
 
-/** Text of whole lines in `encoding`, or undefined when some byte is not valid in it. */
+/**
+ * Text of whole lines in `encoding`, or undefined when some byte is not
+ * valid in it. `iso-8859-1` is read as windows-1252, as browsers do
+ * (WHATWG Encoding): its 0x80-0x9F are control characters no one types,
+ * and a file labelled so is in practice Excel's windows-1252 (`€` is 0x80).
+ */
 function decoderOf (encoding: ImportEncoding): (bytes: Buffer) => string | undefined {
-  if (encoding === 'iso-8859-1') return (bytes) => bytes.toString('latin1')
-  if (encoding === 'windows-1252') {
+  if (encoding === 'iso-8859-1' || encoding === 'windows-1252') {
     return (bytes) => {
       const text = bytes.toString('latin1')
       let bad = false

@@ -112,7 +112,7 @@ export const importRecords: Operation = {
       maxRows: request.server.config.importMaxRows,
       signal,
       ...(query.separador !== undefined && { separador: query.separador }),
-    }).catch((err: unknown) => { importFailed(request, reply, signal); throw err })
+    }).catch((err: unknown) => { importFailed(request, signal); throw err })
     if (answer.simulado) return { success: true, data: answer.informe }
     void reply.code(201)
     return { success: true, data: answer.hecho }

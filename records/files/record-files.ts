@@ -140,14 +140,15 @@ async function addItem (ctx: FilesContext, id: string, f: FieldDef, guard: RowGu
 export interface FoundFile {
   readonly item: FileItem
   readonly field: FieldDef
-  readonly size: number
+  /** Undefined: the store lacks the bytes a version names (records/files/sealed-read.ts reports it as altered). */
+  readonly size: number | undefined
   readonly record: Row
 }
 
 /**
  * The file `archivo` of the record's field: in the live record, or (for
  * `history: true`, callers who may see deleted things) in any version of
- * it. 404 when it is not there or its bytes are missing from the store.
+ * it; 404 when no version the caller may see names it.
  */
 export async function findFile (ctx: Pick<FilesContext, 'mod' | 'storage' | 'files'>, em: EntityManager, id: string, campo: string, archivo: string, visible: Where | undefined, history: boolean): Promise<FoundFile> {
   const f = fileField(ctx.mod, campo)
@@ -160,7 +161,7 @@ export async function findFile (ctx: Pick<FilesContext, 'mod' | 'storage' | 'fil
     }
   }
   if (item === undefined) throw new AppError('ARCHIVO_NO_ENCONTRADO')
+  // Missing from the store while a version names it: removed behind the service's back (a download reports it as altered).
   const size = await ctx.files.size(storeKey(item))
-  if (size === undefined) throw new AppError('ARCHIVO_NO_ENCONTRADO')
   return { item, field: f, size, record }
 }

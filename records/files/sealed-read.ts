@@ -48,12 +48,12 @@ function report (onAltered: OnAltered | undefined, f: SealedFile, found: string)
 /**
  * Fails (500 `Archivo alterado`, reported) when the stored size is not the
  * one the seal means (an encrypted file's adds its header and tag): a
- * truncated, extended or swapped file, before a byte leaves.
+ * truncated, extended, swapped or deleted file, before a byte leaves.
  */
-export function checkStoredSize (f: SealedFile, storedSize: number, onAltered: OnAltered | undefined): void {
+export function checkStoredSize (f: SealedFile, storedSize: number | undefined, onAltered: OnAltered | undefined): void {
   const sealed = isEncryptedFile(f.item) ? f.item.bytes + CIPHER_OVERHEAD : f.item.bytes
   if (storedSize === sealed) return
-  const found = `stored size ${storedSize}, sealed ${sealed}`
+  const found = storedSize === undefined ? 'missing from the store' : `stored size ${storedSize}, sealed ${sealed}`
   report(onAltered, f, found)
   throw new AlteredFileError(found)
 }

@@ -14,6 +14,7 @@ import type { FileItem } from '../../core/field-types/file.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
 import type { Row } from '../../db/module-entity.js'
+import { outageOr, storeOutageReason } from '../../stores/files/unavailable.js'
 import { filesOf, fileFields } from './file-items.js'
 import { openFile, storeKey, type FilesContext } from './record-files.js'
 
@@ -32,8 +33,9 @@ async function rehash (ctx: Pick<FilesContext, 'files' | 'cipher'>, recordId: st
       write (chunk: Buffer, _e, callback) { hash.update(chunk); bytes += chunk.length; callback() },
     }))
   } catch (err) {
-    // A store that is down is a 503, not a file found altered.
+    // A store that is down (also once the read has begun) is a 503, not a file found altered.
     if (err instanceof UnavailableError) throw err
+    if (storeOutageReason(err) !== undefined) throw outageOr(err, ctx.files.describe())
     return undefined
   }
   return { sha256: hash.digest('hex'), bytes }

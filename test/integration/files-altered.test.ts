@@ -127,6 +127,18 @@ describe.each(FILE_STORES)('%s store', (kind) => {
       expect(await scrapeAltered(mod)).toBe(before + 4)
     })
 
+    it('deleted from the store while its record names it: 500 Archivo alterado, logged and counted (not a 404)', async () => {
+      const { url, items, keys } = await withFiles(mod, [pdf()])
+      await t.store.remove(keys[0]!)
+      const before = await scrapeAltered(mod)
+      const got = await get(`${url}/${items[0].id}`)
+      expect(got.status).toBe(500)
+      expectNotServed(got, items[0], 'deleted')
+      expect(JSON.parse(got.body.toString())).toMatchObject({ codigo: 'ARCHIVO_ALTERADO' })
+      expect(logged(items[0].id)[0]).toMatchObject({ level: 50, file: items[0].id, expected: items[0].sha256, found: 'missing from the store' })
+      expect(await scrapeAltered(mod)).toBe(before + 1)
+    })
+
     it('swapped with another file of the same size, and of another size: never served', async () => {
       const { url, items, keys } = await withFiles(mod, [pdf(), pdf(), pdf(90_000)])
       const [a, b, c] = [await t.store.read(keys[0]!), await t.store.read(keys[1]!), await t.store.read(keys[2]!)]

@@ -107,14 +107,13 @@ describe('an import over a real connection', () => {
     expect(committed).toBe(3)
   }, 60_000)
 
-  it('past IMPORT_MAX_ROWS: 413 while the body is still being sent, the rest unread, the connection closed', async () => {
+  it('past IMPORT_MAX_ROWS: 413 while the body is still being sent, the rest dropped, the connection closed soon after', async () => {
     const before = await counts()
     const req = post({ 'transfer-encoding': 'chunked' })
     const answer = once(req, 'response') as Promise<[IncomingMessage]>
     req.write(body(MAX_ROWS + 1)) // and never ends
     const [res] = await answer
     expect(res.statusCode).toBe(413)
-    expect(res.headers.connection).toBe('close')
     const chunks: Buffer[] = []
     res.on('data', (c: Buffer) => chunks.push(c))
     await once(res, 'end')

@@ -183,12 +183,14 @@ describe('encodings', () => {
     Buffer.from('Jos\xe9 P\xe9rez;hurto;2026-06-01 10:00:00;Calle \xd1and\xfa;', 'latin1'), Buffer.from([euro]), Buffer.from(' 5\r\n'),
   ])
 
-  it('windows-1252 by charset or codificacion, iso-8859-1: transcoded and stored as the text it is', async () => {
+  it('windows-1252 by charset or codificacion, iso-8859-1 (read as windows-1252): transcoded and stored as the text it is', async () => {
     for (const [body, type, query, euro] of [
       [latin(0x80), 'text/csv; charset=windows-1252', '', '€'],
       [latin(0x80), 'text/csv', '?codificacion=windows-1252', '€'],
       [latin(0xa4), 'text/csv; charset="ISO-8859-1"', '', '¤'],
       [latin(0xa4), 'text/csv; charset=utf-8', '?codificacion=iso-8859-1', '¤'],
+      // Labelled iso-8859-1, Excel's € (0x80) is still €, as browsers read it: never a C1 control character.
+      [latin(0x80), 'text/csv; charset=iso-8859-1', '', '€'],
     ] as const) {
       const data = ok(await importar(body, type, query), 201)
       const record = ok(await app.inject({ method: 'GET', url: `/denuncias/${data.ids[0] as string}`, headers: { authorization: `Bearer ${token}` } }).then((r) => ({ status: r.statusCode, body: r.json() })))
