@@ -1,5 +1,5 @@
 /**
- * A record's evidence files (SPEC S22), one section per file field: each
+ * A record's evidence files (docs/user-guide.md "Evidence files"), one section per file field: each
  * file with its type, size and upload; `Descargar` (saved, never
  * rendered); `Vista previa` of a raster image or a PDF whose type, name and
  * first bytes agree (fetched with the token into a `blob:` URL: the CSP's

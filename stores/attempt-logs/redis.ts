@@ -97,9 +97,9 @@ return {n, math.max(tonumber(entry[2]) + win - now, 1)}`
 const SCRIPTS = {
   /** The number of keys, the logs' keys (and the index's), each log's window and max, the id, '1' when indexed. */
   policiaAttempt: luaScript<[numberOfKeys: number, ...keysThenArgs: Array<string | number>], number[]>(ATTEMPT),
-  /** The number of keys, the index's key, the logs' keys. */
   /** One key, the log's; its window and max. */
   policiaAttemptFill: luaScript<[numberOfKeys: number, key: string, windowMs: number, max: number], number[]>(FILL),
+  /** The number of keys, the index's key, the logs' keys. */
   policiaClear: luaScript<[numberOfKeys: number, ...keys: string[]], number>(CLEAR),
 }
 
