@@ -4,7 +4,7 @@
  * MikroORM inlines every value into the SQL text, so PostgreSQL parses and
  * plans each query anew. With a module table's two dozen partial indexes,
  * planning a GET by id cost 0.25–0.4 ms of PostgreSQL's CPU against
- * 0.05 ms to run it (issue 10). A named statement is parsed once per
+ * 0.05 ms to run it (docs/performance.md). A named statement is parsed once per
  * connection, and after five executions PostgreSQL may keep a generic plan
  * for it.
  *

@@ -47,7 +47,7 @@ export interface CursorQuery {
  * it keeps every row it holds alive through young collections until a
  * full one, so each batch's rows were promoted and the old generation
  * filled with them: 150 MB of growth over a million rows, none once it is
- * emptied (docs/performance.md "Export of a million rows (issue 23)").
+ * emptied (docs/performance.md "Export of a million rows").
  */
 function handOver (rows: Row[]): Row[] {
   const own = rows.slice()

@@ -2,7 +2,7 @@
  * Reads and counts a module's rows as plain objects without making ORM
  * entities (no identity map, no change tracking: the records layer only
  * turns rows into API records or writes them back by explicit statements;
- * that bookkeeping was about a fifth of a GET's server CPU, issue 10).
+ * that bookkeeping was about a fifth of a GET's server CPU, docs/performance.md).
  * The one way the records layer queries a module's rows: its filter and
  * order (db/where-sql.ts, the only compiler of a `Where`) and the search
  * conditions (db/search-sql.ts) are written as SQL here and run through

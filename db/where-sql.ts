@@ -2,7 +2,7 @@
  * A query's conditions, in the one form the records layer writes them
  * (records/scope.ts, records/list-query.ts), and their only compiler: SQL
  * with numbered parameters, run by db/row-query.ts without building a
- * query builder per request (issue 10: a third of a GET's CPU).
+ * query builder per request (docs/performance.md: a third of a GET's CPU).
  *
  * The vocabulary: `{ column: value }`, `null`, `$ne`, `$in`, `$nin` (an
  * empty list matches nothing, resp. everything), `$gt`, `$gte`, `$lt`,

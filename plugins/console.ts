@@ -1,5 +1,5 @@
 /**
- * The console (SPEC S19; docs/user-guide.md "Console", docs/architecture.md
+ * The console (docs/user-guide.md "Console", docs/architecture.md
  * "The console"): the bundle Vite built in console/dist, served from memory
  * at /consola (index.html) and /consola/assets/* (names that carry their
  * hash, so a browser keeps them a year). No token; its own CSP: scripts,

@@ -6,7 +6,7 @@
  * fields (a context, tuples and a concatenated copy of every value), most
  * of what an export allocated per row; here a record is one string built
  * from its cells, and a cell is copied only when it must be quoted
- * (docs/performance.md "Export of a million rows (issue 23)").
+ * (docs/performance.md "Export of a million rows").
  */
 import type { Separator } from './csv-dialect.js'
 

@@ -5,8 +5,8 @@
  * batch's decrypted reads logged in one insert before it leaves), written
  * as CSV (records/csv-writer.ts) or NDJSON. In constant memory with
  * backpressure: the next batch is fetched only when the socket has taken
- * the text of the last one (docs/performance.md "Export of a million rows
- * (issue 23)"). Destroying the stream (the client went away: Fastify
+ * the text of the last one (docs/performance.md "Export of a million
+ * rows"). Destroying the stream (the client went away: Fastify
  * destroys a stream payload whose response closed; or the end, or an
  * error) closes the cursor.
  */

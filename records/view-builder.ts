@@ -4,7 +4,7 @@
  * literal with the module's keys in their order, each value read from its
  * column and shown by its field type. A loop over the fields that stores
  * keys one by one into a fresh object cost 1.9 µs per record of 21 fields,
- * the literal about 50 ns plus its instants (issue 10: a list page shows
+ * the literal about 50 ns plus its instants (docs/performance.md: a list page shows
  * 20 records). Like fast-json-stringify's serializers, the code is built
  * from the registry only: keys and columns are written as JSON string
  * literals, and values are never part of the code.

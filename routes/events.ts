@@ -1,6 +1,6 @@
 /**
  * GET /eventos: the live stream of events as server-sent events
- * (docs/user-guide.md "Events: the live stream (eventos)"; SPEC S18). The
+ * (docs/user-guide.md "Events: the live stream (eventos)"). The
  * query and the caller's permissions are checked before the stream starts
  * (errors in the usual envelope); a slot of the user's
  * EVENT_STREAMS_PER_USER is taken across instances (stores/stream-slots);

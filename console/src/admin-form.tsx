@@ -1,6 +1,6 @@
 /**
  * What the administration screens share: a labelled input with the API's
- * `detalles` for it beside it (SPEC S19 forms), and the outcome of an
+ * `detalles` for it beside it (docs/user-guide.md "Console"), and the outcome of an
  * action said to assistive technology (a status, or an alert when refused).
  */
 import type { ComponentChildren } from 'preact'

@@ -1,5 +1,5 @@
 /**
- * The 092 room board (SPEC S19): the open calls of `sala092` (pendiente,
+ * The 092 room board (docs/user-guide.md "Console"): the open calls of `sala092` (pendiente,
  * en curso), newest first, kept up to date from the live stream (S18,
  * console/src/event-stream.ts) without a reload. Urgent calls are
  * highlighted and marked in words, and announced at once to screen

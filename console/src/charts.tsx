@@ -1,5 +1,5 @@
 /**
- * Plain SVG bar charts for the dashboards (SPEC S19: no chart library): a
+ * Plain SVG bar charts for the dashboards (docs/user-guide.md "Console": no chart library): a
  * picture for the sighted, hidden from assistive technology, which reads
  * the table printed beside each chart instead (WCAG 1.1.1 through the
  * equivalent table). Colours meet AA contrast on white.

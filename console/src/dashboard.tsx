@@ -1,5 +1,5 @@
 /**
- * A dashboard per module (SPEC S19) from the S16 aggregates
+ * A dashboard per module (docs/user-guide.md "Console") from the resumen aggregates
  * (GET /{module}/resumen, docs/user-guide.md "Summaries (resumen)"): the
  * records by state and by month, each a chart with the same figures in a
  * table beside it. The month is of the module's first filterable date or

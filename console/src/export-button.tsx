@@ -1,5 +1,5 @@
 /**
- * Export (SPEC S17) from a list with its current filters, search and order:
+ * Export (docs/user-guide.md "Export (exportar)") from a list with its current filters, search and order:
  * every matching record as CSV for a spreadsheet set to Spanish
  * (`separador=;`), downloaded with the token in the header, never in the
  * address. Shown to those who may `exportar` the module.

@@ -1,5 +1,5 @@
 /**
- * One field of a generated form (SPEC S19 "Forms"), by its type: choices
+ * One field of a generated form (docs/user-guide.md "Console"), by its type: choices
  * for an enum, native date, date-time and time pickers, a number, a check
  * box, a text area, a ref picker, a structured array as repeatable groups.
  * Labelled with the field's name; its problem (the browser's check or the

@@ -1,5 +1,5 @@
 /**
- * A list's filters per field, as the field's type allows (SPEC S19;
+ * A list's filters per field, as the field's type allows (docs/user-guide.md "Console";
  * docs/user-guide.md "Listing", its table of operators by type): an enum or
  * a boolean as a choice, a date, date-time, time or number as a range, a
  * reference by picking a record of its module (the ref picker; its id is

@@ -1,5 +1,5 @@
 /**
- * `Nuevo` and `Editar` (SPEC S19 "Forms"): a form generated from the
+ * `Nuevo` and `Editar` (docs/user-guide.md "Console"): a form generated from the
  * module's fields, checked in the browser as the API checks them
  * (form-values.ts), the API's `detalles` beside each field. An edit sends
  * what changed with the record's `_version`; a 409 `Conflicto de versión`

@@ -1,5 +1,5 @@
 /**
- * A generated form's values (SPEC S19 "Forms"): a record's fields as the
+ * A generated form's values (docs/user-guide.md "Console"): a record's fields as the
  * inputs hold them and back, and the checks the API makes on them, with
  * the API's own words (http/validation-errors.ts), so a form refuses in the
  * browser what the service would refuse. Pure.

@@ -1,4 +1,4 @@
-/** The 30-minute idle end (SPEC S19): no key or pointer for that long signs the session out. */
+/** The 30-minute idle end (docs/user-guide.md "Console"): no key or pointer for that long signs the session out. */
 
 export const IDLE_MS = 30 * 60 * 1000
 const EVENTS = ['keydown', 'pointerdown', 'wheel', 'touchstart'] as const

@@ -1,5 +1,5 @@
 /**
- * A module's list (SPEC S19): `_id` linking to the record, the module's
+ * A module's list (docs/user-guide.md "Console"): `_id` linking to the record, the module's
  * columns (GET /me/modulos `columnas`, asked for with `campos`), the total,
  * pages of 50, sort by a column header, `Buscar` (full-text `q`). Its state
  * is in the address, so Back returns to the same page.

@@ -1,5 +1,5 @@
 /**
- * The caller's own password change (SPEC S19, PUT /me/password): the
+ * The caller's own password change (docs/user-guide.md "Console", PUT /me/password): the
  * current one and the new one; the API's refusal shown beside the field it
  * names. Every other session of the user ends; this one stays.
  */

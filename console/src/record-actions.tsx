@@ -1,5 +1,5 @@
 /**
- * A record's actions (SPEC S19 "record screen"): `Editar`; the state moves
+ * A record's actions (docs/user-guide.md "Console"): `Editar`; the state moves
  * the module's machine allows from the current state, one button per
  * target state (`Pasar a investigacion`), for those who may `editar`;
  * `Eliminar` (after a confirming dialog) and `Restaurar` for those who may

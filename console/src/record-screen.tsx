@@ -1,5 +1,5 @@
 /**
- * A record (SPEC S19): every field as the API shows it, withheld encrypted
+ * A record (docs/user-guide.md "Console"): every field as the API shows it, withheld encrypted
  * ones marked `Restringido`, related records by name and linked, the
  * system fields, the verification result and the history as a timeline;
  * its actions (record-actions.tsx) and files (record-files.tsx).

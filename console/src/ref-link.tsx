@@ -1,4 +1,4 @@
-/** A related record (SPEC S19 "related records by name, linked"): its name as its module names records, a link to its screen. */
+/** A related record (docs/user-guide.md "Console"): its name as its module names records, a link to its screen. */
 import { useEffect, useState } from 'preact/hooks'
 import { request } from './api.js'
 import { nameFields, nameOf, type ModuleInfo } from './modules.js'

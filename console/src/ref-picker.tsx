@@ -1,5 +1,5 @@
 /**
- * A `ref` field's input (SPEC S19 "refs as a searchable picker"): an ARIA
+ * A `ref` field's input (docs/user-guide.md "Console"): an ARIA
  * 1.2 combobox over the referenced module's list searched with `q`, its
  * choices named as the records are (modules.ts nameOf). Arrow keys move,
  * Enter picks, Escape closes; a typed reference (`PER-2026-00001`) is

@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions (SPEC S18/S19; docs/user-guide.md "Webhooks
+ * Webhook subscriptions (docs/user-guide.md "Webhooks
  * (suscripciones)"), through the public API only: the list, a new one (its
  * secret shown once), pause and resume (`activa`), resuming one paused as
  * failing (`reanudar`), delivering again from a position (`reproducir`),

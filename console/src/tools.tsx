@@ -1,5 +1,5 @@
 /**
- * The console's screens beyond a module's list and record (SPEC S19): the
+ * The console's screens beyond a module's list and record (docs/user-guide.md "Console"): the
  * 092 room board, the dashboards and the administration, each shown to
  * whom the API would answer (learnt from GET /me/modulos). Their paths
  * start with `_`, which no module path may (core/registry/schema.ts).

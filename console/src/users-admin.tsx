@@ -1,5 +1,5 @@
 /**
- * User administration (SPEC S19, for roles with `usuarios.*`), through the
+ * User administration (docs/user-guide.md "Console", for roles with `usuarios.*`), through the
  * public API only (docs/user-guide.md "Authentication and roles",
  * "Accounts and sessions"): the users, a new user, and per user its role,
  * activation, a new password, closing its sessions, its login lock-out

@@ -17,7 +17,7 @@ import { isNonPublicAddress } from '../../core/non-public-address.js'
 import { Webhook } from 'standardwebhooks'
 import { guardedLookup, hostOf, PrivateAddressError } from './target-address.js'
 
-/** A 2xx within this long is success (SPEC S18). */
+/** A 2xx within this long is success (docs/user-guide.md "Webhooks (suscripciones)"). */
 export const DELIVERY_TIMEOUT_MS = 10_000
 
 export type AttemptOutcome = 'entregado' | 'reintento' | 'descartado'

@@ -87,7 +87,7 @@ export class RedisSequenceStore implements SequenceStore {
    * order Redis answered, like seedAndNext's. Checked in each caller's continuation instead,
    * a seedAndNext answered after this script would be seen first (the batch's callers are
    * resumed a promise later) and its number would make this batch's look gone back: dropped
-   * for nothing, a gap without a failed create (SPEC S2).
+   * for nothing, a gap without a failed create (docs/user-guide.md "Records").
    */
   private async nextMany (batch: readonly Draw[]): Promise<Array<number | null | Error>> {
     const totals = new Map<string, number>()
