@@ -74,7 +74,9 @@ describe.each(refOrder(registry).map((m) => [m.name, m] as const))('module %s', 
   it('GET /{id} returns the record with its ETag', async () => {
     const res = await api.get(`${base}/${id}`)
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({ success: true, data: created })
+    // A user's read also says whether its login is locked (docs/user-guide.md "Accounts and sessions").
+    const extra = mod.name === 'usuarios' ? { bloqueado: false, bloqueado_hasta: null } : {}
+    expect(res.body).toEqual({ success: true, data: { ...created, ...extra } })
     expect(res.headers.etag).toBe('"1"')
   })
 
