@@ -11,12 +11,12 @@
  * preview. `npm run test:browser`.
  */
 import { readFileSync } from 'node:fs'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import type { Browser, Page } from 'playwright-core'
-import { ADMIN, createHarness, type Harness } from '../helpers/app.js'
-import { call, login } from '../helpers/http.js'
-import { launch, watchedPage, type Watched } from './console-page.js'
+import { ADMIN } from '../helpers/app.js'
+import { call } from '../helpers/http.js'
+import { watchedPage, type Watched, useConsoleServer } from './console-page.js'
 
 const SCRIPT = "localStorage.setItem('ejecutado','1');document.title='EJECUTADO';fetch('/me?marca=ejecutado')"
 const SVG = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>${SCRIPT}</script><rect width="10" height="10"/></svg>`)
@@ -38,19 +38,10 @@ const RECORDER = `(() => {
   Object.defineProperty(window, '__open', { value: open })
 })()`
 
-let h: Harness, app: FastifyInstance, browser: Browser, base: string, admin: string
+let app: FastifyInstance, browser: Browser, base: string, admin: string
 
-beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
-  admin = await login(app)
-  browser = await launch()
-})
-afterAll(async () => {
-  await browser?.close()
-  await h?.close()
-})
+const server = useConsoleServer()
+beforeAll(() => { ({ app, browser, base, admin } = server()) })
 
 async function signedIn (): Promise<Watched> {
   const w = await watchedPage(browser, base)

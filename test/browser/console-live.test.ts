@@ -11,28 +11,19 @@
 import { once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import type { Browser, Page } from 'playwright-core'
 import { MESSAGES } from '../../core/errors.js'
-import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
+import { ADMIN, PASSWORD } from '../helpers/app.js'
 import { call, login } from '../helpers/http.js'
 import { createUser } from '../helpers/users.js'
-import { checkScreen, expectClean, launch, signIn as signInWith, watchedPage, type Watched } from './console-page.js'
+import { checkScreen, expectClean, signIn as signInWith, watchedPage, type Watched, useConsoleServer } from './console-page.js'
 
-let h: Harness, app: FastifyInstance, browser: Browser, base: string, admin: string
+let app: FastifyInstance, browser: Browser, base: string, admin: string
 
-beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
-  admin = await login(app)
-  browser = await launch()
-})
-afterAll(async () => {
-  await browser?.close()
-  await h?.close()
-})
+const server = useConsoleServer()
+beforeAll(() => { ({ app, browser, base, admin } = server()) })
 
 /** Signs in and waits for the frame. */
 async function signIn (page: Page, username: string, password: string): Promise<void> {

@@ -6,33 +6,22 @@
  * `Desbloquear` lifts it, the screen says so, and the user signs in.
  * axe-core on the screen. `npm run test:browser`.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { beforeAll, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import type { Browser } from 'playwright-core'
 import { MESSAGES } from '../../core/errors.js'
 import { formatDateTime } from '../../core/time.js'
-import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
-import { login } from '../helpers/http.js'
+import { ADMIN, PASSWORD } from '../helpers/app.js'
 import { createUser } from '../helpers/users.js'
-import { checkScreen, expectClean, launch, signIn, watchedPage } from './console-page.js'
+import { checkScreen, expectClean, signIn, watchedPage, useConsoleServer } from './console-page.js'
 
-let h: Harness, app: FastifyInstance, browser: Browser, base: string, admin: string
+let app: FastifyInstance, browser: Browser, base: string, admin: string
 
-beforeAll(async () => {
-  h = await createHarness()
-  app = await h.app()
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
-  admin = await login(app)
-  browser = await launch()
-})
-afterAll(async () => {
-  await browser?.close()
-  await h?.close()
-})
+const server = useConsoleServer()
+beforeAll(() => { ({ app, browser, base, admin } = server()) })
 
 const tryLogin = async (username: string, password: string, ip: string): Promise<number> =>
   (await app.inject({ method: 'POST', url: '/auth/login', remoteAddress: ip, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ username, password }) })).statusCode
-
 
 it('shows a user locked by failed logins until when; Desbloquear lifts it and the user signs in', async () => {
   const user = await createUser(app, admin, 'agente')

@@ -5,9 +5,12 @@
  * screenshot kept in test/artifacts/ (git-ignored; a CI artefact).
  */
 import { mkdirSync } from 'node:fs'
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { AxeBuilder } from '@axe-core/playwright'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import type { FastifyInstance } from 'fastify'
+import { createHarness, type Harness } from '../helpers/app.js'
+import { login } from '../helpers/http.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname
@@ -68,4 +71,31 @@ export async function expectClean (w: Watched): Promise<void> {
   expect(w.problems).toEqual([])
   for (const token of w.tokens) expect(w.urls.filter((u) => u.includes(token))).toEqual([])
   expect(await w.page.evaluate('localStorage.length + sessionStorage.length + document.cookie.length')).toBe(0)
+}
+
+/** A file's own app listening on a free port, the first superadmin's token and Chromium. */
+export interface ConsoleServer {
+  readonly h: Harness
+  readonly app: FastifyInstance
+  readonly base: string
+  readonly admin: string
+  readonly browser: Browser
+}
+
+/** Starts a ConsoleServer before the file's tests and closes it after them; the getter reads it inside a test or hook. */
+export function useConsoleServer (): () => ConsoleServer {
+  let h: Harness | undefined
+  let server: ConsoleServer | undefined
+  beforeAll(async () => {
+    h = await createHarness()
+    const app = await h.app()
+    const base = await app.listen({ host: '127.0.0.1', port: 0 })
+    const admin = await login(app)
+    server = { h, app, base, admin, browser: await launch() }
+  })
+  afterAll(async () => {
+    await server?.browser.close()
+    await h?.close()
+  })
+  return () => server!
 }
