@@ -12,10 +12,14 @@
  * Bounded: past `maxRows` records the import stops at once with 413
  * `Demasiadas filas` (the rest of the body unread); the reading yields to
  * the event loop every YIELD_EVERY rows so other requests keep being
- * answered; only the valid rows' records and at most MAX_PROBLEMS
- * problems are held (records/import-report.ts). A `signal` aborted (the
- * client went away) stops the import and rolls back its transaction
- * before the commit (records/storage/bulk-create.ts).
+ * answered. Memory does not grow with the file: rows are checked a batch
+ * at a time as they arrive and the valid ones kept in an encrypted
+ * temporary file (records/import-spool.ts) until the body has ended, so
+ * the write's transaction (and its database connection) is only taken
+ * once the client has sent everything; what is held per row is its id and
+ * the first row of each unique value, with at most MAX_PROBLEMS problems
+ * (records/import-report.ts). A `signal` aborted (the client went away)
+ * stops the import and rolls back its transaction before the commit.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Caller } from '../core/access.js'
@@ -27,7 +31,9 @@ import { ProblemList, refusal, type ImportReport } from './import-report.js'
 import type { ImportEncoding } from './import-text.js'
 import { normalizeBody } from './normalize.js'
 import { holdsFileObjects, resolveFileItems } from './files/file-items.js'
+import { FirstRows } from './storage/bulk-checks.js'
 import { clientGone, ImportRefused, stopIfGone } from './storage/bulk-create.js'
+import { ImportSpool } from './import-spool.js'
 import type { ModuleStorage, NewRecord } from './storage/module-storage.js'
 
 export { MAX_PROBLEMS, refusal, type ImportReport } from './import-report.js'
@@ -106,35 +112,56 @@ export async function importRecords (mod: ModuleDef, storage: ModuleStorage, ctx
 
 async function importAll (mod: ModuleDef, storage: ModuleStorage, ctx: ImportContext, req: ImportRequest): Promise<ImportAnswer> {
   const problems = new ProblemList()
-  const records: NewRecord[] = []
-  let filas = 0
-  for await (const row of importSource(mod, req.input, { format: req.format, ...(req.separador !== undefined && { separador: req.separador }), ...(req.encoding !== undefined && { encoding: req.encoding }) })) {
-    if (row.header === true) { for (const p of row.problems) problems.add({ fila: row.fila, ...p }, true); continue }
-    if (++filas > req.maxRows) throw tooManyRows(req.maxRows)
-    const { problems: found, record } = rowProblems(mod, row.body, row.problems, req.validate, ctx.timeZone)
-    if (record !== undefined) records.push({ fila: row.fila, values: record })
-    else for (const p of found) problems.add({ fila: row.fila, ...p })
-    req.onRow?.(filas)
-    if (filas % YIELD_EVERY === 0) {
-      await new Promise((resolve) => setImmediate(resolve))
-      stopIfGone(req.signal)
-    }
-  }
-  problems.addAll(await storage.prepareMany(ctx.caller, records))
-  // With problems already, the database's are added for the whole report; else they are asked in the write's transaction.
-  if (req.simular || problems.size > 0) problems.addAll(await storage.checkMany(ctx.em, records))
-  if (filas === 0 && problems.size === 0) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'body', mensaje: 'el fichero no tiene filas' }])
-  if (req.simular) return { simulado: true, informe: problems.report(filas) }
-  if (problems.size > 0) throw refusal(problems.report(filas))
+  const first = new FirstRows()
+  const spool = req.simular ? undefined : await ImportSpool.open(mod)
   try {
-    const rows = await storage.createMany(ctx.em, ctx.caller, records, { ...(req.onWrite !== undefined && { onProgress: req.onWrite }), ...(req.signal !== undefined && { signal: req.signal }) })
-    return { simulado: false, hecho: { filas, creados: rows.length, ids: rows.map((r) => r._id as string) } }
-  } catch (err) {
-    if (err instanceof ImportRefused) {
-      const found = new ProblemList()
-      found.addAll(err.problems)
-      throw refusal(found.report(filas))
+    let pending: NewRecord[] = []
+    // A dry run asks the database batch by batch as it reads; an import keeps the records for its transaction.
+    const flush = async (): Promise<void> => {
+      if (pending.length === 0) return
+      const batch = pending
+      pending = []
+      problems.addAll(await storage.prepareMany(ctx.caller, batch, first))
+      if (spool === undefined) problems.addAll(await storage.checkMany(ctx.em, batch, first))
+      else await spool.append(batch)
     }
-    throw err
+    let filas = 0
+    for await (const row of importSource(mod, req.input, { format: req.format, ...(req.separador !== undefined && { separador: req.separador }), ...(req.encoding !== undefined && { encoding: req.encoding }) })) {
+      if (row.header === true) { for (const p of row.problems) problems.add({ fila: row.fila, ...p }, true); continue }
+      if (++filas > req.maxRows) throw tooManyRows(req.maxRows)
+      const { problems: found, record } = rowProblems(mod, row.body, row.problems, req.validate, ctx.timeZone)
+      if (record !== undefined) pending.push({ fila: row.fila, values: record })
+      else for (const p of found) problems.add({ fila: row.fila, ...p })
+      req.onRow?.(filas)
+      if (pending.length >= storage.importBatch) await flush()
+      if (filas % YIELD_EVERY === 0) {
+        await new Promise((resolve) => setImmediate(resolve))
+        stopIfGone(req.signal)
+      }
+    }
+    await flush()
+    if (filas === 0 && problems.size === 0) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'body', mensaje: 'el fichero no tiene filas' }])
+    if (spool === undefined) return { simulado: true, informe: problems.report(filas) }
+    if (problems.size > 0) {
+      // Refused already: the database's problems too, for the whole report.
+      for await (const batch of spool.batches(storage.importBatch)) {
+        stopIfGone(req.signal)
+        problems.addAll(await storage.checkMany(ctx.em, batch, first))
+      }
+      throw refusal(problems.report(filas))
+    }
+    try {
+      const ids = await storage.createMany(ctx.em, ctx.caller, { count: spool.size, batches: (size) => spool.batches(size) }, {
+        onProblems: (ps) => { problems.addAll(ps) },
+        ...(req.onWrite !== undefined && { onProgress: req.onWrite }),
+        ...(req.signal !== undefined && { signal: req.signal }),
+      })
+      return { simulado: false, hecho: { filas, creados: ids.length, ids } }
+    } catch (err) {
+      if (err instanceof ImportRefused) throw refusal(problems.report(filas))
+      throw err
+    }
+  } finally {
+    await spool?.remove()
   }
 }

@@ -16,7 +16,8 @@ import type { RowCursor } from '../../db/row-cursor.js'
 import type { ListQuery } from '../list-query.js'
 import type { ColumnValue } from '../normalize.js'
 import type { Where } from '../scope.js'
-import type { CreateManyOptions } from './bulk-create.js'
+import type { FirstRows } from './bulk-checks.js'
+import type { CreateManyOptions, RecordBatches } from './bulk-create.js'
 
 /** What one change may reach, decided by the caller's access. */
 export interface RowGuard {
@@ -64,19 +65,23 @@ export interface ModuleStorage {
    */
   create (ems: CreateEms, caller: Caller, body: Record<string, unknown>): Promise<Row>
 
-  /** An import's problems before any write (bulk-create.ts): the `before` hooks' refusals and unique values repeated between records. */
-  prepareMany (caller: Caller, records: readonly NewRecord[]): Promise<RowProblem[]>
+  /** Records per batch of an import: what its checks and writes take at a time. */
+  readonly importBatch: number
 
-  /** An import's problems only the database shows: references to records that are not live, unique values taken. */
-  checkMany (em: EntityManager, records: readonly NewRecord[]): Promise<RowProblem[]>
+  /** An import's problems before any write (bulk-checks.ts): the `before` hooks' refusals and unique values repeated between records (`first`, kept across batches). */
+  prepareMany (caller: Caller, records: readonly NewRecord[], first: FirstRows): Promise<RowProblem[]>
+
+  /** An import's problems only the database shows: references to records that are not live, unique values taken (at a value's first row in `first`). */
+  checkMany (em: EntityManager, records: readonly NewRecord[], first?: FirstRows): Promise<RowProblem[]>
 
   /**
    * Stores an import's records as creates would, all in one transaction
-   * that first checks them (checkMany; problems: ImportRefused, nothing
-   * written), ids in file order; rolled back if `opts.signal` aborts
-   * before the commit. Returns the stored rows.
+   * that checks each batch before writing it (problems: `opts.onProblems`,
+   * then ImportRefused, nothing written), ids drawn as one block in file
+   * order; rolled back if `opts.signal` aborts before the commit. Returns
+   * the ids.
    */
-  createMany (em: EntityManager, caller: Caller, records: readonly NewRecord[], opts?: CreateManyOptions): Promise<Row[]>
+  createMany (em: EntityManager, caller: Caller, records: RecordBatches, opts?: CreateManyOptions): Promise<string[]>
 
   /**
    * Changes the declared fields `body` names of a live record within the

@@ -35,7 +35,8 @@ import { hashPayload } from '../record-view.js'
 import { and, type Where } from '../scope.js'
 import { checkMove } from '../state-machine.js'
 import type { ListQuery } from '../list-query.js'
-import { BulkCreate, type CreateManyOptions } from './bulk-create.js'
+import { BulkChecks, type FirstRows } from './bulk-checks.js'
+import { BulkCreate, type CreateManyOptions, type RecordBatches } from './bulk-create.js'
 import type { CreateEms, ListPageOptions, ModuleStorage, NewRecord, RowGuard, RowProblem } from './module-storage.js'
 import { hashPasswords, RowBuilder } from './row-builder.js'
 import { WriteChecks } from './write-checks.js'
@@ -73,6 +74,7 @@ export class SqlModuleStorage implements ModuleStorage {
   /** Ids have one shape; anything else cannot exist and never reaches the database. */
   private readonly idShape: RegExp
   private readonly bulk: BulkCreate
+  private readonly bulkChecks: BulkChecks
   /** Every create's statement: in its transaction, or with the other creates of its turn. */
   private readonly batch: InsertBatch
   /** The whole live rows read by id outside a transaction with no scope, a statement per turn. */
@@ -88,18 +90,21 @@ export class SqlModuleStorage implements ModuleStorage {
     this.idShape = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)
     this.batch = new InsertBatch(mod.table, this.insertColumns)
     this.liveRows = new LiveRowBatch(this.entity)
-    this.bulk = new BulkCreate(mod, deps, { rows: this.rows, insertColumns: this.insertColumns, idKeys: this.idKeys })
+    this.bulkChecks = new BulkChecks(mod, deps)
+    this.bulk = new BulkCreate(mod, deps, { rows: this.rows, insertColumns: this.insertColumns, idKeys: this.idKeys, checks: this.bulkChecks })
   }
 
-  prepareMany (caller: Caller, records: readonly NewRecord[]): Promise<RowProblem[]> {
-    return this.bulk.prepare(caller, records)
+  get importBatch (): number { return this.bulk.batch }
+
+  prepareMany (caller: Caller, records: readonly NewRecord[], first: FirstRows): Promise<RowProblem[]> {
+    return this.bulkChecks.prepare(caller, records, first)
   }
 
-  checkMany (em: EntityManager, records: readonly NewRecord[]): Promise<RowProblem[]> {
-    return this.bulk.check(em, records)
+  checkMany (em: EntityManager, records: readonly NewRecord[], first?: FirstRows): Promise<RowProblem[]> {
+    return this.bulkChecks.check(em, records, first)
   }
 
-  createMany (em: EntityManager, caller: Caller, records: readonly NewRecord[], opts?: CreateManyOptions): Promise<Row[]> {
+  createMany (em: EntityManager, caller: Caller, records: RecordBatches, opts?: CreateManyOptions): Promise<string[]> {
     return this.bulk.create(em, caller, records, opts)
   }
 

@@ -13,7 +13,10 @@
  * CPU time and its RSS growth (client and server share the process: the
  * CPU includes making and sending the body).
  * Embedded by default, PostgreSQL and Redis when DATABASE_URL / REDIS_URL
- * are set (use a throw-away database). Not part of `npm test`.
+ * are set (use a throw-away database). BENCH_LIVE_HEAP=1 with
+ * NODE_OPTIONS=--expose-gc reports the live heap's growth (a full GC
+ * before a sample every second) instead of the heap with its garbage.
+ * Not part of `npm test`.
  *
  *   [BENCH_IMPORT_ROWS=10000] [BENCH_IMPORT_LARGE_ROWS=100000] DATABASE_URL=postgres://…/bench REDIS_URL=redis://… npm run bench:import
  */
@@ -33,6 +36,11 @@ async function underWatch<T> (label: string, work: () => Promise<T>): Promise<T>
   global.gc?.()
   const rss0 = process.memoryUsage().rss
   let rssMax = rss0
+  const heap0 = process.memoryUsage().heapUsed
+  let heapMax = heap0
+  // BENCH_LIVE_HEAP=1 (with node --expose-gc): a full GC before every 25th sample, so the maximum is of live objects, not of garbage not yet collected.
+  const live = process.env.BENCH_LIVE_HEAP === '1' && global.gc !== undefined
+  let samples = 0
   const latencies: number[] = []
   let done = false
   const loop = monitorEventLoopDelay({ resolution: 10 })
@@ -43,7 +51,10 @@ async function underWatch<T> (label: string, work: () => Promise<T>): Promise<T>
       const res = await fetch(`${base}/health`)
       await res.arrayBuffer()
       latencies.push(performance.now() - t0)
-      rssMax = Math.max(rssMax, process.memoryUsage().rss)
+      const m = process.memoryUsage()
+      rssMax = Math.max(rssMax, m.rss)
+      if (!live) heapMax = Math.max(heapMax, m.heapUsed)
+      else if (++samples % 25 === 0) { global.gc!(); heapMax = Math.max(heapMax, process.memoryUsage().heapUsed) }
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
   })()
@@ -59,7 +70,7 @@ async function underWatch<T> (label: string, work: () => Promise<T>): Promise<T>
     loop.disable()
     const sorted = [...latencies].sort((a, b) => a - b)
     const mb = (n: number): string => (n / 1024 / 1024).toFixed(0)
-    console.log(`  ${label}: ${seconds.toFixed(2)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, RSS ${mb(rss0)} → max ${mb(rssMax)} MB (+${mb(rssMax - rss0)}); ` +
+    console.log(`  ${label}: ${seconds.toFixed(2)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s, RSS ${mb(rss0)} → max ${mb(rssMax)} MB (+${mb(rssMax - rss0)}), ${live ? 'live' : ''} JS heap +${mb(heapMax - heap0)} MB at most; ` +
       `/health (${sorted.length} asked) p50 ${pct(sorted, 0.5).toFixed(1)} / p95 ${pct(sorted, 0.95).toFixed(1)} / p99 ${pct(sorted, 0.99).toFixed(1)} / max ${(sorted.at(-1) ?? 0).toFixed(1)} ms; ` +
       `event-loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} / max ${(loop.max / 1e6).toFixed(1)} ms`)
   }

@@ -3,11 +3,16 @@
  * (importar)"): a client that goes away before the import commits leaves
  * nothing written (no records, no history, no events), and a body past
  * IMPORT_MAX_ROWS is answered 413 while the client is still sending it,
- * the rest unread and the connection closed. A listening server and a raw
+ * the rest unread and the connection closed; while a body is still
+ * arriving, its checked rows wait in an encrypted temporary file, not in
+ * a transaction (the embedded database's one connection stays free). A listening server and a raw
  * HTTP client; the write is held at its first `inside` hook, so the
  * client's going away happens inside the transaction, not by timing.
  */
 import { once } from 'node:events'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { request, type ClientRequest, type IncomingMessage } from 'node:http'
 import type { Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -21,6 +26,9 @@ let h: Harness, app: FastifyInstance, token: string, port: number
 /** Set to hold the next `inside` hook of denuncias until released. */
 let gate: { reached: () => void, released: Promise<void> } | undefined
 let committed = 0
+/** The imports' temporary files go here (TMPDIR, read by os.tmpdir() at each call). */
+const spoolRoot = mkdtempSync(join(tmpdir(), 'import-spool-test-'))
+const realTmp = process.env.TMPDIR
 
 /** Listens on a free port below the kernel's ephemeral range. */
 async function listenLow (on: FastifyInstance): Promise<number> {
@@ -36,6 +44,7 @@ async function listenLow (on: FastifyInstance): Promise<number> {
 }
 
 beforeAll(async () => {
+  process.env.TMPDIR = spoolRoot
   h = await createHarness()
   app = await h.app({ env: { IMPORT_MAX_ROWS: String(MAX_ROWS), METRICS_PORT: '0' } })
   token = await login(app)
@@ -49,7 +58,17 @@ beforeAll(async () => {
   app.records.hooks.on('denuncias', 'after', async () => { committed++ })
   port = await listenLow(app)
 })
-afterAll(async () => { await h.close() })
+afterAll(async () => {
+  await h.close()
+  if (realTmp === undefined) delete process.env.TMPDIR
+  else process.env.TMPDIR = realTmp
+  rmSync(spoolRoot, { recursive: true, force: true })
+})
+
+/** The import files under TMPDIR (each import makes a policia-import-* folder). */
+function spoolFiles (): string[] {
+  return readdirSync(spoolRoot).filter((d) => d.startsWith('policia-import-')).flatMap((d) => readdirSync(join(spoolRoot, d)).map((f) => join(spoolRoot, d, f)))
+}
 
 async function counts (): Promise<{ denuncias: number, historial: number }> {
   const rows = await app.orm.em.fork().getConnection().execute<Array<{ d: number, h: number }>>('select (select count(*)::int from "denuncias") as d, (select count(*)::int from "sys_historial") as h')
@@ -125,5 +144,36 @@ describe('an import over a real connection', () => {
     })
     if (!req.socket!.destroyed) await once(req.socket!, 'close')
     expect(await counts()).toEqual(before)
+  }, 60_000)
+
+  it('while the body still arrives: no transaction held, the checked rows on disk encrypted; nothing left after', async () => {
+    const before = await counts()
+    const req = post({ 'transfer-encoding': 'chunked' })
+    const answer = once(req, 'response') as Promise<[IncomingMessage]>
+    req.write(body(1200)) // more than two batches: checked and kept
+    let files: string[] = []
+    for (let i = 0; i < 400 && (files = spoolFiles()).every((f) => readFileSync(f).length < 100_000); i++) await new Promise((resolve) => setTimeout(resolve, 25))
+    const kept = readFileSync(files[0]!)
+    expect(kept.length).toBeGreaterThan(100_000)
+    expect(kept.includes('Ana 7')).toBe(false)
+    expect(kept.includes('Calle Mayor')).toBe(false)
+    // The body is not finished: no transaction is open, so another request answers (embedded: on the one connection).
+    await transactionsDone()
+    const list = await app.inject({ method: 'GET', url: '/denuncias?limit=1', headers: { authorization: `Bearer ${token}` } })
+    expect(list.statusCode).toBe(200)
+    expect(await counts()).toEqual(before)
+    req.end(body(300))
+    const [res] = await answer
+    expect(res.statusCode).toBe(201)
+    res.resume()
+    await once(res, 'end')
+    expect((await counts()).denuncias).toBe(before.denuncias + 1500)
+    expect(spoolFiles()).toEqual([])
+    // A refused import and a dry run leave nothing behind either.
+    for (const url of ['/denuncias/importar', '/denuncias/importar?simular=true']) {
+      const refused = await app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' }, payload: body(600) + '{"tipo": 1}\n' })
+      expect(refused.statusCode).toBe(url.includes('simular') ? 200 : 400)
+    }
+    expect(readdirSync(spoolRoot).filter((d) => d.startsWith('policia-import-'))).toEqual([])
   }, 60_000)
 })

@@ -144,6 +144,37 @@ describe('problems', () => {
     expect(garbled.errores).toEqual([{ fila: 1, campo: '', mensaje: 'no es JSON válido' }, { fila: 2, campo: '', mensaje: 'debe ser un objeto JSON' }])
   })
 
+  it('across batches: a repeat far down the file is named by its first row, once, in the dry run and the refusal alike; a clean file of many batches is written whole', async () => {
+    const line = (tip: string, n: number): string => JSON.stringify({ tip, nif: validDni(n), nombre: 'X', apellidos: 'Y', escala: 'oficial' })
+    const lines = Array.from({ length: 1300 }, (_, i) => line(`TIP-BIG-${i}`, 45_000_000 + i))
+    lines[1199] = line('TIP-BIG-3', 45_001_199) // row 1200 repeats row 4's tip
+    lines[1249] = line('TIP-IMP-1', 45_001_249) // row 1250: a tip already stored
+    lines[1299] = line('TIP-BIG-1299', 45_000_010) // row 1300 repeats row 11's (encrypted) nif
+    const expected = [
+      { fila: 1200, campo: 'tip', mensaje: 'repite el valor de la fila 4' },
+      { fila: 1250, campo: 'tip', mensaje: 'ya existe un registro con este valor' },
+      { fila: 1300, campo: 'nif', mensaje: 'repite el valor de la fila 11' },
+    ]
+    const before = await count('personal')
+    const dry = ok(await importar('personal', lines.join('\n'), 'application/x-ndjson', '?simular=true'))
+    expect(dry).toEqual({ filas: 1300, validas: 1297, errores: expected, errores_omitidos: 0 })
+    const res = await importar('personal', lines.join('\n'), 'application/x-ndjson')
+    expectError(res, 'DATOS_INVALIDOS')
+    expect(res.body.detalles).toEqual(expected.map((p) => ({ campo: `fila ${p.fila}: ${p.campo}`, mensaje: p.mensaje })))
+    expect(await count('personal')).toBe(before)
+    lines[1199] = line('TIP-BIG-1199', 45_001_199)
+    lines[1249] = line('TIP-BIG-1249', 45_001_249)
+    lines[1299] = line('TIP-BIG-1299', 45_001_299)
+    const done = ok(await importar('personal', lines.join('\n'), 'application/x-ndjson'), 201)
+    expect(done.creados).toBe(1300)
+    const seq = (done.ids as string[]).map((id) => Number(id.split('-')[2]))
+    expect(seq).toEqual(seq.map((_, i) => seq[0]! + i)) // one block, in file order
+    const last = ok(await admin.get(`/personal/${done.ids[1299] as string}`))
+    expect(last).toMatchObject({ tip: 'TIP-BIG-1299', nif: validDni(45_001_299) })
+    expect(ok(await admin.get(`/personal/${done.ids[1299] as string}/verificar`)).valido).toBe(true)
+    expect(await count('personal')).toBe(before + 1300)
+  }, 60_000)
+
   it('an empty file: 400 Datos requeridos; a bad query: 400', async () => {
     expectError(await importar('denuncias', `${HEADER}\n`, 'text/csv'), 'DATOS_REQUERIDOS')
     expectError(await importar('denuncias', `${HEADER}\n`, 'text/csv', '?simular=si'), 'DATOS_INVALIDOS')
