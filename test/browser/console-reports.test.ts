@@ -115,3 +115,24 @@ it('sums a numeric field per group and charts it (768 px)', async () => {
   await expectClean(w)
   await page.context().close()
 })
+
+it('opens every module\'s report with its default grouping, with no error and no axe-core violation', async () => {
+  const { base, browser } = server()
+  const w = await watchedPage(browser, base, 1280)
+  const { page } = w
+  await page.goto(`${base}/consola`)
+  await signIn(page, ADMIN.username, ADMIN.password)
+  const nav = page.getByRole('navigation', { name: 'Módulos' })
+  await nav.getByRole('link').first().waitFor()
+  for (const name of await nav.getByRole('link').allTextContents()) {
+    await nav.getByRole('link', { name, exact: true }).click()
+    await page.getByRole('link', { name: 'Informes' }).click()
+    await page.getByRole('heading', { level: 1, name: `Informes: ${name}` }).waitFor()
+    await page.getByRole('region', { name: /^Registros por / }).waitFor()
+    await expect.poll(() => page.locator('[aria-busy="true"]').count()).toBe(0)
+    expect(await page.locator('p.error').count(), name).toBe(0)
+  }
+  await checkScreen(page, 'informe-ultimo-modulo')
+  await expectClean(w)
+  await page.context().close()
+})
