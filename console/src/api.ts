@@ -67,7 +67,13 @@ function refused (res: Response, json: Envelope | undefined, path: string): ApiE
 export async function download (path: string): Promise<string> {
   const res = await fetchFile(path)
   const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'exportacion'
-  const url = URL.createObjectURL(inertBlob(await res.blob()))
+  save(await res.blob(), name)
+  return name
+}
+
+/** Bytes saved by the browser under a name, as `application/octet-stream` (never rendered). */
+export function save (blob: Blob, name: string): void {
+  const url = URL.createObjectURL(inertBlob(blob))
   const a = document.createElement('a')
   a.href = url
   a.download = name
@@ -76,7 +82,6 @@ export async function download (path: string): Promise<string> {
   a.click()
   a.remove()
   setTimeout(() => URL.revokeObjectURL(url), 60_000)
-  return name
 }
 
 export interface User { id: string, username: string, nombre: string, rol: string }
@@ -104,17 +109,20 @@ export async function fetchFile (path: string): Promise<Response> {
 }
 
 /**
- * A raw-body upload (S22 `POST …/archivos/{campo}?nombre=`) through
- * XMLHttpRequest, the one browser API that reports upload progress.
+ * A raw-body upload (an evidence file's `POST …/archivos/{campo}?nombre=`,
+ * an import's `POST /{module}/importar`) through XMLHttpRequest, the one
+ * browser API that reports upload progress. `type`: the Content-Type, else
+ * the file's own; `headers`: more of them (an Idempotency-Key).
  */
-export function upload<T = any> (path: string, file: Blob, onProgress: (fraction: number) => void): Promise<T> {
+export function upload<T = any> (path: string, file: Blob, onProgress: (fraction: number) => void, opts: { type?: string, headers?: Record<string, string> } = {}): Promise<T> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest()
     xhr.open('POST', path)
     xhr.withCredentials = false
     xhr.setRequestHeader('Accept', 'application/json')
     if (token !== undefined) xhr.setRequestHeader('Authorization', `Bearer ${token}`)
-    xhr.setRequestHeader('Content-Type', file.type === '' ? 'application/octet-stream' : file.type)
+    xhr.setRequestHeader('Content-Type', opts.type ?? (file.type === '' ? 'application/octet-stream' : file.type))
+    for (const [name, value] of Object.entries(opts.headers ?? {})) xhr.setRequestHeader(name, value)
     xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total) }
     xhr.onerror = () => reject(new ApiError(0, 'No se pudo conectar con el servicio'))
     xhr.onload = () => {

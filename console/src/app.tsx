@@ -14,6 +14,8 @@ import { RecordScreen } from './record-screen.js'
 import { PasswordScreen } from './password-screen.js'
 import { EDIT_PATH, FormScreen, NEW_PATH } from './form-screen.js'
 import { ToolsNav, toolScreen } from './tools.js'
+import { REPORT_PATH, ReportScreen } from './report-screen.js'
+import { IMPORT_PATH, ImportScreen } from './import-screen.js'
 
 /** The console's own screens start with `_`, which no module path may (core/registry/schema.ts). */
 const PASSWORD_PATH = '_contrasena'
@@ -68,6 +70,8 @@ function Screen ({ modules, route }: { modules: ModuleInfo[], route: Route }) {
   const tool = toolScreen(modules, route)
   if (tool !== undefined) return tool
   if (mod === undefined) return <><h1>Módulo no disponible</h1><p>No existe o no tiene permiso para verlo.</p></>
+  if (id === REPORT_PATH) return <ReportScreen key={ruta} mod={mod} modules={modules} params={route.params} />
+  if (id === IMPORT_PATH) return <ImportScreen key={ruta} mod={mod} />
   if (id === NEW_PATH) return <FormScreen key={`${ruta}/${id}`} mod={mod} modules={modules} />
   if (id !== undefined && sub === EDIT_PATH) return <FormScreen key={`${ruta}/${id}/${sub}`} mod={mod} id={id} modules={modules} />
   if (id !== undefined) return <RecordScreen key={`${ruta}/${id}`} mod={mod} id={id} modules={modules} />

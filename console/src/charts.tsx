@@ -10,19 +10,20 @@ export interface Bar { label: string, value: number }
 const BAR = '#0b4f9c'
 const TEXT = '#1b1f24'
 
+interface HBarProps { bars: Bar[], width?: number, labelW?: number, format?: (value: number) => string }
+
 /** Horizontal bars, one per row: for categories such as states. */
-export function HBarChart ({ bars, width = 420 }: { bars: Bar[], width?: number }) {
+export function HBarChart ({ bars, width = 420, labelW = 130, format = String }: HBarProps) {
   const max = Math.max(1, ...bars.map((b) => b.value))
   const row = 26
-  const labelW = 130
-  const plot = width - labelW - 50
+  const plot = width - labelW - 70
   return (
     <svg class="chart" viewBox={`0 0 ${width} ${bars.length * row + 4}`} width={width} height={bars.length * row + 4} aria-hidden="true" focusable="false">
       {bars.map((b, i) => (
         <g key={b.label} transform={`translate(0 ${i * row + 2})`}>
           <text x={labelW - 6} y={row / 2 + 4} text-anchor="end" fill={TEXT} font-size="13">{b.label}</text>
           <rect x={labelW} y={3} width={Math.max(1, (b.value / max) * plot)} height={row - 8} fill={BAR} />
-          <text x={labelW + Math.max(1, (b.value / max) * plot) + 4} y={row / 2 + 4} fill={TEXT} font-size="13">{b.value}</text>
+          <text x={labelW + Math.max(1, (b.value / max) * plot) + 4} y={row / 2 + 4} fill={TEXT} font-size="13">{format(b.value)}</text>
         </g>
       ))}
     </svg>
@@ -53,5 +54,42 @@ export function ColumnChart ({ bars, height = 180 }: { bars: Bar[], height?: num
         )
       })}
     </svg>
+  )
+}
+
+/** Colours of a stacked chart's series, each at least 3:1 on white; the last for the rest (`Otros`). */
+export const SERIES = ['#0b4f9c', '#c24e00', '#1d6b32', '#7a3e9d', '#a4161a', '#00727a', '#8a6d00', '#4a525c']
+
+export interface Stack { label: string, parts: number[] }
+
+/** Horizontal bars split by a second key: each row's parts in the order of `series`, the row's total at its end. */
+export function StackedBarChart ({ rows, series, width = 560, labelW = 130, format = String }: { rows: Stack[], series: string[] } & Omit<HBarProps, 'bars'>) {
+  const totals = rows.map((r) => r.parts.reduce((a, b) => a + b, 0))
+  const max = Math.max(1, ...totals)
+  const row = 26
+  const plot = width - labelW - 70
+  return (
+    <div class="stacked-chart" aria-hidden="true">
+      <ul class="legend">
+        {series.map((s, i) => <li key={s}><svg class="swatch" viewBox="0 0 12 12" width="12" height="12" focusable="false"><rect width="12" height="12" rx="2" fill={SERIES[i % SERIES.length]} /></svg>{s}</li>)}
+      </ul>
+      <svg class="chart" viewBox={`0 0 ${width} ${rows.length * row + 4}`} width={width} height={rows.length * row + 4} focusable="false">
+        {rows.map((r, i) => {
+          let x = labelW
+          return (
+            <g key={r.label} transform={`translate(0 ${i * row + 2})`}>
+              <text x={labelW - 6} y={row / 2 + 4} text-anchor="end" fill={TEXT} font-size="13">{r.label}</text>
+              {r.parts.map((v, j) => {
+                const w = (v / max) * plot
+                const at = x
+                x += w
+                return v > 0 ? <rect key={j} x={at} y={3} width={Math.max(1, w)} height={row - 8} fill={SERIES[j % SERIES.length]} /> : null
+              })}
+              <text x={x + 4} y={row / 2 + 4} fill={TEXT} font-size="13">{format(totals[i] ?? 0)}</text>
+            </g>
+          )
+        })}
+      </svg>
+    </div>
   )
 }

@@ -11,6 +11,8 @@ import { labelOf, show, type ModuleInfo } from './modules.js'
 import { href } from './route.js'
 import { Filters, filterQuery } from './filters.js'
 import { NEW_PATH } from './form-screen.js'
+import { IMPORT_PATH } from './import-screen.js'
+import { listParams, REPORT_PATH } from './report-screen.js'
 import { markListData, measureListRender } from './perf.js'
 
 export const PAGE = 50
@@ -66,7 +68,11 @@ export function ListScreen ({ mod, modules, params }: { mod: ModuleInfo, modules
   return (
     <>
       <h1>{mod.etiqueta}</h1>
-      {mod.acciones.crear !== undefined && <p><a class="button" href={href([mod.ruta, NEW_PATH])}>Nuevo</a></p>}
+      <p class="actions">
+        {mod.acciones.crear !== undefined && <a class="button" href={href([mod.ruta, NEW_PATH])}>Nuevo</a>}
+        <a class="button secondary" href={href([mod.ruta, REPORT_PATH], listParams(params))}>Informes</a>
+        {mod.acciones.importar !== undefined && <a class="button secondary" href={href([mod.ruta, IMPORT_PATH])}>Importar</a>}
+      </p>
       <form class="search" role="search" onSubmit={search}>
         <label for="buscar">Buscar</label>
         <input id="buscar" name="q" type="search" defaultValue={q} />

@@ -1,8 +1,21 @@
 /** What GET /me/modulos says of a module (docs/user-guide.md "The modules you may see"), and how the console names things. */
 
 // The shape is the service's own (a type only: nothing of the server enters the bundle).
-export type { FieldDescription as FieldInfo, ModuleDescription as ModuleInfo } from '../../core/registry/module-description.js'
-import type { ModuleDescription as ModuleInfo } from '../../core/registry/module-description.js'
+import type { FieldDescription, ModuleDescription } from '../../core/registry/module-description.js'
+
+/**
+ * A field's labels from modules.yaml (`etiqueta`, `ayuda`, an enum's
+ * `etiquetas_valores`), optional here: where one is missing the console
+ * shows the name (`campo.etiqueta ?? labelOf(campo.nombre)`).
+ */
+interface FieldLabels {
+  etiqueta?: string
+  ayuda?: string
+  etiquetas_valores?: Record<string, string>
+}
+
+export type FieldInfo = FieldDescription & FieldLabels
+export type ModuleInfo = Omit<ModuleDescription, 'campos'> & { campos: FieldInfo[] }
 
 const SYSTEM: Record<string, string> = {
   _id: 'Referencia',
