@@ -5,6 +5,8 @@
  * equivalent table). Colours meet AA contrast on white.
  */
 
+import { numberText } from './spanish.js'
+
 export interface Bar { label: string, value: number }
 
 const BAR = '#0b4f9c'
@@ -22,7 +24,7 @@ export function HBarChart ({ bars, width = 420 }: { bars: Bar[], width?: number 
         <g key={b.label} transform={`translate(0 ${i * row + 2})`}>
           <text x={labelW - 6} y={row / 2 + 4} text-anchor="end" fill={TEXT} font-size="13">{b.label}</text>
           <rect x={labelW} y={3} width={Math.max(1, (b.value / max) * plot)} height={row - 8} fill={BAR} />
-          <text x={labelW + Math.max(1, (b.value / max) * plot) + 4} y={row / 2 + 4} fill={TEXT} font-size="13">{b.value}</text>
+          <text x={labelW + Math.max(1, (b.value / max) * plot) + 4} y={row / 2 + 4} fill={TEXT} font-size="13">{numberText(b.value)}</text>
         </g>
       ))}
     </svg>
@@ -46,7 +48,7 @@ export function ColumnChart ({ bars, height = 180 }: { bars: Bar[], height?: num
         return (
           <g key={b.label}>
             <rect x={x} y={top + plot - h} width={col - 10} height={Math.max(h, 1)} fill={BAR} />
-            <text x={x + (col - 10) / 2} y={top + plot - h - 4} text-anchor="middle" fill={TEXT} font-size="12">{b.value}</text>
+            <text x={x + (col - 10) / 2} y={top + plot - h - 4} text-anchor="middle" fill={TEXT} font-size="12">{numberText(b.value)}</text>
             <text x={x + (col - 10) / 2} y={top + plot + 14} text-anchor="middle" fill={TEXT} font-size="11">{b.label.slice(5) || b.label}</text>
             {(i === 0 || b.label.slice(5) === '01') && <text x={x} y={top + plot + 28} fill={TEXT} font-size="11">{b.label.slice(0, 4)}</text>}
           </g>
