@@ -20,6 +20,8 @@ import { findRows } from '../db/row-query.js'
 
 /** The most ids one request may ask about. */
 export const DIRECTORY_MAX_IDS = 200
+/** A record id (core/ids.ts: `PREFIX-YYYY-NNNNN`, at most 40 characters): anything else names nobody and never reaches the database. */
+const RECORD_ID = /^[A-Z0-9]{2,6}-\d{4}-\d{5,28}$/
 
 export interface PersonName { id: string, nombre: string }
 
@@ -45,7 +47,7 @@ function plans (registry: Registry): NamePlan[] {
 export async function directoryNames (em: EntityManager, registry: Registry, ids: readonly string[]): Promise<PersonName[]> {
   const found = new Map<string, string>()
   for (const plan of plans(registry)) {
-    const mine = ids.filter((id) => id.startsWith(`${plan.mod.prefix}-`))
+    const mine = ids.filter((id) => id.startsWith(`${plan.mod.prefix}-`) && RECORD_ID.test(id))
     if (mine.length === 0) continue
     const fields = [...plan.parts, ...(plan.fallback === undefined ? [] : [plan.fallback])]
     const rows = await findRows(em, entityName(plan.mod), { _id: { $in: mine } }, { columns: ['_id', ...fields.map(valueColumn)] })

@@ -40,6 +40,9 @@ it('names users and staff members for any signed-in role, in the order asked, le
     { id: gone, nombre: 'Lucía Cervantes' },
     { id: adminId, nombre: admin[0]!.nombre },
   ])
+  // What is no record id (a NUL, too long, lower case) names nobody: left out, never a database error.
+  const odd = [`${staff}\u0000`, `USR-2026-${'9'.repeat(40)}`, staff.toLowerCase(), 'USR-2026-1']
+  expect(ok(await call(app, 'GET', `/directorio?ids=${encodeURIComponent([...odd, staff].join(','))}`, { token: agente.token }))).toEqual([{ id: staff, nombre: 'Rigoberta Menchú Pérez' }])
   // Repeated and duplicated ids: one answer each.
   expect(ok(await call(app, 'GET', `/directorio?ids=${staff}&ids=${staff},${staff}`, { token: agente.token }))).toEqual([{ id: staff, nombre: 'Rigoberta Menchú Pérez' }])
 })
