@@ -34,6 +34,7 @@ import webhooksPlugin from './plugins/webhooks.js'
 import authRoutes from './routes/auth.js'
 import auditRoutes from './routes/audit.js'
 import myModulesRoutes from './routes/my-modules.js'
+import directoryRoutes from './routes/directory.js'
 import eventRoutes from './routes/events.js'
 import recordsPlugin from './plugins/records.js'
 import filesPlugin from './plugins/files.js'
@@ -139,6 +140,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(authRoutes)
     await app.register(auditRoutes)
     await app.register(myModulesRoutes)
+    await app.register(directoryRoutes)
     for (const mod of registry.modules) {
       await app.register(moduleRoutes(mod), { prefix: `/${mod.path}` })
     }

@@ -124,6 +124,7 @@ export const DETAILS = {
   TIPO_NO_COINCIDE: (declared: string, sniffed: string) => `el tipo declarado (${declared}) no coincide con el contenido (${sniffed})`,
   TIPO_NO_VALIDO: 'Content-Type no es un tipo de contenido válido',
   CLAVE_IDEMPOTENCIA_NO_VALIDA: 'debe tener de 1 a 255 caracteres ASCII imprimibles',
+  DIRECTORIO_MAXIMO: (max: number) => `admite como máximo ${max} ids por consulta`,
   ALMACEN_ARCHIVOS_NO_DISPONIBLE: 'el almacén de archivos no está disponible (lleno o inalcanzable); no se guardó ni cambió nada: reintente más tarde',
 } as const
 

@@ -30,16 +30,16 @@ export function OutcomeLine ({ outcome }: { outcome: Outcome | undefined }) {
   return <p class={outcome.ok ? 'ok' : 'error'} role={outcome.ok ? 'status' : 'alert'}>{outcome.text}</p>
 }
 
-interface InputProps { id: string, name: string, label: string, outcome?: Outcome | undefined, type?: 'text' | 'password' | 'email' | 'url' | 'number', required?: boolean, autocomplete?: string, hint?: string, children?: ComponentChildren }
+interface InputProps { id: string, name: string, label: string, outcome?: Outcome | undefined, type?: 'text' | 'password' | 'email' | 'url' | 'number', required?: boolean, autocomplete?: string, hint?: string, defaultValue?: string, children?: ComponentChildren }
 
 /** An input (or the `children` control; `type` cast: Preact's types tie each input type to its own attributes) with its label, and the API's message for the field, tied by aria-describedby. */
-export function Input ({ id, name, label, outcome, type = 'text', required = false, autocomplete, hint, children }: InputProps) {
+export function Input ({ id, name, label, outcome, type = 'text', required = false, autocomplete, hint, defaultValue, children }: InputProps) {
   const message = outcome?.detalles?.find((d) => d.campo === name)?.mensaje
   const described = [hint === undefined ? '' : `${id}-ayuda`, message === undefined ? '' : `${id}-error`].filter((s) => s !== '').join(' ') || undefined
   return (
     <div>
       <label for={id}>{label}</label>
-      {children ?? <input id={id} name={name} type={type as 'text'} required={required} autocomplete={autocomplete} aria-invalid={message === undefined ? undefined : 'true'} aria-describedby={described} />}
+      {children ?? <input id={id} name={name} type={type as 'text'} required={required} autocomplete={autocomplete} defaultValue={defaultValue} aria-invalid={message === undefined ? undefined : 'true'} aria-describedby={described} />}
       {hint !== undefined && <span id={`${id}-ayuda`} class="hint">{hint}</span>}
       {message !== undefined && <span id={`${id}-error`} class="error">{message}</span>}
     </div>

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { request, signOut, whenExpired, type User } from './api.js'
 import { watchIdle } from './idle.js'
+import { forgetPeople } from './people.js'
 import type { ModuleInfo } from './modules.js'
 import { href, useRoute, type Route } from './route.js'
 import { SignIn } from './sign-in.js'
@@ -29,6 +30,7 @@ export function App () {
   const end = (message?: string): void => {
     setUser(undefined)
     setModules(undefined)
+    forgetPeople()
     setNotice(message)
     location.hash = ''
   }

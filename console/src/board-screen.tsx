@@ -8,7 +8,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
 import { openStream, type StreamState } from './event-stream.js'
-import { labelOf, show, type ModuleInfo } from './modules.js'
+import { fieldLabel, labelOf, type FieldInfo, type ModuleInfo } from './modules.js'
+import { Restricted, Shown, valueText, EMPTY } from './shown.js'
 import { href } from './route.js'
 
 export const BOARD_MODULE = 'sala092'
@@ -22,7 +23,8 @@ interface FeedEvent { tipo: string, registro_id: string, registro: Call }
 
 const isOpen = (c: Call): boolean => c.estado === undefined || OPEN.includes(String(c.estado))
 const isUrgent = (c: Call): boolean => c.tipo_incidencia === 'urgente'
-const say = (c: Call): string => [show(c.categoria), show(c.descripcion), c.ubicacion == null ? '' : `en ${String(c.ubicacion)}`].filter((s) => s !== '—' && s !== '').join(', ')
+/** What is announced of a call: its category, description and place, as shown. */
+const say = (c: Call, fields: Map<string, FieldInfo>): string => [valueText(fields.get('categoria'), c.categoria), valueText(fields.get('descripcion'), c.descripcion), c.ubicacion == null ? '' : `en ${String(c.ubicacion)}`].filter((s) => s !== EMPTY && s !== '').join(', ')
 
 export function BoardScreen ({ mod }: { mod: ModuleInfo }) {
   const [calls, setCalls] = useState<Call[]>()
@@ -33,6 +35,7 @@ export function BoardScreen ({ mod }: { mod: ModuleInfo }) {
   const [fresh, setFresh] = useState<Set<string>>(new Set())
   const reloads = useRef(0)
   const columns = COLUMNS.filter((c) => mod.campos.some((f) => f.nombre === c))
+  const fields = new Map(mod.campos.map((f) => [f.nombre, f]))
 
   const load = (): void => {
     const query = new URLSearchParams({ campos: columns.join(','), limit: '100', sort: '-_id' })
@@ -57,8 +60,8 @@ export function BoardScreen ({ mod }: { mod: ModuleInfo }) {
       return
     }
     setFresh((old) => new Set(old).add(e.registro_id))
-    if (isUrgent(record)) setUrgent(`Llamada urgente ${e.registro_id}${created ? '' : ' actualizada'}: ${say(record)}`)
-    else setNews(`${created ? 'Nueva llamada' : 'Llamada actualizada'} ${e.registro_id}: ${say(record)}`)
+    if (isUrgent(record)) setUrgent(`Llamada urgente ${e.registro_id}${created ? '' : ' actualizada'}: ${say(record, fields)}`)
+    else setNews(`${created ? 'Nueva llamada' : 'Llamada actualizada'} ${e.registro_id}: ${say(record, fields)}`)
   }
 
   useEffect(() => {
@@ -89,12 +92,12 @@ export function BoardScreen ({ mod }: { mod: ModuleInfo }) {
           <div class="table-wrap">
             <table class="board">
               <caption>Llamadas abiertas ({calls.length}), las más recientes primero</caption>
-              <thead><tr><th scope="col">Referencia</th>{columns.map((c) => <th key={c} scope="col">{labelOf(c)}</th>)}</tr></thead>
+              <thead><tr><th scope="col">Referencia</th>{columns.map((c) => <th key={c} scope="col">{fields.has(c) ? fieldLabel(fields.get(c)!) : labelOf(c)}</th>)}</tr></thead>
               <tbody>
                 {calls.map((c) => (
                   <tr key={String(c._id)} class={`${isUrgent(c) ? 'urgent' : ''} ${fresh.has(String(c._id)) ? 'fresh' : ''}`.trim() || undefined}>
                     <th scope="row"><a href={href([mod.ruta, String(c._id)])}>{String(c._id)}</a>{isUrgent(c) && <> <span class="urgent-mark">Urgente</span></>}</th>
-                    {columns.map((k) => <td key={k}>{Array.isArray(c._restringidos) && c._restringidos.includes(k) ? 'Restringido' : show(c[k])}</td>)}
+                    {columns.map((k) => <td key={k}>{Array.isArray(c._restringidos) && c._restringidos.includes(k) ? <Restricted /> : <Shown field={fields.get(k)} value={c[k]} />}</td>)}
                   </tr>
                 ))}
               </tbody>

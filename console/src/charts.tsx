@@ -5,6 +5,8 @@
  * equivalent table). Colours meet AA contrast on white.
  */
 
+import { numberText } from './spanish.js'
+
 export interface Bar { label: string, value: number }
 
 const BAR = '#0b4f9c'
@@ -13,7 +15,7 @@ const TEXT = '#1b1f24'
 interface HBarProps { bars: Bar[], width?: number, labelW?: number, format?: (value: number) => string }
 
 /** Horizontal bars, one per row: for categories such as states. */
-export function HBarChart ({ bars, width = 420, labelW = 130, format = String }: HBarProps) {
+export function HBarChart ({ bars, width = 420, labelW = 130, format = numberText }: HBarProps) {
   const max = Math.max(1, ...bars.map((b) => b.value))
   const row = 26
   const plot = width - labelW - 70
@@ -47,7 +49,7 @@ export function ColumnChart ({ bars, height = 180 }: { bars: Bar[], height?: num
         return (
           <g key={b.label}>
             <rect x={x} y={top + plot - h} width={col - 10} height={Math.max(h, 1)} fill={BAR} />
-            <text x={x + (col - 10) / 2} y={top + plot - h - 4} text-anchor="middle" fill={TEXT} font-size="12">{b.value}</text>
+            <text x={x + (col - 10) / 2} y={top + plot - h - 4} text-anchor="middle" fill={TEXT} font-size="12">{numberText(b.value)}</text>
             <text x={x + (col - 10) / 2} y={top + plot + 14} text-anchor="middle" fill={TEXT} font-size="11">{b.label.slice(5) || b.label}</text>
             {(i === 0 || b.label.slice(5) === '01') && <text x={x} y={top + plot + 28} fill={TEXT} font-size="11">{b.label.slice(0, 4)}</text>}
           </g>

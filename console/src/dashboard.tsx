@@ -9,7 +9,8 @@ import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
 import { ColumnChart, HBarChart, type Bar } from './charts.js'
-import { labelOf, type ModuleInfo } from './modules.js'
+import { fieldOf, labelIn, valueLabel, type ModuleInfo } from './modules.js'
+import { monthText, numberText } from './spanish.js'
 import { href } from './route.js'
 
 export const DASHBOARD_PATH = '_panel'
@@ -17,6 +18,8 @@ const NONE = '(sin valor)'
 const MONTHS = 24
 
 interface Summary { grupos: Array<Record<string, unknown> & { cantidad: number }>, total: number }
+/** A bar as shown: a state by its label, a month `03/2026`. */
+type Shown = (label: string) => string
 
 /** The field whose months the dashboard counts. */
 export function monthField (mod: ModuleInfo): string {
@@ -68,6 +71,8 @@ export function DashboardScreen ({ modules, ruta }: { modules: ModuleInfo[], rut
   }, [mod?.ruta])
 
   if (mod === undefined) return <><h1>Paneles</h1><p>No hay módulos que pueda ver.</p></>
+  const stateField = mod.campo_estado === undefined ? undefined : fieldOf(mod, mod.campo_estado)
+  const stateLabel: Shown = (v) => v === NONE ? v : valueLabel(stateField, v)
   return (
     <>
       <h1>Panel: {mod.etiqueta}</h1>
@@ -75,16 +80,19 @@ export function DashboardScreen ({ modules, ruta }: { modules: ModuleInfo[], rut
         <ul>{modules.map((m) => <li key={m.ruta}><a href={href([DASHBOARD_PATH, m.ruta])} aria-current={m.ruta === mod.ruta ? 'page' : undefined}>{m.etiqueta}</a></li>)}</ul>
       </nav>
       {error !== undefined && <p class="error" role="alert">{error}</p>}
-      {total !== undefined && <p class="total">{total === 1 ? '1 registro' : `${total} registros`} en total</p>}
+      {total !== undefined && <p class="total">{total === 1 ? '1 registro' : `${numberText(total)} registros`} en total</p>}
       {mod.campo_estado !== undefined && (
-        <Figure id="por-estado" title={`Registros por ${labelOf(mod.campo_estado).toLowerCase()}`} head={labelOf(mod.campo_estado)} bars={states} chart={(b) => <HBarChart bars={b} />} />
+        <Figure id="por-estado" title={`Registros por ${lower(labelIn(mod, mod.campo_estado))}`} head={labelIn(mod, mod.campo_estado)} bars={states} shown={stateLabel} chart={(b) => <HBarChart bars={b.map((x) => ({ ...x, label: stateLabel(x.label) }))} />} />
       )}
-      <Figure id="por-mes" title={`Registros por mes (${labelOf(field).toLowerCase()})`} head="Mes" bars={months} chart={(b) => <ColumnChart bars={b} />} />
+      <Figure id="por-mes" title={`Registros por mes (${lower(labelIn(mod, field))})`} head="Mes" bars={months} shown={monthText} chart={(b) => <ColumnChart bars={b} />} />
     </>
   )
 }
 
-function Figure ({ id, title, head, bars, chart }: { id: string, title: string, head: string, bars: Bar[] | undefined, chart: (bars: Bar[]) => ComponentChildren }) {
+/** `Estado` → `estado`; an initialism kept (`DNI`). */
+const lower = (text: string): string => /^\p{Lu}{2}/u.test(text) ? text : text.charAt(0).toLowerCase() + text.slice(1)
+
+function Figure ({ id, title, head, bars, shown, chart }: { id: string, title: string, head: string, bars: Bar[] | undefined, shown: Shown, chart: (bars: Bar[]) => ComponentChildren }) {
   return (
     <section class="figure" aria-labelledby={id}>
       <h2 id={id}>{title}</h2>
@@ -98,7 +106,7 @@ function Figure ({ id, title, head, bars, chart }: { id: string, title: string, 
               <table>
                 <caption class="visually-hidden">{title}</caption>
                 <thead><tr><th scope="col">{head}</th><th scope="col">Registros</th></tr></thead>
-                <tbody>{bars.map((b) => <tr key={b.label}><th scope="row">{b.label}</th><td>{b.value}</td></tr>)}</tbody>
+                <tbody>{bars.map((b) => <tr key={b.label}><th scope="row">{shown(b.label)}</th><td class="number">{numberText(b.value)}</td></tr>)}</tbody>
               </table>
             </div>
             )}

@@ -1,7 +1,9 @@
 /**
  * A list's filters per field, as the field's type allows (docs/user-guide.md "Console";
  * docs/user-guide.md "Listing", its table of operators by type): an enum or
- * a boolean as a choice, a date, date-time, time or number as a range, a
+ * a boolean as a choice (by the values' labels), a date, date-time, time or
+ * number as a range (typed in Spanish: `01/06/2026`, `200,50`; the address
+ * keeps what was typed, the request the API's form), a
  * reference by picking a record of its module (the ref picker; its id is
  * sent), a string or text by `contiene`. Their inputs are named as the
  * API's parameters (`estado`, `fecha_hechos[gte]`), so the address and the
@@ -9,9 +11,9 @@
  * filters them only through a blind index, for those who may decrypt.
  */
 import { useState } from 'preact/hooks'
-import type { FieldInfo, ModuleInfo } from './modules.js'
-import { labelOf } from './modules.js'
+import { fieldLabel, valueLabel, type FieldInfo, type ModuleInfo } from './modules.js'
 import { RefPicker } from './ref-picker.js'
+import { parseDate, parseNumber, parseTime, type Parsed } from './spanish.js'
 
 type Kind = 'choice' | 'boolean' | 'dates' | 'times' | 'numbers' | 'ref' | 'contains'
 
@@ -36,11 +38,20 @@ export function filterFields (mod: ModuleInfo): Array<FieldInfo & { kind: Kind }
   return mod.campos.flatMap((f) => { const kind = kindOf(f); return kind === undefined ? [] : [{ ...f, kind }] })
 }
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/
-const NUMBER = /^-?\d+(\.\d+)?$/
-const TIME = /^\d{2}:\d{2}$/
+/** A range bound as typed, read as the API takes it; undefined for a field with no range. */
+function bound (f: FieldInfo & { kind: Kind }, text: string): Parsed<string> | undefined {
+  if (f.kind === 'numbers') {
+    const n = parseNumber(text, f.tipo === 'integer' ? 0 : 2)
+    return 'value' in n ? { value: String(n.value) } : n
+  }
+  if (f.kind === 'times') return parseTime(text)
+  if (f.kind === 'dates') return parseDate(text)
+  return undefined
+}
 
-/** The address's filter parameters as the API takes them: a date-time range covers whole days. */
+const RANGE = [['gte', ' 00:00:00'], ['lte', ' 23:59:59']] as const
+
+/** The address's filter parameters as the API takes them: a date-time range covers whole days; a bound that does not read is left out. */
 export function filterQuery (mod: ModuleInfo, params: URLSearchParams): Array<[string, string]> {
   const out: Array<[string, string]> = []
   const take = (name: string, ok: (v: string) => boolean, as = (v: string) => v): void => {
@@ -52,32 +63,48 @@ export function filterQuery (mod: ModuleInfo, params: URLSearchParams): Array<[s
     else if (f.kind === 'boolean') take(f.nombre, (v) => v === 'true' || v === 'false')
     else if (f.kind === 'contains') take(`${f.nombre}[contiene]`, () => true)
     else {
-      for (const [op, time] of [['gte', ' 00:00:00'], ['lte', ' 23:59:59']] as const) {
-        if (f.kind === 'numbers') take(`${f.nombre}[${op}]`, (v) => NUMBER.test(v))
-        else if (f.kind === 'times') take(`${f.nombre}[${op}]`, (v) => TIME.test(v))
-        else take(`${f.nombre}[${op}]`, (v) => DAY.test(v), (v) => f.tipo === 'datetime' ? v + time : v)
+      for (const [op, time] of RANGE) {
+        const read = (v: string): Parsed<string> | undefined => bound(f, v.trim())
+        take(`${f.nombre}[${op}]`, (v) => { const b = read(v); return b !== undefined && 'value' in b },
+          (v) => { const b = read(v) as { value: string }; return f.tipo === 'datetime' ? b.value + time : b.value })
       }
     }
   }
   return out
 }
 
-interface FiltersProps { mod: ModuleInfo, modules: ModuleInfo[], params: URLSearchParams }
+/** The range bounds of a submitted filter form that do not read, by input name (`fecha_hechos[gte]`), in the API's words. */
+export function filterProblems (mod: ModuleInfo, form: Record<string, string>): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const f of filterFields(mod)) {
+    for (const [op] of RANGE) {
+      const name = `${f.nombre}[${op}]`
+      const v = form[name]
+      const b = v === undefined || v === '' ? undefined : bound(f, v)
+      if (b !== undefined && 'problem' in b) out.set(name, b.problem)
+    }
+  }
+  return out
+}
 
-export function Filters ({ mod, modules, params }: FiltersProps) {
+interface FiltersProps { mod: ModuleInfo, modules: ModuleInfo[], params: URLSearchParams, problems: Map<string, string> }
+
+export function Filters ({ mod, modules, params, problems }: FiltersProps) {
   const fields = filterFields(mod)
   if (fields.length === 0) return null
   return (
     <fieldset class="filters">
       <legend>Filtros</legend>
-      {fields.map((f) => <Filter key={f.nombre} field={f} modules={modules} params={params} />)}
+      {fields.map((f) => <Filter key={f.nombre} field={f} modules={modules} params={params} problems={problems} />)}
     </fieldset>
   )
 }
 
-function Filter ({ field: f, modules, params }: { field: FieldInfo & { kind: Kind }, modules: ModuleInfo[], params: URLSearchParams }) {
+const PLACEHOLDER: Partial<Record<Kind, string>> = { dates: 'dd/mm/aaaa', times: 'hh:mm' }
+
+function Filter ({ field: f, modules, params, problems }: { field: FieldInfo & { kind: Kind }, modules: ModuleInfo[], params: URLSearchParams, problems: Map<string, string> }) {
   const id = `f-${f.nombre}`
-  const label = labelOf(f.nombre)
+  const label = fieldLabel(f)
   // `selected` on the option: a select has no default value of its own.
   const choice = (options: Array<[string, string]>) => (
     <span>
@@ -89,7 +116,7 @@ function Filter ({ field: f, modules, params }: { field: FieldInfo & { kind: Kin
     </span>
   )
   switch (f.kind) {
-    case 'choice': return choice((f.enum ?? []).map((v) => [v, v]))
+    case 'choice': return choice((f.enum ?? []).map((v) => [v, valueLabel(f, v)]))
     case 'boolean': return choice([['true', 'Sí'], ['false', 'No']])
     case 'ref': return <RefFilter id={id} field={f} modules={modules} value={params.get(f.nombre) ?? ''} />
     case 'contains': {
@@ -100,12 +127,16 @@ function Filter ({ field: f, modules, params }: { field: FieldInfo & { kind: Kin
       <>
         {(['gte', 'lte'] as const).map((op) => {
           const name = `${f.nombre}[${op}]`
+          const problem = problems.get(name)
+          const inputId = `${id}-${op}`
           return (
             <span key={op}>
-              <label for={`${id}-${op}`}>{label} {op === 'gte' ? 'desde' : 'hasta'}</label>
-              {f.kind === 'numbers'
-                ? <input id={`${id}-${op}`} name={name} type="number" step={f.tipo === 'integer' ? '1' : 'any'} defaultValue={params.get(name) ?? ''} />
-                : <input id={`${id}-${op}`} name={name} type={f.kind === 'times' ? 'time' : 'date'} defaultValue={params.get(name) ?? ''} />}
+              <label for={inputId}>{label} {op === 'gte' ? 'desde' : 'hasta'}</label>
+              {/* Text, not a native date or number box: those follow the browser's language (console/src/spanish.ts). */}
+              <input id={inputId} name={name} type="text" autocomplete="off" inputMode={f.kind === 'numbers' ? 'decimal' : undefined}
+                placeholder={PLACEHOLDER[f.kind]} defaultValue={params.get(name) ?? ''}
+                aria-invalid={problem === undefined ? undefined : 'true'} aria-describedby={problem === undefined ? undefined : `${inputId}-error`} />
+              {problem !== undefined && <span id={`${inputId}-error`} class="error">{problem}</span>}
             </span>
           )
         })}
@@ -118,7 +149,7 @@ function Filter ({ field: f, modules, params }: { field: FieldInfo & { kind: Kin
 function RefFilter ({ id, field, modules, value }: { id: string, field: FieldInfo, modules: ModuleInfo[], value: string }) {
   const [picked, setPicked] = useState(value)
   const target = modules.find((m) => m.ruta === field.ref)
-  const label = <label for={id}>{labelOf(field.nombre)}</label>
+  const label = <label for={id}>{fieldLabel(field)}</label>
   // Without `ver` on the referenced module: its reference typed as it is (`PER-2026-00001`).
   if (target === undefined) return <span>{label}<input id={id} name={field.nombre} type="search" defaultValue={value} /></span>
   return (

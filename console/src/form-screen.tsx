@@ -17,13 +17,10 @@ export const NEW_PATH = '_nuevo'
 export const EDIT_PATH = 'editar'
 type Row = Record<string, unknown>
 
-/** Encrypted values the caller may not see, and structured arrays holding some: shown, never sent. */
+/** Encrypted values the caller may not see, and structured arrays with a sub-field withheld (`testigos.dni`): shown, never sent. */
 function restrictedOf (record: Row | undefined): Set<string> {
-  const out = new Set(Array.isArray(record?._restringidos) ? record._restringidos as string[] : [])
-  for (const [k, v] of Object.entries(record ?? {})) {
-    if (Array.isArray(v) && v.some((item) => Array.isArray((item as Row | null)?._restringidos) && ((item as Row)._restringidos as unknown[]).length > 0)) out.add(k)
-  }
-  return out
+  const named = Array.isArray(record?._restringidos) ? record._restringidos as string[] : []
+  return new Set(named.map((n) => n.split('.')[0]!))
 }
 
 export function FormScreen ({ mod, id, modules }: { mod: ModuleInfo, id?: string, modules: ModuleInfo[] }) {
@@ -112,7 +109,7 @@ export function FormScreen ({ mod, id, modules }: { mod: ModuleInfo, id?: string
       {stored !== undefined && !conflict && <p class="notice" role="status">Registro recargado (versión {String(record?._version)}). Sus cambios se mantienen; junto a cada campo que difiere verá el valor guardado ahora. Pulse Guardar para aplicarlos.</p>}
       {(!editing || record !== undefined) && (
         <form id="formulario" class="record-form" noValidate onSubmit={(e) => { void submit(e) }} aria-label={title}>
-          {formFields(mod).map((f) => {
+          {formFields(mod, editing).map((f) => {
             const v = values[f.nombre]
             if (v === undefined) return null
             const now = stored?.[f.nombre]

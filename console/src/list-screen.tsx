@@ -7,13 +7,15 @@
 import { useEffect, useLayoutEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
 import { ExportButton } from './export-button.js'
-import { labelOf, show, type ModuleInfo } from './modules.js'
+import { labelIn, type ModuleInfo } from './modules.js'
+import { Restricted, Shown, SystemValue } from './shown.js'
 import { href } from './route.js'
-import { Filters, filterQuery } from './filters.js'
+import { Filters, filterProblems, filterQuery } from './filters.js'
 import { NEW_PATH } from './form-screen.js'
 import { IMPORT_PATH } from './import-screen.js'
 import { listParams, REPORT_PATH } from './report-screen.js'
 import { markListData, measureListRender } from './perf.js'
+import { numberText } from './spanish.js'
 
 export const PAGE = 50
 const SORTABLE_SYSTEM = new Set(['_id'])
@@ -30,7 +32,11 @@ export function ListScreen ({ mod, modules, params }: { mod: ModuleInfo, modules
   const [error, setError] = useState<string>()
   // The rows shown until the next page arrives are the previous page's: said so to assistive technology.
   const [loading, setLoading] = useState(true)
+  const [problems, setProblems] = useState(new Map<string, string>())
   const columns = mod.columnas
+  const fields = new Map(mod.campos.map((f) => [f.nombre, f]))
+  // Numbers aligned right, so their digits line up.
+  const numeric = new Set(mod.campos.filter((f) => f.tipo === 'integer' || f.tipo === 'decimal').map((f) => f.nombre))
   const filters = filterQuery(mod, params)
   // What the list shows, and what an export takes: the filters, the search, the order.
   const selection: Array<[string, string]> = [...filters, ...(q === '' ? [] : [['q', q] as [string, string]]), ...(sort === '' ? [] : [['sort', sort] as [string, string]])]
@@ -61,6 +67,14 @@ export function ListScreen ({ mod, modules, params }: { mod: ModuleInfo, modules
     e.preventDefault()
     // Every input of the form is a parameter of the address: `q` and the filters.
     const form = Object.fromEntries([...new FormData(e.currentTarget as HTMLFormElement)].map(([k, v]) => [k, String(v).trim()]))
+    // A date or number that does not read is said beside it, not dropped from the search unseen.
+    const found = filterProblems(mod, form)
+    setProblems(found)
+    const first = [...found.keys()][0]
+    if (first !== undefined) {
+      ;(e.currentTarget as HTMLFormElement).querySelector<HTMLInputElement>(`[name="${CSS.escape(first)}"]`)?.focus()
+      return
+    }
     go({ ...form, pagina: undefined })
   }
   const pages = data === undefined ? 1 : Math.max(1, Math.ceil(data.total / PAGE))
@@ -76,7 +90,8 @@ export function ListScreen ({ mod, modules, params }: { mod: ModuleInfo, modules
       <form class="search" role="search" onSubmit={search}>
         <label for="buscar">Buscar</label>
         <input id="buscar" name="q" type="search" defaultValue={q} />
-        <Filters key={params.toString()} mod={mod} modules={modules} params={params} />
+        <Filters key={params.toString()} mod={mod} modules={modules} params={params} problems={problems} />
+        {problems.size > 0 && <p class="error" role="alert">Revise {problems.size === 1 ? 'el filtro marcado' : `los ${problems.size} filtros marcados`}</p>}
         <button type="submit">Buscar</button>
         {mod.acciones.eliminar !== undefined && (
           <label class="check"><input type="checkbox" checked={deleted} onChange={(e) => go({ eliminados: (e.currentTarget as HTMLInputElement).checked ? 'si' : undefined, pagina: undefined })} /> Incluir eliminados</label>
@@ -85,20 +100,20 @@ export function ListScreen ({ mod, modules, params }: { mod: ModuleInfo, modules
       {error !== undefined && <p class="error" role="alert">{error}</p>}
       {data !== undefined && (
         <>
-          <p class="total" role="status">{data.total === 1 ? '1 registro' : `${data.total} registros`}</p>
+          <p class="total" role="status">{data.total === 1 ? '1 registro' : `${numberText(data.total)} registros`}</p>
           {mod.acciones.exportar !== undefined && <ExportButton mod={mod} selection={selection} />}
           <div class="table-wrap" aria-busy={loading ? 'true' : undefined}>
             <table>
               <caption class="visually-hidden">{mod.etiqueta}: página {page} de {pages}</caption>
               <thead>
-                <tr>{['_id', ...columns].map((name) => <Header key={name} name={name} sortable={SORTABLE_SYSTEM.has(name) || mod.campos.some((f) => f.nombre === name && f.filtrable)} sort={sort} onSort={(s) => go({ sort: s, pagina: undefined })} />)}</tr>
+                <tr>{['_id', ...columns].map((name) => <Header key={name} name={name} label={labelIn(mod, name)} sortable={SORTABLE_SYSTEM.has(name) || mod.campos.some((f) => f.nombre === name && f.filtrable)} sort={sort} onSort={(s) => go({ sort: s, pagina: undefined })} />)}</tr>
               </thead>
               <tbody>
                 {data.records.map((r) => (
                   <tr key={String(r._id)}>
                     {/* A deleted record answers 404 by id: listed, not linked; `Restaurar` brings it back and opens it. */}
                     <th scope="row">{r._deleted != null ? <>{String(r._id)} <span class="deleted">Eliminado</span> <RestoreButton mod={mod} id={String(r._id)} /></> : <a href={href([mod.ruta, String(r._id)])}>{String(r._id)}</a>}</th>
-                    {columns.map((c) => <td key={c}>{Array.isArray(r._restringidos) && r._restringidos.includes(c) ? <Restricted /> : show(r[c])}</td>)}
+                    {columns.map((c) => <td key={c} class={numeric.has(c) ? 'number' : undefined}>{Array.isArray(r._restringidos) && r._restringidos.includes(c) ? <Restricted /> : c.startsWith('_') ? <SystemValue name={c} value={r[c]} /> : <Shown field={fields.get(c)} value={r[c]} />}</td>)}
                   </tr>
                 ))}
               </tbody>
@@ -106,7 +121,7 @@ export function ListScreen ({ mod, modules, params }: { mod: ModuleInfo, modules
           </div>
           <nav class="pager" aria-label="Páginas">
             <button type="button" disabled={page <= 1} onClick={() => go({ pagina: page > 2 ? String(page - 1) : undefined })}>Anterior</button>
-            <span>Página {page} de {pages}</span>
+            <span>Página {numberText(page)} de {numberText(pages)}</span>
             <button type="button" disabled={page >= pages} onClick={() => go({ pagina: String(page + 1) })}>Siguiente</button>
           </nav>
         </>
@@ -115,12 +130,7 @@ export function ListScreen ({ mod, modules, params }: { mod: ModuleInfo, modules
   )
 }
 
-export function Restricted () {
-  return <span class="restricted" title="Dato cifrado que su rol no puede ver">Restringido</span>
-}
-
-function Header ({ name, sortable, sort, onSort }: { name: string, sortable: boolean, sort: string, onSort: (sort: string) => void }) {
-  const label = labelOf(name)
+function Header ({ name, label, sortable, sort, onSort }: { name: string, label: string, sortable: boolean, sort: string, onSort: (sort: string) => void }) {
   if (!sortable) return <th scope="col">{label}</th>
   const state = sort === name ? 'ascending' : sort === `-${name}` ? 'descending' : undefined
   return (

@@ -1,7 +1,7 @@
 /**
  * A record's actions (docs/user-guide.md "Console"): `Editar`; the state moves
  * the module's machine allows from the current state, one button per
- * target state (`Pasar a investigacion`), for those who may `editar`;
+ * target state by its label (`Pasar a «En investigación»`), for those who may `editar`;
  * `Eliminar` (after a confirming dialog) and `Restaurar` for those who may
  * `eliminar`. Each write names the version the screen shows (`_version`,
  * `If-Match`), so a record changed meanwhile is reloaded, not overwritten.
@@ -9,7 +9,7 @@
 import { useRef, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
 import { EDIT_PATH } from './form-screen.js'
-import { labelOf, type ModuleInfo } from './modules.js'
+import { fieldOf, labelIn, valueLabel, type ModuleInfo } from './modules.js'
 import { href } from './route.js'
 
 type Row = Record<string, unknown>
@@ -30,6 +30,8 @@ export function RecordActions ({ mod, record, onDone }: ActionsProps) {
   const deleted = record._deleted != null
   const state = mod.campo_estado === undefined ? undefined : record[mod.campo_estado]
   const moves = mod.acciones.editar === undefined || deleted ? [] : mod.transiciones.filter((t) => t.desde === state)
+  // A state by its label (`En investigación`), else its value.
+  const stateLabel = (v: string): string => valueLabel(mod.campo_estado === undefined ? undefined : fieldOf(mod, mod.campo_estado), v)
 
   const run = async (write: () => Promise<Row | undefined>, message: string): Promise<void> => {
     setBusy(true)
@@ -40,13 +42,13 @@ export function RecordActions ({ mod, record, onDone }: ActionsProps) {
       if (err instanceof ApiError && err.status === 409 && err.codigo === 'CONFLICTO_VERSION') {
         onDone(undefined, 'El registro había cambiado: se muestra su versión actual; repita la acción si sigue siendo necesaria')
       } else {
-        setError(err instanceof ApiError ? [err.message, ...(err.detalles ?? []).map((d) => `${labelOf(d.campo)}: ${d.mensaje}`)].join('. ') : 'Error inesperado')
+        setError(err instanceof ApiError ? [err.message, ...(err.detalles ?? []).map((d) => `${labelIn(mod, d.campo)}: ${d.mensaje}`)].join('. ') : 'Error inesperado')
       }
     } finally {
       setBusy(false)
     }
   }
-  const move = (to: string): Promise<void> => run(async () => (await request<{ data: Row }>('PUT', base, { [mod.campo_estado!]: to, _version: record._version })).data, `Estado cambiado a ${to}`)
+  const move = (to: string): Promise<void> => run(async () => (await request<{ data: Row }>('PUT', base, { [mod.campo_estado!]: to, _version: record._version })).data, `Estado cambiado a «${stateLabel(to)}»`)
   const remove = (): Promise<void> => {
     dialog.current?.close()
     return run(async () => {
@@ -63,8 +65,8 @@ export function RecordActions ({ mod, record, onDone }: ActionsProps) {
         const missing = t.requiere.filter((f) => record[f] === null || record[f] === undefined || record[f] === '')
         return (
           <span key={t.a} class="move">
-            <button type="button" disabled={busy} aria-describedby={missing.length > 0 ? `requiere-${t.a}` : undefined} onClick={() => { void move(t.a) }}>Pasar a {t.a}</button>
-            {missing.length > 0 && <span id={`requiere-${t.a}`} class="hint">Requiere: {missing.map(labelOf).join(', ')}</span>}
+            <button type="button" disabled={busy} aria-describedby={missing.length > 0 ? `requiere-${t.a}` : undefined} onClick={() => { void move(t.a) }}>Pasar a «{stateLabel(t.a)}»</button>
+            {missing.length > 0 && <span id={`requiere-${t.a}`} class="hint">Requiere: {missing.map((f) => labelIn(mod, f)).join(', ')}</span>}
           </span>
         )
       })}

@@ -15,7 +15,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, download, fetchFile, request, upload } from './api.js'
 import { previewBlob, previewType } from './file-safety.js'
-import { labelOf, type FieldInfo, type ModuleInfo } from './modules.js'
+import { fieldLabel, type FieldInfo, type ModuleInfo } from './modules.js'
+import { Person } from './people.js'
+import { dateTimeText, numberText } from './spanish.js'
 
 type Row = Record<string, unknown>
 interface StoredFile { id: string, nombre: string, tipo: string, bytes: number, sha256: string, subido: string, subido_por: string }
@@ -24,9 +26,9 @@ interface CustodyEvent { accion: string, usuario: string, fecha: string, version
 const ACTIONS: Record<string, string> = { subida: 'Subida', descarga: 'Descarga', retirada: 'Retirada' }
 
 function size (bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`
+  if (bytes < 1024) return `${numberText(bytes)} B`
+  if (bytes < 1024 * 1024) return `${numberText(Math.round(bytes / 102.4) / 10)} KB`
+  return `${numberText(Math.round(bytes / 1024 / 102.4) / 10)} MB`
 }
 
 /** `onChange`: the record as written, or undefined to reload it. */
@@ -50,7 +52,7 @@ function FileField ({ mod, field, record, onChange }: { mod: ModuleInfo, field: 
   const base = `/${mod.ruta}/${encodeURIComponent(String(record._id))}/archivos/${encodeURIComponent(field.nombre)}`
   const files = Array.isArray(record[field.nombre]) ? record[field.nombre] as Array<StoredFile | string> : []
   const may = mod.acciones.editar !== undefined && record._deleted == null
-  const label = labelOf(field.nombre)
+  const label = fieldLabel(field)
   const inputId = `subir-${field.nombre}`
 
   const remove = async (file: StoredFile): Promise<void> => {
@@ -132,7 +134,7 @@ function FileRow ({ path, file, onRemove }: { path: string, file: StoredFile, on
 
   return (
     <li>
-      <p><strong>{file.nombre}</strong> ({file.tipo}, {size(file.bytes)}), subido {file.subido} por {file.subido_por}</p>
+      <p><strong>{file.nombre}</strong> ({file.tipo}, {size(file.bytes)}), subido el {dateTimeText(file.subido)} por <Person id={file.subido_por} /></p>
       <p class="file-buttons">
         <button type="button" class="secondary" aria-label={`Descargar ${file.nombre}`} onClick={() => { void attempt(async () => { await download(path) }) }}>Descargar</button>
         {shows !== undefined && (preview === undefined
@@ -160,7 +162,7 @@ function FileRow ({ path, file, onRemove }: { path: string, file: StoredFile, on
           <caption>Cadena de custodia de {file.nombre}</caption>
           <thead><tr><th scope="col">Acción</th><th scope="col">Fecha</th><th scope="col">Usuario</th><th scope="col">Versión / rango</th></tr></thead>
           <tbody>
-            {custody.map((e, i) => <tr key={i}><td>{ACTIONS[e.accion] ?? e.accion}</td><td>{e.fecha}</td><td>{e.usuario}</td><td>{e.version ?? e.rango ?? '—'}</td></tr>)}
+            {custody.map((e, i) => <tr key={i}><td>{ACTIONS[e.accion] ?? e.accion}</td><td>{dateTimeText(e.fecha)}</td><td><Person id={e.usuario} /></td><td>{e.version ?? e.rango ?? '—'}</td></tr>)}
           </tbody>
         </table>
       )}

@@ -6,9 +6,11 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
-import { labelOf, show, type FieldInfo, type ModuleInfo } from './modules.js'
+import { fieldLabel, labelIn, singular, type FieldInfo, type ModuleInfo } from './modules.js'
 import { href } from './route.js'
-import { Restricted } from './list-screen.js'
+import { Person } from './people.js'
+import { Restricted, Shown, SystemValue } from './shown.js'
+import { dateTimeText } from './spanish.js'
 import { RecordActions } from './record-actions.js'
 import { RecordFiles } from './record-files.js'
 import { RefLink } from './ref-link.js'
@@ -57,14 +59,14 @@ export function RecordScreen ({ mod, id, modules }: { mod: ModuleInfo, id: strin
           <dl class="fields">
             {mod.campos.filter((f) => f.tipo !== 'file').map((f) => (
               <div key={f.nombre}>
-                <dt>{labelOf(f.nombre)}</dt>
-                <dd>{restricted.has(f.nombre) ? <Restricted /> : <Value field={f} value={record[f.nombre]} modules={modules} />}</dd>
+                <dt>{fieldLabel(f)}</dt>
+                <dd>{restricted.has(f.nombre) ? <Restricted /> : <Value field={f} value={record[f.nombre]} restricted={restricted} modules={modules} />}</dd>
               </div>
             ))}
           </dl>
           <h2>Datos del sistema</h2>
           <dl class="fields">
-            {SYSTEM.filter((k) => k in record).map((k) => <div key={k}><dt>{labelOf(k)}</dt><dd>{show(record[k])}</dd></div>)}
+            {SYSTEM.filter((k) => k in record).map((k) => <div key={k}><dt>{labelIn(mod, k)}</dt><dd><SystemValue name={k} value={record[k]} /></dd></div>)}
           </dl>
           <RecordFiles mod={mod} record={record} onChange={(fresh) => written(fresh, '')} />
           {valid !== undefined && (
@@ -78,8 +80,8 @@ export function RecordScreen ({ mod, id, modules }: { mod: ModuleInfo, id: strin
           <ol class="timeline">
             {history.map((v) => (
               <li key={v._version}>
-                <p><strong>Versión {v._version}</strong>: {ACTIONS[v.accion] ?? v.accion}, {v.fecha}, por {v.usuario}</p>
-                {v.campos.length > 0 && <p>Campos: {v.campos.map(labelOf).join(', ')}</p>}
+                <p><strong>Versión {v._version}</strong>: {ACTIONS[v.accion] ?? v.accion}, {dateTimeText(v.fecha)}, por <Person id={v.usuario} /></p>
+                {v.campos.length > 0 && <p>Campos: {v.campos.map((c) => labelIn(mod, c)).join(', ')}</p>}
               </li>
             ))}
           </ol>
@@ -89,23 +91,30 @@ export function RecordScreen ({ mod, id, modules }: { mod: ModuleInfo, id: strin
   )
 }
 
-function Value ({ field, value, modules }: { field: FieldInfo, value: unknown, modules: ModuleInfo[] }) {
+/**
+ * A field's value: a related record by name and linked (a module the
+ * caller may not see: the person it names, else its id); a structured
+ * array as one line per item, a sub-field withheld (`testigos.dni` in
+ * `_restringidos`) marked `Restringido` in each.
+ */
+function Value ({ field, value, restricted, modules }: { field: FieldInfo, value: unknown, restricted: Set<string>, modules: ModuleInfo[] }) {
   const target = field.tipo === 'ref' ? modules.find((m) => m.ruta === field.ref) : undefined
   if (target !== undefined && typeof value === 'string') return <RefLink key={value} target={target} id={value} />
   if (field.elementos !== undefined && Array.isArray(value)) {
     if (value.length === 0) return <>—</>
+    const item = singular(fieldLabel(field))
     return (
       <ul class="items">
-        {value.map((item: Row, i) => (
+        {value.map((row: Row, i) => (
           <li key={i}>
-            {field.elementos!.map((sub) => {
-              const hidden = Array.isArray(item._restringidos) && (item._restringidos as string[]).includes(sub.nombre)
-              return <span key={sub.nombre}>{labelOf(sub.nombre)}: {hidden ? <Restricted /> : show(item[sub.nombre])}; </span>
-            })}
+            <span class="item-name">{item} {i + 1}</span>
+            {field.elementos!.map((sub) => (
+              <span key={sub.nombre}> · {fieldLabel(sub)}: {restricted.has(`${field.nombre}.${sub.nombre}`) ? <Restricted /> : <Shown field={sub} value={row[sub.nombre]} />}</span>
+            ))}
           </li>
         ))}
       </ul>
     )
   }
-  return <>{show(value)}</>
+  return <Shown field={field} value={value} />
 }

@@ -8,7 +8,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
-import { Filters, filterQuery } from './filters.js'
+import { Filters, filterProblems, filterQuery } from './filters.js'
 import type { ModuleInfo } from './modules.js'
 import { fieldLabel, INTERVALS, keyFields, numberFields, reportSpec, summaryQuery, type ReportSpec } from './report-data.js'
 import { ReportView, type Summary } from './report-view.js'
@@ -32,6 +32,7 @@ export function ReportScreen ({ mod, modules, params }: { mod: ModuleInfo, modul
   const [result, setResult] = useState<{ query: string, spec: ReportSpec, data: Summary }>()
   const [error, setError] = useState<string>()
   const [loading, setLoading] = useState(true)
+  const [problems, setProblems] = useState(new Map<string, string>())
 
   useEffect(() => {
     setError(undefined)
@@ -46,9 +47,18 @@ export function ReportScreen ({ mod, modules, params }: { mod: ModuleInfo, modul
 
   const submit = (e: Event): void => {
     e.preventDefault()
+    const formEl = e.currentTarget as HTMLFormElement
+    // A date or number filter that does not read is said beside it, as on the list.
+    const found = filterProblems(mod, Object.fromEntries([...new FormData(formEl)].map(([k, v]) => [k, String(v).trim()])))
+    setProblems(found)
+    const first = [...found.keys()][0]
+    if (first !== undefined) {
+      formEl.querySelector<HTMLInputElement>(`[name="${CSS.escape(first)}"]`)?.focus()
+      return
+    }
     const next: Record<string, string> = {}
     const sums: string[] = []
-    for (const [k, v] of new FormData(e.currentTarget as HTMLFormElement)) {
+    for (const [k, v] of new FormData(formEl)) {
       const value = String(v).trim()
       if (k === '_sumar') sums.push(value)
       else if (value !== '') next[k] = value
@@ -65,7 +75,8 @@ export function ReportScreen ({ mod, modules, params }: { mod: ModuleInfo, modul
         <Choices mod={mod} spec={spec} />
         <label for="buscar">Buscar</label>
         <input id="buscar" name="q" type="search" defaultValue={q} />
-        <Filters mod={mod} modules={modules} params={params} />
+        <Filters mod={mod} modules={modules} params={params} problems={problems} />
+        {problems.size > 0 && <p class="error" role="alert">Revise {problems.size === 1 ? 'el filtro marcado' : `los ${problems.size} filtros marcados`}</p>}
         <button type="submit">Ver informe</button>
       </form>
       {error !== undefined && <p class="error" role="alert">{error}</p>}

@@ -9,7 +9,9 @@
 import { useEffect, useState } from 'preact/hooks'
 import { request } from './api.js'
 import { Input, OutcomeLine, formValues, useOutcome, useRecords } from './admin-form.js'
-import { show, type ModuleInfo } from './modules.js'
+import type { ModuleInfo } from './modules.js'
+import { valueText } from './shown.js'
+import { dateTimeText, numberText } from './spanish.js'
 
 interface Sub { _id: string, descripcion?: string | null, url: string, modulos: string[], tipos?: string[] | null, filtro?: string | null, rol: string, activa: boolean | null }
 interface Delivery { fecha: string, posicion: number, estado: number | null, latencia_ms: number | null, error: string | null, resultado: string }
@@ -137,16 +139,16 @@ function SubscriptionPanel ({ mod, sub, onChanged }: { mod: ModuleInfo, sub: Sub
           <dl class="fields">
             <div><dt>Última posición entregada</dt><dd>{state.estado.posicion}</dd></div>
             <div><dt>Pausada por fallos</dt><dd>{state.estado.pausada ? 'Sí' : 'No'}</dd></div>
-            <div><dt>Fallando desde</dt><dd>{show(state.estado.fallando_desde)}</dd></div>
+            <div><dt>Fallando desde</dt><dd>{state.estado.fallando_desde === null ? '—' : dateTimeText(state.estado.fallando_desde)}</dd></div>
             <div><dt>Intentos</dt><dd>{state.estado.intentos}</dd></div>
-            <div><dt>Próximo intento</dt><dd>{show(state.estado.proximo_intento)}</dd></div>
+            <div><dt>Próximo intento</dt><dd>{state.estado.proximo_intento === null ? '—' : dateTimeText(state.estado.proximo_intento)}</dd></div>
           </dl>
           <div class="table-wrap">
             <table>
-              <caption>Últimos intentos de entrega ({state.total} en total)</caption>
+              <caption>Últimos intentos de entrega ({numberText(state.total)} en total)</caption>
               <thead><tr><th scope="col">Fecha</th><th scope="col">Posición</th><th scope="col">Estado HTTP</th><th scope="col">Latencia (ms)</th><th scope="col">Resultado</th><th scope="col">Error</th></tr></thead>
               <tbody>
-                {state.entregas.map((d) => <tr key={`${d.posicion}-${d.fecha}`}><td>{d.fecha}</td><td>{d.posicion}</td><td>{show(d.estado)}</td><td>{show(d.latencia_ms)}</td><td>{d.resultado}</td><td>{show(d.error)}</td></tr>)}
+                {state.entregas.map((d) => <tr key={`${d.posicion}-${d.fecha}`}><td>{dateTimeText(d.fecha)}</td><td>{d.posicion}</td><td>{valueText(undefined, d.estado)}</td><td>{valueText(undefined, d.latencia_ms)}</td><td>{d.resultado}</td><td>{valueText(undefined, d.error)}</td></tr>)}
               </tbody>
             </table>
           </div>

@@ -5,7 +5,7 @@
  * start with `_`, which no module path may (core/registry/schema.ts).
  */
 import type { ComponentChildren } from 'preact'
-import type { ModuleInfo } from './modules.js'
+import { USERS_MODULE, type ModuleInfo } from './modules.js'
 import { href, type Route } from './route.js'
 import { BOARD_MODULE, BoardScreen } from './board-screen.js'
 import { UsersAdmin } from './users-admin.js'
@@ -15,8 +15,7 @@ import { DASHBOARD_PATH, DashboardScreen } from './dashboard.js'
 export const BOARD_PATH = '_sala092'
 export const USERS_PATH = '_usuarios'
 export const SUBSCRIPTIONS_PATH = '_suscripciones'
-/** The users and the subscriptions modules of the default modules.yaml (`users: true`, `subscriptions: true`). */
-const USERS = 'usuarios'
+/** The subscriptions module of the default modules.yaml (`subscriptions: true`). */
 const SUBSCRIPTIONS = 'suscripciones'
 
 interface Tool { path: string, label: string, screen: (modules: ModuleInfo[], route: Route) => ComponentChildren }
@@ -26,9 +25,9 @@ function tools (modules: ModuleInfo[]): Tool[] {
   if (modules.length > 0) out.push({ path: DASHBOARD_PATH, label: 'Paneles', screen: (m, route) => <DashboardScreen key={route.path[1]} modules={m} ruta={route.path[1]} /> })
   const board = modules.find((m) => m.nombre === BOARD_MODULE)
   if (board !== undefined) out.push({ path: BOARD_PATH, label: 'Tablero 092', screen: () => <BoardScreen mod={board} /> })
-  const users = modules.find((m) => m.nombre === USERS)
+  const users = modules.find((m) => m.nombre === USERS_MODULE)
   if (users !== undefined && (users.acciones.crear !== undefined || users.acciones.editar !== undefined)) {
-    out.push({ path: USERS_PATH, label: 'Administrar usuarios', screen: () => <UsersAdmin mod={users} /> })
+    out.push({ path: USERS_PATH, label: 'Administrar usuarios', screen: () => <UsersAdmin mod={users} modules={modules} /> })
   }
   const subs = modules.find((m) => m.nombre === SUBSCRIPTIONS)
   const roles = users?.campos.find((f) => f.nombre === 'rol')?.enum ?? []

@@ -119,7 +119,7 @@ it('creates a record: refused in the browser, then by the API beside its field, 
   await page.getByLabel('Denunciante dni').fill(validDni(4242))
   await page.getByLabel('Denunciante nombre').fill('Ana Ruiz')
   await page.getByRole('textbox', { name: 'Tipo', exact: true }).fill('hurto')
-  await page.getByLabel('Fecha hechos').fill('2026-06-01T10:30')
+  await page.getByLabel('Fecha hechos').fill('01/06/2026 10:30')
   await page.getByLabel('Lugar hechos').fill('Calle Mayor 3')
   await page.getByLabel('Descripcion').fill('Sustracción de un bolso')
   await page.getByLabel('Agente asignado').fill('PER-2026-99999')
@@ -143,9 +143,9 @@ it('creates a record: refused in the browser, then by the API beside its field, 
   expect(await picker.inputValue()).toBe(`90001 Rigoberta Menchú Pérez (${agent})`)
 
   // A witness: a repeatable group.
-  await page.getByRole('button', { name: 'Añadir a testigos' }).click()
-  await page.getByRole('group', { name: 'Testigos 1' }).getByLabel('Nombre').fill('Luis Gómez')
-  await page.getByRole('group', { name: 'Testigos 1' }).getByLabel('Declaracion').fill('Vio a una persona correr')
+  await page.getByRole('button', { name: 'Añadir testigo' }).click()
+  await page.getByRole('group', { name: 'Testigo 1' }).getByLabel('Nombre').fill('Luis Gómez')
+  await page.getByRole('group', { name: 'Testigo 1' }).getByLabel('Declaracion').fill('Vio a una persona correr')
   await checkScreen(page, 'formulario-grupo')
   await page.getByRole('button', { name: 'Guardar' }).click()
   await page.getByRole('heading', { name: 'Historial' }).waitFor()
@@ -187,12 +187,12 @@ it('meets a version conflict on an edit: reloads the record and keeps the user\'
 
 it('moves the state by the button named by the target state, deletes after a dialog and restores, from the record and from the list', async () => {
   const { id, w, page } = await onNewRecord(768)
-  expect(await page.getByRole('region', { name: 'Acciones' }).getByRole('button').allTextContents()).toEqual(['Pasar a investigacion', 'Pasar a archivada', 'Eliminar'])
+  expect(await page.getByRole('region', { name: 'Acciones' }).getByRole('button').allTextContents()).toEqual(['Pasar a «investigacion»', 'Pasar a «archivada»', 'Eliminar'])
   await checkScreen(page, 'registro-acciones')
-  await page.getByRole('button', { name: 'Pasar a investigacion' }).click()
-  await page.getByRole('status').filter({ hasText: 'Estado cambiado a investigacion' }).waitFor()
+  await page.getByRole('button', { name: 'Pasar a «investigacion»' }).click()
+  await page.getByRole('status').filter({ hasText: 'Estado cambiado a «investigacion»' }).waitFor()
   expect((await call(app, 'GET', `/denuncias/${id}`, { token: admin })).body.data.estado).toBe('investigacion')
-  await page.getByRole('button', { name: 'Pasar a judicializada' }).waitFor()
+  await page.getByRole('button', { name: 'Pasar a «judicializada»' }).waitFor()
   await page.getByText('Versión 2').waitFor()
 
   await page.getByRole('button', { name: 'Eliminar' }).click()

@@ -240,7 +240,7 @@ it('shows a dashboard per module: counts by state and by month, each chart with 
   }
   const byMonth = page.getByRole('region', { name: /Registros por mes/ }).getByRole('table')
   await byMonth.waitFor()
-  expect(await byMonth.getByRole('row').allTextContents()).toEqual(['MesRegistros', '2026-032', '2026-040', '2026-052'])
+  expect(await byMonth.getByRole('row').allTextContents()).toEqual(['MesRegistros', '03/20262', '04/20260', '05/20262'])
   expect(await page.locator('svg.chart').count()).toBe(2)
   expect(await page.locator('svg.chart').last().locator('rect').count()).toBe(3)
   await checkScreen(page, 'panel')

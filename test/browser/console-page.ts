@@ -33,9 +33,10 @@ export interface Watched {
   problems: string[]
 }
 
-export async function watchedPage (browser: Browser, base: string, width = 1280): Promise<Watched> {
+/** `locale`: the browser's language (navigator.language, Accept-Language, Intl's default), en-US or es-ES. */
+export async function watchedPage (browser: Browser, base: string, width = 1280, locale?: string): Promise<Watched> {
   // A context of its own: axe-core opens pages in it (browser.newPage() pages refuse).
-  const context = await browser.newContext({ viewport: { width, height: 900 } })
+  const context = await browser.newContext({ viewport: { width, height: 900 }, ...(locale !== undefined && { locale }) })
   const page = await context.newPage()
   const w: Watched = { page, urls: [], tokens: new Set(), foreign: [], problems: [] }
   page.on('request', (r) => {
@@ -82,13 +83,13 @@ export interface ConsoleServer {
   readonly browser: Browser
 }
 
-/** Starts a ConsoleServer before the file's tests and closes it after them; the getter reads it inside a test or hook. */
-export function useConsoleServer (): () => ConsoleServer {
+/** Starts a ConsoleServer before the file's tests and closes it after them (`overrides`: the app's, e.g. a registry); the getter reads it inside a test or hook. */
+export function useConsoleServer (overrides?: Parameters<Harness['app']>[0]): () => ConsoleServer {
   let h: Harness | undefined
   let server: ConsoleServer | undefined
   beforeAll(async () => {
     h = await createHarness()
-    const app = await h.app()
+    const app = await h.app(overrides)
     const base = await app.listen({ host: '127.0.0.1', port: 0 })
     const admin = await login(app)
     server = { h, app, base, admin, browser: await launch() }
