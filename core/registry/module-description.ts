@@ -53,6 +53,8 @@ export interface ModuleDescription {
 
 function describeField (f: FieldDef, registry: Registry): FieldDescription {
   const target = f.ref === undefined ? undefined : registry.byName.get(f.ref)?.path
+  // The pattern the API checks: a format's own replaces a declared one (core/field-types/text-like.ts), so a form checks the same.
+  const patron = shapeOf(f)?.pattern ?? f.pattern
   return {
     nombre: f.name, etiqueta: f.label,
     ...(f.help !== undefined && { ayuda: f.help }),
@@ -65,8 +67,7 @@ function describeField (f: FieldDef, registry: Registry): FieldDescription {
     ...(f.max !== undefined && { max: f.max }),
     ...(f.minLength !== undefined && { min_longitud: f.minLength }),
     ...(f.maxLength !== undefined && { max_longitud: f.maxLength }),
-    // The pattern the API checks: a format's own replaces a declared one (core/field-types/text-like.ts), so a form checks the same.
-    ...((shapeOf(f)?.pattern ?? f.pattern) !== undefined && { patron: shapeOf(f)?.pattern ?? f.pattern }),
+    ...(patron !== undefined && { patron }),
     ...(f.format !== undefined && { formato: f.format }),
     ...(f.maxItems !== undefined && { max_elementos: f.maxItems }),
     ...(f.description !== undefined && { descripcion: f.description }),

@@ -20,7 +20,7 @@ import { parseRegistry } from '../../core/registry/load.js'
 import type { Harness } from '../helpers/app.js'
 import { edit } from '../helpers/edit-text.js'
 import { expectError } from '../helpers/errors.js'
-import { call, client, login, ok, type Api } from '../helpers/http.js'
+import { call, login, ok, type Api } from '../helpers/http.js'
 import { startTestApp } from '../helpers/test-app.js'
 
 const real = readFileSync('modules.yaml', 'utf8')
