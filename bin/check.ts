@@ -9,7 +9,7 @@
  * lose or rewrite data, or rename a field; the indexes it would drop), the stored system keys against
  * ENCRYPTION_KEY(S). It writes nothing to the database.
  */
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import pino from 'pino'
@@ -18,6 +18,7 @@ import { loadConfig, type Config } from '../core/config.js'
 import { ConfigError } from '../core/errors.js'
 import { redactUrl } from '../core/redact-url.js'
 import { loadRegistry } from '../core/registry/load.js'
+import { labelWarnings } from '../core/registry/label-report.js'
 import type { Registry } from '../core/registry/types.js'
 import { UNINDEXED_SYSTEM_FILTERS, unindexedSearches } from '../core/registry/index-report.js'
 import { openDatabase } from '../db/open.js'
@@ -30,8 +31,10 @@ const HELP = `npm run check [-- [file] [--sin-entorno] [--help]]
 (in the image: node dist/bin/check.js …)
 
 Checks what the start would refuse, and says what it checked:
-  - modules.yaml (the file given, or MODULES_FILE, or ./modules.yaml), and
-    names the filters and searches it allows that no index serves;
+  - modules.yaml (the file given, or MODULES_FILE, or ./modules.yaml); it
+    warns of each module, field, sub-field, state and enum value without a
+    label (a person then reads its name), and names the filters and
+    searches it allows that no index serves;
   - the environment, read as the start reads it (docs/operator-guide.md "Configuration");
   - a role in usuarios.rol holding "*.*" (the first superadmin's), and
     ADMIN_PASSWORD against the users module's rules;
@@ -44,7 +47,7 @@ Checks what the start would refuse, and says what it checked:
     system keys open with ENCRYPTION_KEY / ENCRYPTION_KEYS, and CHECKPOINT_DIR
     holds no other chain's checkpoints. Nothing is written to it.
   --sin-entorno   check modules.yaml only (no environment, no database)
-Exit status: 0 all checked; 1 something the start would refuse (the
+Exit status: 0 all checked (warnings included); 1 something the start would refuse (the
 message says what to fix).
 `
 
@@ -57,6 +60,7 @@ function checkRegistry (file: string): Registry {
   for (const m of registry.modules) {
     say(`  /${m.path.padEnd(14)} ${m.prefix.padEnd(4)} ${String(m.fields.length).padStart(2)} fields${m.stateField === undefined ? '' : `, state ${m.stateField}`}`)
   }
+  reportLabels(file)
   reportIndexes(registry)
   const access = compileAccess(registry)
   const superRole = registry.usersModule.fieldMap.get('rol')?.enum?.find((r) => access.isSuper(r))
@@ -85,6 +89,14 @@ function checkEnvironment (config: Config, registry: Registry): void {
     throw new ConfigError(`CHECKPOINT_DIR ${config.checkpointDir} cannot be created or written (${err instanceof Error ? err.message : String(err)}); point it at a writable directory`)
   }
   say(`checkpoint directory: ${config.checkpointDir} (writable)`)
+}
+
+/** What has no label (a person reads its name) or shares one: warnings, not refusals (docs/administrator-guide.md "Labels"). */
+function reportLabels (file: string): void {
+  const warnings = labelWarnings(readFileSync(file, 'utf8'), file)
+  if (warnings.length === 0) { say('labels: every module, field, sub-field, state and enum value has one'); return }
+  say(`labels: ${warnings.length} warning(s); a person reads the name where a label is missing (add "label:", or "enum_labels:" on the field — docs/administrator-guide.md "Labels"):`)
+  for (const w of warnings) say(`warning: ${w.where}: ${w.path}: ${w.what}`)
 }
 
 /** The filters and searches no index serves (they answer by reading the table): what to declare if they are used. */

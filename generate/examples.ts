@@ -15,7 +15,7 @@ export const exampleId = (prefix: string, n = 1): string => `${prefix}-2026-${St
 
 /** A text within the field's pattern and length: the first candidate that fits, else none. */
 function text (f: FieldDef): string | undefined {
-  if (f.format !== undefined) return f.format === 'dni' && new RegExp(FORMATS.dni.pattern).test(DNI) ? DNI : undefined
+  if (f.format !== undefined) return f.format === 'dni' && new RegExp(FORMATS.dni.shape!.pattern).test(DNI) ? DNI : undefined
   const candidates = [f.name, 'ejemplo', `Texto de ${f.name.replace(/_/g, ' ')}`, 'EJEMPLO', '00001', 'contraseña-de-ejemplo']
   const fits = (t: string): boolean => (f.pattern === undefined || new RegExp(f.pattern, 'u').test(t)) &&
     (f.minLength === undefined || t.length >= f.minLength) && (f.maxLength === undefined || t.length <= f.maxLength)

@@ -13,7 +13,7 @@ import { SYSTEM_FIELDS, type SystemField } from '../core/system-fields.js'
 import { typeOf } from '../core/field-types/index.js'
 import { DATETIME_PATTERN, HASH_PATTERN, datetimeText, idPattern, withFormat } from './field-formats.js'
 import { exampleFields, recordExample } from './examples.js'
-import { nullable } from '../core/field-types/common.js'
+import { labelled, nullable } from '../core/field-types/common.js'
 
 
 /** Output schema of one system field. */
@@ -84,7 +84,7 @@ export function buildSchemas (mod: ModuleDef, registry: Registry, timeZone: stri
 function docSchemas (mod: ModuleDef, registry: Registry, timeZone: string, record: TObject): ModuleSchemas['doc'] {
   const input: Record<string, TSchema> = {}
   for (const f of mod.fields) {
-    const schema = withFormat(f, registry, timeZone, openItems(typeOf(f).input(f, registry)), true)
+    const schema = labelled(f, withFormat(f, registry, timeZone, openItems(typeOf(f).input(f, registry)), true))
     input[f.name] = f.required ? schema : nullable(schema)
   }
   const required = mod.fields.filter((f) => f.required && f.default === undefined).map((f) => f.name)
@@ -105,6 +105,10 @@ function docSchemas (mod: ModuleDef, registry: Registry, timeZone: string, recor
     if (formatted[f.name] !== undefined) formatted[f.name] = withFormat(f, registry, timeZone, formatted[f.name]!, false)
   }
   const shapes = readShapes(mod, { ...record, properties: formatted } as TObject)
+  for (const f of mod.fields) {
+    const p = shapes.properties[f.name]
+    if (p !== undefined) shapes.properties[f.name] = labelled(f, p)
+  }
   const example = recordExample(mod, registry)
   // With campos only _id and the named fields come (docs/decisions.md "A read with campos is a partial record").
   const named = Object.keys(example).filter((k) => !k.startsWith('_')).slice(0, 2)

@@ -50,7 +50,7 @@ export function csvLine (record: Readonly<Record<string, unknown>>, columns: rea
   return out + RECORD_END
 }
 
-/** What comes first, also with no record: the byte-order mark and the header line. */
-export function csvHeader (columns: readonly string[], separator: Separator): string {
-  return BOM + csvLine(Object.fromEntries(columns.map((c) => [c, c])), columns, separator)
+/** What comes first, also with no record: the byte-order mark and the header line (each column's name, or its title: a field's label). */
+export function csvHeader (columns: readonly string[], separator: Separator, titles: readonly string[] = columns): string {
+  return BOM + csvLine(Object.fromEntries(columns.map((c, i) => [c, titles[i]])), columns, separator)
 }

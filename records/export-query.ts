@@ -1,7 +1,8 @@
 /**
  * An export's own query parameters (docs/user-guide.md "Export (exportar)"):
- * `formato` (csv, the default, or ndjson) and `separador` (`,` or `;`, CSV
- * only). Everything else is the list's (filters, `o[N]` groups, `q`,
+ * `formato` (csv, the default, or ndjson), `separador` (`,` or `;`, CSV
+ * only) and `cabeceras` (`nombres`, the default, or `etiquetas`: the
+ * fields' labels in the CSV header, CSV only). Everything else is the list's (filters, `o[N]` groups, `q`,
  * `sort`, `incluir_eliminados`) and goes to records/list-query.ts, except
  * `limit` and `offset`: an export holds every matching record, so asking
  * for a page is a 400 rather than a page silently ignored. `campos` is
@@ -15,12 +16,16 @@ import { nameList, selectionOf, type FieldSelection } from './fields-query.js'
 
 export const EXPORT_FORMATS = ['csv', 'ndjson'] as const
 export type ExportFormat = typeof EXPORT_FORMATS[number]
+/** What a CSV header names a field by: its name (what an API client reads) or its label (what a person reads). */
+export const EXPORT_HEADERS = ['nombres', 'etiquetas'] as const
+export type ExportHeaders = typeof EXPORT_HEADERS[number]
 
 type RawQuery = Record<string, string | string[] | undefined>
 
 export interface ExportQuery {
   format: ExportFormat
   separator: Separator
+  headers: ExportHeaders
   /** `campos`, unparsed (exportFields reads it). */
   campos?: string | string[]
   /** The rest, for the list's parser. */
@@ -34,7 +39,7 @@ function one (query: RawQuery, key: string): string | undefined {
 }
 
 export function parseExportQuery (query: RawQuery): ExportQuery {
-  const { formato: _f, separador: _s, campos, expandir, ...list } = query
+  const { formato: _f, separador: _s, cabeceras: _c, campos, expandir, ...list } = query
   if (expandir !== undefined) throw invalid('expandir', 'una exportación no expande referencias: cada referencia se exporta como su identificador')
   for (const key of ['limit', 'offset']) {
     if (list[key] !== undefined) throw invalid(key, 'una exportación contiene todos los registros: no admite limit ni offset')
@@ -46,7 +51,12 @@ export function parseExportQuery (query: RawQuery): ExportQuery {
     if (format !== 'csv') throw invalid('separador', 'solo se aplica a formato=csv')
     if (!(SEPARATORS as readonly string[]).includes(separator)) throw invalid('separador', `debe ser ${SEPARATORS.map((s) => `"${s}"`).join(' o ')}`)
   }
-  return { format: format as ExportFormat, separator: (separator ?? ',') as Separator, ...(campos !== undefined && { campos }), list }
+  const headers = one(query, 'cabeceras')
+  if (headers !== undefined) {
+    if (format !== 'csv') throw invalid('cabeceras', 'solo se aplica a formato=csv')
+    if (!(EXPORT_HEADERS as readonly string[]).includes(headers)) throw invalid('cabeceras', `debe ser ${EXPORT_HEADERS.join(' o ')}`)
+  }
+  return { format: format as ExportFormat, separator: (separator ?? ',') as Separator, headers: (headers ?? 'nombres') as ExportHeaders, ...(campos !== undefined && { campos }), list }
 }
 
 /** The fields `campos` names for an export of `mod` (undefined: every field); `x.y` is a 400, like `expandir`. */

@@ -16,7 +16,7 @@ import type { RowCursor } from '../db/row-cursor.js'
 import type { Row } from '../db/module-entity.js'
 import { csvHeader, csvLine } from './csv-writer.js'
 import { selectable, type FieldSelection } from './fields-query.js'
-import type { ExportFormat, ExportQuery } from './export-query.js'
+import type { ExportFormat, ExportHeaders, ExportQuery } from './export-query.js'
 
 type ApiRecord = Record<string, unknown>
 
@@ -43,6 +43,11 @@ export function recordColumns (mod: ModuleDef, withRestricted: boolean, fields?:
   return [...(fields?.names ?? selectable(mod)), ...(withRestricted ? ['_restringidos'] : [])]
 }
 
+/** A CSV header's cells: with `etiquetas` each field's label (a system column keeps its name), else the columns' names. */
+export function columnTitles (mod: ModuleDef, columns: readonly string[], headers: ExportHeaders): readonly string[] {
+  return headers === 'etiquetas' ? columns.map((c) => mod.fieldMap.get(c)?.label ?? c) : columns
+}
+
 /** Text pushed at a time: a few socket writes per batch rather than one per record (each an HTTP chunk). */
 const CHUNK = 16 * 1024
 
@@ -53,9 +58,9 @@ const CHUNK = 16 * 1024
  * (`read`) once the last was written: nothing is held but one batch and
  * one chunk, and no promise or stream buffer per record.
  */
-export function exportBody (cursor: RowCursor, views: (rows: Row[]) => Promise<ApiRecord[]>, columns: readonly string[], q: Pick<ExportQuery, 'format' | 'separator'>): Readable {
+export function exportBody (cursor: RowCursor, views: (rows: Row[]) => Promise<ApiRecord[]>, columns: readonly string[], q: Pick<ExportQuery, 'format' | 'separator'> & { titles?: readonly string[] }): Readable {
   const line = q.format === 'csv' ? (r: ApiRecord): string => csvLine(r, columns, q.separator) : (r: ApiRecord): string => `${JSON.stringify(r)}\n`
-  let text = q.format === 'csv' ? csvHeader(columns, q.separator) : ''
+  let text = q.format === 'csv' ? csvHeader(columns, q.separator, q.titles) : ''
   let batch: ApiRecord[] = []
   let next = 0
   let fetching = false

@@ -6,14 +6,16 @@
  * spreadsheet shows. NDJSON: one JSON object per line, numbered by line;
  * blank lines are skipped. Columns and keys starting with `_` (what an
  * export adds: `_id`, `_created`, `_version`, `_restringidos` …) are
- * ignored, as in a POST. A header of more columns than the module's
- * fields and an export's system columns is refused whole (400 naming the
- * extra ones) before anything is built per column.
+ * ignored, as in a POST. A header cell names a field by its name or its
+ * label (an export with `cabeceras=etiquetas`), as written; one that names
+ * two fields is refused whole (400 on row 1). A header of more columns
+ * than the module's fields and an export's system columns is refused whole
+ * (400 naming the extra ones) before anything is built per column.
  */
 import sjson from 'secure-json-parse'
 import { AppError, type ErrorDetail } from '../core/errors.js'
 import { jsonTextProblem, MAX_TEXT_DEPTH, MAX_TEXT_VALUES } from '../core/json-text.js'
-import type { ModuleDef } from '../core/registry/types.js'
+import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { SYSTEM_COLUMNS } from '../core/system-fields.js'
 import { cellValue, csvRecords, type Separator } from './csv-dialect.js'
 import { importText, type ImportEncoding } from './import-text.js'
@@ -46,19 +48,47 @@ export function importSource (mod: ModuleDef, input: AsyncIterable<Buffer | stri
   return opts.format === 'csv' ? csvRows(mod, text, opts.separador) : ndjsonRows(text)
 }
 
+/** The fields a header cell may name: each field by its name and by its label (docs/user-guide.md "Import (importar)"). */
+function headerNames (mod: ModuleDef): ReadonlyMap<string, readonly FieldDef[]> {
+  const names = new Map<string, FieldDef[]>()
+  for (const f of mod.fields) {
+    for (const key of new Set([f.name, f.label])) names.set(key, [...(names.get(key) ?? []), f])
+  }
+  return names
+}
+
+/**
+ * The field each header cell names (undefined: a system column or no
+ * field); a cell naming two fields (one's name and another's label, or two
+ * fields' label) is a 400 on row 1: no column may be read as the wrong field.
+ */
+function headerFields (mod: ModuleDef, header: readonly string[]): Array<FieldDef | undefined> {
+  const names = headerNames(mod)
+  return header.map((cell) => {
+    if (cell.startsWith('_')) return undefined
+    const fields = names.get(cell) ?? []
+    if (fields.length > 1) {
+      throw new AppError('DATOS_INVALIDOS', [{ campo: 'fila 1', mensaje: `la columna "${cell.slice(0, 60)}" es ambigua: es el nombre o la etiqueta de los campos ${fields.map((f) => f.name).join(', ')}; use el nombre del campo` }])
+    }
+    return fields[0]
+  })
+}
+
 /** A header wider than the module's fields and the export's columns: 400 naming a few of the columns too many. */
 function checkWidth (mod: ModuleDef, header: readonly string[]): void {
   const most = mod.fields.length + EXPORT_COLUMNS.size
   if (header.length <= most) return
+  const names = headerNames(mod)
   const seen = new Set<string>()
   const extra: string[] = []
   let count = 0
   for (const name of header) {
-    if ((!mod.fieldMap.has(name) && !EXPORT_COLUMNS.has(name)) || seen.has(name)) {
+    const field = names.get(name)?.[0]?.name
+    if ((field === undefined && !EXPORT_COLUMNS.has(name)) || seen.has(field ?? name)) {
       count++
       if (extra.length < NAMED) extra.push(name === '' ? '(vacía)' : name.slice(0, 60))
     }
-    seen.add(name)
+    seen.add(field ?? name)
   }
   const more = count > extra.length ? ` y ${count - extra.length} más` : ''
   throw new AppError('DATOS_INVALIDOS', [{ campo: 'fila 1', mensaje: `la cabecera tiene ${header.length} columnas y el módulo admite como máximo ${most} (sus campos y las columnas de sistema de una exportación); sobran: ${extra.join(', ')}${more}` }])
@@ -66,41 +96,42 @@ function checkWidth (mod: ModuleDef, header: readonly string[]): void {
 
 async function * csvRows (mod: ModuleDef, input: AsyncIterable<string>, separador?: Separator): AsyncGenerator<SourceRow> {
   let header: string[] | undefined
+  let fields: Array<FieldDef | undefined> = []
   let fila = 0
   for await (const cells of csvRecords(input, separador)) {
     fila++
     if (header === undefined) {
       checkWidth(mod, cells)
       header = cells
-      const problems = headerProblems(mod, header)
+      fields = headerFields(mod, header)
+      const problems = headerProblems(header, fields)
       if (problems.length > 0) yield { fila, body: {}, problems, header: true }
       continue
     }
     const body: Record<string, unknown> = {}
     const problems: ErrorDetail[] = []
     if (cells.length !== header.length) problems.push({ campo: '', mensaje: `tiene ${cells.length} columnas y la cabecera ${header.length}` })
-    for (const [i, name] of header.entries()) {
+    for (const [i, f] of fields.entries()) {
       const cell = cells[i]
-      if (cell === undefined || cell === '' || name.startsWith('_')) continue
-      const f = mod.fieldMap.get(name)
-      if (f === undefined) continue
+      if (cell === undefined || cell === '' || f === undefined) continue
       const converted = cellValue(f, cell)
       if ('problem' in converted) problems.push(converted.problem)
-      else body[name] = converted.value
+      else body[f.name] = converted.value
     }
     yield { fila, body, problems }
   }
 }
 
-/** Columns that are no field of the module, and repeated ones: reported once, on row 1. */
-function headerProblems (mod: ModuleDef, header: readonly string[]): ErrorDetail[] {
+/** Columns that are no field of the module, and repeated ones (a field named twice, by its name or label): reported once, on row 1. */
+function headerProblems (header: readonly string[], fields: ReadonlyArray<FieldDef | undefined>): ErrorDetail[] {
   const problems: ErrorDetail[] = []
-  const seen = new Set<string>()
-  for (const name of header) {
+  const seen = new Set<FieldDef>()
+  for (const [i, name] of header.entries()) {
     if (name.startsWith('_')) continue
-    if (!mod.fieldMap.has(name)) problems.push({ campo: name, mensaje: 'no es un campo de este módulo' })
-    else if (seen.has(name)) problems.push({ campo: name, mensaje: 'columna repetida' })
-    seen.add(name)
+    const f = fields[i]
+    if (f === undefined) problems.push({ campo: name, mensaje: 'no es un campo de este módulo' })
+    else if (seen.has(f)) problems.push({ campo: name, mensaje: 'columna repetida' })
+    else seen.add(f)
   }
   return problems
 }

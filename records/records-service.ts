@@ -26,7 +26,7 @@ import type { CallerRecords } from './caller-records.js'
 import { expandRecords, parseReadShape, withoutReadShape, type ReadShape } from './expansion.js'
 import { ownerColumns, type FieldSelection } from './fields-query.js'
 import { logReads } from './read-log.js'
-import { CONTENT_TYPES, exportBody, recordColumns, type ExportAnswer } from './export-stream.js'
+import { columnTitles, CONTENT_TYPES, exportBody, recordColumns, type ExportAnswer } from './export-stream.js'
 import { exportFields, loggedFilter, parseExportQuery } from './export-query.js'
 import type { ModuleStorage, RowGuard } from './storage/module-storage.js'
 import { toApiRecord } from './record-view.js'
@@ -241,7 +241,7 @@ export class RecordsService {
     // Items as a GET shows them: the export writes its records itself.
     const inDeclaredOrder = recordsInDeclaredOrder(mod)
     return {
-      stream: exportBody(cursor, async (rows) => inDeclaredOrder(await this.views(rows, undefined, undefined, fields)), columns, e),
+      stream: exportBody(cursor, async (rows) => inDeclaredOrder(await this.views(rows, undefined, undefined, fields)), columns, { ...e, titles: columnTitles(mod, columns, e.headers) }),
       contentType: CONTENT_TYPES[e.format],
       filename: `${mod.path}-${today(new Date(), this.deps.timeZone)}.${e.format}`,
     }

@@ -13,14 +13,17 @@ import { describeModules } from '../core/registry/module-description.js'
 const opt = Type.Optional
 const fieldProps: TProperties = {
   nombre: Type.String({ description: 'Nombre del campo en el JSON de un registro' }),
+  etiqueta: Type.String({ description: 'Lo que lee una persona: la etiqueta declarada, o el nombre si no hay' }),
+  ayuda: opt(Type.String({ description: 'Texto de ayuda para quien rellena el campo' })),
   tipo: Type.String({ description: 'string, text, integer, decimal, boolean, date, datetime, time, array, ref o password' }),
   obligatorio: Type.Boolean(), cifrado: Type.Boolean(), filtrable: Type.Boolean(), buscable: Type.Boolean(), unico: Type.Boolean(),
   enum: opt(Type.Array(Type.String())),
+  etiquetas_valores: opt(Type.Record(Type.String(), Type.String(), { description: 'Etiqueta de cada valor de enum (el propio valor si no se declara)' })),
   ref: opt(Type.String({ description: 'Ruta del módulo al que apunta un campo ref' })),
   por_defecto: opt(Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
   min: opt(Type.Number()), max: opt(Type.Number()),
   min_longitud: opt(Type.Integer()), max_longitud: opt(Type.Integer()),
-  patron: opt(Type.String()), formato: opt(Type.String()), max_elementos: opt(Type.Integer()),
+  patron: opt(Type.String()), formato: opt(Type.String({ description: 'dni (DNI o NIE) en un string; euros (un importe) en un decimal' })), max_elementos: opt(Type.Integer()),
   descripcion: opt(Type.String()),
 }
 const ItemField = Type.Object(fieldProps)
@@ -29,6 +32,7 @@ const Scope = Type.String({ enum: ['todos', 'propios'] })
 const ModuleInfo = Type.Object({
   nombre: Type.String(), ruta: Type.String(), prefijo: Type.String(), etiqueta: Type.String(),
   descripcion: opt(Type.String()),
+  ayuda: opt(Type.String({ description: 'Texto de ayuda del módulo' })),
   acciones: Type.Object({ ver: Scope, crear: opt(Scope), editar: opt(Scope), eliminar: opt(Scope), descifrar: opt(Scope), exportar: opt(Scope), importar: opt(Scope) }, { description: 'Acciones que el usuario tiene en el módulo: sobre todos los registros o solo los propios' }),
   campo_estado: opt(Type.String()),
   transiciones: Type.Array(Type.Object({ desde: Type.String(), a: Type.String(), requiere: Type.Array(Type.String()) })),

@@ -9,8 +9,8 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import { canonicalJson } from '../canonical.js'
 import type { FieldDef, Registry } from '../registry/types.js'
-import { nullable } from './common.js'
-import { FORMATS } from './formats.js'
+import { labelled, nullable } from './common.js'
+import { shapeOf } from './formats.js'
 import { Rejected, typeOf, type ColumnValue } from './index.js'
 
 /** Item sub-field types whose values are strings (the rest are JSON numbers or booleans). */
@@ -18,7 +18,10 @@ const STRING_VALUED = new Set(['string', 'text', 'date', 'datetime', 'time'])
 
 /** Input schema of one item: declared keys only; null on an optional sub-field means none. */
 export function itemInput (items: readonly FieldDef[], registry: Registry): TSchema {
-  const props = Object.fromEntries(items.map((s) => [s.name, s.required ? nullable(typeOf(s).input(s, registry)) : Type.Optional(nullable(typeOf(s).input(s, registry)))]))
+  const props = Object.fromEntries(items.map((s) => {
+    const schema = nullable(labelled(s, typeOf(s).input(s, registry)))
+    return [s.name, s.required ? schema : Type.Optional(schema)]
+  }))
   return Type.Object(props, { additionalProperties: false })
 }
 
@@ -28,7 +31,7 @@ export function itemInput (items: readonly FieldDef[], registry: Registry): TSch
  * or be texts, numbers or booleans: they are shown as stored.
  */
 export function itemOutput (items: readonly FieldDef[]): TSchema {
-  const props = Object.fromEntries(items.map((s) => [s.name, Type.Optional(nullable(s.type === 'datetime' ? Type.String({ description: 'ISO 8601 en UTC' }) : typeOf(s).output(s)))]))
+  const props = Object.fromEntries(items.map((s) => [s.name, Type.Optional(nullable(labelled(s, s.type === 'datetime' ? Type.String({ description: 'ISO 8601 en UTC' }) : typeOf(s).output(s))))]))
   return Type.Union([
     Type.Object(props, { additionalProperties: true }),
     Type.Unsafe<unknown>({ type: ['string', 'number', 'boolean'], description: 'Elemento guardado antes de declarar los campos' }),
@@ -48,7 +51,8 @@ export function itemValue (sub: FieldDef, text: string): unknown {
 /** A non-null client value of a declared field as stored: its type's checks, then its format's (before any encryption). */
 export function checkedValue (f: FieldDef, raw: unknown, timeZone: string): ColumnValue | Rejected {
   const v = typeOf(f).normalize(raw, timeZone)
-  return f.format !== undefined && typeof v === 'string' ? FORMATS[f.format].check(v) : v
+  const shape = shapeOf(f)
+  return shape !== undefined && typeof v === 'string' ? shape.check(v) : v
 }
 
 export interface ItemProblem {

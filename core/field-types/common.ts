@@ -56,6 +56,17 @@ export function described (f: FieldDef): { description?: string } {
   return f.description !== undefined ? { description: f.description } : {}
 }
 
+/**
+ * A field's schema as the OpenAPI document shows it to a person
+ * (docs/administrator-guide.md "Labels"): its label as `title`, its help
+ * text before the description.
+ */
+export function labelled (f: FieldDef, schema: TSchema): TSchema {
+  const s = { ...schema, title: f.label } as Record<string, unknown>
+  if (f.help !== undefined) s.description = typeof s.description === 'string' ? `${f.help}${/[.!?:]$/.test(f.help) ? '' : '.'} ${s.description}` : f.help
+  return s as TSchema
+}
+
 /** The problem of any `default:` on a type that takes none. */
 export function takesNoDefault (type: string): () => string {
   return () => `a ${type} field takes no default`

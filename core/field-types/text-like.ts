@@ -8,18 +8,19 @@ import type { FieldDef } from '../registry/types.js'
 import { hint } from '../registry/suggest.js'
 import { isCleanText } from '../text.js'
 import { asDeclared, asStored, described, stringOutput } from './common.js'
-import { FORMATS } from './formats.js'
+import { FORMATS, shapeOf } from './formats.js'
 import { AS_TEXT } from './plaintext.js'
 import { Rejected, type DeclaredDefault, type FieldTypeImpl } from './types.js'
 
 /** Input schema of a string-like field: its limits, pattern and enum values. */
 export function textInput (f: FieldDef, extra: { writeOnly?: true } = {}): TSchema {
+  const shape = shapeOf(f)
   return Type.String({
     ...described(f),
     ...(f.maxLength !== undefined && { maxLength: f.maxLength }),
     ...(f.minLength !== undefined && { minLength: f.minLength }),
     ...(f.pattern !== undefined && { pattern: f.pattern }),
-    ...(f.format !== undefined && { pattern: FORMATS[f.format].pattern, description: [f.description, FORMATS[f.format].description].filter((d) => d !== undefined).join('. ') }),
+    ...(shape !== undefined && { pattern: shape.pattern, description: [f.description, FORMATS[f.format!].description].filter((d) => d !== undefined).join('. ') }),
     ...(f.enum !== undefined && { enum: [...f.enum] }),
     ...extra,
   })

@@ -3,15 +3,16 @@
  * rules a JSON schema cannot express. Problems are thrown as RegistryProblem
  * with the path of the offending key, which load.ts turns into a line.
  */
-import { ACTIONS, FIELD_FORMATS, OWN_SUFFIX, type FieldDef, type FieldFormat, type ModuleDef, type Registry, type RoleDef, type TransitionDef } from './types.js'
+import { ACTIONS, OWN_SUFFIX, type FieldDef, type ModuleDef, type Registry, type RoleDef, type TransitionDef } from './types.js'
 import type { FieldFile, ItemFieldFile, ModuleFile, RegistryFile } from './schema.js'
 import { foldToAscii } from './fold.js'
 import { hint } from './suggest.js'
 import { SYSTEM_COLUMNS } from '../system-fields.js'
 // The registry asks each type what it allows (defaults, filtering, lengths):
 // core/field-types/ is the one home of what a type means.
-import { FIELD_TYPES_IMPL, Rejected } from '../field-types/index.js'
-import { FORMATS } from '../field-types/formats.js'
+import { FIELD_TYPES_IMPL } from '../field-types/index.js'
+import { checkedFormat } from './field-format.js'
+import { labelsOf } from './field-labels.js'
 import { checkSubscriptionsModule } from './subscriptions-module.js'
 import { checkCreatorIndex, checkIndexKeys, fullTextOf, systemIndexesOf, withIndex } from './index-keys.js'
 import { listColumnsOf } from './list-columns.js'
@@ -51,13 +52,8 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
     at('filterable', f.encrypted === true ? 'encrypted fields are filtered through "searchable", not "filterable"' : `${f.type} fields cannot be filtered`)
   }
   checkIndexKeys(f, path)
-  if (f.format !== undefined) {
-    if (!(FIELD_FORMATS as readonly string[]).includes(f.format)) at('format', `unknown format "${f.format}"${hint(f.format, FIELD_FORMATS)}; formats are ${FIELD_FORMATS.join(', ')}`)
-    if (f.type !== 'string') at('format', `only string fields take a format (this one is ${f.type})`)
-    if (f.pattern !== undefined || f.enum !== undefined) at('format', `a field with a format takes no ${f.pattern !== undefined ? 'pattern' : 'enum'} (the format says what it accepts)`)
-    const checked = typeof f.default === 'string' ? FORMATS[f.format as FieldFormat].check(f.default) : undefined
-    if (checked instanceof Rejected) at('default', `default "${String(f.default)}" does not fit format ${f.format}: ${checked.mensaje}`)
-  }
+  const format = checkedFormat(f, at)
+  const labels = labelsOf(name, f, (keys, message) => { throw new RegistryProblem([...path, ...keys], message) })
   if (f.pattern !== undefined) {
     try { new RegExp(f.pattern, 'u') } catch { at('pattern', `"${f.pattern}" is not a valid regular expression`) }
   }
@@ -89,9 +85,10 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
     ...(f.min !== undefined && { min: f.min }),
     ...(f.max !== undefined && { max: f.max }),
     ...(f.pattern !== undefined && { pattern: f.pattern }),
-    ...(f.format !== undefined && { format: f.format as FieldFormat }),
+    ...(format !== undefined && { format }),
     ...(type.defaultMaxItems !== undefined && { maxItems: f.max_items ?? type.defaultMaxItems }),
     ...(f.description !== undefined && { description: f.description }),
+    ...labels,
     ...(f.items !== undefined && { items: itemsOf(f.items, p('items'), moduleNames) }),
   }
   return Object.freeze(def)
@@ -151,6 +148,7 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffN
     table: m.table ?? foldToAscii(name),
     label: m.label ?? name,
     ...(m.description !== undefined && { description: m.description }),
+    ...(m.help !== undefined && { help: m.help }),
     ...(stateField !== undefined && { stateField }),
     transitions: Object.freeze(transitions),
     users: m.users ?? false,

@@ -5,11 +5,14 @@
  * list shows first. The console builds its screens from it. Pure.
  */
 import type { AccessTable } from '../access.js'
-import { FORMATS } from '../field-types/formats.js'
+import { shapeOf } from '../field-types/formats.js'
 import { ACTIONS, type FieldDef, type Registry } from './types.js'
 
 export interface FieldDescription {
   nombre: string
+  /** What a person reads (docs/administrator-guide.md "Labels"): the declared label, else the name. */
+  etiqueta: string
+  ayuda?: string
   tipo: string
   obligatorio: boolean
   cifrado: boolean
@@ -17,6 +20,8 @@ export interface FieldDescription {
   buscable: boolean
   unico: boolean
   enum?: string[]
+  /** With `enum`: every value's label (the value itself where none is declared). */
+  etiquetas_valores?: Record<string, string>
   ref?: string
   por_defecto?: string | number | boolean
   min?: number
@@ -36,6 +41,7 @@ export interface ModuleDescription {
   prefijo: string
   etiqueta: string
   descripcion?: string
+  ayuda?: string
   /** Each action the role holds on the module: on every record or on its own only. */
   acciones: Record<string, 'todos' | 'propios'>
   campo_estado?: string
@@ -47,17 +53,21 @@ export interface ModuleDescription {
 
 function describeField (f: FieldDef, registry: Registry): FieldDescription {
   const target = f.ref === undefined ? undefined : registry.byName.get(f.ref)?.path
+  // The pattern the API checks: a format's own replaces a declared one (core/field-types/text-like.ts), so a form checks the same.
+  const patron = shapeOf(f)?.pattern ?? f.pattern
   return {
-    nombre: f.name, tipo: f.type, obligatorio: f.required, cifrado: f.encrypted, filtrable: f.filterable, buscable: f.searchable, unico: f.unique,
+    nombre: f.name, etiqueta: f.label,
+    ...(f.help !== undefined && { ayuda: f.help }),
+    tipo: f.type, obligatorio: f.required, cifrado: f.encrypted, filtrable: f.filterable, buscable: f.searchable, unico: f.unique,
     ...(f.enum !== undefined && { enum: [...f.enum] }),
+    ...(f.enumLabels !== undefined && { etiquetas_valores: { ...f.enumLabels } }),
     ...(target !== undefined && { ref: target }),
     ...(f.default !== undefined && { por_defecto: f.default }),
     ...(f.min !== undefined && { min: f.min }),
     ...(f.max !== undefined && { max: f.max }),
     ...(f.minLength !== undefined && { min_longitud: f.minLength }),
     ...(f.maxLength !== undefined && { max_longitud: f.maxLength }),
-    // The pattern the API checks: a format's own replaces a declared one (core/field-types/text-like.ts), so a form checks the same.
-    ...((f.format ?? f.pattern) !== undefined && { patron: f.format === undefined ? f.pattern : FORMATS[f.format].pattern }),
+    ...(patron !== undefined && { patron }),
     ...(f.format !== undefined && { formato: f.format }),
     ...(f.maxItems !== undefined && { max_elementos: f.maxItems }),
     ...(f.description !== undefined && { descripcion: f.description }),
@@ -75,6 +85,7 @@ export function describeModules (registry: Registry, access: AccessTable, role: 
     return {
       nombre: m.name, ruta: m.path, prefijo: m.prefix, etiqueta: m.label,
       ...(m.description !== undefined && { descripcion: m.description }),
+      ...(m.help !== undefined && { ayuda: m.help }),
       acciones,
       ...(m.stateField !== undefined && { campo_estado: m.stateField }),
       transiciones: m.transitions.map((t) => ({ desde: t.from, a: t.to, requiere: [...t.requires] })),

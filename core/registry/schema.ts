@@ -10,6 +10,17 @@ import { FIELD_TYPES, ITEM_FIELD_TYPES } from './types.js'
 const Name = Type.String({ pattern: '^[a-z][a-z0-9_ñ]*$', maxLength: 63 })
 const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean()])
 
+/** What a person reads (docs/administrator-guide.md "Labels"): a label, a help text, an enum value's label. */
+const Words = Type.String({ minLength: 1, maxLength: 500 })
+/** Labels of enum values by value; build.ts checks each key is one of the field's values. */
+const EnumLabels = Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 200 }), { minProperties: 1 })
+/** What fields and sub-fields say to a person. */
+const Labels = {
+  label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  help: Type.Optional(Words),
+  enum_labels: Type.Optional(EnumLabels),
+}
+
 /**
  * A sub-field of a structured array's items: a scalar field with the keys
  * that mean something inside an item (no default, index, column or nesting).
@@ -26,6 +37,7 @@ export const ItemFieldSchema = Type.Object({
   pattern: Type.Optional(Type.String()),
   format: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
+  ...Labels,
 }, { additionalProperties: false })
 
 export const FieldSchema = Type.Object({
@@ -53,6 +65,7 @@ export const FieldSchema = Type.Object({
   column: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', maxLength: 63 })),
   description: Type.Optional(Type.String()),
   examples: Type.Optional(Type.Array(Scalar)),
+  ...Labels,
 }, { additionalProperties: false })
 
 export const TransitionSchema = Type.Object({
@@ -75,6 +88,7 @@ export const ModuleSchema = Type.Object({
   table: Type.Optional(Type.String({ pattern: '^[a-z_][a-z0-9_]*$', maxLength: 63 })),
   label: Type.Optional(Type.String()),
   description: Type.Optional(Type.String()),
+  help: Type.Optional(Words),
   state_field: Type.Optional(Type.String()),
   transitions: Type.Optional(Type.Array(TransitionSchema)),
   users: Type.Optional(Type.Boolean()),

@@ -11,8 +11,12 @@ export type FieldType = typeof FIELD_TYPES[number]
 /** The types a sub-field of a structured array's items may take (docs/administrator-guide.md "modules.yaml reference"). */
 export const ITEM_FIELD_TYPES = ['string', 'text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'time'] as const
 
-/** The `format:` names a string field may declare (core/field-types/formats.ts). */
-export const FIELD_FORMATS = ['dni'] as const
+/**
+ * The `format:` names a field may declare (core/field-types/formats.ts):
+ * `dni` a checked shape of a string field, `euros` what a decimal field's
+ * number means (an amount in euros, for display).
+ */
+export const FIELD_FORMATS = ['dni', 'euros'] as const
 export type FieldFormat = typeof FIELD_FORMATS[number]
 
 /** The actions of a permission string `{module}.{action}` (`exportar`, `importar`: docs/user-guide.md "Export and import"). */
@@ -49,7 +53,7 @@ export interface FieldDef {
   readonly min?: number
   readonly max?: number
   readonly pattern?: string
-  /** A checked shape of a string field (`dni`: DNI or NIE with its check letter). */
+  /** A checked shape of a string field (`dni`: DNI or NIE with its check letter), or what a decimal means (`euros`). */
   readonly format?: FieldFormat
   readonly maxItems?: number
   /**
@@ -71,6 +75,15 @@ export interface FieldDef {
   /** `contiene` is served by a trigram index (`contains_index: true`); otherwise it reads the table. */
   readonly containsIndex: boolean
   readonly description?: string
+  /**
+   * What a person reads for the field (docs/administrator-guide.md
+   * "Labels"): its declared `label`, else its name.
+   */
+  readonly label: string
+  /** A help text for a person filling it in (`help:`). */
+  readonly help?: string
+  /** With `enum`: every enum value's label, the declared one (`enum_labels`) or the value itself. */
+  readonly enumLabels?: Readonly<Record<string, string>>
 }
 
 export interface TransitionDef {
@@ -88,8 +101,11 @@ export interface ModuleDef {
   /** `_id` prefix, e.g. `DEN`. */
   readonly prefix: string
   readonly table: string
+  /** What a person reads for the module: its declared `label`, else its name. */
   readonly label: string
   readonly description?: string
+  /** A help text for a person (`help:`, docs/administrator-guide.md "Labels"). */
+  readonly help?: string
   /** The field holding the record's state (`estado`, `situacion`), if any. */
   readonly stateField?: string
   readonly transitions: readonly TransitionDef[]

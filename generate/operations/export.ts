@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox'
 import { listQuerystring } from '../list-parameters.js'
 import { SEPARATORS } from '../../records/csv-dialect.js'
-import { EXPORT_FORMATS } from '../../records/export-query.js'
+import { EXPORT_FORMATS, EXPORT_HEADERS } from '../../records/export-query.js'
 import { selectable } from '../../records/fields-query.js'
 import type { Operation } from './operation.js'
 
@@ -16,6 +16,7 @@ function exportQuerystring (...args: Parameters<typeof listQuerystring>): Return
   return Type.Object({
     formato: Type.Optional(Type.String({ enum: [...EXPORT_FORMATS], default: 'csv', description: 'csv (RFC 4180, UTF-8 con BOM, con cabecera) o ndjson (un registro JSON por línea)' })),
     separador: Type.Optional(Type.String({ enum: [...SEPARATORS], default: ',', description: 'Separador de campos del CSV: ; para hojas de cálculo en español' })),
+    cabeceras: Type.Optional(Type.String({ enum: [...EXPORT_HEADERS], default: 'nombres', description: 'Cabecera del CSV: los nombres de los campos (nombres) o sus etiquetas (etiquetas, lo que lee una persona); las columnas del sistema (_id, _hash …) conservan su nombre. Una importación acepta cualquiera de las dos' })),
     campos: Type.Optional(Type.String({ examples: campos?.examples, description: `Solo estos campos, separados por comas (y siempre _id), en el orden del registro: la cabecera del CSV o las claves de cada línea; solo los cifrados nombrados se descifran y se registran. Sin referencia.campo ni expandir. Campos: ${selectable(args[0]).join(', ')}` })),
     ...list,
   }, { additionalProperties: false })

@@ -84,7 +84,7 @@ describe('on the embedded database (DATA_DIR/pgdata)', () => {
     const env = { DATA_DIR: dataDir, ...SECRETS, ADMIN_USERNAME: 'admin', ADMIN_PASSWORD: 'admin-password-123' }
     const renamed = join(tmp(), 'modules.yaml')
     // Indexed under its new name (modelo has no index of its own): the next start builds its indexes.
-    writeFileSync(renamed, readFileSync('modules.yaml', 'utf8').replace('      modelo: { type: string }', '      modelo_vehiculo: { type: string, indexed: true }'))
+    writeFileSync(renamed, readFileSync('modules.yaml', 'utf8').replace('      modelo: { type: string,', '      modelo_vehiculo: { type: string, indexed: true,'))
     const statement = 'ALTER TABLE "vehiculos" RENAME COLUMN "modelo" TO "modelo_vehiculo";'
     const app = await buildApp({ config: loadConfig({ ...env, METRICS_PORT: '0' }), logger: false })
     try {
@@ -148,8 +148,8 @@ describe('npm run check refuses what the start refuses', () => {
     const file = join(tmp(), 'modules.yaml')
     const original = readFileSync('modules.yaml', 'utf8')
     // vehiculos.km_actuales loses its index; modelo gains both of its own.
-    writeFileSync(file, original.replace('km_actuales: { type: integer, min: 0, indexed: true }', 'km_actuales: { type: integer, min: 0 }')
-      .replace('      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla', '      modelo: { type: string, indexed: true, contains_index: true }\n      tipo: { type: string, required: true, enum: [patrulla'))
+    writeFileSync(file, original.replace('km_actuales: { type: integer, min: 0, indexed: true,', 'km_actuales: { type: integer, min: 0,')
+      .replace('      modelo: { type: string, label: Modelo }\n      tipo: { type: string, required: true, enum: [patrulla', '      modelo: { type: string, indexed: true, contains_index: true }\n      tipo: { type: string, required: true, enum: [patrulla'))
     const before = await run('check', ['--sin-entorno'])
     const after = await run('check', [file, '--sin-entorno'])
     expect([before.code, after.code], before.err + after.err).toEqual([0, 0])
@@ -209,7 +209,7 @@ describe('npm run check refuses what the start refuses', () => {
 
         const changed = join(tmp(), 'modules.yaml')
         const original = readFileSync('modules.yaml', 'utf8')
-        writeFileSync(changed, original.replace('      modelo: { type: string }', '      modelo: { type: boolean }'))
+        writeFileSync(changed, original.replace('      modelo: { type: string,', '      modelo: { type: boolean,'))
         expect(readFileSync(changed, 'utf8')).not.toBe(original)
         const refused = await run('check', [changed], env)
         expect(refused.code).toBe(1)
@@ -218,7 +218,7 @@ describe('npm run check refuses what the start refuses', () => {
         await expect(start).rejects.toThrow(refused.err.split('\n')[0]!.replace(changed, resolve(changed)))
 
         // A rename: refused by check with the statement, applied by migrate --apply, then in line.
-        writeFileSync(changed, original.replace('      modelo: { type: string }', '      modelo_vehiculo: { type: string }'))
+        writeFileSync(changed, original.replace('      modelo: { type: string,', '      modelo_vehiculo: { type: string,'))
         const rename = await run('check', [changed], env)
         expect(rename.code).toBe(1)
         expect(rename.err).toContain(`npm run migrate -- --apply 'ALTER TABLE "vehiculos" RENAME COLUMN "modelo" TO "modelo_vehiculo";'`)

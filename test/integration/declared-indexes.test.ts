@@ -18,7 +18,7 @@ import { startTestApp } from '../helpers/test-app.js'
 import { usingPostgres } from '../helpers/services.js'
 
 const real = readFileSync('modules.yaml', 'utf8')
-const DECLARED = '      operador: { type: string, indexed: true }\n      patrulla_asignada: { type: string }\n'
+const DECLARED = '      operador: { type: string, indexed: true, label: Operador }\n      patrulla_asignada: { type: string, label: Patrulla asignada }\n'
 const SALA = '    full_text: [categoria, descripcion, ubicacion, operador, resultado]\n'
 /** patrulla_asignada indexed (both ways), operador no longer; nor `_modified` and `_modified_by`. */
 const swapped = edit(edit(real, DECLARED, '      operador: { type: string }\n      patrulla_asignada: { type: string, indexed: true, contains_index: true }\n'),

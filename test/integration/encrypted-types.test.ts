@@ -19,7 +19,7 @@ import { startTestApp } from '../helpers/test-app.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const text = readFileSync(join(ROOT, 'modules.yaml'), 'utf8')
-  .replace('      fecha_hora_entrada: { type: datetime, default: now }', '      fecha_hora_entrada: { type: datetime, default: now, encrypted: true }\n      km: { type: integer, encrypted: true }\n      dia: { type: date, encrypted: true }\n      notas: { type: array, encrypted: true }')
+  .replace('      fecha_hora_entrada: { type: datetime, default: now, label: Fecha y hora de entrada }', '      fecha_hora_entrada: { type: datetime, default: now, encrypted: true }\n      km: { type: integer, encrypted: true }\n      dia: { type: date, encrypted: true }\n      notas: { type: array, encrypted: true }')
 const registry = parseRegistry(text, 'modules.yaml (encrypted kinds)')
 
 let h: Harness, app: FastifyInstance, api: Api

@@ -38,9 +38,9 @@ text = edit(text, '\nmodules:\n', `
 modules:
 `)
 text = edit(text, ROLE_ENUM, ROLE_ENUM.replace('consulta]', 'consulta, exportador, propio]'))
-text = edit(text, '      agente_asignado: { type: ref, ref: personal }\n      prioridad:', '      agente_asignado: { type: ref, ref: personal }\n      saldo: { type: integer }\n      prioridad:')
+text = edit(text, '\n      prioridad:', '\n      saldo: { type: integer, label: Saldo }\n      prioridad:')
 // A plain array to export (the default declares adjuntos as files, which a body cannot invent).
-text = edit(text, '      adjuntos: { type: file }\n      observaciones', '      adjuntos: { type: array }\n      observaciones')
+text = edit(text, '      adjuntos: { type: file,', '      adjuntos: { type: array,')
 const registry = parseRegistry(text, 'modules.yaml (+ exportador, propio, saldo)')
 
 const HEADER = ['_id', 'denunciante_nombre', 'denunciante_dni', 'denunciante_telefono', 'denunciante_email', 'denunciante_domicilio', 'tipo', 'fecha_hechos',

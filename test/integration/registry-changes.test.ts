@@ -37,7 +37,7 @@ const withObjetos = edit(real, AGENTE, `${AGENTE}      - objetos_perdidos.ver\n 
       estado: { type: string, enum: [depositado, entregado, destruido], default: depositado }
       entregado_por: { type: ref, ref: personal }
 `
-const MARCA = '      marca: { type: string }\n      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla'
+const MARCA = '      marca: { type: string, label: Marca }\n      modelo: { type: string, label: Modelo }\n      tipo: { type: string, required: true, enum: [patrulla'
 const COLORED = MARCA.replace('      tipo:', '      color: { type: string, max_length: 30 }\n      tipo:')
 // q searches color alone (docs/administrator-guide.md "Indexes": `full_text`), so the tests below may remove and rename the other fields.
 const withColor = edit(edit(real, MARCA, COLORED), '    full_text: [matricula, marca]\n', '    full_text: [color]\n')
@@ -254,14 +254,14 @@ describe('a destructive change to modules.yaml', () => {
   }
 
   it('a removed field is refused, naming the drop column statement; data untouched', async () => {
-    const message = await refused(vehiculos('      marca: { type: string }\n', ''))
+    const message = await refused(vehiculos('      marca: { type: string, label: Marca }\n', ''))
     expect(message).toMatch(/refus/i)
     expect(message).toMatch(/drop column "marca"/i)
     expect(message).not.toMatch(/drop column "(modelo|color)"/i)
   })
 
   it('a field changed from string to integer is refused, naming the statement; data untouched', async () => {
-    const message = await refused(vehiculos('      modelo: { type: string }\n', '      modelo: { type: integer }\n'))
+    const message = await refused(vehiculos('      modelo: { type: string,', '      modelo: { type: integer,'))
     expect(message).toMatch(/refus/i)
     expect(message).toMatch(/alter column "modelo" type int/i)
   })
@@ -290,7 +290,7 @@ describe('a destructive change to modules.yaml', () => {
     const put = await client(current, await login(current)).put(`/vehiculos/${oldId}`, { modelo: 'Golf' })
     expect(put.status, JSON.stringify(put.body)).toBe(200)
     await h.closeApp(current)
-    const message = await refused(vehiculos('      modelo: { type: string }\n', '      modelo_x: { type: string }\n'))
+    const message = await refused(vehiculos('      modelo: { type: string,', '      modelo_x: { type: string,'))
     expect(message).toMatch(/renames a field, which the start does not do by itself[^]*refusing to start/)
     expect(message).toContain('vehiculos: column "modelo" has no field any more and "modelo_x" is new')
     expect(message).toContain(`npm run migrate -- --apply 'ALTER TABLE "vehiculos" RENAME COLUMN "modelo" TO "modelo_x";'`)
@@ -301,7 +301,7 @@ describe('a destructive change to modules.yaml', () => {
   })
 
   it('a rename together with another change of the field (MikroORM plans an add and a drop) is refused as a rename too', async () => {
-    const message = await refused(vehiculos('      modelo: { type: string }\n', '      modelo_x: { type: string, max_length: 40 }\n'))
+    const message = await refused(vehiculos('      modelo: { type: string,', '      modelo_x: { type: string, max_length: 40,'))
     expect(message).toContain('RENAME COLUMN "modelo" TO "modelo_x"')
   })
 
@@ -336,7 +336,7 @@ describe('a destructive change to modules.yaml', () => {
   })
 
   it('a field made required while records hold nulls in it starts (no table change); those records stay readable and writable', async () => {
-    const app = await h.app({ registry: parseRegistry(edit(withColor, '      bastidor: { type: string, unique: true, max_length: 32 }\n', '      bastidor: { type: string, required: true, unique: true, max_length: 32 }\n'), 'temp.yaml') })
+    const app = await h.app({ registry: parseRegistry(edit(withColor, '      bastidor: { type: string, unique: true,', '      bastidor: { type: string, required: true, unique: true,'), 'temp.yaml') })
     const api = client(app, await login(app))
     expect((await api.get(`/vehiculos/${oldId}`)).body.data).toMatchObject({ bastidor: null })
     const put = await api.put(`/vehiculos/${oldId}`, { km_actuales: 10 })

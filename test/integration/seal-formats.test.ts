@@ -42,13 +42,13 @@ const real = readFileSync(join(ROOT, 'modules.yaml'), 'utf8')
 /** modules.yaml grown as the service accepts: new fields (one encrypted), a new module, new enum values, a longer string. */
 function grown (): string {
   let t = real
-  t = edit(t, '      observaciones: { type: text, indexed: true }\n\n  sanciones:', '      observaciones: { type: text, indexed: true }\n      expediente_judicial: { type: string, max_length: 40 }\n      denunciante_movil: { type: string, max_length: 30, encrypted: true }\n\n  sanciones:')
+  t = edit(t, '\n\n  sanciones:', '\n      expediente_judicial: { type: string, max_length: 40 }\n      denunciante_movil: { type: string, max_length: 30, encrypted: true }\n\n  sanciones:')
   t = edit(t, 'enum: [baja, media, alta, urgente], default: media', 'enum: [baja, media, alta, urgente, critica], default: media')
-  t = edit(t, 'denunciante_email: { type: string, max_length: 254, indexed: true }', 'denunciante_email: { type: string, max_length: 320, indexed: true }')
-  t = edit(t, '      resultado: { type: text }\n', '      resultado: { type: text }\n      prioridad_llamada: { type: integer, min: 1, max: 5 }\n')
+  t = edit(t, 'denunciante_email: { type: string, max_length: 254,', 'denunciante_email: { type: string, max_length: 320,')
+  t = edit(t, '      resultado: { type: text, label: Resultado }\n', '      resultado: { type: text, label: Resultado }\n      prioridad_llamada: { type: integer, min: 1, max: 5 }\n')
   t = edit(t, 'enum: [urgente, normal, informacion]', 'enum: [urgente, normal, informacion, simulacro]')
   // A module's first encrypted field: its new versions are sealed in format 3, its old ones stay in 2.
-  t = edit(t, '      fecha_itv: { type: date }\n', '      fecha_itv: { type: date }\n      propietario_dni: { type: string, max_length: 20, encrypted: true }\n')
+  t = edit(t, '      fecha_itv: { type: date, label: Fecha de la ITV }\n', '      fecha_itv: { type: date, label: Fecha de la ITV }\n      propietario_dni: { type: string, max_length: 20, encrypted: true }\n')
   return `${t}
   objetos_perdidos:
     prefix: OBJ

@@ -46,7 +46,7 @@ describe('what is indexed', () => {
   })
 
   it('`indexed: false` turns off what an enum, a date or a ref implies', () => {
-    const reg = parseRegistry(edit(real, 'fecha_pago: { type: date }', 'fecha_pago: { type: date, indexed: false }'), 'temp.yaml')
+    const reg = parseRegistry(edit(real, 'fecha_pago: { type: date,', 'fecha_pago: { type: date, indexed: false,'), 'temp.yaml')
     expect(reg.byName.get('sanciones')!.fieldMap.get('fecha_pago')!.indexed).toBe(false)
   })
 
@@ -77,9 +77,9 @@ describe('what is indexed', () => {
 describe('mistakes', () => {
   it('a misspelt key, with the closest name', () => {
     const l = lineOf('      km_actuales:')
-    expectProblem(edit(real, 'km_actuales: { type: integer, min: 0, indexed: true }', 'km_actuales: { type: integer, min: 0, indexd: true }'),
+    expectProblem(edit(real, 'km_actuales: { type: integer, min: 0, indexed: true,', 'km_actuales: { type: integer, min: 0, indexd: true,'),
       l, 'modules.vehiculos.fields.km_actuales.indexd', 'unknown key "indexd"', 'did you mean "indexed"')
-    expectProblem(edit(real, 'km_actuales: { type: integer, min: 0, indexed: true }', 'km_actuales: { type: integer, min: 0, contains_indx: true }'),
+    expectProblem(edit(real, 'km_actuales: { type: integer, min: 0, indexed: true,', 'km_actuales: { type: integer, min: 0, contains_indx: true,'),
       l, 'modules.vehiculos.fields.km_actuales.contains_indx', 'did you mean "contains_index"')
     const m = lineOf('    full_text: [matricula, marca]')
     expectProblem(edit(real, '    full_text: [matricula, marca]', '    full_txt: [matricula, marca]'),
@@ -88,19 +88,19 @@ describe('mistakes', () => {
 
   it('indexed on an encrypted field, or one that is not filterable', () => {
     const l = lineOf('      denunciante_telefono:')
-    expectProblem(edit(real, 'denunciante_telefono: { type: string, max_length: 30, encrypted: true }', 'denunciante_telefono: { type: string, max_length: 30, encrypted: true, indexed: true }'),
+    expectProblem(edit(real, 'denunciante_telefono: { type: string, max_length: 30, encrypted: true,', 'denunciante_telefono: { type: string, max_length: 30, encrypted: true, indexed: true,'),
       l, 'modules.denuncias.fields.denunciante_telefono.indexed', 'encrypted fields are indexed through "searchable"')
     const m = lineOf('      operador:')
-    expectProblem(edit(real, 'operador: { type: string, indexed: true }', 'operador: { type: string, filterable: false, indexed: true }'),
+    expectProblem(edit(real, 'operador: { type: string, indexed: true,', 'operador: { type: string, filterable: false, indexed: true,'),
       m, 'modules.sala092.fields.operador.indexed', 'takes no filter to index')
   })
 
   it('indexed: false where the role needs the index', () => {
-    const l = lineOf('      estado: { type: string, enum: [operativo, taller, baja], default: operativo }')
-    expectProblem(edit(real, 'estado: { type: string, enum: [operativo, taller, baja], default: operativo }', 'estado: { type: string, enum: [operativo, taller, baja], default: operativo, indexed: false }'),
+    const l = lineOf('      estado: { type: string, enum: [operativo, taller, baja], default: operativo,')
+    expectProblem(edit(real, 'estado: { type: string, enum: [operativo, taller, baja], default: operativo,', 'estado: { type: string, enum: [operativo, taller, baja], default: operativo, indexed: false,'),
       l, 'modules.vehiculos.fields.estado.indexed', '"indexed: false" is not allowed on the state field')
-    const m = lineOf('      asignado_a: { type: ref, ref: personal }')
-    expectProblem(edit(real, '      asignado_a: { type: ref, ref: personal }\n\n  sala092', '      asignado_a: { type: ref, ref: personal, indexed: false }\n\n  sala092'),
+    const m = lineOf('      asignado_a: { type: ref, ref: personal,')
+    expectProblem(edit(real, '      asignado_a: { type: ref, ref: personal, label: Asignado a }\n\n  sala092', '      asignado_a: { type: ref, ref: personal, indexed: false }\n\n  sala092'),
       m, 'modules.vehiculos.fields.asignado_a.indexed', 'an owner field')
   })
 
@@ -117,13 +117,13 @@ describe('mistakes', () => {
 
   it('contains_index on a type without contiene, an enum, an encrypted field', () => {
     const l = lineOf('      km_actuales:')
-    expectProblem(edit(real, 'km_actuales: { type: integer, min: 0, indexed: true }', 'km_actuales: { type: integer, min: 0, contains_index: true }'),
+    expectProblem(edit(real, 'km_actuales: { type: integer, min: 0, indexed: true,', 'km_actuales: { type: integer, min: 0, contains_index: true,'),
       l, 'modules.vehiculos.fields.km_actuales.contains_index', 'only string and text fields take contiene (this one is integer)')
     const e = lineOf('      tipo: { type: string, required: true, enum: [patrulla')
-    expectProblem(edit(real, 'enum: [patrulla, moto, furgon, todoterreno] }', 'enum: [patrulla, moto, furgon, todoterreno], contains_index: true }'),
+    expectProblem(edit(real, 'enum: [patrulla, moto, furgon, todoterreno],', 'enum: [patrulla, moto, furgon, todoterreno], contains_index: true,'),
       e, 'modules.vehiculos.fields.tipo.contains_index', 'served by its own index')
     const c = lineOf('      denunciante_telefono:')
-    expectProblem(edit(real, 'denunciante_telefono: { type: string, max_length: 30, encrypted: true }', 'denunciante_telefono: { type: string, max_length: 30, encrypted: true, contains_index: true }'),
+    expectProblem(edit(real, 'denunciante_telefono: { type: string, max_length: 30, encrypted: true,', 'denunciante_telefono: { type: string, max_length: 30, encrypted: true, contains_index: true,'),
       c, 'modules.denuncias.fields.denunciante_telefono.contains_index', 'encrypted fields are searched through "searchable"')
   })
 

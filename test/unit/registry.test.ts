@@ -140,7 +140,7 @@ describe('row-level scope in the real modules.yaml', () => {
 describe('mistakes in modules.yaml', () => {
   it('the subscriptions module: a field the deliverer reads, missing or of another type; a second such module', () => {
     expect(errorOf(edit(real, "      filtro: { type: string, max_length: 2000,", "      filtrox: { type: string, max_length: 2000,")).message).toMatch(/modules\.suscripciones: the subscriptions module must declare "filtro" as a string/)
-    expect(errorOf(edit(real, '      activa: { type: boolean, default: true }\n      secreto', '      activa: { type: string }\n      secreto')).message).toMatch(/modules\.suscripciones\.fields\.activa: the subscriptions module must declare "activa" as a boolean/)
+    expect(errorOf(edit(real, '      activa: { type: boolean, default: true,', '      activa: { type: string,')).message).toMatch(/modules\.suscripciones\.fields\.activa: the subscriptions module must declare "activa" as a boolean/)
     expect(errorOf(edit(real, '    users: true\n', '    users: true\n    subscriptions: true\n')).message).toMatch(/only one module may set "subscriptions: true"/)
   })
 
@@ -163,7 +163,7 @@ describe('mistakes in modules.yaml', () => {
 
   it('a ref to an unknown module, with a hint', () => {
     const l = lineOf('agente_asignado: { type: ref')
-    expectProblem(edit(real, 'agente_asignado: { type: ref, ref: personal }', 'agente_asignado: { type: ref, ref: persona }'),
+    expectProblem(edit(real, 'agente_asignado: { type: ref, ref: personal,', 'agente_asignado: { type: ref, ref: persona,'),
       l, 'modules.denuncias.fields.agente_asignado.ref', 'unknown module "persona"', 'did you mean "personal"')
   })
 
@@ -217,22 +217,22 @@ describe('mistakes in modules.yaml', () => {
 
   it('searchable without encrypted', () => {
     const l = lineOf('infractor_dni:')
-    expectProblem(edit(real, 'infractor_dni: { type: string, format: dni, max_length: 20, encrypted: true, searchable: true }', 'infractor_dni: { type: string, format: dni, max_length: 20, searchable: true }'),
+    expectProblem(edit(real, 'infractor_dni: { type: string, format: dni, max_length: 20, encrypted: true, searchable: true,', 'infractor_dni: { type: string, format: dni, max_length: 20, searchable: true,'),
       l, 'modules.sanciones.fields.infractor_dni.searchable', 'only encrypted fields are searchable')
   })
 
   it('an unknown format, with a hint; a format on a field that is not a string, or with a pattern or enum; a default that does not fit it', () => {
     const l = lineOf('infractor_dni:')
     const dni = 'infractor_dni: { type: string, format: dni,'
-    expectProblem(edit(real, dni, 'infractor_dni: { type: string, format: dnii,'), l, 'modules.sanciones.fields.infractor_dni.format', 'unknown format "dnii" (did you mean "dni"?); formats are dni')
-    expectProblem(edit(real, dni, 'infractor_dni: { type: text, format: dni,'), l, 'modules.sanciones.fields.infractor_dni.format', 'only string fields take a format (this one is text)')
+    expectProblem(edit(real, dni, 'infractor_dni: { type: string, format: dnii,'), l, 'modules.sanciones.fields.infractor_dni.format', 'unknown format "dnii" (did you mean "dni"?); formats are dni, euros')
+    expectProblem(edit(real, dni, 'infractor_dni: { type: text, format: dni,'), l, 'modules.sanciones.fields.infractor_dni.format', 'format dni is for string fields (this one is text)')
     expectProblem(edit(real, dni, `${dni} pattern: '[0-9]+',`), l, 'modules.sanciones.fields.infractor_dni.format', 'a field with a format takes no pattern')
     expectProblem(edit(real, dni, `${dni} default: 12345678A,`), l, 'modules.sanciones.fields.infractor_dni.default', 'default "12345678A" does not fit format dni: letra de control incorrecta')
     expect(parseRegistry(edit(real, dni, `${dni} default: 12345678Z,`), 'temp.yaml').byName.get('sanciones')!.fieldMap.get('infractor_dni')!.format).toBe('dni')
   })
 
   it('structured array items (docs/administrator-guide.md "modules.yaml reference"): misspelt keys and types with hints, keys only arrays take, formats', () => {
-    const dni = '          dni: { type: string, format: dni, max_length: 20, encrypted: true }'
+    const dni = '          dni: { type: string, format: dni, max_length: 20, encrypted: true, label: DNI }'
     const l = lineOf(dni)
     const at = 'modules.denuncias.fields.testigos.items.dni'
     expectProblem(edit(real, dni, '          dni: { type: string, format: dni, max_length: 20, encrypetd: true }'), l, `${at}.encrypetd`, 'unknown key "encrypetd"', 'did you mean "encrypted"')
@@ -240,7 +240,7 @@ describe('mistakes in modules.yaml', () => {
     expectProblem(edit(real, dni, '          dni: { type: array }'), l, `${at}.type`, '"array" is not one of')
     expectProblem(edit(real, dni, '          dni: { type: string, searchable: true }'), l, `${at}.searchable`, 'unknown key "searchable"')
     expectProblem(edit(real, dni, '          dni: { type: string, format: dnni, encrypted: true }'), l, `${at}.format`, 'unknown format "dnni" (did you mean "dni"?)')
-    expectProblem(edit(real, dni, '          dni: { type: integer, format: dni }'), l, `${at}.format`, 'only string fields take a format (this one is integer)')
+    expectProblem(edit(real, dni, '          dni: { type: integer, format: dni }'), l, `${at}.format`, 'format dni is for string fields (this one is integer)')
     expectProblem(edit(real, dni, '          dni: { type: integer, max_length: 3 }'), l, `${at}.max_length`, 'not allowed on a integer field')
     expectProblem(edit(real, '        type: array\n        max_items: 50\n', '        type: array\n        encrypted: true\n'), lineOf('        type: array') + 1, 'modules.denuncias.fields.testigos.encrypted', 'set "encrypted: true" on the sub-fields')
     expectProblem(edit(real, '        type: array\n        max_items: 50\n', '        type: text\n'), lineOf('        items:') - 1, 'modules.denuncias.fields.testigos.items', 'only array fields declare items (this one is text)')
@@ -263,28 +263,28 @@ describe('mistakes in modules.yaml', () => {
 
   it('enum on a non-string field', () => {
     const l = lineOf('km_actuales:')
-    expectProblem(edit(real, 'km_actuales: { type: integer, min: 0, indexed: true }', 'km_actuales: { type: integer, min: 0, indexed: true, enum: [a, b] }'),
+    expectProblem(edit(real, 'km_actuales: { type: integer, min: 0, indexed: true,', 'km_actuales: { type: integer, min: 0, indexed: true, enum: [a, b],'),
       l, 'modules.vehiculos.fields.km_actuales.enum', 'only string fields may declare enum values')
   })
 
   it('a YAML syntax error, with its line', () => {
-    const l = lineOf('      modelo: { type: string }', lineOf('  vehiculos:'))
-    const message = errorOf(edit(real, '      marca: { type: string }\n      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla',
-      '      marca: { type: string }\n     modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla')).message
+    const l = lineOf('      modelo: { type: string, label: Modelo }', lineOf('  vehiculos:'))
+    const message = errorOf(edit(real, '      marca: { type: string, label: Marca }\n      modelo: { type: string, label: Modelo }\n      tipo: { type: string, required: true, enum: [patrulla',
+      '      marca: { type: string, label: Marca }\n     modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla')).message
     expect(message).toMatch(/YAML syntax error/)
     expect(message).toContain(`temp.yaml:${l}:`)
   })
 
   it('YAML syntax errors name file, line and column, in the style of schema errors', () => {
-    const l = lineOf('      modelo: { type: string }', lineOf('  vehiculos:'))
-    const indent = errorOf(edit(real, '      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla', '     modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla')).message
+    const l = lineOf('      modelo: { type: string, label: Modelo }', lineOf('  vehiculos:'))
+    const indent = errorOf(edit(real, '      modelo: { type: string, label: Modelo }\n      tipo: { type: string, required: true, enum: [patrulla', '     modelo: { type: string, label: Modelo }\n      tipo: { type: string, required: true, enum: [patrulla')).message
     expect(indent).toBe(`temp.yaml is not valid:\n  temp.yaml:${l}:6: YAML syntax error: All mapping items must start at the same column`)
-    const tab = errorOf(edit(real, '      modelo: { type: string }\n      tipo: { type: string, required: true, enum: [patrulla', '\tmodelo: x\n      tipo: { type: string, required: true, enum: [patrulla')).message
+    const tab = errorOf(edit(real, '      modelo: { type: string, label: Modelo }\n      tipo: { type: string, required: true, enum: [patrulla', '\tmodelo: x\n      tipo: { type: string, required: true, enum: [patrulla')).message
     expect(tab).toMatch(new RegExp(`^temp\\.yaml is not valid:\n  temp\\.yaml:${l}:1: YAML syntax error: Tabs are not allowed`))
   })
 
   it('a duplicated key is refused', () => {
-    const message = errorOf(edit(real, '      juzgado: { type: string }\n', '      juzgado: { type: string }\n      juzgado: { type: text }\n')).message
+    const message = errorOf(edit(real, '      juzgado: { type: string, label: Juzgado }\n', '      juzgado: { type: string, label: Juzgado }\n      juzgado: { type: text }\n')).message
     expect(message).toMatch(/^temp\.yaml/)
     expect(message).toMatch(/unique/i)
   })
@@ -304,13 +304,13 @@ describe('mistakes in modules.yaml', () => {
     expectProblem(edit(real, '    owner_fields: [agente_asignado]', '    owner_fields: [agente_asignao]'), o, 'modules.denuncias.owner_fields.0', 'unknown field "agente_asignao"', 'did you mean "agente_asignado"')
     expectProblem(edit(real, '    owner_fields: [agente_asignado]', '    owner_fields: [lugar_hechos]'), o, 'modules.denuncias.owner_fields.0', 'must be of type ref with "ref: personal"')
     expectProblem(edit(real, '    owner_fields: [agente_asignado]', '    owner_fields: [_id]'), o, 'modules.denuncias.owner_fields.0', '"_id" is an owner field only in module "personal"')
-    const withoutLink = edit(real, '      personal_id: { type: ref, ref: personal }', '      legajo: { type: string }')
+    const withoutLink = edit(real, '      personal_id: { type: ref, ref: personal,', '      legajo: { type: string,')
     expect(errorOf(withoutLink).message).toMatch(/owner fields need a "personal_id" field of type ref in the users module/)
   })
 
   it('the default of a time field is HH:MM ("now" is the clock only for dates and date-times)', () => {
-    const l = lineOf('      hora_inicio: { type: time }')
-    expectProblem(edit(real, '      hora_inicio: { type: time }', '      hora_inicio: { type: time, default: now }'), l, 'modules.turnos.fields.hora_inicio.default', 'the default of a time field is HH:MM')
-    expect(parseRegistry(edit(real, '      hora_inicio: { type: time }', "      hora_inicio: { type: time, default: '08:00' }"), 'temp.yaml').byName.get('turnos')!.fieldMap.get('hora_inicio')!.default).toBe('08:00')
+    const l = lineOf('      hora_inicio: { type: time,')
+    expectProblem(edit(real, '      hora_inicio: { type: time,', '      hora_inicio: { type: time, default: now,'), l, 'modules.turnos.fields.hora_inicio.default', 'the default of a time field is HH:MM')
+    expect(parseRegistry(edit(real, '      hora_inicio: { type: time,', "      hora_inicio: { type: time, default: '08:00',"), 'temp.yaml').byName.get('turnos')!.fieldMap.get('hora_inicio')!.default).toBe('08:00')
   })
 })
