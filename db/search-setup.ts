@@ -2,8 +2,9 @@
  * What search (docs/user-guide.md "Search") needs in the database before the module tables'
  * indexes can be built: the `unaccent` and `pg_trgm` extensions (contrib
  * modules of PostgreSQL; embedded PGlite loads them in db/embedded.ts) and
- * the immutable folding function of db/search-sql.ts. Run by the start-up
- * schema sync, before the indexes that use them.
+ * the immutable folding function of db/search-sql.ts, and `q`'s query
+ * function (db/prefix-query.ts). Run by the start-up schema sync, before
+ * the indexes that use them.
  *
  * `search_fold(text)` is `lower(unaccent(text))` with the dictionary named.
  * `unaccent()` is only STABLE (its dictionary could change), so an
@@ -25,6 +26,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { ConfigError } from '../core/errors.js'
 import { FOLD_FUNCTION } from './search-sql.js'
+import { QUERY_FUNCTION, queryFunctionBody } from './prefix-query.js'
 
 export const SEARCH_EXTENSIONS = ['unaccent', 'pg_trgm'] as const
 
@@ -58,6 +60,7 @@ export async function ensureSearchSupport (em: EntityManager): Promise<void> {
   const rows = await run<Array<{ schema: string }>>(em,
     "select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'unaccent'")
   await defineFold(em, quoteIdent(rows[0]!.schema))
+  await defineQuery(em)
 }
 
 /**
@@ -89,6 +92,16 @@ async function defineFold (em: EntityManager, schema: string): Promise<void> {
   }
   const plain = ` begin return lower(${schema}.unaccent(${dictionary}, $1)); end `
   if (current !== plain) await createFold(em, plain, 'plpgsql')
+}
+
+/** (Re)defines `search_query` (db/prefix-query.ts) when it is missing or differs, like the fold. */
+async function defineQuery (em: EntityManager): Promise<void> {
+  const [here] = await run<Array<{ schema: string }>>(em, 'select current_schema() as schema')
+  const body = queryFunctionBody(`${quoteIdent(here!.schema)}.${FOLD_FUNCTION}`)
+  const current = (await run<Array<{ src: string }>>(em,
+    `select p.prosrc as src from pg_proc p where p.proname = '${QUERY_FUNCTION}' and p.pronamespace = current_schema()::text::regnamespace`))[0]?.src
+  if (current === body) return
+  await run(em, `create or replace function ${QUERY_FUNCTION}(text) returns tsquery language sql immutable strict parallel safe as $$${body}$$`)
 }
 
 async function createFold (em: EntityManager, body: string, language: 'sql' | 'plpgsql' = 'sql'): Promise<void> {

@@ -10,8 +10,9 @@
  *   by a trigram GIN index (`pg_trgm`) on the fields that declare
  *   `contains_index` (elsewhere the same condition reads the table);
  * - `q`: a stored `tsvector` column per module over the fields it declares
- *   (`full_text`, by default its text fields; Spanish stemming after
- *   folding), with a GIN index;
+ *   (`full_text`, by default its text fields; folded, with both the Spanish
+ *   stems and the words as written), with a GIN index that serves the
+ *   prefix query of db/prefix-query.ts;
  * - `vacio` on text and array fields: a b-tree over the value's size on the
  *   indexed ones (the other types use the b-tree on the column).
  */
@@ -20,6 +21,7 @@ import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { operatorsOf, typeOf } from '../core/field-types/index.js'
 import { valueColumn } from './columns.js'
 import { storedName } from './identifier.js'
+import { QUERY_FUNCTION } from './prefix-query.js'
 
 /** A condition (or an order key) as SQL text with `?` placeholders and their values; db/row-query.ts numbers and binds them. */
 export interface SqlCondition {
@@ -75,12 +77,20 @@ export function documentFields (mod: ModuleDef): readonly FieldDef[] {
   return mod.fullText
 }
 
-/** The text-search document of a row: its searchable fields, folded, as a Spanish tsvector. */
+/**
+ * The text-search document of a row: its searchable fields, folded, as the
+ * Spanish stems (with their positions, for `ts_rank`) and the words as
+ * written (`simple`, positions stripped). A prefix of `q` is matched
+ * against the words as written, not the stems: a stem can be shorter than
+ * what was typed (`tranquilamente` is stored as `tranquil`, of which
+ * `tranquilam` is no prefix), and the stem of a prefix is no prefix of the
+ * word (`cervan` stems to `cerv`, which would find `cerveza`).
+ */
 function documentExpression (mod: ModuleDef): string | undefined {
   const fields = documentFields(mod)
   if (fields.length === 0) return undefined
-  const text = fields.map((f) => `coalesce(${ident(valueColumn(f))}::text, '')`).join(" || ' ' || ")
-  return `to_tsvector(${CONFIG}, ${FOLD_FUNCTION}(${text}))`
+  const text = `${FOLD_FUNCTION}(${fields.map((f) => `coalesce(${ident(valueColumn(f))}::text, '')`).join(" || ' ' || ")})`
+  return `to_tsvector(${CONFIG}, ${text}) || strip(to_tsvector('simple'::regconfig, ${text}))`
 }
 
 /** What a stored search document column is called: `_search_` and a hash of its expression. */
@@ -109,9 +119,9 @@ export function documentColumn (mod: ModuleDef): DocumentColumn | undefined {
   return { name: `${DOCUMENT_COLUMN_PREFIX}${createHash('sha256').update(doc).digest('hex').slice(0, 8)}`, expression: doc }
 }
 
-const tsquery = `plainto_tsquery(${CONFIG}, ${FOLD_FUNCTION}(?))`
+const tsquery = `${QUERY_FUNCTION}(?)`
 
-/** `q`: every word (stemmed, folded) in the document; undefined when the module has no text to search. */
+/** `q`: every word the start of a word of the document, or of its Spanish stem (db/prefix-query.ts); undefined when the module has no text to search. */
 export function matchCondition (mod: ModuleDef, words: string): SqlCondition | undefined {
   const doc = documentColumn(mod)
   return doc === undefined ? undefined : { sql: `${ident(doc.name)} @@ ${tsquery}`, params: [words] }

@@ -36,7 +36,7 @@ function reserved (mod: ModuleDef): Record<string, TSchema> {
     sort: Type.String({ pattern: sortPattern(mod), description: `Campos de orden separados por comas, - delante para descendente (por defecto -_created; los empates se deshacen por _id). Campos: ${sortable(mod).join(', ')}` }),
     q: Type.String({ description: mod.fullText.length === 0
       ? 'Búsqueda de texto completo: este módulo no declara campos en los que buscar (400)'
-      : `Búsqueda de texto completo en ${mod.fullText.map((f) => f.name).join(', ')}: todas las palabras, sin acentos ni plurales; sin sort, los mejores primero` }),
+      : `Búsqueda de texto completo en ${mod.fullText.map((f) => f.name).join(', ')}: cada palabra encuentra las que empiezan por ella (Cervan → Cervantes, 9000 → 90001) y sus formas (robos → robo), sin distinguir acentos ni mayúsculas; deben coincidir todas; sin sort, los mejores primero` }),
     incluir_eliminados: Type.Boolean({ default: false, description: 'Incluir los registros eliminados (requiere el permiso eliminar del módulo)' }),
   }
 }

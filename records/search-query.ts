@@ -72,7 +72,7 @@ export interface TextSearch {
   rank: SqlCondition
 }
 
-/** `q`: every word, stemmed and folded, in the module's string and text fields. */
+/** `q`: every word the start of a word (or a form of it) in the fields the module searches; any character is allowed, none is query syntax (db/prefix-query.ts). */
 export function textSearch (mod: ModuleDef, words: string): TextSearch {
   if (!isCleanText(words)) throw invalid('q', 'contiene caracteres de control o texto mal formado')
   if (words.length > MAX_TEXT) throw invalid('q', `admite como máximo ${MAX_TEXT} caracteres`)

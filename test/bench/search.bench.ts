@@ -1,12 +1,14 @@
 /**
  * `npm run bench:search`: search (docs/user-guide.md "Search") over a large `denuncias` table,
  * through the full HTTP stack of a real listening server: the time of a
- * selective search with its exact total, then what the search indexes cost
- * a create. Embedded by default, PostgreSQL when DATABASE_URL is set (use a
+ * selective search with its exact total (whole words and prefixes), the
+ * stored search document's size, then what the search indexes cost a
+ * create. Embedded by default, PostgreSQL when DATABASE_URL is set (use a
  * throw-away database: the bench inserts BENCH_ROWS rows, unless the table
  * already holds them from an earlier run, and drops the search indexes at
  * the end, with the stored search document; the next start builds them
- * again). Not part of `npm test`.
+ * again: over a million rows run `npm run migrate` first, which has no
+ * start-up time limit). Not part of `npm test`.
  *
  *   BENCH_ROWS=1000000 [BENCH_RUNS=30] [BENCH_CREATES=200, 0: none] DATABASE_URL=postgres://…/bench npm run bench:search
  */
@@ -47,6 +49,11 @@ try {
     'q=bicicletas',
     'q=robo%20bicicleta',
     'q=bicicleta&prioridad=media&sort=-_created',
+    // As people type (prefixes): a rare word's start, a name and the start of a number, a name's start that 1 row in 7 has, one letter.
+    'q=bicic',
+    'q=mu%C3%B1oz%201234',
+    'q=luc',
+    'q=l',
     'observaciones[vacio]=false',
     'testigos[vacio]=false',
     'denunciante_email[vacio]=false',
@@ -69,6 +76,12 @@ try {
     }
     return median(times)
   }
+  // What the stored search document holds per row, and its GIN index.
+  const [doc] = await sql<{ name: string }>("select column_name as name from information_schema.columns where table_name = 'denuncias' and column_name like '\\_search\\_%'")
+  const [size] = doc === undefined ? [] : await sql<{ bytes: string, index_mb: string }>(
+    `select (select avg(pg_column_size("${doc.name}"))::int from denuncias) as bytes, ` +
+    "(select pg_relation_size(indexname::regclass) / 1048576 from pg_indexes where tablename = 'denuncias' and indexname like 'denuncias\\_search\\_%' limit 1) as index_mb")
+  const sizeLine = size === undefined ? '' : `Stored search document: ${size.bytes} bytes a row on average, its GIN index ${size.index_mb} MB`
   let createLine = ''
   if (creates > 0) {
     const withIndexes = await createMs()
@@ -82,6 +95,7 @@ try {
   console.log(`\n${app.databaseKind}, ${rows.toLocaleString('en')} denuncias rows (${Number(n) < rows ? `loaded and indexed in ${loadSeconds.toFixed(0)} s` : 'loaded by an earlier run'}), ${runs} sequential requests each, limit=20:\n`)
   console.log('| search | total | median ms | p95 ms |\n|---|---|---|---|')
   console.log(lines.join('\n'))
+  if (sizeLine !== '') console.log(`\n${sizeLine}`)
   if (createLine !== '') console.log(`\n${createLine}\n`)
 } finally {
   await server.stop()

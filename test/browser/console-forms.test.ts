@@ -129,10 +129,13 @@ it('creates a record: refused in the browser, then by the API beside its field, 
   expect(await page.getByRole('combobox', { name: 'Agente asignado' }).getAttribute('aria-invalid')).toBe('true')
   await checkScreen(page, 'formulario-error-api')
 
-  // The ref picker from the keyboard: type, arrow down, Enter.
+  // The ref picker from the keyboard: type the start of a TIP or a name, arrow down, Enter.
   const picker = page.getByRole('combobox', { name: 'Agente asignado' })
   await picker.fill('')
-  await picker.pressSequentially('Rigoberta')
+  await picker.pressSequentially('9000')
+  await page.getByRole('option', { name: `90001 Rigoberta Menchú Pérez (${agent})` }).waitFor()
+  await picker.fill('')
+  await picker.pressSequentially('rigob menc')
   await page.getByRole('option', { name: `90001 Rigoberta Menchú Pérez (${agent})` }).waitFor()
   expect(await picker.getAttribute('aria-expanded')).toBe('true')
   await checkScreen(page, 'selector-referencia')

@@ -2,7 +2,7 @@
  * Search (docs/user-guide.md "Search") over HTTP on the shipped modules.yaml: `contiene` on
  * string and text fields (case, accents, LIKE characters), `q` (Spanish
  * stemming, accents, all words, filters, sort, paging, relevance, exact
- * total), `vacio` on every kind of field, the 400s and 403s, row-level scope,
+ * total; prefixes in search-prefix.test.ts), `vacio` on every kind of field, the 400s and 403s, row-level scope,
  * and EXPLAIN of the queries over 100,000 rows (every search uses an index
  * of the module table, never a sequential scan of it).
  */
@@ -112,8 +112,9 @@ describe('q', () => {
     expect((await found(admin, qs(['q', 'furgoneta'], ['sort', '_created']))).ids).toEqual([strong, weak, weak2])
   })
 
-  it('only stop words: nothing matches', async () => {
-    expect((await found(admin, qs(['q', 'de la']))).total).toBe(0)
+  it('a stop word is ignored unless it is the last word (search-prefix.test.ts: prefixes)', async () => {
+    expect((await found(admin, qs(['q', 'hurto del movil']))).ids).toEqual([den.movil]) // the record says "de"
+    expect((await found(admin, qs(['q', 'hurto del']))).total).toBe(0) // the start of a word: none starts with "del"
   })
 })
 
@@ -212,6 +213,9 @@ describe('over 100,000 rows', () => {
       [qs(['denunciante_nombre[contiene]', 'vecino 4242']), 11], // 4242, 42420…42429
       [qs(['q', 'bicicletas montaña']), 200],
       [qs(['q', 'bicicleta'], ['sort', '-_created']), 200 + 1],
+      [qs(['q', 'bicic montañ']), 200], // prefixes
+      [qs(['q', 'bic']), 200 + 1],
+      [qs(['q', '9999']), 11], // 9999, 99990…99999
       [qs(['observaciones[vacio]', 'false']), 100 + 3], // + the fixtures above
       [qs(['testigos[vacio]', 'false']), 100 + 1],
       [qs(['denunciante_email[vacio]', 'false']), 100 + 1],
@@ -236,6 +240,10 @@ describe('over 100,000 rows', () => {
         const onTable = nodes.filter((x) => x['Relation Name'] === 'denuncias')
         expect(onTable.map((x) => x['Node Type']), `${query}: ${q.sql}`).not.toContain('Seq Scan')
         expect(nodes.some((x) => /Index/.test(String(x['Node Type'])) && String(x['Index Name'] ?? '').startsWith('denuncias')), `${query}: ${q.sql}`).toBe(true)
+        // q without a sort: the stored document's GIN index answers the (prefix) query.
+        if (query.startsWith('?q=') && !query.includes('sort')) {
+          expect(nodes.some((x) => x['Node Type'] === 'Bitmap Index Scan' && /^denuncias_search_[0-9a-f]{8}_idx$/.test(String(x['Index Name']))), `${query}: ${q.sql}`).toBe(true)
+        }
       }
     }
   }, 300_000)

@@ -204,17 +204,18 @@ describe('filters', () => {
     expectInvalid({ 'contacto_telefono[vacio]': 'true' }, 'contacto_telefono', /cifrado no buscable/, personal)
   })
 
-  it('q: a full-text match, ranked first when there is no sort', () => {
+  it('q: a prefix match through search_query, ranked first when there is no sort', () => {
     const q = parse({ q: 'robo bici' }, registry.byName.get('denuncias')!)
     expect(q.search).toHaveLength(1)
     // Matched against the stored document, whose expression folds the module's text fields.
     const doc = documentColumn(registry.byName.get('denuncias')!)!
-    expect(q.search[0]!.sql).toBe(`"${doc.name}" @@ plainto_tsquery('spanish'::regconfig, search_fold(?))`)
+    expect(q.search[0]!.sql).toBe(`"${doc.name}" @@ search_query(?)`)
     expect(doc.name).toMatch(/^_search_[0-9a-f]{8}$/)
-    expect(doc.expression).toMatch(/^to_tsvector\('spanish'::regconfig, search_fold\(coalesce\("denunciante_nombre"::text, ''\) \|\| ' ' \|\| /)
+    // The Spanish stems, and the words as written (for prefixes), of the same folded text.
+    expect(doc.expression).toMatch(/^to_tsvector\('spanish'::regconfig, search_fold\(coalesce\("denunciante_nombre"::text, ''\) \|\| ' ' \|\| .*\)\) \|\| strip\(to_tsvector\('simple'::regconfig, search_fold\(coalesce\("denunciante_nombre"::text, ''\) \|\| /)
     expect(doc.expression).not.toMatch(/denunciante_dni/) // encrypted fields are not searched
     expect(q.search[0]!.params).toEqual(['robo bici'])
-    expect(q.rank?.sql).toBe(`ts_rank("${doc.name}", plainto_tsquery('spanish'::regconfig, search_fold(?)))`)
+    expect(q.rank?.sql).toBe(`ts_rank("${doc.name}", search_query(?))`)
     expect(q.orderBy).toEqual([{ _created: 'desc' }, { _id: 'desc' }])
     expect(parse({ q: 'robo', sort: 'tipo' }, registry.byName.get('denuncias')!).rank).toBeUndefined()
     for (const v of ['', '  ', '¿?', 'x'.repeat(501)]) expectInvalid({ q: v }, 'q')
