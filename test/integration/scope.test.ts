@@ -221,7 +221,7 @@ describe('the default matrix', () => {
   it('agente: edits its own complaints (created or assigned) and reads their personal data; another\'s neither, as if it did not exist', async () => {
     const a = await user('agente', await staff())
     const assigned = ok(await admin.post('/denuncias', { ...sampleBody(den, refs), agente_asignado: a.personalId, denunciante_dni: dni(21) }), 201)._id as string
-    const otherBody = { ...sampleBody(den, refs), denunciante_dni: dni(22) }
+    const otherBody: Record<string, unknown> = { ...sampleBody(den, refs), denunciante_dni: dni(22) }
     const other = ok(await admin.post('/denuncias', otherBody), 201)._id as string
     const created = ok(await a.api.post('/denuncias', { ...sampleBody(den, refs), denunciante_dni: dni(23) }), 201)
     expect(created).toMatchObject({ denunciante_dni: dni(23) })
