@@ -32,9 +32,9 @@ export interface Config {
     readonly ipWindowMs: number
     readonly tokenMax: number
     readonly tokenWindowMs: number
-    /** Client addresses that skip every per-IP limit (RATE_LIMIT_IP_EXEMPT); the token limit still applies. */
+    /** Client addresses whose unauthenticated requests skip every per-IP limit (RATE_LIMIT_IP_EXEMPT); the token limit still applies. */
     readonly ipExempt: AddressList
-    /** The per-IP window of /docs* and of /ready, each counted apart (docs/user-guide.md "Rate limits"). */
+    /** The per-IP window of /docs*, of /ready and of the console's files, each counted apart (docs/user-guide.md "Rate limits"). */
     readonly docsMax: number
     readonly docsWindowMs: number
   }

@@ -16,7 +16,7 @@ const header = (description: string, schema: Schema, required = true): Schema =>
 const X_REQUEST_ID = header('Id de la petición: el X-Request-Id enviado (1 a 64 letras, cifras, _ . -) o uno nuevo; aparece en los registros del servicio', { type: 'string', pattern: '^[\\w.-]{1,64}$' })
 
 const RATE_LIMIT = {
-  'RateLimit-Limit': header('Peticiones que admite la ventana más ajustada (por IP o por token)', { type: 'integer', minimum: 0 }, false),
+  'RateLimit-Limit': header('Peticiones que admite la ventana que cuenta esta petición: la del token con un token válido; la de la IP sin él', { type: 'integer', minimum: 0 }, false),
   'RateLimit-Remaining': header('Peticiones que quedan en esa ventana', { type: 'integer', minimum: 0 }, false),
   'RateLimit-Reset': header('Segundos hasta que se renueva esa ventana', { type: 'integer', minimum: 1 }, false),
 }

@@ -1,6 +1,7 @@
 /**
- * Rate limits (docs/user-guide.md "Rate limits"): per client IP (50/minute) and per token
- * (1000/hour) by default, counted in fixed windows in the shared store so
+ * Rate limits (docs/user-guide.md "Rate limits"): per token (1000/hour) for a request whose
+ * token verifies, per client IP (50/minute) for any other, by default,
+ * counted in fixed windows in the shared store so
  * every instance counts together. The counting itself rides along with the
  * session lookup in plugins/auth.ts (one Redis round trip per request);
  * this file decides what the counts mean and which headers say so.
@@ -9,6 +10,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { AppError } from '../core/errors.js'
 import type { Config } from '../core/config.js'
 import type { Counter, Window } from '../stores/rate-limits/contract.js'
+
+/** The routes counted in a per-IP window of their own, each apart (http/route-config.ts). */
+export type OwnWindow = 'docs' | 'ready' | 'consola'
 
 export interface Limit extends Window {
   readonly max: number
@@ -21,10 +25,11 @@ export function ipLimit (request: FastifyRequest, config: Config): Limit | undef
 }
 
 /**
- * The per-IP window of /docs* or /ready (docs/user-guide.md "Rate limits"), apart from the per-IP
- * and per-token limits and from each other; none for an exempt address.
+ * The per-IP window of /docs*, /ready or the console's files (docs/user-guide.md "Rate limits"),
+ * apart from the per-IP and per-token limits and from each other; none for
+ * an exempt address.
  */
-export function ownWindowLimit (name: 'docs' | 'ready', request: FastifyRequest, config: Config): Limit | undefined {
+export function ownWindowLimit (name: OwnWindow, request: FastifyRequest, config: Config): Limit | undefined {
   if (config.rateLimit.ipExempt.includes(request.ip)) return undefined
   return { key: `${name}:${request.ip}`, windowMs: config.rateLimit.docsWindowMs, max: config.rateLimit.docsMax }
 }

@@ -1,5 +1,6 @@
 /** What a route declares in its `config`, read by the auth and generated-route hooks. */
 import type { Action } from '../core/registry/types.js'
+import type { OwnWindow } from './rate-limit.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -9,10 +10,10 @@ declare module 'fastify' {
     public?: boolean
     /**
      * false: not rate limited and no RateLimit headers (/health). A window
-     * name ('docs', 'ready'): only that per-IP window of this instance
+     * name ('docs', 'ready', 'consola'): only that per-IP window of this instance
      * (RATE_LIMIT_DOCS_*, docs/user-guide.md "Rate limits"), not the per-IP and per-token limits.
      */
-    rateLimit?: false | 'docs' | 'ready'
+    rateLimit?: false | OwnWindow
     /** false: RateLimit-* headers only on a 429 (/ready, docs/user-guide.md "Rate limits"). */
     rateLimitHeaders?: boolean
     /** The body is a CSV or NDJSON stream of up to IMPORT_MAX_BYTES, read by the handler (plugins/import-body.ts). */

@@ -1,13 +1,16 @@
 /**
- * Bearer-token authentication (docs/user-guide.md "Authentication and roles") and rate limits (docs/user-guide.md "Rate limits"). /docs*
- * and /ready are counted only in a per-IP window of their own; /health not
- * at all. Every other route passes through one onRequest hook that counts
- * the request against the IP (unless RATE_LIMIT_IP_EXEMPT names the
- * address) and token limits and, except on the public routes (login),
- * verifies the JWT (HS256 only), checks its session is
- * not revoked and loads the caller's current role and `activo` flag. The
- * counters and both answers come from the stores in one operation (one
- * Redis command, stores/admission.ts); the database answers only a miss.
+ * Bearer-token authentication (docs/user-guide.md "Authentication and roles") and rate limits (docs/user-guide.md "Rate limits"). /docs*,
+ * /ready and the console's files are counted only in a per-IP window of
+ * their own; /health not at all. Every other route passes through one
+ * onRequest hook that, except on the public routes (login), verifies the
+ * JWT (HS256 only), checks its session is not revoked and loads the
+ * caller's current role and `activo` flag. A request whose token verifies
+ * counts against that token's limit only; any other (no token, a bad or
+ * expired one, login) against the client address (unless
+ * RATE_LIMIT_IP_EXEMPT names it), and so does a well-signed token the
+ * session lookup refuses. The counters and both answers come from the
+ * stores in one operation (one Redis command, stores/admission.ts); the
+ * database answers only a miss.
  */
 import fp from 'fastify-plugin'
 import fastifyJwt from '@fastify/jwt'
@@ -125,7 +128,10 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
       }
     }
     const ip = ipLimit(request, app.config)
-    const limits = [...(ip === undefined ? [] : [ip]), ...(claims === undefined ? [] : [tokenLimit(claims.jti, app.config)])]
+    // A station is not an attacker (docs/user-guide.md "Rate limits"): a
+    // verified token is counted per token only, so officers behind one
+    // address do not share its budget; without one, per address.
+    const limits = claims !== undefined ? [tokenLimit(claims.jti, app.config)] : ip === undefined ? [] : [ip]
     // An exempt address with no valid token: nothing to count.
     if (limits.length === 0) {
       if (!needsToken) return
@@ -135,7 +141,18 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     enforce(reply, limits, counters)
     if (!needsToken) return
     if (refused !== undefined || claims === undefined || found === undefined) throw refused ?? new AppError('TOKEN_INVALIDO')
-    request.caller = await resolveCaller(() => request.em, claims, found)
+    try {
+      request.caller = await resolveCaller(() => request.em, claims, found)
+    } catch (err) {
+      // A well-signed token that is revoked, never issued here or whose
+      // user is gone is no credential: the request is an unauthenticated
+      // one of its address too (429 past that limit, else the 401).
+      if (ip !== undefined && err instanceof AppError && err.code === 'TOKEN_INVALIDO') {
+        const [byIp] = await app.stores.rateLimits.hit([ip])
+        enforce(reply, [ip, limits[0]!], [byIp!, counters[0]!])
+      }
+      throw err
+    }
   })
 
   app.decorate('recheckCaller', async (caller: AuthenticatedCaller): Promise<AuthenticatedCaller> => {

@@ -2,7 +2,9 @@
  * The console (docs/user-guide.md "Console", docs/architecture.md
  * "The console"): the bundle Vite built in console/dist, served from memory
  * at /consola (index.html) and /consola/assets/* (names that carry their
- * hash, so a browser keeps them a year). No token; its own CSP: scripts,
+ * hash, so a browser keeps them a year). No token, and a per-IP window of
+ * their own (docs/user-guide.md "Rate limits": a station's officers opening
+ * the console together are not the limit of logins); its own CSP: scripts,
  * styles and requests to this service only, nothing inline, no framing.
  * A start without a bundle logs how to build it and answers 503 there.
  */
@@ -50,7 +52,7 @@ async function consolePlugin (app: FastifyInstance): Promise<void> {
   const bundle = loadBundle(dir)
   if (bundle === undefined) app.log.warn({ dir }, 'console not built: run npm run build:console (npm install and npm start build it)')
   const missing = (reply: FastifyReply): FastifyReply => sendError(reply, 'SERVICIO_NO_DISPONIBLE', [{ campo: 'consola', mensaje: 'sin construir: npm run build:console' }])
-  const config = { public: true, helmet: CONSOLE_HELMET }
+  const config = { public: true, rateLimit: 'consola', helmet: CONSOLE_HELMET } as const
   const schema = { hide: true }
 
   app.get('/consola', { config, schema }, async (request, reply) => {

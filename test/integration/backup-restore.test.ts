@@ -153,10 +153,14 @@ describe('PostgreSQL: pg_dump -Fc, pg_restore into a fresh database, start on it
     const keyEnv = { ...testEnv({ dataDir: join(dir, 'data'), redisPrefix }, env), NODE_ENV: 'test' }
     const publicKey = (await mustRun(process.execPath, ['--import', 'tsx', 'bin/integrity-key.ts', '--publica'], keyEnv)).trim()
     const indexKey = (await mustRun(process.execPath, ['--import', 'tsx', 'bin/integrity-key.ts', '--indice'], keyEnv)).trim()
+    const integrityKey = (await mustRun(process.execPath, ['--import', 'tsx', 'bin/integrity-key.ts'], keyEnv)).trim()
+    // The command of docs/operations.md "Restore", step 5: with every key, every live row is recomputed.
     const audit = await run(process.execPath, ['deploy/auditoria/verificar-cadena.mjs', '--db', cluster.url('policia_restaurada'),
-      '--puntos-control', join(dir, 'puntos-control'), '--clave-publica', publicKey, '--modulos', 'modules.yaml', '--clave-cifrado', TEST_KEY, '--clave-indice', indexKey])
+      '--puntos-control', join(dir, 'puntos-control'), '--clave-publica', publicKey, '--modulos', 'modules.yaml', '--clave-cifrado', TEST_KEY,
+      '--clave-indice', indexKey, '--clave-integridad', integrityKey])
     expect(audit.code, audit.out).toBe(0)
     expect(audit.out).toContain('Database intact against its checkpoints.')
+    expect(audit.out).toMatch(/^Live rows recomputed: [1-9]\d*\.$/m)
 
     // The record created after the dump is lost. Redis's counters, kept, go on past its id;
     // in-process counters died with the old process, and its number is drawn again.

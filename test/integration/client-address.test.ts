@@ -2,8 +2,9 @@
  * The client address cannot be forged (docs/operator-guide.md "Client address and TRUST_PROXY"), on a real listening
  * server: requests reach it from 127.0.0.1, and X-Forwarded-For is read only
  * when TRUST_PROXY names that peer. RATE_LIMIT_IP_EXEMPT lets an address
- * past the per-IP limit while the token limit still holds. /docs* and
- * /ready have a per-IP window of their own (RATE_LIMIT_DOCS_*), /health none.
+ * past the per-IP limit while the token limit still holds. /docs*, /ready
+ * and the console's files have a per-IP window of their own
+ * (RATE_LIMIT_DOCS_*), /health none.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { Writable } from 'node:stream'
@@ -138,7 +139,7 @@ describe('RATE_LIMIT_IP_EXEMPT', () => {
   })
 })
 
-describe('/docs* and /ready: a per-IP window of their own', () => {
+describe('/docs*, /ready and /consola*: a per-IP window of their own', () => {
   const env = { RATE_LIMIT_DOCS_MAX: '4', RATE_LIMIT_DOCS_WINDOW: '60s', RATE_LIMIT_IP_MAX: '2', RATE_LIMIT_IP_WINDOW: '60s' }
   const get = async (app: FastifyInstance, url: string, ip: string): Promise<{ status: number, body: unknown, limit: unknown, remaining: unknown, retryAfter: unknown }> => {
     const res = await app.inject({ url, remoteAddress: ip })
@@ -174,6 +175,20 @@ describe('/docs* and /ready: a per-IP window of their own', () => {
     expect((await get(app, '/docs/json', '10.42.0.1')).status).toBe(200)
     expect((await get(app, '/ready', '10.42.0.2')).status).toBe(200)
     for (let i = 0; i < 20; i++) expect(await get(app, '/health', '10.42.0.1')).toEqual({ status: 200, body: undefined, limit: undefined, remaining: undefined, retryAfter: undefined })
+  })
+
+  it('the console\'s files: a window of the same size of their own, apart from /docs and from the per-IP limit of logins', async () => {
+    const app = await h.app({ env })
+    const seen = []
+    for (let i = 0; i < 4; i++) seen.push(await get(app, i % 2 === 0 ? '/consola' : '/consola/assets/no-existe.js', '10.44.0.1'))
+    // 200 or 404 with a built console, 503 without: never 429, and the window's own headers.
+    expect(seen.map((r) => [r.status === 429, r.limit, r.remaining])).toEqual([[false, '4', '3'], [false, '4', '2'], [false, '4', '1'], [false, '4', '0']])
+    const limited = await get(app, '/consola', '10.44.0.1')
+    expect({ status: limited.status, body: limited.body }).toEqual({ status: 429, body: TOO_MANY })
+    expect(Number(limited.retryAfter)).toBeGreaterThan(0)
+    expect((await get(app, '/docs/json', '10.44.0.1')).remaining).toBe('3')
+    expect((await get(app, '/me', '10.44.0.1')).remaining).toBe('1')
+    expect((await get(app, '/consola', '10.44.0.2')).status).not.toBe(429)
   })
 
   it('an address in RATE_LIMIT_IP_EXEMPT skips this window too', async () => {

@@ -224,12 +224,15 @@ describe('401', () => {
 })
 
 describe('403 Sin permisos para esta operación', () => {
-  it('consulta cannot POST, PUT or DELETE; agente cannot PUT or DELETE denuncias', async () => {
+  it('consulta cannot POST, PUT or DELETE; agente cannot DELETE denuncias nor PUT vehiculos, and another\'s denuncia does not exist for it', async () => {
     fail(await failedPost('denuncias', { body: body('denuncias') }, tok.consulta), 'SIN_PERMISOS')
     fail(await consulta.put(`/denuncias/${denId}`, { lugar_hechos: 'Plaza' }), 'SIN_PERMISOS')
     fail(await consulta.del(`/denuncias/${denId}`), 'SIN_PERMISOS')
-    fail(await agente.put(`/denuncias/${denId}`, { lugar_hechos: 'Plaza' }), 'SIN_PERMISOS')
+    // No eliminar at all, no vehiculos.editar at all: 403 before the record is looked for.
     fail(await agente.del(`/denuncias/${denId}`), 'SIN_PERMISOS')
+    fail(await agente.put('/vehiculos/VEH-2020-99999', { modelo: 'x' }), 'SIN_PERMISOS')
+    // denuncias.editar:propios, and the administrator's denuncia is not its own (docs/user-guide.md "Authentication and roles").
+    fail(await agente.put(`/denuncias/${denId}`, { lugar_hechos: 'Plaza' }), 'REGISTRO_NO_ENCONTRADO')
     expect((await admin.get(`/denuncias/${denId}`)).body.data._deleted).toBeNull()
   })
   it('only a superadmin creates, edits or deletes a superadmin', async () => {

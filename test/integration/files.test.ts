@@ -172,9 +172,12 @@ describe.each(FILE_STORES)('%s store', (kind) => {
       // consulta: sees, may not edit.
       expectError(await upload(consulta.token, `/denuncias/${rec._id}/archivos/adjuntos`, PNG, 'image/png', 'b.png'), 'SIN_PERMISOS')
       expect((await download(consulta.token, url)).raw).toEqual(PNG)
-      // agente: no editar at all; the record is not its own, so it does not exist for it.
-      expectError(await upload(agente.token, `/denuncias/${rec._id}/archivos/adjuntos`, PNG, 'image/png', 'b.png'), 'SIN_PERMISOS')
+      // agente: the record is not its own, so it does not exist for it; its own takes files (editar:propios).
+      expectError(await upload(agente.token, `/denuncias/${rec._id}/archivos/adjuntos`, PNG, 'image/png', 'b.png'), 'REGISTRO_NO_ENCONTRADO')
       expectError(await download(agente.token, url) as unknown as Res, 'REGISTRO_NO_ENCONTRADO')
+      const agentes = await denuncia(client(app, agente.token))
+      const added = ok(await upload(agente.token, `/denuncias/${agentes._id}/archivos/adjuntos`, PNG, 'image/png', 'c.png'), 201).archivo
+      expect((await download(agente.token, `/denuncias/${agentes._id}/archivos/adjuntos/${added.id}`)).raw).toEqual(PNG)
       // oficial: editar only its own records.
       expectError(await upload(oficial.token, `/denuncias/${rec._id}/archivos/adjuntos`, PNG, 'image/png', 'b.png'), 'SIN_PERMISOS')
       const own = await denuncia(client(app, oficial.token))

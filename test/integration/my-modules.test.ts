@@ -45,7 +45,8 @@ it('describes to an agente only the modules it may see, with its own-only scopes
   const seen = new Set(role.permissions.filter((p) => p.split(':')[0]!.endsWith('.ver')).map((p) => p.split('.')[0]))
   expect(data.map((m) => m.nombre)).toEqual(registry.modules.filter((m) => seen.has(m.name)).map((m) => m.name))
   expect(data.find((m) => m.nombre === 'usuarios')).toBeUndefined()
-  expect(data.find((m) => m.nombre === 'denuncias').acciones).toEqual({ ver: 'propios', crear: 'todos' })
+  expect(data.find((m) => m.nombre === 'denuncias').acciones).toEqual({ ver: 'propios', crear: 'todos', editar: 'propios', descifrar: 'propios' })
+  expect(data.find((m) => m.nombre === 'vehiculos').acciones).toEqual({ ver: 'propios' })
 })
 
 it('shows a field added to modules.yaml after a restart', async () => {

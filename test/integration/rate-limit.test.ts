@@ -1,12 +1,15 @@
 /**
  * Rate limits (docs/user-guide.md "Rate limits") and the login lock-out (same section), through HTTP:
- * per-IP and per-token fixed windows counted across instances, the
- * RateLimit-* headers on every response but /health and /ready, Retry-After
+ * per-token fixed windows for requests with a valid token, per-IP ones for
+ * any other (no token, a bad, expired or revoked one), counted across
+ * instances, so twenty officers behind one address work on; the RateLimit-*
+ * headers on every response but /health and /ready, Retry-After
  * on a 429, X-Forwarded-For honoured only from TRUST_PROXY (addresses or a
  * hop count), and failed logins locking a username for one address (10) or
  * for every client without a device value (100) whatever the password (the
  * device value: test/integration/login-device.test.ts).
  */
+import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
@@ -52,6 +55,16 @@ async function token (app: FastifyInstance = setup, username = ADMIN.username, p
 /** A new user's username (made on `setup`, from an address of its own: counters are shared). */
 const newUsername = async (): Promise<string> => (await createUser(setup, await token(), 'consulta', {}, newIp())).username
 
+const b64 = (o: unknown): string => Buffer.from(JSON.stringify(o)).toString('base64url')
+const claimsOf = (tok: string): Record<string, unknown> => JSON.parse(Buffer.from(tok.split('.')[1]!, 'base64url').toString('utf8'))
+/** A token signed with the service's own secret: well signed, whatever its claims say. */
+function forge (claims: Record<string, unknown>): string {
+  const unsigned = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(claims)}`
+  return `${unsigned}.${createHmac('sha256', h.config.jwtSecret).update(unsigned).digest('base64url')}`
+}
+/** `tok` with the same claims but expired a minute ago. */
+const expired = (tok: string): string => { const now = Math.floor(Date.now() / 1000); return forge({ ...claimsOf(tok), iat: now - 3600, exp: now - 60 }) }
+
 /** RateLimit-* headers as numbers (NaN when absent). */
 function rl (res: Res): { limit: number, remaining: number, reset: number } {
   const n = (name: string): number => (res.headers[name] === undefined ? NaN : Number(res.headers[name]))
@@ -72,63 +85,124 @@ function expect429 (res: Res & { raw: string }, maxS: number): void {
   expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(maxS)
 }
 
-describe('per-IP limit', () => {
-  it('the 6th request of an address in the window is 429, whatever the earlier outcomes; others unaffected; passes again after the window', async () => {
+describe('per-IP limit: requests without a valid token', () => {
+  it('the 6th unauthenticated request of an address in the window is 429 (a bad, expired, revoked or never-issued token is none); that address\'s tokens are not counted and pass; passes again after the window', async () => {
     const app = await h.app({ env: { RATE_LIMIT_IP_MAX: '5', RATE_LIMIT_IP_WINDOW: '2s' } })
     const tok = await token(app)
+    const revoked = await token(app)
+    expect((await req(app, 'POST', '/auth/logout', { token: revoked })).status).toBe(200)
     const ip = newIp()
     const start = Date.now()
     const seen = [
       await req(app, 'GET', '/me', { ip }), // 401 no token
-      await req(app, 'GET', '/no-existe', { ip, token: tok }), // 404 module
+      await req(app, 'GET', '/me', { ip, token: tok }), // 200: counted against the token only
+      await req(app, 'GET', '/no-existe', { ip, token: 'not.a.token' }), // 401 bad token
       await login(app, ADMIN.username, 'wrong-password', ip), // 401 login
       await req(app, 'GET', '/health', { ip }), // not counted
+      await req(app, 'GET', MISSING_USR, { ip, token: expired(tok) }), // 401 expired
       await req(app, 'GET', '/me', { ip, token: tok }), // 200
-      await req(app, 'GET', MISSING_USR, { ip, token: tok }), // 404 record
+      await req(app, 'GET', '/me', { ip, token: revoked }), // 401 revoked: well signed, no credential
     ]
-    expect(seen.map((r) => r.status)).toEqual([401, 404, 401, 200, 200, 404])
-    expect(seen.map((r) => rl(r).remaining)).toEqual([4, 3, 2, NaN, 1, 0])
-    const limited = await req(app, 'GET', '/me', { ip, token: tok })
+    expect(seen.map((r) => r.status)).toEqual([401, 200, 401, 401, 200, 401, 200, 401])
+    expect(seen.map((r) => rl(r).remaining)).toEqual([4, 999999, 3, 2, NaN, 1, 999998, 0])
+    const limited = await req(app, 'GET', '/me', { ip })
     expect429(limited, 2)
     expectHeaders(limited, 5, 0, 2)
-    // Unauthenticated requests are limited too: even a correct login.
+    // Past the limit every unauthenticated request is refused: even a correct login, a bad, revoked or forged token.
     expect429(await login(app, ADMIN.username, ADMIN.password, ip), 2)
-    expect429(await req(app, 'GET', '/me', { ip }), 2)
+    expect429(await req(app, 'GET', '/me', { ip, token: 'not.a.token' }), 2)
+    expect429(await req(app, 'GET', '/me', { ip, token: revoked }), 2)
+    expect429(await req(app, 'GET', '/me', { ip, token: forge({ ...claimsOf(tok), jti: 'nunca-emitido' }) }), 2)
+    // A valid token from the same address is not: it has its own budget.
+    const mine = await req(app, 'GET', '/me', { ip, token: tok })
+    expect(mine.status).toBe(200)
+    expectHeaders(mine, 1000000, 999997, 3600)
     // Another address has its own budget.
-    const other = await req(app, 'GET', '/me', { ip: newIp(), token: tok })
-    expect(other.status).toBe(200)
+    const other = await req(app, 'GET', '/me', { ip: newIp() })
+    expect(other.status).toBe(401)
     expectHeaders(other, 5, 4, 2)
     // After the window the address passes again with a fresh budget.
     await sleep(Math.max(0, start + 2000 + 200 - Date.now()))
-    const again = await req(app, 'GET', '/me', { ip, token: tok })
-    expect(again.status).toBe(200)
+    const again = await req(app, 'GET', '/me', { ip })
+    expect(again.status).toBe(401)
     expectHeaders(again, 5, 4, 2)
   })
 })
 
+describe('a station is not an attacker', () => {
+  it('twenty officers\' tokens from one address, far past the per-IP limit, are not refused; one token past its own limit is; the address still limits the unauthenticated; on two instances', async () => {
+    const env = { RATE_LIMIT_IP_MAX: '5', RATE_LIMIT_IP_WINDOW: '60s', RATE_LIMIT_TOKEN_MAX: '12', RATE_LIMIT_TOKEN_WINDOW: '60s' }
+    const a = await h.app({ env })
+    const b = await h.app({ env })
+    const admin = await token()
+    const officers: string[] = []
+    for (let i = 0; i < 20; i++) {
+      const { username } = await createUser(setup, admin, i % 2 === 0 ? 'agente' : 'oficial', {}, newIp())
+      officers.push(await token(i % 2 === 0 ? a : b, username, PASSWORD)) // each login from an address of its own
+    }
+    const station = newIp()
+    const statuses: number[] = []
+    for (let round = 0; round < 10; round++) {
+      for (const [i, tok] of officers.entries()) {
+        const res = await req((round + i) % 2 === 0 ? a : b, 'GET', round % 2 === 0 ? '/me' : '/denuncias?limit=1', { ip: station, token: tok })
+        statuses.push(res.status)
+        expect(rl(res)).toMatchObject({ limit: 12, remaining: 12 - round - 1 })
+      }
+    }
+    expect(statuses).toEqual(Array(200).fill(200))
+    // One officer goes on: the 11th and 12th pass, the 13th is over that token's own limit.
+    expect((await req(a, 'GET', '/me', { ip: station, token: officers[0] })).status).toBe(200)
+    expect((await req(b, 'GET', '/me', { ip: station, token: officers[0] })).status).toBe(200)
+    const over = await req(a, 'GET', '/me', { ip: station, token: officers[0] })
+    expect429(over, 60)
+    expectHeaders(over, 12, 0, 60)
+    expect429(await req(b, 'GET', '/me', { ip: newIp(), token: officers[0] }), 60)
+    // The others are untouched by it.
+    const next = await req(b, 'GET', '/me', { ip: station, token: officers[1] })
+    expect(next.status).toBe(200)
+    expectHeaders(next, 12, 1, 60)
+    // The station's address kept its whole per-IP budget for the unauthenticated: five, then 429.
+    const anon = []
+    for (let i = 0; i < 5; i++) anon.push(await req(i % 2 === 0 ? a : b, 'GET', '/me', { ip: station, ...(i === 1 && { token: 'not.a.token' }), ...(i === 3 && { token: expired(officers[2]!) }) }))
+    expect(anon.map((r) => [r.status, rl(r).limit, rl(r).remaining])).toEqual([4, 3, 2, 1, 0].map((n) => [401, 5, n]))
+    expect429(await login(a, ADMIN.username, ADMIN.password, station), 60)
+    expect429(await req(b, 'GET', '/me', { ip: station, token: 'not.a.token' }), 60)
+    // ...while its officers work on.
+    expect((await req(a, 'GET', '/me', { ip: station, token: officers[3] })).status).toBe(200)
+  })
+})
+
 describe('headers', () => {
-  it('every counted response (200, 201, 400, 401, 403, 404, 409, 415) carries RateLimit-* with Remaining falling by one', async () => {
-    const app = await h.app({ env: { RATE_LIMIT_IP_MAX: '30', RATE_LIMIT_IP_WINDOW: '60s' } })
+  it('every counted response (200, 201, 400, 401, 403, 404, 409, 415) carries RateLimit-* of the window that counts it, Remaining falling by one', async () => {
+    const app = await h.app({ env: { RATE_LIMIT_IP_MAX: '30', RATE_LIMIT_IP_WINDOW: '60s', RATE_LIMIT_TOKEN_MAX: '20', RATE_LIMIT_TOKEN_WINDOW: '60s' } })
     const admin = await token(app)
     const consulta = await token(app, await newUsername(), PASSWORD)
     const ip = newIp()
     const user = { username: 'rl.headers', password: PASSWORD, nombre: 'Cabeceras', rol: 'agente' }
-    const seen = [
+    // With a valid token: the token's window.
+    const authed = [
       await req(app, 'GET', '/me', { ip, token: admin }),
       await req(app, 'POST', '/usuarios', { ip, token: admin, body: user }),
       await req(app, 'POST', '/usuarios', { ip, token: admin, body: {} }),
       await req(app, 'POST', '/usuarios', { ip, token: admin, raw: '{"username":', headers: { 'content-type': 'application/json' } }),
-      await req(app, 'GET', '/me', { ip }),
-      await req(app, 'GET', '/me', { ip, token: 'not.a.token' }),
-      await req(app, 'GET', '/usuarios', { ip, token: consulta }),
       await req(app, 'GET', MISSING_USR, { ip, token: admin }),
       await req(app, 'GET', '/no-existe', { ip, token: admin }),
       await req(app, 'POST', '/usuarios', { ip, token: admin, body: user }),
       await req(app, 'POST', '/usuarios', { ip, token: admin, raw: 'x', headers: { 'content-type': 'text/plain' } }),
+    ]
+    expect(authed.map((r) => r.status)).toEqual([200, 201, 400, 400, 404, 404, 409, 415])
+    authed.forEach((res, i) => expectHeaders(res, 20, 19 - i, 60))
+    const forbidden = await req(app, 'GET', '/usuarios', { ip, token: consulta })
+    expect(forbidden.status).toBe(403)
+    expectHeaders(forbidden, 20, 19, 60)
+    // Without one: the address's window, untouched by the requests above.
+    const anon = [
+      await req(app, 'GET', '/me', { ip }),
+      await req(app, 'GET', '/me', { ip, token: 'not.a.token' }),
       await login(app, 'rl.headers', 'wrong', ip),
     ]
-    expect(seen.map((r) => r.status)).toEqual([200, 201, 400, 400, 401, 401, 403, 404, 404, 409, 415, 401])
-    seen.forEach((res, i) => expectHeaders(res, 30, 29 - i, 60))
+    expect(anon.map((r) => r.status)).toEqual([401, 401, 401])
+    anon.forEach((res, i) => expectHeaders(res, 30, 29 - i, 60))
   })
 
   it('/health and /ready carry no RateLimit-* headers and are never limited', async () => {

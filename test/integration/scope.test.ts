@@ -204,10 +204,11 @@ describe('the default matrix', () => {
     const mine = ok(await admin.post('/denuncias', { ...sampleBody(den, refs), agente_asignado: a.personalId }), 201)._id
     const notMine = ok(await admin.post('/denuncias', sampleBody(den, refs)), 201)._id
     const created = ok(await a.api.post('/denuncias', sampleBody(den, refs)), 201)
-    expect(created).toHaveProperty('_restringidos') // agente never decrypts
+    expect(created).not.toHaveProperty('_restringidos') // its own: decrypted
     expect(ids(ok(await a.api.get('/denuncias?limit=1000')).records)).toEqual([mine, created._id].sort())
     expectError(await a.api.get(`/denuncias/${notMine}`), 'REGISTRO_NO_ENCONTRADO')
-    expectError(await a.api.put(`/denuncias/${mine}`, { observaciones: 'x' }), 'SIN_PERMISOS')
+    expectError(await a.api.put(`/denuncias/${notMine}`, { observaciones: 'x' }), 'REGISTRO_NO_ENCONTRADO')
+    expectError(await a.api.del(`/denuncias/${mine}`), 'SIN_PERMISOS')
     expect(ok(await noLink.api.get('/denuncias?limit=1000')).total).toBe(0)
     const directory = ok(await a.api.get('/personal?limit=1000'))
     expect(directory.total).toBe(ok(await admin.get('/personal?limit=1')).total)
@@ -215,6 +216,39 @@ describe('the default matrix', () => {
     for (const mod of ['sanciones', 'sala092', 'turnos', 'vehiculos', 'equipamiento']) {
       expect(ok(await noLink.api.get(`/${mod}?limit=1000`)).total, mod).toBe(0)
     }
+  })
+
+  it('agente: edits its own complaints (created or assigned) and reads their personal data; another\'s neither, as if it did not exist', async () => {
+    const a = await user('agente', await staff())
+    const assigned = ok(await admin.post('/denuncias', { ...sampleBody(den, refs), agente_asignado: a.personalId, denunciante_dni: dni(21) }), 201)._id as string
+    const otherBody: Record<string, unknown> = { ...sampleBody(den, refs), denunciante_dni: dni(22) }
+    const other = ok(await admin.post('/denuncias', otherBody), 201)._id as string
+    const created = ok(await a.api.post('/denuncias', { ...sampleBody(den, refs), denunciante_dni: dni(23) }), 201)
+    expect(created).toMatchObject({ denunciante_dni: dni(23) })
+    expect(created).not.toHaveProperty('_restringidos')
+    // Its own: read in plaintext, and edited — its created one and the one assigned to it, an encrypted field too.
+    expect(ok(await a.api.get(`/denuncias/${assigned}`))).toMatchObject({ denunciante_dni: dni(21) })
+    expect(ok(await a.api.put(`/denuncias/${created._id as string}`, { observaciones: 'ampliada por el agente' }))).toMatchObject({ observaciones: 'ampliada por el agente', denunciante_dni: dni(23), _version: 2 })
+    expect(ok(await a.api.put(`/denuncias/${assigned}`, { denunciante_dni: dni(24) }))).toMatchObject({ denunciante_dni: dni(24), _version: 2 })
+    expect(ok(await admin.get(`/denuncias/${assigned}`))).toMatchObject({ denunciante_dni: dni(24), _modified_by: a.id })
+    const listed = ok(await a.api.get('/denuncias?limit=1000')).records as Array<Record<string, unknown>>
+    expect(listed.filter((r) => r._restringidos !== undefined)).toEqual([])
+    expect(ids(ok(await a.api.get(`/denuncias?denunciante_dni=${dni(24)}`)).records)).toEqual([assigned])
+    // Another's: not found, not edited, not found by its DNI, not deleted either way.
+    expectError(await a.api.get(`/denuncias/${other}`), 'REGISTRO_NO_ENCONTRADO')
+    expectError(await a.api.put(`/denuncias/${other}`, { observaciones: 'ajena' }), 'REGISTRO_NO_ENCONTRADO')
+    expect(ok(await a.api.get(`/denuncias?denunciante_dni=${dni(22)}`)).total).toBe(0)
+    expectError(await a.api.del(`/denuncias/${created._id as string}`), 'SIN_PERMISOS')
+    const [row] = await h.db.query<{ _version: number, observaciones: string | null }>('select "_version", observaciones from denuncias where "_id" = $1', [other])
+    expect(row).toEqual({ _version: 1, observaciones: otherBody.observaciones ?? null })
+    // The decrypted reads are in the read log: its own records, never the other.
+    const reads = new Set((await h.db.query<{ registro: string }>("select registro from sys_lecturas where usuario = $1 and tipo = 'lectura'", [a.id])).map((r) => r.registro))
+    expect(reads.has(assigned)).toBe(true)
+    expect(reads.has(other)).toBe(false)
+    // Where it only reads (vehicles, equipment, shifts) it still edits nothing.
+    const mineVehicle = ok(await admin.post('/vehiculos', { ...sampleBody(registry.byName.get('vehiculos')!, refs), asignado_a: a.personalId }), 201)._id as string
+    expect(ok(await a.api.get(`/vehiculos/${mineVehicle}`))._id).toBe(mineVehicle)
+    expectError(await a.api.put(`/vehiculos/${mineVehicle}`, { modelo: 'x' }), 'SIN_PERMISOS')
   })
 
   it('oficial: sees every complaint; edits and decrypts only assigned or own ones; an encrypted filter finds only those', async () => {

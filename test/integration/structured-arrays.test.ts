@@ -27,7 +27,7 @@ type Rec = Record<string, any>
 const ENCRYPTED = ['testigos.dni', 'testigos.telefono', 'testigos.domicilio']
 
 let h: Harness, app: FastifyInstance, token: string
-let jefe: Api, consulta: Api, agente: Api
+let jefe: Api, consulta: Api, agente: Api, jefeId: string
 
 const base = {
   denunciante_nombre: 'Ana Pérez', tipo: 'hurto', fecha_hechos: '2026-06-01 10:30:00', lugar_hechos: 'Plaza Mayor', descripcion: 'Sustracción de cartera',
@@ -36,7 +36,9 @@ const LUIS = { nombre: 'Luis Gil', dni: '12345678Z', telefono: '600111222', domi
 const EVA = { nombre: 'Eva Ruiz', telefono: '600333444' }
 
 async function users (a: FastifyInstance, adminToken: string): Promise<void> {
-  jefe = client(a, (await newUser(a, adminToken, 'jefe')).token)
+  const j = await newUser(a, adminToken, 'jefe')
+  jefe = client(a, j.token)
+  jefeId = j.id
   consulta = client(a, (await newUser(a, adminToken, 'consulta')).token)
   agente = client(a, (await newUser(a, adminToken, 'agente')).token)
 }
@@ -110,24 +112,26 @@ describe('encrypted sub-fields', () => {
     // Its history holds this version's row once the record is updated (docs/decisions.md "Each version stored once"): checked below.
   })
 
-  it('an agente who wrote them does not read them back; consulta neither: withheld and named in _restringidos', async () => {
+  it('an agente who wrote them reads them back (its own record); consulta does not: withheld and named in _restringidos', async () => {
     const res = await agente.post('/denuncias', { ...base, testigos: [LUIS] })
     const created = ok(res, 201)
-    expect(created.testigos).toEqual([{ nombre: 'Luis Gil', declaracion: 'Vio a dos personas huir' }])
-    expect(created._restringidos).toEqual(expect.arrayContaining(ENCRYPTED))
+    expect(created.testigos).toEqual([LUIS])
+    expect(created._restringidos).toBeUndefined()
+    expect(ok(await agente.get(`/denuncias/${id}`)).testigos).toEqual([LUIS, EVA])
     const seen = ok(await consulta.get(`/denuncias/${id}`))
     expect(seen.testigos).toEqual([{ nombre: 'Luis Gil', declaracion: 'Vio a dos personas huir' }, { nombre: 'Eva Ruiz' }])
     expect(seen._restringidos).toEqual(['denunciante_dni', 'denunciante_telefono', 'denunciante_domicilio', ...ENCRYPTED])
     const list = ok(await consulta.get(`/denuncias?_id=${id}`))
     expect(list.records[0].testigos).toEqual(seen.testigos)
-    expect(await reads(id)).toEqual([])
+    // The agente's reads are logged (its creation's answer, its GET); consulta's, which decrypted nothing, are not.
+    expect((await reads(id)).map((r) => r.ruta)).toEqual(['POST /denuncias', 'GET /denuncias/:id'])
   })
 
   it('jefe sees them decrypted, without _restringidos, and each read is logged naming the sub-fields shown', async () => {
     const seen = ok(await jefe.get(`/denuncias/${id}`))
     expect(seen.testigos).toEqual([LUIS, EVA])
     expect(seen._restringidos).toBeUndefined()
-    const log = await reads(id)
+    const log = (await reads(id)).filter((r) => r.usuario === jefeId)
     expect(log).toHaveLength(1)
     expect(log[0]!.campos).toEqual(ENCRYPTED)
     expect(log[0]!.ruta).toBe('GET /denuncias/:id')

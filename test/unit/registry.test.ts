@@ -124,15 +124,19 @@ describe('row-level scope in the real modules.yaml', () => {
     expect(registry.staffModule?.name).toBe('personal')
   })
 
-  it('limits the agente\'s ver and the oficial\'s editar and descifrar to own records, and nobody else', () => {
+  it('limits the agente\'s ver, and its editar and descifrar where it records, and the oficial\'s editar and descifrar to own records, and nobody else', () => {
     const scoped = registry.roles.flatMap((r) => registry.modules.flatMap((m) => ACTIONS.filter((a) => access.scope(r.name, m.name, a) === 'own').map((a) => `${r.name} ${m.name}.${a}`)))
     expect(scoped.sort()).toEqual([
       ...['denuncias', 'sanciones', 'sala092', 'turnos', 'vehiculos', 'equipamiento'].map((m) => `agente ${m}.ver`),
+      ...['denuncias', 'sanciones', 'sala092'].flatMap((m) => [`agente ${m}.descifrar`, `agente ${m}.editar`]),
       ...['denuncias', 'sanciones', 'atestados', 'sala092'].flatMap((m) => [`oficial ${m}.descifrar`, `oficial ${m}.editar`]),
     ].sort())
     expect(access.scope('agente', 'personal', 'ver')).toBe('all')
     expect(access.scope('oficial', 'denuncias', 'ver')).toBe('all')
     expect(access.scope('agente', 'denuncias', 'crear')).toBe('all')
+    expect(access.scope('agente', 'denuncias', 'eliminar')).toBe('none')
+    expect(access.scope('agente', 'atestados', 'editar')).toBe('none')
+    expect(access.scope('agente', 'personal', 'descifrar')).toBe('none')
     expect(access.scope('consulta', 'denuncias', 'editar')).toBe('none')
   })
 })
@@ -295,11 +299,15 @@ describe('mistakes in modules.yaml', () => {
   })
 
   it('row-level scope: a limit other than :propios, crear:propios, importar:propios, and owner fields that are no staff ref', () => {
-    const p = lineOf('      - denuncias.editar:propios')
-    expectProblem(edit(real, '      - denuncias.editar:propios', '      - denuncias.editar:propio'), p, 'roles.oficial.permissions.2', 'unknown limit ":propio"', 'did you mean "propios"')
+    // The oficial's line (the agente's has the same text; the oficial's is followed by an unlimited sanciones.ver).
+    const rest = '\n      - denuncias.descifrar:propios\n      - sanciones.ver\n'
+    const oficial = (to: string): string => edit(real, `      - denuncias.editar:propios${rest}`, `${to}${rest}`)
+    const p = lineOf('      - denuncias.editar:propios', lineOf('  oficial:'))
+    expect(p).toBeLessThan(lineOf('  agente:'))
+    expectProblem(oficial('      - denuncias.editar:propio'), p, 'roles.oficial.permissions.2', 'unknown limit ":propio"', 'did you mean "propios"')
     const c = lineOf('      - denuncias.crear', lineOf('  oficial:'))
-    expectProblem(edit(real, '      - denuncias.editar:propios', '      - denuncias.crear:propios'), c + 1, 'roles.oficial.permissions.2', 'crear cannot be limited to own records')
-    expectProblem(edit(real, '      - denuncias.editar:propios', '      - denuncias.importar:propios'), c + 1, 'roles.oficial.permissions.2', 'importar cannot be limited to own records')
+    expectProblem(oficial('      - denuncias.crear:propios'), c + 1, 'roles.oficial.permissions.2', 'crear cannot be limited to own records')
+    expectProblem(oficial('      - denuncias.importar:propios'), c + 1, 'roles.oficial.permissions.2', 'importar cannot be limited to own records')
     const o = lineOf('    owner_fields: [agente_asignado]')
     expectProblem(edit(real, '    owner_fields: [agente_asignado]', '    owner_fields: [agente_asignao]'), o, 'modules.denuncias.owner_fields.0', 'unknown field "agente_asignao"', 'did you mean "agente_asignado"')
     expectProblem(edit(real, '    owner_fields: [agente_asignado]', '    owner_fields: [lugar_hechos]'), o, 'modules.denuncias.owner_fields.0', 'must be of type ref with "ref: personal"')
