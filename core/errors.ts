@@ -126,6 +126,7 @@ export const DETAILS = {
   CLAVE_IDEMPOTENCIA_NO_VALIDA: 'debe tener de 1 a 255 caracteres ASCII imprimibles',
   DIRECTORIO_MAXIMO: (max: number) => `admite como máximo ${max} ids por consulta`,
   ALMACEN_ARCHIVOS_NO_DISPONIBLE: 'el almacén de archivos no está disponible (lleno o inalcanzable); no se guardó ni cambió nada: reintente más tarde',
+  IMPORTACION_SIN_ESPACIO: 'el espacio temporal del servidor para importaciones no está disponible (lleno o inaccesible); no se ha escrito nada: reintente más tarde',
 } as const
 
 /** Success texts of the interface (exact). */

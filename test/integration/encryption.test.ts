@@ -215,14 +215,18 @@ describe('masking per role', () => {
     }
   })
 
-  it('an agente records a complainant\'s DNI (201) but never reads it back; a jefe reads what was written (format dni: trimmed, upper case)', async () => {
+  it('an agente records a complainant\'s DNI (201) and reads it on its own record (descifrar:propios); an oficial and a consulta, who see it, never read it; a jefe reads what was written (format dni: trimmed, upper case)', async () => {
     const agente = roles.get('agente')!
     const dni = ' 44556677l '
     written.push(dni)
     const rec = await created(agente, '/denuncias', { ...bodyFor(mod('denuncias')), denunciante_dni: dni })
-    expect(rec).not.toHaveProperty('denunciante_dni')
-    expect(rec._restringidos).toContain('denunciante_dni')
-    expect((await agente.get(`/denuncias/${rec._id}`)).body.data).not.toHaveProperty('denunciante_dni')
+    expect(rec.denunciante_dni).toBe('44556677L')
+    expect((await agente.get(`/denuncias/${rec._id}`)).body.data.denunciante_dni).toBe('44556677L')
+    for (const other of ['oficial', 'consulta']) {
+      const seen = (await roles.get(other)!.get(`/denuncias/${rec._id}`)).body.data
+      expect(seen, other).not.toHaveProperty('denunciante_dni')
+      expect(seen._restringidos, other).toContain('denunciante_dni')
+    }
     expect((await roles.get('jefe')!.get(`/denuncias/${rec._id}`)).body.data.denunciante_dni).toBe('44556677L')
   })
 })

@@ -36,13 +36,20 @@ async function measure (api: Api, url: string): Promise<Cost> {
   // Redis: count the commands and the writes to the socket (one write = one round trip).
   const commands: string[] = []
   let writes = 0
+  // A write's change signal (PUBLISH, sent WRITE_SIGNAL_MS after an earlier create) may land late on a loaded machine: not this request's cost.
+  let signal = false
   const redis = usingRedis ? app.redis : undefined
   const stream = redis === undefined ? undefined : (redis as unknown as { stream: { write: (...a: unknown[]) => boolean } }).stream
   const originalWrite = stream?.write
   const originalSend = redis?.sendCommand
   if (redis !== undefined && stream !== undefined && originalWrite !== undefined && originalSend !== undefined) {
-    stream.write = (...a: unknown[]) => { writes++; return originalWrite.apply(stream, a) }
-    redis.sendCommand = ((...args: unknown[]) => { commands.push((args[0] as { name: string }).name); return (originalSend as (...a: unknown[]) => unknown).apply(redis, args) }) as typeof redis.sendCommand
+    stream.write = (...a: unknown[]) => { if (!signal) writes++; return originalWrite.apply(stream, a) }
+    redis.sendCommand = ((...args: unknown[]) => {
+      const name = (args[0] as { name: string }).name
+      if (name !== 'publish') commands.push(name)
+      signal = name === 'publish'
+      try { return (originalSend as (...a: unknown[]) => unknown).apply(redis, args) } finally { signal = false }
+    }) as typeof redis.sendCommand
   }
   try {
     const res = await api.get(url)

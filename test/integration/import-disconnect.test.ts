@@ -176,4 +176,20 @@ describe('an import over a real connection', () => {
     }
     expect(readdirSync(spoolRoot).filter((d) => d.startsWith('policia-import-'))).toEqual([])
   }, 60_000)
+
+  it('a TMPDIR that cannot take the import: 503 with Retry-After, nothing written; a dry run needs none', async () => {
+    const before = await counts()
+    process.env.TMPDIR = join(spoolRoot, 'missing', 'dir')
+    try {
+      const res = await app.inject({ method: 'POST', url: '/denuncias/importar', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' }, payload: body(3) })
+      expect(res.statusCode).toBe(503)
+      expect(res.headers['retry-after']).toBe('30')
+      expect(res.json()).toMatchObject({ success: false, codigo: 'SERVICIO_NO_DISPONIBLE', detalles: [{ campo: 'body', mensaje: expect.stringContaining('espacio temporal') }] })
+      const dry = await app.inject({ method: 'POST', url: '/denuncias/importar?simular=true', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson' }, payload: body(3) })
+      expect(dry.statusCode).toBe(200)
+    } finally {
+      process.env.TMPDIR = spoolRoot
+    }
+    expect(await counts()).toEqual(before)
+  })
 })
