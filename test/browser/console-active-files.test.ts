@@ -71,7 +71,7 @@ it('an SVG or HTML file with a script is listed and saved, never made an address
   const popups: string[] = []
   context.on('page', (p) => { popups.push(p.url()); p.on('framenavigated', (f) => popups.push(f.url())) })
   await page.evaluate(`location.hash = ${JSON.stringify(`#/denuncias/${rec.body.data._id as string}`)}`)
-  await page.getByRole('heading', { name: 'Adjuntos' }).waitFor()
+  await page.getByRole('heading', { name: 'Archivos adjuntos', exact: true }).waitFor()
 
   const files = [
     { name: 'dibujo.svg', mimeType: 'image/svg+xml', buffer: SVG },
@@ -81,7 +81,7 @@ it('an SVG or HTML file with a script is listed and saved, never made an address
     { name: 'control.png', mimeType: 'image/png', buffer: PNG },
   ]
   for (const f of files) {
-    await page.getByLabel('Añadir archivos a adjuntos').setInputFiles(f)
+    await page.getByLabel('Añadir archivos a archivos adjuntos').setInputFiles(f)
     await page.getByText(`Subido: ${f.name}`).waitFor()
   }
   for (const f of files.slice(0, 3)) {
