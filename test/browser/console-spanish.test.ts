@@ -1,15 +1,15 @@
 /**
  * A console a force can go live on (docs/user-guide.md "Console"), in
  * Debian's Chromium at 768 and 1280 px with a Spanish and an English
- * browser language: dates `dd/mm/aaaa hh:mm` and amounts `12.345,50` in
- * the list and the record; date inputs in Spanish order and a decimal
- * comma read as the API takes them (checked through the API); people by
+ * browser language: dates `dd/mm/aaaa hh:mm` and an amount in euros
+ * `12.345,50 €` in the list and the record; date inputs in Spanish order
+ * and a decimal comma read as the API takes them (checked through the API); people by
  * name (created by, history, a reference to personal) with the id on
  * hover, from one GET /directorio per screen; a witness's DNI withheld
  * from a role without `descifrar` shown `Restringido`; a user linked to
  * their staff record in Administrar usuarios, with no password asked on
- * an edit. Labels fall back to the fields' names here (the default
- * modules.yaml gives none yet). axe-core on each screen.
+ * an edit. Fields, choices and states by the default modules.yaml's
+ * labels (console-labels.test.ts checks them apart). axe-core on each screen.
  */
 import { readFileSync } from 'node:fs'
 import { beforeAll, expect, it } from 'vitest'
