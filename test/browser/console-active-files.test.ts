@@ -54,9 +54,12 @@ async function signedIn (): Promise<Watched> {
   return w
 }
 
-/** The navigable addresses the page offers: links, frames, objects, embeds, and images' sources (with their blob's type). */
+/**
+ * The navigable addresses the page offers: links, frames, objects, embeds, and images' sources (with their blob's type);
+ * but the console's own empty icon, `data:,` (console/index.html), which holds no byte of anything.
+ */
 async function addresses (page: Page): Promise<Array<{ tag: string, url: string, type?: string }>> {
-  return page.evaluate(`[...document.querySelectorAll('a[href], area[href], iframe, frame, object, embed, img, source, link[href]')].map((e) => {
+  return page.evaluate(`[...document.querySelectorAll('a[href], area[href], iframe, frame, object, embed, img, source, link[href]:not([rel="icon"][href="data:,"])')].map((e) => {
     const url = e.getAttribute('href') ?? e.getAttribute('src') ?? e.getAttribute('data') ?? ''
     return { tag: e.tagName.toLowerCase(), url, type: window.__blobs[url] }
   }).filter((a) => /^(blob|data):/i.test(a.url))`)
