@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { request, signOut, whenExpired, type User } from './api.js'
 import { watchIdle } from './idle.js'
 import { forgetPeople } from './people.js'
-import type { ModuleInfo } from './modules.js'
+import { fieldOf, USERS_MODULE, valueLabel, type ModuleInfo } from './modules.js'
 import { href, useRoute, type Route } from './route.js'
 import { SignIn } from './sign-in.js'
 import { ListScreen } from './list-screen.js'
@@ -47,7 +47,7 @@ export function App () {
       <a class="skip" href="#contenido" onClick={(e) => { e.preventDefault(); document.getElementById('contenido')?.focus() }}>Saltar al contenido</a>
       <header>
         <p class="brand">Registros de Policía Local</p>
-        <p class="who">{user.nombre} ({user.rol})</p>
+        <p class="who">{user.nombre} ({roleLabel(modules ?? [], user.rol)})</p>
         <a class="own" href={href([PASSWORD_PATH])}>Cambiar contraseña</a>
         <button type="button" onClick={() => { void signOut().finally(() => end('Sesión cerrada')) }}>Cerrar sesión</button>
       </header>
@@ -62,6 +62,12 @@ export function App () {
       </main>
     </div>
   )
+}
+
+/** The role by its label in the users module (`Superadministrador`), for a role that may see it; else its name. */
+function roleLabel (modules: ModuleInfo[], rol: string): string {
+  const users = modules.find((m) => m.nombre === USERS_MODULE)
+  return valueLabel(users === undefined ? undefined : fieldOf(users, 'rol'), rol)
 }
 
 function Screen ({ modules, route }: { modules: ModuleInfo[], route: Route }) {

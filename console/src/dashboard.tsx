@@ -9,7 +9,7 @@ import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
 import { ColumnChart, HBarChart, type Bar } from './charts.js'
-import { fieldOf, labelIn, valueLabel, type ModuleInfo } from './modules.js'
+import { fieldOf, inSentence, labelIn, valueLabel, type ModuleInfo } from './modules.js'
 import { monthText, numberText } from './spanish.js'
 import { href } from './route.js'
 
@@ -82,15 +82,12 @@ export function DashboardScreen ({ modules, ruta }: { modules: ModuleInfo[], rut
       {error !== undefined && <p class="error" role="alert">{error}</p>}
       {total !== undefined && <p class="total">{total === 1 ? '1 registro' : `${numberText(total)} registros`} en total</p>}
       {mod.campo_estado !== undefined && (
-        <Figure id="por-estado" title={`Registros por ${lower(labelIn(mod, mod.campo_estado))}`} head={labelIn(mod, mod.campo_estado)} bars={states} shown={stateLabel} chart={(b) => <HBarChart bars={b.map((x) => ({ ...x, label: stateLabel(x.label) }))} />} />
+        <Figure id="por-estado" title={`Registros por ${inSentence(labelIn(mod, mod.campo_estado))}`} head={labelIn(mod, mod.campo_estado)} bars={states} shown={stateLabel} chart={(b) => <HBarChart bars={b.map((x) => ({ ...x, label: stateLabel(x.label) }))} />} />
       )}
-      <Figure id="por-mes" title={`Registros por mes (${lower(labelIn(mod, field))})`} head="Mes" bars={months} shown={monthText} chart={(b) => <ColumnChart bars={b} />} />
+      <Figure id="por-mes" title={`Registros por mes (${inSentence(labelIn(mod, field))})`} head="Mes" bars={months} shown={monthText} chart={(b) => <ColumnChart bars={b} />} />
     </>
   )
 }
-
-/** `Estado` → `estado`; an initialism kept (`DNI`). */
-const lower = (text: string): string => /^\p{Lu}{2}/u.test(text) ? text : text.charAt(0).toLowerCase() + text.slice(1)
 
 function Figure ({ id, title, head, bars, shown, chart }: { id: string, title: string, head: string, bars: Bar[] | undefined, shown: Shown, chart: (bars: Bar[]) => ComponentChildren }) {
   return (

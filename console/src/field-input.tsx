@@ -11,7 +11,7 @@
  */
 import type { JSX } from 'preact'
 import { requiredNow, type FormValue, type Item } from './form-values.js'
-import { fieldLabel, singular, valueLabel, type FieldInfo, type ModuleInfo } from './modules.js'
+import { fieldLabel, inSentence, singular, valueLabel, type FieldInfo, type ModuleInfo } from './modules.js'
 import { RefPicker } from './ref-picker.js'
 import { Restricted } from './shown.js'
 
@@ -97,7 +97,7 @@ function Group ({ field, items, problems, onChange }: { field: FieldInfo, items:
   const label = fieldLabel(field)
   const one = singular(label)
   // `Añadir testigo`; an initialism kept (`Añadir DNI`).
-  const lower = /^\p{Lu}{2}/u.test(one) ? one : one.charAt(0).toLowerCase() + one.slice(1)
+  const lower = inSentence(one)
   const subs = field.elementos ?? []
   const problem = problems.get(field.nombre)
   const help = field.ayuda ?? field.descripcion

@@ -73,6 +73,11 @@ export function labelIn (mod: ModuleInfo, name: string): string {
   return `${fieldLabel(mod.campos.find((c) => c.nombre === name.split('.')[0])!)}: ${fieldLabel(f)}`
 }
 
+/** A label inside a sentence (`Archivos adjuntos` → `archivos adjuntos`); an initialism kept (`DNI del titular`). */
+export function inSentence (label: string): string {
+  return /^\p{Lu}{2}/u.test(label) ? label : label.charAt(0).toLowerCase() + label.slice(1)
+}
+
 /** An enum value's label (`investigacion` → `En investigación`), else the value. */
 export function valueLabel (f: Pick<FieldInfo, 'etiquetas_valores'> | undefined, value: string): string {
   return f?.etiquetas_valores?.[value] ?? value

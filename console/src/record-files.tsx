@@ -15,7 +15,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, download, fetchFile, request, upload } from './api.js'
 import { previewBlob, previewType } from './file-safety.js'
-import { fieldLabel, type FieldInfo, type ModuleInfo } from './modules.js'
+import { fieldLabel, inSentence, type FieldInfo, type ModuleInfo } from './modules.js'
 import { Person } from './people.js'
 import { dateTimeText, numberText } from './spanish.js'
 
@@ -101,7 +101,7 @@ function FileField ({ mod, field, record, onChange }: { mod: ModuleInfo, field: 
           onDragOver={(e) => { e.preventDefault(); setOver(true) }}
           onDragLeave={() => setOver(false)}
           onDrop={(e) => { e.preventDefault(); setOver(false); void send(e.dataTransfer?.files ?? null) }}>
-          <label for={inputId}>Añadir archivos a {label.toLowerCase()}</label>
+          <label for={inputId}>Añadir archivos a {inSentence(label)}</label>
           <input id={inputId} type="file" multiple disabled={progress !== undefined} onChange={(e) => { const input = e.currentTarget as HTMLInputElement; void send(input.files).finally(() => { input.value = '' }) }} />
           <span class="hint">o arrástrelos aquí</span>
           {progress !== undefined && <progress max={1} value={progress.fraction} aria-label={`Subiendo ${progress.name}`} />}

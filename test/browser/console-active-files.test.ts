@@ -54,9 +54,12 @@ async function signedIn (): Promise<Watched> {
   return w
 }
 
-/** The navigable addresses the page offers: links, frames, objects, embeds, and images' sources (with their blob's type). */
+/**
+ * The navigable addresses the page offers: links, frames, objects, embeds, and images' sources (with their blob's type);
+ * but the console's own empty icon, `data:,` (console/index.html), which holds no byte of anything.
+ */
 async function addresses (page: Page): Promise<Array<{ tag: string, url: string, type?: string }>> {
-  return page.evaluate(`[...document.querySelectorAll('a[href], area[href], iframe, frame, object, embed, img, source, link[href]')].map((e) => {
+  return page.evaluate(`[...document.querySelectorAll('a[href], area[href], iframe, frame, object, embed, img, source, link[href]:not([rel="icon"][href="data:,"])')].map((e) => {
     const url = e.getAttribute('href') ?? e.getAttribute('src') ?? e.getAttribute('data') ?? ''
     return { tag: e.tagName.toLowerCase(), url, type: window.__blobs[url] }
   }).filter((a) => /^(blob|data):/i.test(a.url))`)
@@ -71,7 +74,7 @@ it('an SVG or HTML file with a script is listed and saved, never made an address
   const popups: string[] = []
   context.on('page', (p) => { popups.push(p.url()); p.on('framenavigated', (f) => popups.push(f.url())) })
   await page.evaluate(`location.hash = ${JSON.stringify(`#/denuncias/${rec.body.data._id as string}`)}`)
-  await page.getByRole('heading', { name: 'Adjuntos' }).waitFor()
+  await page.getByRole('heading', { name: 'Archivos adjuntos', exact: true }).waitFor()
 
   const files = [
     { name: 'dibujo.svg', mimeType: 'image/svg+xml', buffer: SVG },
@@ -81,7 +84,7 @@ it('an SVG or HTML file with a script is listed and saved, never made an address
     { name: 'control.png', mimeType: 'image/png', buffer: PNG },
   ]
   for (const f of files) {
-    await page.getByLabel('Añadir archivos a adjuntos').setInputFiles(f)
+    await page.getByLabel('Añadir archivos a archivos adjuntos').setInputFiles(f)
     await page.getByText(`Subido: ${f.name}`).waitFor()
   }
   for (const f of files.slice(0, 3)) {

@@ -106,22 +106,22 @@ it('creates a record: refused in the browser, then by the API beside its field, 
   // Nothing filled in, a DNI with a wrong letter: refused before any request.
   const posts = (): number => w.urls.filter((u) => u.endsWith('/denuncias')).length
   const before = posts()
-  await page.getByLabel('Denunciante dni').fill('12345678A')
+  await page.getByLabel('DNI del denunciante').fill('12345678A')
   await page.getByRole('button', { name: 'Guardar' }).click()
   await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Revise los \d+ campos marcados$/)
-  expect(await page.getByLabel('Denunciante nombre').getAttribute('aria-invalid')).toBe('true')
+  expect(await page.getByLabel('Nombre del denunciante').getAttribute('aria-invalid')).toBe('true')
   expect(await page.locator('#campo-denunciante_nombre-error').textContent()).toBe('es obligatorio')
   expect(await page.locator('#campo-denunciante_dni-error').textContent()).toBe('letra de control incorrecta')
   expect(await page.evaluate('document.activeElement?.id')).toBe('campo-denunciante_nombre')
   await checkScreen(page, 'formulario-errores')
 
   // Filled in as the browser checks it, with a staff reference that does not exist: the API's detalles beside the field.
-  await page.getByLabel('Denunciante dni').fill(validDni(4242))
-  await page.getByLabel('Denunciante nombre').fill('Ana Ruiz')
-  await page.getByRole('textbox', { name: 'Tipo', exact: true }).fill('hurto')
-  await page.getByLabel('Fecha hechos').fill('01/06/2026 10:30')
-  await page.getByLabel('Lugar hechos').fill('Calle Mayor 3')
-  await page.getByLabel('Descripcion').fill('Sustracción de un bolso')
+  await page.getByLabel('DNI del denunciante').fill(validDni(4242))
+  await page.getByLabel('Nombre del denunciante').fill('Ana Ruiz')
+  await page.getByRole('textbox', { name: 'Tipo de denuncia', exact: true }).fill('hurto')
+  await page.getByLabel('Fecha de los hechos').fill('01/06/2026 10:30')
+  await page.getByLabel('Lugar de los hechos').fill('Calle Mayor 3')
+  await page.getByLabel('Descripción').fill('Sustracción de un bolso')
   await page.getByLabel('Agente asignado').fill('PER-2026-99999')
   await page.getByRole('button', { name: 'Guardar' }).click()
   await page.locator('#campo-agente_asignado-error').waitFor()
@@ -148,7 +148,7 @@ it('creates a record: refused in the browser, then by the API beside its field, 
   // A witness: a repeatable group.
   await page.getByRole('button', { name: 'Añadir testigo' }).click()
   await page.getByRole('group', { name: 'Testigo 1' }).getByLabel('Nombre').fill('Luis Gómez')
-  await page.getByRole('group', { name: 'Testigo 1' }).getByLabel('Declaracion').fill('Vio a una persona correr')
+  await page.getByRole('group', { name: 'Testigo 1' }).getByLabel('Declaración').fill('Vio a una persona correr')
   await checkScreen(page, 'formulario-grupo')
   await page.getByRole('button', { name: 'Guardar' }).click()
   await page.getByRole('heading', { name: 'Historial' }).waitFor()
@@ -165,20 +165,20 @@ it('meets a version conflict on an edit: reloads the record and keeps the user\'
   await page.getByRole('link', { name: 'Editar' }).click()
   await page.getByRole('heading', { level: 1, name: `Editar ${id}` }).waitFor()
   await checkScreen(page, 'formulario-editar')
-  await page.getByLabel('Lugar hechos').fill('Calle del Sol 5')
+  await page.getByLabel('Lugar de los hechos').fill('Calle del Sol 5')
 
   // Meanwhile someone else changes the record through the API.
   expect((await call(app, 'PUT', `/denuncias/${id}`, { token: admin, body: { lugar_hechos: 'Calle de la Luna 1', observaciones: 'Cambiado por otro' } })).status).toBe(200)
   await page.getByRole('button', { name: 'Guardar' }).click()
   await page.getByRole('button', { name: 'Recargar el registro' }).waitFor()
   expect(await page.getByRole('alert').first().textContent()).toContain('Otra persona ha modificado este registro')
-  expect(await page.getByLabel('Lugar hechos').inputValue()).toBe('Calle del Sol 5')
+  expect(await page.getByLabel('Lugar de los hechos').inputValue()).toBe('Calle del Sol 5')
   await checkScreen(page, 'formulario-conflicto')
 
   await page.getByRole('button', { name: 'Recargar el registro' }).click()
   await page.getByText('Valor guardado ahora: Calle de la Luna 1').waitFor()
   await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('campo-lugar_hechos')
-  expect(await page.getByLabel('Lugar hechos').inputValue()).toBe('Calle del Sol 5')
+  expect(await page.getByLabel('Lugar de los hechos').inputValue()).toBe('Calle del Sol 5')
   expect(await page.getByLabel('Observaciones').inputValue()).toBe('Cambiado por otro')
   await checkScreen(page, 'formulario-recargado')
   await page.getByRole('button', { name: 'Guardar' }).click()
@@ -190,12 +190,12 @@ it('meets a version conflict on an edit: reloads the record and keeps the user\'
 
 it('moves the state by the button named by the target state, deletes after a dialog and restores, from the record and from the list', async () => {
   const { id, w, page } = await onNewRecord(768)
-  expect(await page.getByRole('region', { name: 'Acciones' }).getByRole('button').allTextContents()).toEqual(['Pasar a «investigacion»', 'Pasar a «archivada»', 'Eliminar'])
+  expect(await page.getByRole('region', { name: 'Acciones' }).getByRole('button').allTextContents()).toEqual(['Pasar a «En investigación»', 'Pasar a «Archivada»', 'Eliminar'])
   await checkScreen(page, 'registro-acciones')
-  await page.getByRole('button', { name: 'Pasar a «investigacion»' }).click()
-  await page.getByRole('status').filter({ hasText: 'Estado cambiado a «investigacion»' }).waitFor()
+  await page.getByRole('button', { name: 'Pasar a «En investigación»' }).click()
+  await page.getByRole('status').filter({ hasText: 'Estado cambiado a «En investigación»' }).waitFor()
   expect((await call(app, 'GET', `/denuncias/${id}`, { token: admin })).body.data.estado).toBe('investigacion')
-  await page.getByRole('button', { name: 'Pasar a «judicializada»' }).waitFor()
+  await page.getByRole('button', { name: 'Pasar a «Judicializada»' }).waitFor()
   await page.getByText('Versión 2').waitFor()
 
   await page.getByRole('button', { name: 'Eliminar' }).click()
@@ -225,9 +225,9 @@ it('moves the state by the button named by the target state, deletes after a dia
 
 it('uploads files by the picker and by dropping them, with a preview fetched with the token and each file\'s custody', async () => {
   const { id, w, page } = await onNewRecord()
-  await page.getByRole('heading', { name: 'Adjuntos' }).waitFor()
+  await page.getByRole('heading', { name: 'Archivos adjuntos', exact: true }).waitFor()
   await checkScreen(page, 'archivos')
-  await page.getByLabel('Añadir archivos a adjuntos').setInputFiles({ name: 'foto daños.png', mimeType: 'image/png', buffer: PNG })
+  await page.getByLabel('Añadir archivos a archivos adjuntos').setInputFiles({ name: 'foto daños.png', mimeType: 'image/png', buffer: PNG })
   await page.getByText('Subido: foto daños.png').waitFor()
 
   // Dropped on the zone: the same upload.
@@ -252,7 +252,7 @@ it('uploads files by the picker and by dropping them, with a preview fetched wit
   expect(await custody.locator('tbody tr td:first-child').allTextContents()).toEqual(['Subida', 'Descarga'])
   await checkScreen(page, 'archivos-vista-previa')
   // A PDF: shown in a frame from a blob: URL, by the browser's own viewer.
-  await page.getByLabel('Añadir archivos a adjuntos').setInputFiles({ name: 'acta.pdf', mimeType: 'application/pdf', buffer: minimalPdf('Atestado de prueba') })
+  await page.getByLabel('Añadir archivos a archivos adjuntos').setInputFiles({ name: 'acta.pdf', mimeType: 'application/pdf', buffer: minimalPdf('Atestado de prueba') })
   await page.getByText('Subido: acta.pdf').waitFor()
   await page.getByRole('button', { name: 'Vista previa de acta.pdf' }).click()
   expect(await page.locator('iframe[title="Vista previa de acta.pdf"]').getAttribute('src')).toMatch(/^blob:/)
@@ -260,7 +260,7 @@ it('uploads files by the picker and by dropping them, with a preview fetched wit
   const cdp = await page.context().newCDPSession(page)
   await cdp.send('Network.enable')
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 100 * 1024 })
-  await page.getByLabel('Añadir archivos a adjuntos').setInputFiles({ name: 'grabación.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(400 * 1024, 7) })
+  await page.getByLabel('Añadir archivos a archivos adjuntos').setInputFiles({ name: 'grabación.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(400 * 1024, 7) })
   const bar = page.getByRole('progressbar', { name: 'Subiendo grabación.bin' })
   await bar.waitFor()
   await expect.poll(async () => Number(await bar.getAttribute('value')), { timeout: 10_000 }).toBeGreaterThan(0)
@@ -297,7 +297,7 @@ it('shows the list columns modules.yaml declares after a restart, with no change
   const w = await signedIn(undefined, at)
   await w.page.getByRole('navigation', { name: 'Módulos' }).getByRole('link', { name: 'Vehículos' }).click()
   await w.page.getByRole('status').filter({ hasText: /registros?$/ }).waitFor()
-  expect(await w.page.getByRole('columnheader').allTextContents()).toEqual(['Referencia', 'Marca', 'Matricula', 'Km actuales'])
+  expect(await w.page.getByRole('columnheader').allTextContents()).toEqual(['Referencia', 'Marca', 'Matrícula', 'Kilómetros'])
   expect(w.urls.some((u) => u.includes('campos=marca%2Cmatricula%2Ckm_actuales'))).toBe(true)
   await finish(w)
   await again.close()
@@ -318,7 +318,7 @@ it('offers a read-only role no form, action or upload: its files still listed wi
   await page.getByRole('table', { name: 'Cadena de custodia de foto.png' }).waitFor()
   expect(await page.getByRole('region', { name: 'Acciones' }).getByRole('button').count()).toBe(0)
   expect(await page.getByRole('link', { name: 'Editar' }).count()).toBe(0)
-  expect(await page.getByLabel('Añadir archivos a adjuntos').count()).toBe(0)
+  expect(await page.getByLabel('Añadir archivos a archivos adjuntos').count()).toBe(0)
   await checkScreen(page, 'registro-solo-lectura')
   await page.evaluate('location.hash = "#/denuncias/_nuevo"')
   await page.getByText('Su rol no puede crear registros de Denuncias.').waitFor()

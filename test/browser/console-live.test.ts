@@ -65,7 +65,9 @@ it('the 092 board receives the calls another user logs, announces urgent ones, a
   const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(urgent) }) })
   await row.waitFor()
   expect(await row.getAttribute('class')).toContain('urgent')
-  expect(await row.getByText('Urgente', { exact: true }).count()).toBe(1)
+  // Marked urgent beside its reference; its type by the value's label (modules.yaml enum_labels).
+  expect(await row.getByRole('rowheader').locator('.urgent-mark').textContent()).toBe('Urgente')
+  expect(await row.getByRole('cell', { name: 'Urgente', exact: true }).count()).toBe(1)
   await expect.poll(() => page.locator('.urgent-news').textContent()).toBe(`Llamada urgente ${urgent}: trafico, Accidente con heridos, en N-340 km 12`)
   expect(await page.locator('.urgent-news').getAttribute('role')).toBe('alert')
   expect(await page.getByRole('rowheader').first().textContent()).toContain(urgent)
@@ -126,7 +128,7 @@ it('administers users: creates one (a refusal beside its field first), changes i
   await page.getByRole('button', { name: 'Cambiar rol' }).click()
   await page.getByRole('status').filter({ hasText: 'Rol cambiado' }).waitFor()
   expect((await call(app, 'GET', `/usuarios/${id}`, { token: admin })).body.data.rol).toBe('agente')
-  await expect.poll(() => row.getByRole('cell').nth(1).textContent()).toBe('agente')
+  await expect.poll(() => row.getByRole('cell').nth(1).textContent()).toBe('Agente')
   await checkScreen(page, 'usuario-gestion')
 
   // Deactivated, the user cannot sign in (another browser); activated, it can.

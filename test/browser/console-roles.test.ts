@@ -94,19 +94,19 @@ it('filters a list by a reference picked from the keyboard, by number and time r
   expect(await totalAfter(w, 'denuncias', 'agente_asignado', 'Nadie')).toBe('0 registros')
 
   await openList(page, 'Vehículos')
-  await page.getByLabel('Km actuales desde').fill('20000')
+  await page.getByLabel('Kilómetros desde').fill('20000')
   expect(await totalAfter(w, 'vehiculos', 'km_actuales[gte]', '20000')).toBe('1 registro')
   expect(await page.getByRole('row').nth(1).textContent()).toContain('2222-CCC')
-  await page.getByLabel('Matricula contiene').fill('1111')
+  await page.getByLabel('Matrícula contiene').fill('1111')
   expect(await totalAfter(w, 'vehiculos', 'matricula[contiene]', '1111')).toBe('0 registros')
 
   // A time range.
   await created('turnos', { agente_id: staff, fecha: '2026-06-05', tipo_turno: 'mañana', servicio: 'oficina', hora_inicio: '07:00' })
   await created('turnos', { agente_id: staff, fecha: '2026-06-05', tipo_turno: 'tarde', servicio: 'oficina', hora_inicio: '15:00' })
   await openList(page, 'Turnos')
-  await page.getByLabel('Hora inicio desde').fill('14:30')
+  await page.getByLabel('Hora de inicio desde').fill('14:30')
   expect(await totalAfter(w, 'turnos', 'hora_inicio[gte]', '14:30')).toBe('1 registro')
-  expect(await page.getByRole('row').nth(1).textContent()).toContain('tarde')
+  expect(await page.getByRole('row').nth(1).textContent()).toContain('Tarde')
 
   // A boolean: the users admin module's `activo`.
   const off = await createUser(app, admin, 'consulta', { activo: false })
@@ -155,17 +155,21 @@ it('gives every role of modules.yaml the modules it may see, each list and a rec
   }
 }, 600_000)
 
-/** A module appended to modules.yaml, as an administrator would add one (the file's last module is `suscripciones`). */
+/**
+ * A module appended to modules.yaml, as an administrator would add one (the
+ * file's last module is `suscripciones`): labelled with accents, but for
+ * `devuelto`, which a person reads by its name (docs/administrator-guide.md "Labels").
+ */
 const EXTRA = `
   retiradas_grua:
     prefix: GRU
     label: Retiradas de grúa
     description: Vehículos retirados de la vía pública por la grúa municipal
     fields:
-      matricula_retirada: { type: string, required: true, max_length: 20 }
-      motivo: { type: string, required: true, enum: [estacionamiento_prohibido, abandono, obstaculo] }
-      tasa: { type: decimal, min: 0 }
-      fecha_retirada: { type: date }
+      matricula_retirada: { type: string, required: true, max_length: 20, label: Matrícula retirada }
+      motivo: { type: string, required: true, enum: [estacionamiento_prohibido, abandono, obstaculo], label: Motivo de la retirada, enum_labels: { estacionamiento_prohibido: Estacionamiento prohibido, abandono: Abandono, obstaculo: Obstáculo } }
+      tasa: { type: decimal, format: euros, min: 0, label: Tasa de la grúa, help: Lo que paga el titular al recoger el vehículo }
+      fecha_retirada: { type: date, label: Fecha de retirada }
       devuelto: { type: boolean, default: false }
 `
 
@@ -180,11 +184,13 @@ it('shows a module appended to modules.yaml after a restart: its list, its gener
     await openList(page, 'Retiradas de grúa')
     expect(await page.getByRole('status').filter({ hasText: /registros?$/ }).textContent()).toBe('0 registros')
     await page.getByRole('link', { name: 'Nuevo' }).click()
-    await page.getByLabel('Matricula retirada').fill('4444-FFF')
-    await page.getByLabel('Motivo').selectOption('abandono')
-    await page.getByLabel('Tasa').fill('35.5')
-    await page.getByLabel('Fecha retirada').fill('2026-06-04')
-    await page.getByLabel('Devuelto').check()
+    await page.getByLabel('Matrícula retirada').fill('4444-FFF')
+    await page.getByLabel('Motivo de la retirada').selectOption({ label: 'Obstáculo' })
+    await page.getByLabel('Motivo de la retirada').selectOption({ label: 'Abandono' })
+    await page.getByLabel('Tasa de la grúa').fill('35.5')
+    expect(await page.locator('#campo-tasa-ayuda').textContent()).toBe('Lo que paga el titular al recoger el vehículo. Importe en euros, con coma decimal (200,50)')
+    await page.getByLabel('Fecha de retirada').fill('2026-06-04')
+    await page.getByLabel('devuelto', { exact: true }).check()
     await checkScreen(page, 'modulo-nuevo-formulario')
     await page.getByRole('button', { name: 'Guardar' }).click()
     await page.getByRole('heading', { name: 'Historial' }).waitFor()
@@ -192,6 +198,11 @@ it('shows a module appended to modules.yaml after a restart: its list, its gener
     expect(id).toMatch(/^GRU-\d{4}-\d+$/)
     const token = await login(again)
     expect((await call(again, 'GET', `/retiradas_grua/${id}`, { token })).body.data).toMatchObject({ matricula_retirada: '4444-FFF', motivo: 'abandono', tasa: 35.5, fecha_retirada: '2026-06-04', devuelto: true })
+    // The record by the labels, the amount in euros, the choice by its label.
+    const field = (label: string): string => `.fields div:has(> dt:text-is("${label}")) dd`
+    expect(await page.locator(field('Motivo de la retirada')).textContent()).toBe('Abandono')
+    expect((await page.locator(field('Tasa de la grúa')).textContent())!.replace(/\u00a0/g, ' ')).toBe('35,50 €')
+    expect(await page.locator(field('devuelto')).textContent()).toBe('Sí')
     await openList(page, 'Retiradas de grúa')
     expect(await page.getByRole('status').filter({ hasText: /registros?$/ }).textContent()).toBe('1 registro')
     expect(await page.getByRole('row').nth(1).getByRole('link').textContent()).toBe(id)

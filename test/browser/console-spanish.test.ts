@@ -1,15 +1,15 @@
 /**
  * A console a force can go live on (docs/user-guide.md "Console"), in
  * Debian's Chromium at 768 and 1280 px with a Spanish and an English
- * browser language: dates `dd/mm/aaaa hh:mm` and amounts `12.345,50` in
- * the list and the record; date inputs in Spanish order and a decimal
- * comma read as the API takes them (checked through the API); people by
+ * browser language: dates `dd/mm/aaaa hh:mm` and an amount in euros
+ * `12.345,50 €` in the list and the record; date inputs in Spanish order
+ * and a decimal comma read as the API takes them (checked through the API); people by
  * name (created by, history, a reference to personal) with the id on
  * hover, from one GET /directorio per screen; a witness's DNI withheld
  * from a role without `descifrar` shown `Restringido`; a user linked to
  * their staff record in Administrar usuarios, with no password asked on
- * an edit. Labels fall back to the fields' names here (the default
- * modules.yaml gives none yet). axe-core on each screen.
+ * an edit. Fields, choices and states by the default modules.yaml's
+ * labels (console-labels.test.ts checks them apart). axe-core on each screen.
  */
 import { readFileSync } from 'node:fs'
 import { beforeAll, expect, it } from 'vitest'
@@ -61,11 +61,11 @@ for (const [width, locale] of [[1280, 'es-ES'], [768, 'en-US'], [1280, 'en-US'],
     // The list: Spanish date and amount, the officer by name with the id on hover, one directory request for the page.
     await go(page, `#/sanciones?infractor_nombre%5Bcontiene%5D=${encodeURIComponent(infractor)}`)
     await page.getByRole('status').filter({ hasText: '2 registros' }).waitFor()
-    expect(await page.getByRole('columnheader').allTextContents()).toEqual(['Referencia', 'Infractor nombre', 'Fecha infraccion', 'Importe', 'Agente denunciante', 'Estado'])
+    expect(await page.getByRole('columnheader').allTextContents()).toEqual(['Referencia', 'Nombre del infractor', 'Fecha de la infracción', 'Importe', 'Agente denunciante', 'Estado'])
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: id }) })
     const person = row.locator('.person')
     await person.waitFor()
-    expect((await row.getByRole('cell').allTextContents()).map((t) => t.replace(NBSP, ' '))).toEqual([infractor, '01/06/2026 10:30', '12.345,50', 'Rigoberta Menchú Pérez', 'borrador'])
+    expect((await row.getByRole('cell').allTextContents()).map((t) => t.replace(NBSP, ' '))).toEqual([infractor, '01/06/2026 10:30', '12.345,50 €', 'Rigoberta Menchú Pérez', 'Borrador'])
     expect(await person.getAttribute('title')).toBe(staff)
     await page.getByText('Clara Campoamor').waitFor()
     const asked = w.urls.filter((u) => u.includes('/directorio?'))
@@ -74,11 +74,11 @@ for (const [width, locale] of [[1280, 'es-ES'], [768, 'en-US'], [1280, 'en-US'],
     await checkScreen(page, `es-listado-${width}-${locale}`)
 
     // A date filter typed in Spanish order: sent as the API's range.
-    await page.getByLabel('Fecha infraccion desde').fill('31/02/2026')
+    await page.getByLabel('Fecha de la infracción desde').fill('31/02/2026')
     await page.getByRole('button', { name: 'Buscar' }).click()
     await page.locator('#f-fecha_infraccion-gte-error').waitFor()
-    expect(await page.getByLabel('Fecha infraccion desde').getAttribute('aria-invalid')).toBe('true')
-    await page.getByLabel('Fecha infraccion desde').fill('02/06/2026')
+    expect(await page.getByLabel('Fecha de la infracción desde').getAttribute('aria-invalid')).toBe('true')
+    await page.getByLabel('Fecha de la infracción desde').fill('02/06/2026')
     await page.getByRole('button', { name: 'Buscar' }).click()
     await page.getByRole('status').filter({ hasText: '1 registro' }).waitFor()
     expect(new URL(w.urls.filter((u) => u.includes('/sanciones?')).at(-1)!).searchParams.get('fecha_infraccion[gte]')).toBe('2026-06-02 00:00:00')
@@ -87,15 +87,15 @@ for (const [width, locale] of [[1280, 'es-ES'], [768, 'en-US'], [1280, 'en-US'],
     await go(page, `#/sanciones/${id}`)
     await page.getByRole('heading', { name: 'Historial' }).waitFor()
     const field = (label: string): string => `.fields div:has(> dt:text-is("${label}")) dd`
-    expect(await text(page, field('Importe'))).toBe('12.345,50')
-    expect(await text(page, field('Fecha infraccion'))).toBe('01/06/2026 10:30')
+    expect(await text(page, field('Importe'))).toBe('12.345,50 €')
+    expect(await text(page, field('Fecha de la infracción'))).toBe('01/06/2026 10:30')
     expect(await text(page, field('Creado'))).toMatch(/^\d{2}\/\d{2}\/\d{4} \d{2}:\d{2}$/)
     await page.locator(`${field('Creado por')} .person`).waitFor()
     expect(await text(page, field('Creado por'))).toBe('Administrador')
     expect(await page.locator(`${field('Creado por')} .person`).getAttribute('title')).toBe(adminId)
     await page.getByRole('link', { name: `90001 Rigoberta Menchú Pérez (${staff})` }).waitFor()
     expect(await text(page, '.timeline li')).toMatch(/^Versión 1: Creación, \d{2}\/\d{2}\/\d{4} \d{2}:\d{2}, por Administrador/)
-    expect(await page.getByRole('button', { name: 'Pasar a «notificada»' }).count()).toBe(1)
+    expect(await page.getByRole('button', { name: 'Pasar a «Notificada»' }).count()).toBe(1)
     await checkScreen(page, `es-registro-${width}-${locale}`)
 
     // The form: Spanish order and a decimal comma whatever the browser's language; a day that does not exist refused in Spanish.
@@ -103,24 +103,24 @@ for (const [width, locale] of [[1280, 'es-ES'], [768, 'en-US'], [1280, 'en-US'],
     await page.getByRole('heading', { level: 1, name: `Editar ${id}` }).waitFor()
     // By id: its label 'Importe' is part of 'Importe reducido'.
     const importe = page.locator('#campo-importe')
-    const fecha = page.getByLabel('Fecha infraccion')
+    const fecha = page.getByLabel('Fecha de la infracción')
     expect(await importe.getAttribute('type')).toBe('text')
     expect(await fecha.getAttribute('type')).toBe('text')
     expect(await importe.inputValue()).toBe('12345,50')
     expect(await fecha.inputValue()).toBe('01/06/2026 10:30')
     await importe.fill('200,50')
     await fecha.fill('02/06/2026 11:45')
-    await page.getByLabel('Fecha notificacion').fill('31/02/2026')
+    await page.getByLabel('Fecha de notificación').fill('31/02/2026')
     await page.getByRole('button', { name: 'Guardar' }).click()
     expect(await page.locator('#campo-fecha_notificacion-error').textContent()).toBe('debe ser una fecha válida dd/mm/aaaa (por ejemplo, 01/06/2026)')
     await checkScreen(page, `es-formulario-${width}-${locale}`)
-    await page.getByLabel('Fecha notificacion').fill('15/06/2026')
+    await page.getByLabel('Fecha de notificación').fill('15/06/2026')
     await page.getByRole('button', { name: 'Guardar' }).click()
     await page.getByRole('heading', { name: 'Historial' }).waitFor()
     const stored = (await call(server().app, 'GET', `/sanciones/${id}`, { token: server().admin })).body.data
     expect(stored).toMatchObject({ importe: 200.5, fecha_infraccion: '2026-06-02 11:45:00', fecha_notificacion: '2026-06-15', _version: 2 })
-    await expect.poll(() => text(page, field('Importe'))).toBe('200,50')
-    expect(await text(page, field('Fecha notificacion'))).toBe('15/06/2026')
+    await expect.poll(() => text(page, field('Importe'))).toBe('200,50 €')
+    expect(await text(page, field('Fecha de notificación'))).toBe('15/06/2026')
     await expectClean(w)
     await page.context().close()
   })
@@ -138,9 +138,9 @@ it('shows a witness\'s DNI withheld from a role without descifrar as Restringido
   await page.getByRole('heading', { name: 'Historial' }).waitFor()
   const items = page.locator('.fields .items li')
   expect(await items.count()).toBe(2)
-  expect((await items.first().textContent())!).toMatch(/^Testigo 1 · Nombre: Luis Gil · Dni: Restringido · Telefono: Restringido · Domicilio: Restringido · Declaracion: Vio a dos personas$/)
+  expect((await items.first().textContent())!).toMatch(/^Testigo 1 · Nombre: Luis Gil · DNI: Restringido · Teléfono: Restringido · Domicilio: Restringido · Declaración: Vio a dos personas$/)
   expect(await items.nth(1).locator('.restricted').count()).toBe(3)
-  expect(await page.locator('.fields div:has(> dt:text-is("Denunciante dni")) dd .restricted').count()).toBe(1)
+  expect(await page.locator('.fields div:has(> dt:text-is("DNI del denunciante")) dd .restricted').count()).toBe(1)
   expect(await page.getByText(validDni(4242)).count()).toBe(0)
   await checkScreen(page, 'es-testigo-restringido')
   await expectClean(w)
