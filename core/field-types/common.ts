@@ -64,6 +64,11 @@ export function described (f: FieldDef): { description?: string } {
 export function labelled (f: FieldDef, schema: TSchema): TSchema {
   const s = { ...schema, title: f.label } as Record<string, unknown>
   if (f.help !== undefined) s.description = typeof s.description === 'string' ? `${f.help}${/[.!?:]$/.test(f.help) ? '' : '.'} ${s.description}` : f.help
+  // An enum's value labels, where any differs from its value: what a person reads beside each value.
+  const values = f.enum !== undefined && f.enumLabels !== undefined && f.enum.some((v) => f.enumLabels![v] !== v)
+    ? `Valores: ${f.enum.map((v) => `${v} (${f.enumLabels![v]!})`).join(', ')}.`
+    : undefined
+  if (values !== undefined) s.description = typeof s.description === 'string' ? `${s.description}${/[.!?:]$/.test(s.description) ? '' : '.'} ${values}` : values
   return s as TSchema
 }
 

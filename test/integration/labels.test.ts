@@ -84,10 +84,12 @@ describe('GET /me/modulos', () => {
 })
 
 describe('the OpenAPI document', () => {
-  it('titles each property of records and bodies with its label, and puts the help in its description', async () => {
+  it('titles each property of records and bodies with its label, and puts the help and the enum values\' labels in its description', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
     const record = doc.components.schemas.denunciasRecord.properties
     expect(record.estado.title).toBe('Estado')
+    // An enum's value labels in its description, for whoever reads the document.
+    expect(record.estado.description).toContain('investigacion (En investigación)')
     expect(record.denunciante_dni.title).toBe('DNI del denunciante')
     expect(record.agente_asignado).toMatchObject({ title: 'Agente asignado', description: 'Necesario para pasar la denuncia a «En investigación»' })
     expect(record.testigos.title).toBe('Testigos')
