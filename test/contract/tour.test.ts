@@ -121,6 +121,12 @@ const STEPS: Record<string, Step> = {
     { method: 'GET', path: '/me/modulos', token: 'limited', status: 200 },
     { method: 'GET', path: '/me/modulos', token: 'none', status: 401 },
   ],
+  'GET /directorio': (t) => [
+    { method: 'GET', path: '/directorio', query: { ids: [...t.ids.values()].join(',') }, status: 200 },
+    { method: 'GET', path: '/directorio', query: { ids: 'PER-2026-99999' }, token: 'limited', status: 200 },
+    { method: 'GET', path: '/directorio', query: { ids: Array.from({ length: 201 }, (_, i) => `PER-2026-${i}`).join(',') }, status: 400 },
+    { method: 'GET', path: '/directorio', query: { ids: 'PER-2026-00001' }, token: 'none', status: 401 },
+  ],
   'POST /{module}': (t, mod) => {
     // With an Idempotency-Key, the repeat is answered the first answer (docs/user-guide.md "Retries and Idempotency-Key").
     const keyed = { method: 'POST', path: `/${mod.path}`, body: sampleBody(mod, t.ids), headers: { 'Idempotency-Key': `tour-${mod.name}` }, status: 201 }
