@@ -28,6 +28,8 @@ http {
   log_format upstreams '$status $upstream_addr $request_method $uri';
   access_log ${dir}/nginx-access.log upstreams;
   client_body_temp_path ${dir}/nginx-body;
+  # As deploy/nginx.conf admits an import's body (IMPORT_MAX_BYTES), not nginx's default 1 MiB.
+  client_max_body_size 64m;
   proxy_temp_path ${dir}/nginx-proxy;
   fastcgi_temp_path ${dir}/nginx-fastcgi;
   uwsgi_temp_path ${dir}/nginx-uwsgi;
