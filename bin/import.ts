@@ -62,6 +62,14 @@ export interface ImportCliOptions extends SessionOptions {
 class Usage extends Error {}
 
 /** The caller the records are created by: the named user, or the first superadmin. */
+/** The file's chunks, each counted as the import reads it. */
+async function * counted (input: AsyncIterable<Buffer>, onChunk: (bytes: number) => void): AsyncGenerator<Buffer> {
+  for await (const chunk of input) {
+    onChunk(chunk.length)
+    yield chunk
+  }
+}
+
 async function callerOf ({ em, registry, records }: RecordsSession, username: string | undefined): Promise<Caller> {
   const table = usersTable(registry)
   const supers = (registry.usersModule.fieldMap.get('rol')!.enum ?? []).filter((r) => records.access.isSuper(r))
@@ -104,9 +112,9 @@ export async function runImport (argv: readonly string[], opts: ImportCliOptions
       if (mod === undefined) throw new Usage(`unknown module "${moduleName}"; modules: ${session.registry.modules.map((m) => m.name).join(', ')}`)
       const caller = await callerOf(session, values.usuario)
       const bar = (opts.progress ?? process.stderr.isTTY) ? new cliProgress.SingleBar({ format: ' {bar} {percentage}% | {fase} | {value}/{total}', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic) : undefined
-      const input = createReadStream(file)
       bar?.start(size, 0, { fase: 'reading and validating (bytes)' })
-      input.on('data', (chunk) => { bar?.increment(chunk.length) })
+      // Counted as it is read: a 'data' listener would start the file flowing before the import reads it, losing its first chunks.
+      const input = counted(createReadStream(file), (n) => { bar?.increment(n) })
       let writing = false
       try {
         const answer = await session.records.forRequest({ em: session.em, reads: session.em, caller, route: () => `npm run import ${mod.name}` }).of(mod).importar({
