@@ -17,6 +17,7 @@ import { compileAccess } from '../core/access.js'
 import { loadConfig, type Config } from '../core/config.js'
 import { ConfigError } from '../core/errors.js'
 import { redactUrl } from '../core/redact-url.js'
+import { describeRedis } from '../core/redis-config.js'
 import { loadRegistry } from '../core/registry/load.js'
 import { labelWarnings } from '../core/registry/label-report.js'
 import type { Registry } from '../core/registry/types.js'
@@ -71,7 +72,7 @@ function checkRegistry (file: string): Registry {
 
 function checkEnvironment (config: Config, registry: Registry): void {
   say(`environment: OK — ${config.production ? 'production' : 'development'}; database ${config.databaseUrl === undefined ? 'embedded (DATA_DIR/pgdata)' : redactUrl(config.databaseUrl)}; ` +
-    `shared state ${config.redisUrl === undefined ? 'in-process' : redactUrl(config.redisUrl)}; CORS ${config.corsOrigins.length === 0 ? 'off' : config.corsOrigins.join(', ')}; ` +
+    `shared state ${config.redis === undefined ? 'in-process' : describeRedis(config.redis)}; CORS ${config.corsOrigins.length === 0 ? 'off' : config.corsOrigins.join(', ')}; ` +
     `metrics ${config.metricsPort === 0 ? 'off' : `port ${config.metricsPort}`}; start-up wait ${config.startupWaitMs === 0 ? 'unlimited' : `${config.startupWaitMs / 1000} s`}`)
   const trust = config.trustProxy
   say(`client address: X-Forwarded-For ${trust === false ? 'ignored' : Array.isArray(trust) ? `read from ${trust.join(', ')}` : trust === true ? 'read from every peer' : `read ${String(trust)} hop(s) back`}; ` +

@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
 import { ConfigError } from '../core/errors.js'
+import { describeRedis } from '../core/redis-config.js'
 import type { EmbeddedDatabase } from '../db/embedded.js'
 import { withRecords, type RecordsSession } from './lib/records-session.js'
 import { UserAdmin, UserAdminError, generatePassword } from '../records/users/user-admin.js'
@@ -175,9 +176,9 @@ export async function runUsers (argv: readonly string[], opts: UsersCliOptions =
           const username = positional(1, 'one username')
           if (await admin.find(username) === null) throw new UserAdminError(`no user named "${username}" (deleted users do not count); see: npm run users -- list`)
           if (attemptLogs === undefined) {
-            throw new UserAdminError(config.redisUrl === undefined
-              ? 'without REDIS_URL the login lock-out lives in the running service\'s memory, which this command cannot reach: lift it in the console (Administrar usuarios, Desbloquear; POST /usuarios/{id}/desbloquear) or restart the service, which begins with no lock'
-              : 'Redis (REDIS_URL) does not answer, and the login lock-out lives there: run the command again once Redis answers (redis-cli -u "$REDIS_URL" ping)')
+            throw new UserAdminError(config.redis === undefined
+              ? 'without REDIS_URL or REDIS_SENTINELS the login lock-out lives in the running service\'s memory, which this command cannot reach: lift it in the console (Administrar usuarios, Desbloquear; POST /usuarios/{id}/desbloquear) or restart the service, which begins with no lock'
+              : `${describeRedis(config.redis)} does not answer, and the login lock-out lives there: run the command again once Redis answers (redis-cli -u "$REDIS_URL" ping; with Sentinels, redis-cli -h <sentinel> -p 26379 sentinel get-master-addr-by-name <name>)`)
           }
           const logs = await admin.unlock(username, attemptLogs)
           out(`User "${username}": login lock-out lifted on every address and device (${logs === 0 ? 'no failures were recorded' : `${logs} logs of failures forgotten`}).\n`)

@@ -2,7 +2,7 @@
  * The environment contract (docs/operator-guide.md, "Configuration"), read once, checked and
  * frozen. In development without secrets, JWT_SECRET and ENCRYPTION_KEY are
  * generated once and kept in DATA_DIR/secrets.json; with
- * NODE_ENV=production, DATABASE_URL or REDIS_URL the service refuses to
+ * NODE_ENV=production, DATABASE_URL or Redis (REDIS_URL, REDIS_SENTINELS) the service refuses to
  * start without them, and NODE_ENV=production needs DATABASE_URL.
  */
 import { randomBytes, createHash } from 'node:crypto'
@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { ConfigError } from './errors.js'
 import { s3FilesConfig, type S3FilesConfig } from './files-s3-config.js'
+import { redisTarget, type RedisTarget } from './redis-config.js'
 import { ADDRESS_LIST_FORMS, parseAddressList, type AddressList } from './address-list.js'
 
 export interface Config {
@@ -18,8 +19,8 @@ export interface Config {
   readonly host: string
   /** PostgreSQL URL; undefined means embedded PGlite under dataDir. */
   readonly databaseUrl?: string
-  /** Redis URL; undefined means in-process stores. */
-  readonly redisUrl?: string
+  /** One Redis (REDIS_URL) or the primary Sentinels name (REDIS_SENTINELS); undefined means in-process stores. */
+  readonly redis?: RedisTarget
   /** Namespace of every Redis key this instance writes. */
   readonly redisPrefix: string
   readonly jwtSecret: string
@@ -230,7 +231,7 @@ export function loadConfig (env: Env = process.env): Config {
   // Shared services mean several instances, or data that outlives this
   // machine: secrets generated into one instance's DATA_DIR would differ
   // between instances and be lost with the directory.
-  const shared = ['DATABASE_URL', 'REDIS_URL'].filter((n) => (env[n] ?? '') !== '')
+  const shared = ['DATABASE_URL', 'REDIS_URL', 'REDIS_SENTINELS'].filter((n) => (env[n] ?? '') !== '')
   if (shared.length > 0 && missing.length > 0) {
     throw new ConfigError(`${shared.join(' and ')} ${shared.length > 1 ? 'are' : 'is'} set, so ${missing.join(' and ')} must be set too: the secrets generated for development (DATA_DIR/secrets.json) are refused with shared services; ${SECRET_RECIPE} (to keep the development ones, copy them from ${join(dataDir, 'secrets.json')})`)
   }
@@ -239,13 +240,14 @@ export function loadConfig (env: Env = process.env): Config {
   if (jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters long')
   const current = key(env.ENCRYPTION_KEY || dev!.encryptionKey, 'ENCRYPTION_KEY')
   const s3 = s3FilesConfig(env)
+  const redis = redisTarget(env)
   const old = (env.ENCRYPTION_KEYS ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '').map((s) => key(s, 'ENCRYPTION_KEYS'))
   const config: Config = {
     production,
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST ?? (production ? '0.0.0.0' : '127.0.0.1'),
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
-    ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
+    ...(redis !== undefined && { redis }),
     redisPrefix: env.REDIS_PREFIX ?? 'policia:',
     jwtSecret,
     encryptionKeys: Object.freeze([current, ...old.filter((k) => !k.equals(current))]),

@@ -95,12 +95,24 @@ function metricsRegistry (app: FastifyInstance): Metrics {
     registers: [registry],
     collect () { this.set(app.hasDecorator('eventStreams') ? app.eventStreams.size : 0) },
   })
-  if (app.config.redisUrl !== undefined) {
+  if (app.config.redis !== undefined) {
     new Gauge({
       name: 'redis_up',
       help: 'Whether the Redis connection is ready (1) or not (0)',
       registers: [registry],
       collect () { this.set(app.hasDecorator('redis') && app.redis.status === 'ready' ? 1 : 0) },
+    })
+    new Counter({
+      name: 'redis_reconnects_total',
+      help: 'Times the Redis connection became ready again after it broke (an outage, a restart, a failover)',
+      registers: [registry],
+      collect () { this.reset(); if (app.hasDecorator('redisLink')) this.inc(app.redisLink.reconnects) },
+    })
+    new Counter({
+      name: 'redis_primary_changes_total',
+      help: 'Reconnections that landed on another Redis server than before: a Sentinel promotion (REDIS_SENTINELS)',
+      registers: [registry],
+      collect () { this.reset(); if (app.hasDecorator('redisLink')) this.inc(app.redisLink.primaryChanges) },
     })
   }
   const events = new Counter({ name: 'events_produced_total', help: 'Events produced: writes sealed into the global chain by this instance (docs/user-guide.md "Webhooks (suscripciones)")', registers: [registry] })

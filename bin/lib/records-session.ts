@@ -8,7 +8,9 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import pino from 'pino'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
+import { describeRedis, type RedisTarget } from '../../core/redis-config.js'
+import { redisClient } from '../../stores/redis-client.js'
 import { loadConfig, type Config } from '../../core/config.js'
 import { compileAccess } from '../../core/access.js'
 import { createFieldCipher } from '../../core/crypto.js'
@@ -51,7 +53,7 @@ export async function withRecords (opts: SessionOptions, err: (t: string) => voi
     if (await em.getConnection().execute(`select to_regclass('"${registry.usersModule.table}"') as t`).then((r) => r[0]?.t === null)) {
       throw new ConfigError(`the database has no "${registry.usersModule.table}" table yet: start the service once (npm start) to create the schema, then run the command again`)
     }
-    if (config.redisUrl !== undefined) redis = await connectRedis(config.redisUrl, err)
+    if (config.redis !== undefined) redis = await connectRedis(config.redis, err)
     const stores = createStores(redis, config.redisPrefix)
     const keys = await loadSystemKeys(em, config.encryptionKeys)
     const records = new RecordsLayer({ registry, access: compileAccess(registry), cipher: createFieldCipher(config.encryptionKeys, keys), sequences: stores.sequences, timeZone: config.timeZone })
@@ -64,15 +66,15 @@ export async function withRecords (opts: SessionOptions, err: (t: string) => voi
 }
 
 /** Redis when it answers within a few seconds; otherwise the database alone does (the epoch tells the instances). */
-async function connectRedis (url: string, err: (t: string) => void): Promise<Redis | undefined> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => null })
+async function connectRedis (target: RedisTarget, err: (t: string) => void): Promise<Redis | undefined> {
+  const client = redisClient(target, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => null })
   client.on('error', () => undefined)
   try {
     await client.connect()
     return client
   } catch {
     client.disconnect()
-    err('Redis (REDIS_URL) does not answer: the change is made in the database alone; the instances notice it within 2 s through the revocation epoch.\n')
+    err(`${describeRedis(target)} does not answer: the change is made in the database alone; the instances notice it within 2 s through the revocation epoch.\n`)
     return undefined
   }
 }

@@ -89,7 +89,7 @@ export async function createHarness (opts: { embedded?: boolean } = {}): Promise
         // they run on a timer, and tests that count the statements a request sends would see them at random.
         maintenance: overrides.maintenance ?? false,
         // Shared in-process stores stand in for Redis, unless this instance is given one.
-        ...(!usingRedis && overrides.env?.REDIS_URL === undefined && { stores: memory }),
+        ...(!usingRedis && overrides.env?.REDIS_URL === undefined && overrides.env?.REDIS_SENTINELS === undefined && { stores: memory }),
       })
       apps.push(app)
       return app

@@ -15,6 +15,7 @@ import { freePort } from './free-port.js'
 
 export interface RedisServer {
   readonly url: string
+  readonly port: number
   /** Its data directory (dump.rdb, appendonlydir/, redis.log). */
   readonly dir: string
   /** A new client of its own (the caller disconnects it). */
@@ -25,6 +26,8 @@ export interface RedisServer {
   size (): Promise<number>
   /** SHUTDOWN NOSAVE: the process ends without writing what changed since the last snapshot. */
   shutdown (): Promise<void>
+  /** kill -9: no shutdown, nothing saved; the directory stays. */
+  kill (): Promise<void>
   /** Starts it again on the same port and directory (it loads what the directory holds). */
   start (): Promise<void>
   /** Kills it (if running) and removes its directory, unless the caller gave the directory. */
@@ -55,6 +58,7 @@ export async function startRedisServer (args: string[], opts: { dir?: string } =
   }
   const server: RedisServer = {
     url: `redis://127.0.0.1:${port}`,
+    port,
     dir,
     client: () => new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 }),
     async save () { await command((r) => r.save()) },
@@ -77,12 +81,15 @@ export async function startRedisServer (args: string[], opts: { dir?: string } =
       await command((r) => r.shutdown('NOSAVE')).catch(() => undefined) // the connection closes under the reply
       await gone
     },
-    async destroy () {
+    async kill () {
       if (proc !== undefined && proc.exitCode === null && proc.signalCode === null) {
         const gone = exited(proc)
         proc.kill('SIGKILL')
         await gone
       }
+    },
+    async destroy () {
+      await server.kill()
       if (opts.dir === undefined) rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -1,6 +1,9 @@
 /**
  * The store contracts, run against both implementations: in-process always,
- * Redis when REDIS_URL is set (a real server, under this file's prefix).
+ * Redis when REDIS_URL is set (a real server, under this file's prefix),
+ * and always a Sentinel-managed Redis of this file's own (a primary, a
+ * replica and three Sentinels on loopback: test/helpers/redis-sentinel.ts)
+ * through the client the service builds (stores/redis-client.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
@@ -22,13 +25,19 @@ import { RedisSignalStore } from '../../stores/signals/redis.js'
 import type { IdempotencyStore } from '../../stores/idempotency/contract.js'
 import { MemoryIdempotencyStore } from '../../stores/idempotency/memory.js'
 import { RedisIdempotencyStore } from '../../stores/idempotency/redis.js'
+import { redisClient } from '../../stores/redis-client.js'
 import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
+import { GROUP, startSentinelGroup } from '../helpers/redis-sentinel.js'
 
 const prefix = newRedisPrefix()
 const redis = usingRedis ? new Redis(process.env.REDIS_URL!) : undefined
+const group = await startSentinelGroup()
+const sentinel = redisClient({ kind: 'sentinel', sentinels: group.env.REDIS_SENTINELS.split(',').map((a) => ({ host: '127.0.0.1', port: Number(a.split(':')[1]) })), name: GROUP }, { maxRetriesPerRequest: 1 })
 afterAll(async () => {
   await flushPrefix(prefix)
   redis?.disconnect()
+  sentinel.disconnect()
+  await group.destroy()
 })
 
 const rateStores: Array<[string, () => RateLimitStore]> = [['memory', () => new MemoryRateLimitStore()]]
@@ -47,6 +56,12 @@ if (redis !== undefined) {
   sequenceStores.push(['redis', () => new RedisSequenceStore(redis, prefix)])
   signalStores.push(['redis', () => new RedisSignalStore(redis, prefix)])
 }
+idempotencyStores.push(['sentinel', () => new RedisIdempotencyStore(sentinel, prefix)])
+slotStores.push(['sentinel', () => new RedisStreamSlotStore(sentinel, prefix)])
+rateStores.push(['sentinel', () => new RedisRateLimitStore(sentinel, prefix)])
+attemptStores.push(['sentinel', () => new RedisAttemptLogStore(sentinel, prefix)])
+sequenceStores.push(['sentinel', () => new RedisSequenceStore(sentinel, prefix)])
+signalStores.push(['sentinel', () => new RedisSignalStore(sentinel, prefix)])
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe.each(rateStores)('%s rate-limit store', (kind, make) => {
