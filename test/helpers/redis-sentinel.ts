@@ -33,6 +33,12 @@ export interface SentinelGroup {
    * (a wrong masterauth), so it keeps what it had and lags from now on.
    */
   detach (server: RedisServer): Promise<void>
+  /** Starts `server` (killed earlier) again as a replica of the primary now, until it is in sync and every Sentinel sees it up. */
+  rejoin (server: RedisServer): Promise<void>
+  /** A planned switchover: `SENTINEL FAILOVER`, the primary demoted alive. */
+  switchover (): Promise<void>
+  /** Until the server on `port` (a primary before) is a replica: the Sentinels reconfigured it, closing its clients' connections. */
+  demoted (port: number): Promise<void>
   /** A client of the primary now (the caller disconnects it). */
   client (): Redis
   destroy (): Promise<void>
@@ -139,6 +145,24 @@ export async function startSentinelGroup (): Promise<SentinelGroup> {
         await r.call('CLIENT', 'KILL', 'TYPE', 'master')
       })
       await until('the replica cut off', async () => /master_link_status:down/.test(await ask(server.port, async (r) => r.info('replication'))), 10_000)
+    },
+    async rejoin (server) {
+      await server.start()
+      const primary = await primaryPort()
+      await ask(server.port, async (r) => r.replicaof('127.0.0.1', primary))
+      await until('the rejoined replica in sync', async () => /master_link_status:up/.test(await ask(server.port, async (r) => r.info('replication'))), 60_000)
+      for (const s of sentinels) {
+        await until(`Sentinel ${s.port} to see the replica up`, async () => ask(s.port, async (r) => {
+          const replicas = await r.call('SENTINEL', 'REPLICAS', GROUP) as string[][]
+          return replicas.some((fields) => fields[fields.indexOf('port') + 1] === String(server.port) && !/down/.test(fields[fields.indexOf('flags') + 1] ?? 'down'))
+        }), 30_000)
+      }
+    },
+    async demoted (port) {
+      await until(`${port} demoted to replica`, async () => (await ask(port, async (r) => r.call('ROLE') as Promise<unknown[]>))[0] === 'slave', 60_000)
+    },
+    async switchover () {
+      await ask(sentinels[0]!.port, async (r) => r.call('SENTINEL', 'FAILOVER', GROUP))
     },
     client: () => new Redis({ sentinels: sentinels.map((s) => ({ host: '127.0.0.1', port: s.port })), name: GROUP, maxRetriesPerRequest: 1 }),
     destroy,

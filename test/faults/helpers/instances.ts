@@ -28,9 +28,10 @@ export interface Instance {
 
 export interface InstanceEnv {
   DATABASE_URL: string
-  REDIS_URL: string
+  /** Or REDIS_SENTINELS and REDIS_SENTINEL_NAME. */
+  REDIS_URL?: string
   DATA_DIR: string
-  [name: string]: string
+  [name: string]: string | undefined
 }
 
 export async function createInstance (name: string, dir: string, env: InstanceEnv): Promise<Instance> {

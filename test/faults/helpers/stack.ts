@@ -1,6 +1,7 @@
 /**
  * The whole deployment of a fault test, started for that file alone: its
- * own PostgreSQL cluster, its own redis-server, three service instances as
+ * own PostgreSQL cluster, its own redis-server (or, with `sentinel`, a
+ * primary, a replica and three Sentinels), three service instances as
  * processes and nginx in front of them, all in one temporary directory.
  * `close()` stops every piece by pid (call it in afterAll: it also runs
  * after a failure) and leaves the directory only when KEEP_FAULT_DIRS is
@@ -14,13 +15,17 @@ import { startPgCluster, type PgCluster } from '../../helpers/pg-cluster.js'
 import { createInstance, type Instance } from './instances.js'
 import { startNginx, type Nginx } from './nginx.js'
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js'
+import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js'
 
 export const ADMIN = { username: 'admin', password: 'admin-password-123' }
 
 export interface Stack {
   readonly dir: string
   readonly pg: PgCluster
+  /** The Redis server the instances started on (with `sentinel`, the first primary). */
   readonly redis: RedisServer
+  /** With `sentinel`: the group the instances follow. */
+  readonly sentinels?: SentinelGroup
   readonly instances: Instance[]
   readonly nginx: Nginx
   /** nginx's address: what clients use. */
@@ -31,14 +36,15 @@ export interface Stack {
 }
 
 /** `env`: more environment for every instance. */
-export async function startStack (opts: { instances?: number, env?: Record<string, string> } = {}): Promise<Stack> {
+export async function startStack (opts: { instances?: number, env?: Record<string, string>, sentinel?: boolean } = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'faults-'))
   chmodSync(dir, 0o755) // nginx's workers run unprivileged
-  const parts: { pg?: PgCluster, redis?: RedisServer, instances: Instance[], nginx?: Nginx } = { instances: [] }
+  const parts: { pg?: PgCluster, redis?: RedisServer, sentinels?: SentinelGroup, instances: Instance[], nginx?: Nginx } = { instances: [] }
   const close = async (): Promise<void> => {
     await parts.nginx?.stop().catch(() => undefined)
     for (const i of parts.instances) await i.stop().catch(() => undefined)
     await parts.redis?.destroy().catch(() => undefined)
+    await parts.sentinels?.destroy().catch(() => undefined)
     await parts.pg?.destroy().catch(() => undefined)
     if (process.env.KEEP_FAULT_DIRS === undefined) rmSync(dir, { recursive: true, force: true })
     else console.log(`fault test files kept in ${dir}`)
@@ -49,10 +55,14 @@ export async function startStack (opts: { instances?: number, env?: Record<strin
     await admin.connect()
     await admin.query('create database policia')
     await admin.end()
-    parts.redis = await startRedisServer(['--save', '', '--appendonly', 'no'], { dir })
+    if (opts.sentinel === true) {
+      parts.sentinels = await startSentinelGroup()
+    } else {
+      parts.redis = await startRedisServer(['--save', '', '--appendonly', 'no'], { dir })
+    }
     const env = {
       DATABASE_URL: parts.pg.url('policia'),
-      REDIS_URL: parts.redis.url,
+      ...(parts.sentinels !== undefined ? parts.sentinels.env : { REDIS_URL: parts.redis!.url }),
       DATA_DIR: join(dir, 'data'),
       JWT_SECRET: 'fault-test-secret-that-is-long-enough-for-hs256',
       ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
@@ -73,7 +83,8 @@ export async function startStack (opts: { instances?: number, env?: Record<strin
   return {
     dir,
     pg: cluster,
-    redis: parts.redis,
+    redis: parts.redis ?? parts.sentinels!.servers[0]!,
+    ...(parts.sentinels !== undefined && { sentinels: parts.sentinels }),
     instances: parts.instances,
     nginx: parts.nginx,
     url: parts.nginx.url,
