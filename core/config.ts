@@ -19,6 +19,8 @@ export interface Config {
   readonly host: string
   /** PostgreSQL URL; undefined means embedded PGlite under dataDir. */
   readonly databaseUrl?: string
+  /** Queries as named prepared statements (DATABASE_NAMED_STATEMENTS); off behind a transaction-mode pooler. */
+  readonly namedStatements: boolean
   /** One Redis (REDIS_URL) or the primary Sentinels name (REDIS_SENTINELS); undefined means in-process stores. */
   readonly redis?: RedisTarget
   /** Namespace of every Redis key this instance writes. */
@@ -247,6 +249,7 @@ export function loadConfig (env: Env = process.env): Config {
     port: int(env, 'PORT', 3000, 0, 65535),
     host: env.HOST ?? (production ? '0.0.0.0' : '127.0.0.1'),
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    namedStatements: flag(env, 'DATABASE_NAMED_STATEMENTS', true),
     ...(redis !== undefined && { redis }),
     redisPrefix: env.REDIS_PREFIX ?? 'policia:',
     jwtSecret,

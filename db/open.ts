@@ -132,6 +132,8 @@ export async function openDatabase (config: Config, registry: Registry, log: DbL
     // Both modes run every query through db/driver.ts; PGlite's only
     // difference: values stay inlined, never named (db/driver.ts says why).
     if (embedded !== undefined) Object.assign(orm.em.getConnection() as ServiceConnection, { namedStatements: false, oneSession: true })
+    // Behind PgBouncer in transaction mode a statement prepared on one server connection is unknown to the next (docs/operations.md "PgBouncer").
+    else if (!config.namedStatements) Object.assign(orm.em.getConnection() as ServiceConnection, { namedStatements: false })
     return {
       orm,
       entities,

@@ -16,6 +16,7 @@ import { createInstance, type Instance } from './instances.js'
 import { startNginx, type Nginx } from './nginx.js'
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js'
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js'
+import { startPgBouncer, type PgBouncer, type PoolMode } from './pgbouncer.js'
 
 export const ADMIN = { username: 'admin', password: 'admin-password-123' }
 
@@ -36,15 +37,21 @@ export interface Stack {
 }
 
 /** `env`: more environment for every instance. */
-export async function startStack (opts: { instances?: number, env?: Record<string, string>, sentinel?: boolean } = {}): Promise<Stack> {
+/**
+ * `sentinel`: Redis through Sentinels; `pgbouncer`: the instances reach
+ * PostgreSQL through PgBouncer in that pool mode (transaction: with
+ * DATABASE_NAMED_STATEMENTS=false, as docs/operations.md says).
+ */
+export async function startStack (opts: { instances?: number, env?: Record<string, string>, sentinel?: boolean, pgbouncer?: PoolMode } = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'faults-'))
   chmodSync(dir, 0o755) // nginx's workers run unprivileged
-  const parts: { pg?: PgCluster, redis?: RedisServer, sentinels?: SentinelGroup, instances: Instance[], nginx?: Nginx } = { instances: [] }
+  const parts: { pg?: PgCluster, bouncer?: PgBouncer, redis?: RedisServer, sentinels?: SentinelGroup, instances: Instance[], nginx?: Nginx } = { instances: [] }
   const close = async (): Promise<void> => {
     await parts.nginx?.stop().catch(() => undefined)
     for (const i of parts.instances) await i.stop().catch(() => undefined)
     await parts.redis?.destroy().catch(() => undefined)
     await parts.sentinels?.destroy().catch(() => undefined)
+    await parts.bouncer?.stop().catch(() => undefined)
     await parts.pg?.destroy().catch(() => undefined)
     if (process.env.KEEP_FAULT_DIRS === undefined) rmSync(dir, { recursive: true, force: true })
     else console.log(`fault test files kept in ${dir}`)
@@ -60,8 +67,10 @@ export async function startStack (opts: { instances?: number, env?: Record<strin
     } else {
       parts.redis = await startRedisServer(['--save', '', '--appendonly', 'no'], { dir })
     }
+    if (opts.pgbouncer !== undefined) parts.bouncer = await startPgBouncer(parts.pg, opts.pgbouncer)
     const env = {
-      DATABASE_URL: parts.pg.url('policia'),
+      DATABASE_URL: parts.bouncer?.url('policia') ?? parts.pg.url('policia'),
+      ...(opts.pgbouncer === 'transaction' && { DATABASE_NAMED_STATEMENTS: 'false' }),
       ...(parts.sentinels !== undefined ? parts.sentinels.env : { REDIS_URL: parts.redis!.url }),
       DATA_DIR: join(dir, 'data'),
       JWT_SECRET: 'fault-test-secret-that-is-long-enough-for-hs256',
