@@ -17,7 +17,7 @@ import type { Locator, Page } from 'playwright-core'
 import { parseRegistry } from '../../core/registry/load.js'
 import { ADMIN } from '../helpers/app.js'
 import { call, validDni } from '../helpers/http.js'
-import { checkScreen, expectClean, signIn, useConsoleServer, watchedPage, type Watched } from './console-page.js'
+import { checkScreen, createRecord, expectClean, signIn, useConsoleServer, watchedPage, type Watched } from './console-page.js'
 
 // The sanctions' list shows the amount (docs/administrator-guide.md "modules.yaml reference", list_columns); every label is the default file's.
 const yaml = readFileSync('modules.yaml', 'utf8').replace(/(\n {2}sanciones:\n)/, '$1    list_columns: [infractor_nombre, importe, importe_reducido, estado]\n')
@@ -25,11 +25,7 @@ const server = useConsoleServer({ registry: parseRegistry(yaml, 'modules.yaml') 
 let staff: string
 const NBSP = /\u00a0/g
 
-async function post (path: string, body: Record<string, unknown>): Promise<string> {
-  const res = await call(server().app, 'POST', `/${path}`, { token: server().admin, body })
-  expect(res.status, JSON.stringify(res.body)).toBe(201)
-  return res.body.data._id as string
-}
+const post = async (path: string, body: Record<string, unknown>): Promise<string> => createRecord(server(), path, body)
 
 beforeAll(async () => {
   staff = await post('personal', { tip: '90001', nif: validDni(90001), nombre: 'Rigoberta', apellidos: 'Menchú Pérez', escala: 'oficial' })

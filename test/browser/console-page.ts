@@ -10,7 +10,7 @@ import { AxeBuilder } from '@axe-core/playwright'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
-import { login } from '../helpers/http.js'
+import { call, login } from '../helpers/http.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname
@@ -99,4 +99,11 @@ export function useConsoleServer (overrides?: Parameters<Harness['app']>[0]): ()
     await h?.close()
   })
   return () => server!
+}
+
+/** Creates a record through the API as the console server's administrator; its id. */
+export async function createRecord (server: ConsoleServer, path: string, body: Record<string, unknown>): Promise<string> {
+  const res = await call(server.app, 'POST', `/${path}`, { token: server.admin, body })
+  expect(res.status, JSON.stringify(res.body)).toBe(201)
+  return res.body.data._id as string
 }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { freePort } from './free-port.js'
-import { startRedisServer, type RedisServer } from './redis-server.js'
+import { ask, startRedisServer, type RedisServer } from './redis-server.js'
 
 export const GROUP = 'policia'
 
@@ -46,18 +46,6 @@ export interface SentinelGroup {
 
 const sentinelProgram = (): [string, string[]] =>
   spawnSync('sh', ['-c', 'command -v redis-sentinel'], { encoding: 'utf8' }).stdout.trim() !== '' ? ['redis-sentinel', []] : ['redis-server', ['--sentinel']]
-
-/** One command to the server or Sentinel on `port`, on a connection of its own. */
-async function ask<T> (port: number, fn: (r: Redis) => Promise<T>): Promise<T> {
-  const r = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null })
-  r.on('error', () => undefined)
-  try {
-    await r.connect()
-    return await fn(r)
-  } finally {
-    r.disconnect()
-  }
-}
 
 async function until (what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs

@@ -45,17 +45,7 @@ export async function startRedisServer (args: string[], opts: { dir?: string } =
   const exited = (p: ChildProcess): Promise<void> => p.exitCode !== null || p.signalCode !== null
     ? Promise.resolve()
     : new Promise((resolve) => p.once('exit', () => { resolve() }))
-  /** One command on a connection of its own, which fails at once when the server is not there. */
-  const command = async <T>(fn: (r: Redis) => Promise<T>): Promise<T> => {
-    const r = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null })
-    r.on('error', () => undefined)
-    try {
-      await r.connect()
-      return await fn(r)
-    } finally {
-      r.disconnect()
-    }
-  }
+  const command = async <T>(fn: (r: Redis) => Promise<T>): Promise<T> => ask(port, fn)
   const server: RedisServer = {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -95,6 +85,18 @@ export async function startRedisServer (args: string[], opts: { dir?: string } =
   }
   await server.start()
   return server
+}
+
+/** One command to the server (or Sentinel) on `port`, on a connection of its own that fails at once when nothing answers there. */
+export async function ask<T> (port: number, fn: (r: Redis) => Promise<T>): Promise<T> {
+  const r = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null })
+  r.on('error', () => undefined)
+  try {
+    await r.connect()
+    return await fn(r)
+  } finally {
+    r.disconnect()
+  }
 }
 
 /** Calls per command in an INFO commandstats answer (`cmdstat_evalsha:calls=1,…` → { evalsha: 1 }). */
