@@ -35,9 +35,11 @@ const UNAVAILABLE_NODE_CODES = new Set([
 
 /**
  * node-postgres raises these without a code (knex prefixes the SQL, so
- * they are matched at the end of the message).
+ * they are matched at the end of the message). "timeout expired": its
+ * connect timeout firing while the server accepted the socket but did not
+ * answer (a stalled primary behind HAProxy, test/faults/patroni-failover.test.ts).
  */
-const PG_CONNECTION_TEXTS = /(Connection terminated unexpectedly|Connection terminated|Connection terminated due to connection timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect)$/
+const PG_CONNECTION_TEXTS = /(Connection terminated unexpectedly|Connection terminated|Connection terminated due to connection timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect|timeout expired)$/
 
 interface ErrorLike {
   name?: unknown

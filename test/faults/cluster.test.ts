@@ -106,9 +106,9 @@ describe('three instances behind nginx', () => {
       const load = startLoad({ url: stack.url, token, concurrency: 30, next: mixed })
       await waitFor('300 answers before the stop', async () => load.answers.length >= 300, 60_000, 20)
       const stoppedAt = Date.now()
-      await stack.pg.stop(mode)
+      await stack.pg!.stop(mode)
       await waitFor('300 answers while PostgreSQL is down', async () => load.answers.filter((a) => a.at > stoppedAt).length >= 300, 60_000, 20)
-      await stack.pg.start()
+      await stack.pg!.start()
       const backAt = Date.now()
       // Recovery, polled: writes succeed again on their own.
       await waitFor('100 created records after PostgreSQL is back', async () =>

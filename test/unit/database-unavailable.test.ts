@@ -6,7 +6,7 @@
  * real outages are in test/integration/db-outage.test.ts and test/faults/.
  */
 import { describe, expect, it } from 'vitest'
-import { connect } from 'node:net'
+import { connect, createServer, type AddressInfo } from 'node:net'
 import pg from 'pg'
 import { KnexTimeoutError } from 'knex'
 import { DriverException, UniqueConstraintViolationException } from '@mikro-orm/core'
@@ -50,6 +50,20 @@ describe('http/database-unavailable.ts', () => {
     expect(databaseUnavailableReason(new Error('Connection terminated unexpectedly'))).toBe('Connection terminated unexpectedly')
     expect(databaseUnavailableReason(new DriverException(new Error('COMMIT; - Client has encountered a connection error and is not queryable'))))
       .toBe('Client has encountered a connection error and is not queryable')
+  })
+
+  it('recognises node-postgres\'s connect timeout on a server that accepts and never answers (a stalled primary behind HAProxy)', async () => {
+    const silent = createServer(() => { /* accepts, never answers */ })
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    try {
+      const client = new pg.Client({ host: '127.0.0.1', port: (silent.address() as AddressInfo).port, user: 'x', connectionTimeoutMillis: 200 })
+      const err = await client.connect().then(() => undefined, (e: unknown) => e)
+      expect(err).toBeInstanceOf(Error)
+      expect(isDatabaseUnavailable(new DriverException(err as Error)), String(err)).toBe(true)
+      expect(databaseUnavailableReason(new Error('timeout expired'))).toBe('timeout expired')
+    } finally {
+      silent.close()
+    }
   })
 
   it('looks into causes and aggregated errors', async () => {

@@ -17,12 +17,16 @@ import { startNginx, type Nginx } from './nginx.js'
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js'
 import { startSentinelGroup, type SentinelGroup } from '../../helpers/redis-sentinel.js'
 import { startPgBouncer, type PgBouncer, type PoolMode } from './pgbouncer.js'
+import { startPatroniCluster, type PatroniCluster } from './patroni.js'
 
 export const ADMIN = { username: 'admin', password: 'admin-password-123' }
 
 export interface Stack {
   readonly dir: string
-  readonly pg: PgCluster
+  /** The PostgreSQL cluster (without `patroni`). */
+  readonly pg?: PgCluster
+  /** With `patroni`: the members, etcd and HAProxy the instances reach PostgreSQL through. */
+  readonly patroni?: PatroniCluster
   /** The Redis server the instances started on (with `sentinel`, the first primary). */
   readonly redis: RedisServer
   /** With `sentinel`: the group the instances follow. */
@@ -40,12 +44,13 @@ export interface Stack {
 /**
  * `sentinel`: Redis through Sentinels; `pgbouncer`: the instances reach
  * PostgreSQL through PgBouncer in that pool mode (transaction: with
- * DATABASE_NAMED_STATEMENTS=false, as docs/operations.md says).
+ * DATABASE_NAMED_STATEMENTS=false, as docs/operations.md says); `patroni`:
+ * two Patroni members behind HAProxy instead of one cluster.
  */
-export async function startStack (opts: { instances?: number, env?: Record<string, string>, sentinel?: boolean, pgbouncer?: PoolMode } = {}): Promise<Stack> {
+export async function startStack (opts: { instances?: number, env?: Record<string, string>, sentinel?: boolean, pgbouncer?: PoolMode, patroni?: boolean } = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), 'faults-'))
   chmodSync(dir, 0o755) // nginx's workers run unprivileged
-  const parts: { pg?: PgCluster, bouncer?: PgBouncer, redis?: RedisServer, sentinels?: SentinelGroup, instances: Instance[], nginx?: Nginx } = { instances: [] }
+  const parts: { pg?: PgCluster, patroni?: PatroniCluster, bouncer?: PgBouncer, redis?: RedisServer, sentinels?: SentinelGroup, instances: Instance[], nginx?: Nginx } = { instances: [] }
   const close = async (): Promise<void> => {
     await parts.nginx?.stop().catch(() => undefined)
     for (const i of parts.instances) await i.stop().catch(() => undefined)
@@ -53,12 +58,15 @@ export async function startStack (opts: { instances?: number, env?: Record<strin
     await parts.sentinels?.destroy().catch(() => undefined)
     await parts.bouncer?.stop().catch(() => undefined)
     await parts.pg?.destroy().catch(() => undefined)
+    await parts.patroni?.destroy().catch(() => undefined)
     if (process.env.KEEP_FAULT_DIRS === undefined) rmSync(dir, { recursive: true, force: true })
     else console.log(`fault test files kept in ${dir}`)
   }
   try {
-    parts.pg = await startPgCluster()
-    const admin = new pg.Client({ connectionString: parts.pg.url() })
+    if (opts.patroni === true) parts.patroni = await startPatroniCluster(dir)
+    else parts.pg = await startPgCluster()
+    const database = (parts.patroni ?? parts.pg)!
+    const admin = new pg.Client({ connectionString: database.url('postgres') })
     await admin.connect()
     await admin.query('create database policia')
     await admin.end()
@@ -67,9 +75,9 @@ export async function startStack (opts: { instances?: number, env?: Record<strin
     } else {
       parts.redis = await startRedisServer(['--save', '', '--appendonly', 'no'], { dir })
     }
-    if (opts.pgbouncer !== undefined) parts.bouncer = await startPgBouncer(parts.pg, opts.pgbouncer)
+    if (opts.pgbouncer !== undefined) parts.bouncer = await startPgBouncer(parts.pg!, opts.pgbouncer)
     const env = {
-      DATABASE_URL: parts.bouncer?.url('policia') ?? parts.pg.url('policia'),
+      DATABASE_URL: parts.bouncer?.url('policia') ?? database.url('policia'),
       ...(opts.pgbouncer === 'transaction' && { DATABASE_NAMED_STATEMENTS: 'false' }),
       ...(parts.sentinels !== undefined ? parts.sentinels.env : { REDIS_URL: parts.redis!.url }),
       DATA_DIR: join(dir, 'data'),
@@ -88,17 +96,18 @@ export async function startStack (opts: { instances?: number, env?: Record<strin
     await close()
     throw err
   }
-  const cluster = parts.pg
+  const database = (parts.patroni ?? parts.pg)!
   return {
     dir,
-    pg: cluster,
+    ...(parts.pg !== undefined && { pg: parts.pg }),
+    ...(parts.patroni !== undefined && { patroni: parts.patroni }),
     redis: parts.redis ?? parts.sentinels!.servers[0]!,
     ...(parts.sentinels !== undefined && { sentinels: parts.sentinels }),
     instances: parts.instances,
     nginx: parts.nginx,
     url: parts.nginx.url,
     async query (sql, params) {
-      const c = new pg.Client({ connectionString: cluster.url('policia') })
+      const c = new pg.Client({ connectionString: database.url('policia') })
       await c.connect()
       try { return (await c.query(sql, params)).rows } finally { await c.end() }
     },
