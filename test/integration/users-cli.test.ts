@@ -210,7 +210,7 @@ describe('desbloquear', () => {
     // Redis configured but not answering: refused, saying so.
     const down = await users(['desbloquear', u.username], { REDIS_URL: 'redis://127.0.0.1:1' })
     expect(down.code).toBe(1)
-    expect(down.err).toContain('Redis (REDIS_URL) does not answer, and the login lock-out lives there')
+    expect(down.err).toContain('Redis at redis://127.0.0.1:1 does not answer, and the login lock-out lives there')
   })
 })
 
