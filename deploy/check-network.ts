@@ -44,7 +44,7 @@ export function checkTrustProxy (deployDir: string, r: Report): void {
 }
 
 /** The compose file as parsed (aliases expanded): only nginx publishes, and the instances trust nginx's address. */
-export function checkComposeNetwork (compose: Obj, r: Report): void {
+export function checkComposeNetwork (compose: Obj, r: Report, file = 'docker-compose.yml'): void {
   const services = Object.entries(compose.services as Record<string, Obj>)
   const proxies = services.filter(([, s]) => String(s.image ?? '').startsWith('nginx'))
   if (proxies.length !== 1) { r.problem(`compose: expected one nginx service, found ${proxies.length}`); return }
@@ -62,7 +62,7 @@ export function checkComposeNetwork (compose: Obj, r: Report): void {
     if (trust === '' || bad.length > 0 || !list.includes(address)) r.problem(`compose service ${name}: TRUST_PROXY "${trust}" must name ${proxyName}'s address ${address}`)
     if (svc.expose === undefined) r.problem(`compose service ${name}: list its port under expose (it is reachable on the compose network only)`)
   }
-  r.ok(`deploy/docker-compose.yml: only ${proxyName} publishes a port; ${apis.map(([n]) => n).join(', ')} trust X-Forwarded-For from ${address} only`)
+  r.ok(`deploy/${file}: only ${proxyName} publishes a port; ${apis.map(([n]) => n).join(', ')} trust X-Forwarded-For from ${address} only`)
 }
 
 /** The Kubernetes objects: a NetworkPolicy that selects the pods and admits their public port only from selected peers. */

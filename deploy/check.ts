@@ -15,6 +15,8 @@
  *   a healthcheck and a restart policy per long-running service; only nginx
  *   publishes a port and the instances trust its address; env.example
  *   (placeholders filled) passes loadConfig.
+ * - The highly available set (deploy/check-ha.ts): deploy/ha/ and
+ *   docker-compose.ha.yml, deploy/k8s/ha/ (CloudNativePG, Redis Sentinel).
  * - No TRUST_PROXY in deploy/ is a bare hop count (deploy/check-network.ts).
  * - nginx (deploy/check-nginx.ts): keep-alive upstream below KEEP_ALIVE_TIMEOUT,
  *   body size for uploads and imports, `nginx -t` when installed.
@@ -33,6 +35,8 @@ import { loadRegistry } from '../core/registry/load.js'
 import { checkComposeNetwork, checkNetworkPolicy, checkTrustProxy } from './check-network.js'
 import { checkDelivery, composeInstances, kubernetesInstances } from './check-delivery.js'
 import { checkNginx } from './check-nginx.js'
+import { loadObjects, validateObjects } from './k8s-objects.js'
+import { checkHa } from './check-ha.js'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const K8S = join(ROOT, 'deploy/k8s')
@@ -51,6 +55,7 @@ const FILLED: Record<string, string> = {
   ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
   ADMIN_PASSWORD: 'a-long-enough-password',
   DB_PASSWORD: 'pw',
+  DB_SUPERUSER_PASSWORD: 'pw',
 }
 function configOf (source: string, env: Record<string, string>): void {
   const filled = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.startsWith('CHANGE_ME') ? (FILLED[k] ?? v) : v]))
@@ -72,29 +77,13 @@ async function checkKubernetes (write: boolean): Promise<void> {
   if (!existsSync(MODULES_CM) || readFileSync(MODULES_CM, 'utf8') !== modulesConfigMap()) {
     problem('deploy/k8s/modules-configmap.yaml differs from modules.yaml: run npm run deploy:check -- --write')
   }
-  const objects: Array<{ file: string, obj: Obj }> = []
-  for (const file of readdirSync(K8S).filter((f) => f.endsWith('.yaml')).sort()) {
-    for (const doc of parseAllDocuments(readFileSync(join(K8S, file), 'utf8'))) {
-      if (doc.errors.length > 0) { problem(`deploy/k8s/${file}: ${doc.errors[0]!.message}`); continue }
-      const obj = doc.toJS() as Obj | null
-      if (obj !== null) objects.push({ file, obj })
-    }
-  }
-  for (const { file, obj } of objects) {
-    const where = `deploy/k8s/${file} ${String(obj.kind)} ${String(obj.metadata?.name)}`
-    try {
-      const mod = await import(`kubernetes-models/${String(obj.apiVersion)}`) as Record<string, new (o: Obj) => { validate (): void }>
-      const Model = mod[String(obj.kind)]
-      if (Model === undefined) { problem(`${where}: unknown kind for ${String(obj.apiVersion)}`); continue }
-      new Model(obj).validate()
-      ok(`${where}: valid against the Kubernetes schema`)
-    } catch (err) { problem(`${where}: ${(err as Error).message.split('\n').slice(0, 6).join(' ')}`) }
-  }
+  const objects = loadObjects(K8S, ROOT, report)
+  await validateObjects(objects, report)
   const named = (kind: string, name: string): Obj | undefined => objects.find((o) => o.obj.kind === kind && o.obj.metadata?.name === name)?.obj
   const workloads = objects.filter((o) => ['Deployment', 'Job'].includes(String(o.obj.kind)))
   for (const { file, obj } of workloads) {
     const pod = obj.spec.template.spec as Obj
-    const where = `deploy/k8s/${file} ${String(obj.kind)} ${String(obj.metadata.name)}`
+    const where = `${file} ${String(obj.kind)} ${String(obj.metadata.name)}`
     for (const c of pod.containers as Obj[]) {
       for (const ref of (c.envFrom ?? []) as Obj[]) {
         if (ref.configMapRef !== undefined && named('ConfigMap', ref.configMapRef.name) === undefined) problem(`${where}: envFrom ConfigMap ${String(ref.configMapRef.name)} is not defined`)
@@ -138,13 +127,18 @@ function composeCommand (): string[] | undefined {
   return undefined
 }
 
-function checkCompose (): void {
-  const text = readFileSync(join(ROOT, 'deploy/docker-compose.yml'), 'utf8')
+/** `${NAME}`, `${NAME:?message}` and `${NAME:-default}` of a compose value, from `env`. */
+const interpolate = (value: string, env: Record<string, string>): string =>
+  value.replace(/\$\{([A-Z_][A-Z0-9_]*)(?::[?-][^}]*)?\}/g, (_, name: string) => env[name] ?? '')
+
+/** deploy/<file>: the single-server deployment (docker-compose.yml) or the `ha` one (docker-compose.ha.yml). */
+function checkCompose (file: string): void {
+  const text = readFileSync(join(ROOT, 'deploy', file), 'utf8')
   const envText = readFileSync(join(ROOT, 'deploy/env.example'), 'utf8')
   const env = Object.fromEntries(envText.split('\n').filter((l) => /^[A-Z_][A-Z0-9_]*=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
   const used = new Set([...text.replace(/^\s*#.*$/gm, '').matchAll(/\$\{([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]!))
-  for (const name of used) if (!(name in env)) problem(`deploy/docker-compose.yml uses \${${name}}, which deploy/env.example does not define`)
-  ok(`deploy/docker-compose.yml: every variable it uses (${[...used].join(', ')}) is defined in deploy/env.example`)
+  for (const name of used) if (!(name in env)) problem(`deploy/${file} uses \${${name}}, which deploy/env.example does not define`)
+  ok(`deploy/${file}: every variable it uses (${[...used].join(', ')}) is defined in deploy/env.example`)
   const compose = parseAllDocuments(text, { merge: true })[0]!.toJS({ maxAliasCount: -1 }) as Obj
   for (const [name, svc] of Object.entries(compose.services as Record<string, Obj>)) {
     const oneShot = svc.restart === 'no'
@@ -159,9 +153,10 @@ function checkCompose (): void {
   for (const [name, svc] of apis) {
     if (!JSON.stringify(svc.healthcheck?.test ?? svc.command ?? '').includes('/ready') && svc.restart !== 'no') problem(`compose service ${name}: its healthcheck must ask /ready`)
   }
-  checkComposeNetwork(compose, report)
-  const trust = String(apis[0]?.[1].environment?.TRUST_PROXY ?? '')
-  configOf('deploy/env.example (+ DATABASE_URL, REDIS_URL, TRUST_PROXY from the compose file)', { ...env, DATABASE_URL: 'postgres://policia:pw@db:5432/policia', REDIS_URL: 'redis://redis:6379', TRUST_PROXY: trust })
+  checkComposeNetwork(compose, report, file)
+  // What the instances get: env.example (.env) with the compose file's own environment over it.
+  const own = Object.fromEntries(Object.entries((apis[0]?.[1].environment ?? {}) as Record<string, unknown>).map(([k, v]) => [k, interpolate(String(v), { ...env, ...FILLED })]))
+  configOf(`deploy/env.example + deploy/${file}'s environment (${Object.keys(own).join(', ')})`, { ...env, ...own })
   const cmd = composeCommand()
   if (cmd === undefined) { notes.push('SKIPPED: docker compose config (neither `docker compose` nor docker-compose is installed)'); return }
   // A copy with env.example as .env, so that env_file and the interpolation resolve.
@@ -169,9 +164,9 @@ function checkCompose (): void {
   try {
     cpSync(join(ROOT, 'deploy'), join(dir, 'deploy'), { recursive: true, filter: (src) => !src.includes('/k8s') })
     writeFileSync(join(dir, 'deploy/.env'), envText)
-    const r = spawnSync(cmd[0]!, [...cmd.slice(1), '-f', join(dir, 'deploy/docker-compose.yml'), '--env-file', join(dir, 'deploy/.env'), 'config', '-q'], { encoding: 'utf8' })
-    if (r.status !== 0) problem(`${cmd.join(' ')} config: ${r.stderr.trim() || r.stdout.trim()}`)
-    else ok(`deploy/docker-compose.yml: accepted by \`${cmd.join(' ')} config\``)
+    const r = spawnSync(cmd[0]!, [...cmd.slice(1), '-f', join(dir, 'deploy', file), '--env-file', join(dir, 'deploy/.env'), 'config', '-q'], { encoding: 'utf8' })
+    if (r.status !== 0) problem(`${cmd.join(' ')} -f deploy/${file} config: ${r.stderr.trim() || r.stdout.trim()}`)
+    else ok(`deploy/${file}: accepted by \`${cmd.join(' ')} config\``)
   } finally { rmSync(dir, { recursive: true, force: true }) }
 }
 
@@ -216,7 +211,12 @@ function checkCompiledCommands (): void {
 
 const write = process.argv.includes('--write')
 await checkKubernetes(write)
-checkCompose()
+{
+  const base = loadObjects(K8S, ROOT, { problem: () => undefined, ok: () => undefined }).find((o) => o.obj.kind === 'ConfigMap' && o.obj.metadata?.name === 'policia-env')
+  await checkHa(ROOT, report, configOf, (base?.obj.data ?? {}) as Record<string, string>)
+}
+checkCompose('docker-compose.yml')
+checkCompose('docker-compose.ha.yml')
 checkTrustProxy(join(ROOT, 'deploy'), report)
 {
   // The service's defaults, and any KEEP_ALIVE_TIMEOUT deploy/ sets.
