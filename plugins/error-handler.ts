@@ -26,8 +26,15 @@ async function errorHandlerPlugin (app: FastifyInstance): Promise<void> {
       return sendError(reply, 'ERROR_INTERNO')
     }
     // The reason is a code (57P01, ECONNREFUSED …), never a driver message with its SQL and values.
-    if (known instanceof UnavailableError) request.log.warn({ type: err.name, dependency: known.dependency, reason: known.reason }, `${known.dependency} unavailable`)
-    else if (known.code === 'SERVICIO_NO_DISPONIBLE') request.log.warn({ type: err.name, reason: databaseUnavailableReason(err) ?? err.message }, 'dependency unavailable')
+    if (known instanceof UnavailableError) {
+      request.log.warn({ type: err.name, dependency: known.dependency, reason: known.reason }, `${known.dependency} unavailable`)
+      app.countUnavailable(known.dependency.startsWith('file store') ? 'archivos' : 'importacion')
+    } else if (known.code === 'SERVICIO_NO_DISPONIBLE') {
+      const reason = databaseUnavailableReason(err)
+      request.log.warn({ type: err.name, reason: reason ?? err.message }, 'dependency unavailable')
+      // A driver's error mapped here (http/errors.ts): PostgreSQL's when recognised as such, else Redis's.
+      if (known !== err) app.countUnavailable(reason !== undefined ? 'postgresql' : 'redis')
+    }
     if (known.headers !== undefined) void reply.headers(known.headers)
     return sendError(reply, known.code, known.detalles)
   })

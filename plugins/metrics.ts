@@ -33,6 +33,8 @@ declare module 'fastify' {
     countDelivery: (resultado: string) => void
     /** Counts an evidence file found altered on download (records/files/sealed-read.ts), by module; nothing with METRICS_PORT=0. */
     countAlteredFile: (modulo: string) => void
+    /** Counts a 503 by the dependency that was unavailable (plugins/error-handler.ts); nothing with METRICS_PORT=0. */
+    countUnavailable: (dependencia: string) => void
   }
 }
 
@@ -43,6 +45,7 @@ interface Metrics {
   events: (n: number) => void
   delivery: (resultado: string) => void
   altered: (modulo: string) => void
+  unavailable: (dependencia: string) => void
 }
 
 function metricsRegistry (app: FastifyInstance): Metrics {
@@ -128,6 +131,12 @@ function metricsRegistry (app: FastifyInstance): Metrics {
     labelNames: ['modulo'] as const,
     registers: [registry],
   })
+  const unavailable = new Counter({
+    name: 'dependency_unavailable_total',
+    help: 'Requests answered 503 because a dependency was unavailable, by dependency: postgresql, redis, archivos (the evidence file store), importacion (TMPDIR); a failover shows as a burst',
+    labelNames: ['dependencia'] as const,
+    registers: [registry],
+  })
   const lag = (name: string, help: string, key: 'posiciones' | 'segundos'): void => {
     new Gauge({
       name,
@@ -155,7 +164,7 @@ function metricsRegistry (app: FastifyInstance): Metrics {
     child.observe(seconds)
     if (status === 429) refusals.inc({ route })
   }
-  return { registry, observe, lockout: (tipo) => { lockouts.inc({ tipo }) }, events: (n) => { events.inc(n) }, delivery: (resultado) => { deliveries.inc({ resultado }) }, altered: (modulo) => { altered.inc({ modulo }) } }
+  return { registry, observe, lockout: (tipo) => { lockouts.inc({ tipo }) }, events: (n) => { events.inc(n) }, delivery: (resultado) => { deliveries.inc({ resultado }) }, altered: (modulo) => { altered.inc({ modulo }) }, unavailable: (dependencia) => { unavailable.inc({ dependencia }) } }
 }
 
 /** GET /metrics on its own listener; anything else there is 404. */
@@ -185,13 +194,15 @@ async function metricsPlugin (app: FastifyInstance): Promise<void> {
     app.decorate('countEvents', () => undefined)
     app.decorate('countDelivery', () => undefined)
     app.decorate('countAlteredFile', () => undefined)
+    app.decorate('countUnavailable', () => undefined)
     return
   }
-  const { registry, observe, lockout, events, delivery, altered } = metricsRegistry(app)
+  const { registry, observe, lockout, events, delivery, altered, unavailable } = metricsRegistry(app)
   app.decorate('countLoginLockout', lockout)
   app.decorate('countEvents', events)
   app.decorate('countDelivery', delivery)
   app.decorate('countAlteredFile', altered)
+  app.decorate('countUnavailable', unavailable)
   app.addHook('onResponse', async (request, reply) => {
     observe(request.method, request.routeOptions.url ?? NO_ROUTE, reply.statusCode, reply.elapsedTime / 1000)
   })

@@ -16,6 +16,7 @@ import { createHarness, ADMIN, type Harness } from '../helpers/app.js'
 import { call, client, login } from '../helpers/http.js'
 import { reconnected } from '../helpers/private-redis.js'
 import { startSentinelGroup, type SentinelGroup } from '../helpers/redis-sentinel.js'
+import { freePort } from '../helpers/free-port.js'
 
 const seq = (id: string): number => Number(/-(\d{5,})$/.exec(id)![1])
 const CALL = { tipo_incidencia: 'normal', descripcion: 'centinela' }
@@ -24,14 +25,22 @@ let h: Harness
 let group: SentinelGroup
 let a: FastifyInstance
 let b: FastifyInstance
+let metricsPort: number
 beforeAll(async () => {
   h = await createHarness()
   group = await startSentinelGroup()
   // REDIS_URL emptied: the run's own Redis (when CI sets it) is not this test's.
   const env = { ...group.env, REDIS_URL: '', RATE_LIMIT_TOKEN_MAX: '500' }
-  a = await h.app({ env })
+  metricsPort = await freePort()
+  a = await h.app({ env: { ...env, METRICS_PORT: String(metricsPort) } })
   b = await h.app({ env })
 })
+
+/** One sample of instance a's GET /metrics. */
+async function metric (line: RegExp): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+  return Number(line.exec(text)?.[1] ?? NaN)
+}
 afterAll(async () => {
   await h?.close()
   await group?.destroy()
@@ -65,6 +74,8 @@ describe('on Redis Sentinel', () => {
     issued.push(...await createOn(token, [a, b, a, b, a, b]))
     expect((await call(a, 'POST', '/auth/logout', { token: revoked })).status).toBe(200)
     await oldPrimary.kill()
+    // Meanwhile Redis is not there: 503, counted as such.
+    expect((await call(a, 'GET', '/me', { token })).status).toBe(503)
     expect(await group.promotedFrom(oldPrimary.port)).toBe(replica.port)
     // The new primary's counter is behind what was issued: the lag happened.
     const top = Math.max(...issued.map(seq))
@@ -100,5 +111,8 @@ describe('on Redis Sentinel', () => {
       expect(app.redisLink.primary).toBe(`127.0.0.1:${replica.port}`)
       expect(app.redisLink.primaryChanges).toBe(1)
     }
+    expect(await metric(/^redis_primary_changes_total (\d+)$/m)).toBe(1)
+    expect(await metric(/^redis_reconnects_total (\d+)$/m)).toBeGreaterThanOrEqual(1)
+    expect(await metric(/^dependency_unavailable_total\{dependencia="redis"\} (\d+)$/m)).toBeGreaterThanOrEqual(1)
   })
 })
