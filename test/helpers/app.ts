@@ -13,7 +13,7 @@ import { loadConfig, type Config } from '../../core/config.js'
 import { buildApp, type BuildOptions } from '../../app.js'
 import type { Registry } from '../../core/registry/types.js'
 import { createStores, type StoreSet } from '../../stores/factory.js'
-import { createTestDatabase, flushPrefix, newRedisPrefix, usingRedis, type TestDatabase } from './services.js'
+import { createTestDatabase, flushPrefix, newRedisPrefix, redisEnv, usingRedis, type TestDatabase } from './services.js'
 
 export const ADMIN = { username: 'admin', password: 'admin-password-123' }
 export const TEST_KEY = Buffer.alloc(32, 7).toString('base64')
@@ -40,7 +40,8 @@ export interface Harness {
 export function testEnv (base: { dataDir: string, redisPrefix: string, databaseUrl?: string }, extra: Record<string, string> = {}): Record<string, string | undefined> {
   return {
     ...(base.databaseUrl !== undefined && { DATABASE_URL: base.databaseUrl }),
-    ...(usingRedis && { REDIS_URL: process.env.REDIS_URL }),
+    // The run's Redis, unless the test points this instance at its own.
+    ...(extra.REDIS_URL === undefined && extra.REDIS_SENTINELS === undefined && redisEnv()),
     REDIS_PREFIX: base.redisPrefix,
     JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-0123456789',
     ENCRYPTION_KEY: TEST_KEY,

@@ -7,12 +7,11 @@
  * both instances); only the timing of B's writes changes.
  */
 import type { FastifyInstance } from 'fastify'
-import { Redis } from 'ioredis'
 import { buildApp } from '../../app.js'
 import { createStores } from '../../stores/factory.js'
 import type { SessionStore } from '../../stores/sessions/contract.js'
 import type { Harness } from './app.js'
-import { usingRedis } from './services.js'
+import { testRedis, usingRedis } from './services.js'
 
 export interface Hold {
   /** Resolves when B has started the held write (it has read the database already). */
@@ -30,7 +29,7 @@ export interface GatedPair {
 }
 
 export async function gatedPair (h: Harness): Promise<GatedPair> {
-  const redis = usingRedis ? new Redis(process.env.REDIS_URL!) : undefined
+  const redis = usingRedis ? testRedis() : undefined
   const shared = createStores(redis, h.redisPrefix)
   const sessions = shared.sessions
   let pending: { method: RegExp, reached: (name: string) => void, released: Promise<void> } | undefined

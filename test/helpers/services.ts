@@ -1,16 +1,35 @@
 /**
  * The backing services of a test file: a database of its own (a fresh
  * PostgreSQL database when DATABASE_URL is set, else an in-memory PGlite)
- * and a Redis key prefix of its own when REDIS_URL is set (else in-process
- * stores). Never mocks: these are the real services the app uses.
+ * and a Redis key prefix of its own when REDIS_URL (or REDIS_SENTINELS and
+ * REDIS_SENTINEL_NAME: `npm run test:sentinel`) is set, else in-process
+ * stores. Never mocks: these are the real services the app uses.
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { Redis } from 'ioredis'
+import type { Redis, RedisOptions } from 'ioredis'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../db/embedded.js'
+import { redisTarget } from '../../core/redis-config.js'
+import { redisClient } from '../../stores/redis-client.js'
 
 export const usingPostgres = (process.env.DATABASE_URL ?? '') !== ''
-export const usingRedis = (process.env.REDIS_URL ?? '') !== ''
+/** The run's Redis, as the service would read it from this environment (read when asked: a global setup may set it, test/helpers/sentinel-setup.ts). */
+const target = (): ReturnType<typeof redisTarget> => redisTarget(process.env)
+export const usingRedis = target() !== undefined
+
+/** A client of the run's Redis (REDIS_URL's, or the Sentinels' primary), built as the service builds its own; the caller disconnects it. */
+export function testRedis (options: RedisOptions = {}): Redis {
+  const t = target()
+  if (t === undefined) throw new Error('no REDIS_URL or REDIS_SENTINELS in this run')
+  return redisClient(t, options)
+}
+
+/** The variables that point an instance at the run's Redis (none without one). */
+export function redisEnv (): Record<string, string> {
+  const t = target()
+  if (t === undefined) return {}
+  return t.kind === 'url' ? { REDIS_URL: t.url } : { REDIS_SENTINELS: process.env.REDIS_SENTINELS!, REDIS_SENTINEL_NAME: t.name }
+}
 
 function runId (): string {
   return process.env.TEST_RUN_ID ?? 'adhoc'
@@ -92,8 +111,8 @@ export function newRedisPrefix (): string {
 
 /** Deletes every key under a prefix (a "Redis restart" for one test). */
 export async function flushPrefix (prefix: string): Promise<void> {
-  if (!usingRedis) return
-  const redis = new Redis(process.env.REDIS_URL!)
+  if (target() === undefined) return
+  const redis = testRedis()
   try {
     let cursor = '0'
     do {

@@ -7,7 +7,6 @@
  * command between them, below.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { Redis } from 'ioredis'
 import { admitFor, type Admission, type Admit } from '../../stores/admission.js'
 import type { RateLimitStore, Window } from '../../stores/rate-limits/contract.js'
 import { MemoryRateLimitStore } from '../../stores/rate-limits/memory.js'
@@ -16,10 +15,10 @@ import type { SessionStore, UserSnapshot } from '../../stores/sessions/contract.
 import { MemorySessionStore } from '../../stores/sessions/memory.js'
 import { RedisSessionStore } from '../../stores/sessions/redis.js'
 import { commandCalls, usePrivateRedis } from '../helpers/redis-server.js'
-import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
+import { flushPrefix, newRedisPrefix, testRedis, usingRedis } from '../helpers/services.js'
 
 const prefix = newRedisPrefix()
-const redis = usingRedis ? new Redis(process.env.REDIS_URL!) : undefined
+const redis = usingRedis ? testRedis() : undefined
 afterAll(async () => {
   await flushPrefix(prefix)
   redis?.disconnect()

@@ -25,8 +25,7 @@ import { buildApp } from '../../app.js'
 import { TEST_KEY, testEnv } from '../helpers/app.js'
 import { client, login, ok } from '../helpers/http.js'
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster.js'
-import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
-import { Redis } from 'ioredis'
+import { flushPrefix, newRedisPrefix, testRedis, usingRedis } from '../helpers/services.js'
 
 type Rec = Record<string, any>
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -67,7 +66,7 @@ afterAll(async () => {
 /** As the guide says: every key of the service's Redis prefix but the id counters (`<prefix>seq:*`). */
 async function dropCacheKeepCounters (): Promise<void> {
   if (!usingRedis) return
-  const r = new Redis(process.env.REDIS_URL!)
+  const r = testRedis()
   try {
     const drop = (await r.keys(`${redisPrefix}*`)).filter((k) => !k.startsWith(`${redisPrefix}seq:`))
     if (drop.length > 0) await r.del(...drop)

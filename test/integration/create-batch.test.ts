@@ -22,14 +22,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import pg from 'pg'
 import { buildApp } from '../../app.js'
 import { createStores } from '../../stores/factory.js'
 import type { SequenceStore } from '../../stores/sequences/contract.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { call, login, type Res } from '../helpers/http.js'
-import { usingPostgres, usingRedis } from '../helpers/services.js'
+import { testRedis, usingPostgres, usingRedis } from '../helpers/services.js'
 import { TurnBarrier } from '../helpers/turn-barrier.js'
 
 /** The store's draws, held by `turn`; `taken` replaces the number of the next one drawn. */
@@ -66,7 +66,7 @@ let redis: Redis | undefined
 beforeAll(async () => {
   h = await createHarness()
   await (await h.app()).ready() // schema and first administrator
-  redis = usingRedis ? new Redis(process.env.REDIS_URL!) : undefined
+  redis = usingRedis ? testRedis() : undefined
   const stores = createStores(redis, h.redisPrefix)
   draws = new HeldDraws(stores.sequences)
   app = await buildApp({ config: h.config, logger: false, stores: { ...stores, sequences: draws }, ...(h.db.embedded !== undefined && { embedded: h.db.embedded }) })

@@ -8,6 +8,7 @@
  * database, which it cannot reach by DATA_DIR, the same steps via `rotateModule`).
  */
 import { createHmac, randomBytes, randomInt } from 'node:crypto'
+import { redisEnv } from '../helpers/services.js'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { keyId } from '../../core/config.js'
 import { createFieldCipher, fieldIndexKey, normaliseSearchable } from '../../core/crypto.js'
@@ -124,7 +125,7 @@ async function withInstance<T> (env: Record<string, string>, fn: (api: Api) => P
 
 /** The environment `npm run rotate-keys` runs with beside the harness's instances. */
 const toolEnv = (current: string, old?: string): Record<string, string | undefined> => ({
-  ...(h.db.url !== undefined && { DATABASE_URL: h.db.url }), ...(process.env.REDIS_URL && { REDIS_URL: process.env.REDIS_URL }),
+  ...(h.db.url !== undefined && { DATABASE_URL: h.db.url }), ...redisEnv(),
   REDIS_PREFIX: h.redisPrefix, JWT_SECRET: h.config.jwtSecret, ENCRYPTION_KEY: current, ...(old !== undefined && { ENCRYPTION_KEYS: old }),
   DATA_DIR: h.config.dataDir, MODULES_FILE: h.config.modulesFile, TZ: h.config.timeZone, LOG_LEVEL: 'silent',
 })

@@ -14,12 +14,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { buildApp } from '../../app.js'
 import { createStores } from '../../stores/factory.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { call, login, type Res } from '../helpers/http.js'
-import { usingRedis } from '../helpers/services.js'
+import { testRedis, usingRedis } from '../helpers/services.js'
 import { queriesOf } from '../helpers/sql-capture.js'
 import { TurnBarrier } from '../helpers/turn-barrier.js'
 import { newUser } from '../helpers/users.js'
@@ -68,7 +68,7 @@ const ids: string[] = []
 beforeAll(async () => {
   h = await createHarness()
   await (await h.app()).ready() // schema and first administrator
-  redis = usingRedis ? new Redis(process.env.REDIS_URL!) : undefined
+  redis = usingRedis ? testRedis() : undefined
   const stores = createStores(redis, h.redisPrefix)
   admissions = new HeldAdmissions()
   const held = { ...stores, rateLimits: admissions.wrap(stores.rateLimits, 'hit'), sessions: admissions.wrap(stores.sessions, 'lookup') }

@@ -6,7 +6,6 @@
  * through the client the service builds (stores/redis-client.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { Redis } from 'ioredis'
 import type { AttemptLogStore } from '../../stores/attempt-logs/contract.js'
 import { MemoryAttemptLogStore } from '../../stores/attempt-logs/memory.js'
 import { RedisAttemptLogStore } from '../../stores/attempt-logs/redis.js'
@@ -26,11 +25,12 @@ import type { IdempotencyStore } from '../../stores/idempotency/contract.js'
 import { MemoryIdempotencyStore } from '../../stores/idempotency/memory.js'
 import { RedisIdempotencyStore } from '../../stores/idempotency/redis.js'
 import { redisClient } from '../../stores/redis-client.js'
-import { flushPrefix, newRedisPrefix, usingRedis } from '../helpers/services.js'
+import { flushPrefix, newRedisPrefix, testRedis, usingRedis } from '../helpers/services.js'
 import { GROUP, startSentinelGroup } from '../helpers/redis-sentinel.js'
 
 const prefix = newRedisPrefix()
-const redis = usingRedis ? new Redis(process.env.REDIS_URL!) : undefined
+// The run's Redis: REDIS_URL's, or under npm run test:sentinel the Sentinels' primary.
+const redis = usingRedis ? testRedis() : undefined
 const group = await startSentinelGroup()
 const sentinel = redisClient({ kind: 'sentinel', sentinels: group.env.REDIS_SENTINELS.split(',').map((a) => ({ host: '127.0.0.1', port: Number(a.split(':')[1]) })), name: GROUP }, { maxRetriesPerRequest: 1 })
 afterAll(async () => {
