@@ -203,7 +203,7 @@ describe('desbloquear', () => {
       expect(await tryLogin(u.username, PASSWORD, '10.3.0.1')).toBe(200)
     } else {
       expect(r.code).toBe(1)
-      expect(r.err).toContain('without REDIS_URL the login lock-out lives in the running service\'s memory')
+      expect(r.err).toContain('without REDIS_URL or REDIS_SENTINELS the login lock-out lives in the running service\'s memory')
       expect(r.err).toContain('Desbloquear')
       expect(await tryLogin(u.username, PASSWORD, '10.3.0.1')).toBe(429)
     }
