@@ -1,8 +1,9 @@
 /**
  * The service behind PgBouncer (docs/operations.md "PgBouncer"), in each
  * pool mode: three instances behind nginx whose DATABASE_URL is Debian's
- * PgBouncer 1.18 with fewer server connections than the instances' pools,
- * so server connections change hands between transactions. Transaction
+ * PgBouncer 1.18 (in transaction mode with fewer server connections than
+ * the instances' pools, so server connections change hands between
+ * transactions; in session mode with one per client connection). Transaction
  * mode runs with DATABASE_NAMED_STATEMENTS=false (1.18 keeps no prepared
  * statement across transactions). Under creates and If-Match updates, an
  * import, an export, searches and the chain's sealing (an advisory lock per

@@ -37,8 +37,10 @@ export async function startPgBouncer (target: { port: number }, mode: PoolMode):
     'auth_type = trust',
     `auth_file = ${join(dir, 'userlist.txt')}`,
     `pool_mode = ${mode}`,
-    // Fewer server connections than the instances' pools hold: clients share them, as in production.
-    'default_pool_size = 20',
+    // Transaction mode: fewer server connections than the instances' pools hold (3 × 10), so
+    // transactions change server connection. Session mode: one per client connection, as
+    // docs/operations.md "PgBouncer" asks (with fewer, instances wait for each other's idle ones).
+    `default_pool_size = ${mode === 'transaction' ? 20 : 40}`,
     'max_client_conn = 500',
     // The service's connections ask for max_parallel_workers_per_gather=0 in `options`, which PgBouncer
     // cannot pass on: ignored here, set on the database instead (docs/operations.md "PgBouncer").
