@@ -74,10 +74,11 @@ export function appError (code: ErrorCode, detalles?: ErrorDetail[]): AppError {
 /**
  * 503 of a dependency that is down (docs/user-guide.md "Errors"): names
  * it and why for the log line (never a value of the request), and tells
- * the client when to try again.
+ * the client when to try again. `label`: its `dependencia` in
+ * dependency_unavailable_total (docs/operator-guide.md "Metrics").
  */
 export class UnavailableError extends AppError {
-  constructor (readonly dependency: string, readonly reason: string, detalles: ErrorDetail[], retryAfterS: number) {
+  constructor (readonly label: 'archivos' | 'importacion', readonly dependency: string, readonly reason: string, detalles: ErrorDetail[], retryAfterS: number) {
     super('SERVICIO_NO_DISPONIBLE', detalles, { 'retry-after': String(retryAfterS) })
   }
 }

@@ -28,7 +28,7 @@ async function errorHandlerPlugin (app: FastifyInstance): Promise<void> {
     // The reason is a code (57P01, ECONNREFUSED …), never a driver message with its SQL and values.
     if (known instanceof UnavailableError) {
       request.log.warn({ type: err.name, dependency: known.dependency, reason: known.reason }, `${known.dependency} unavailable`)
-      app.countUnavailable(known.dependency.startsWith('file store') ? 'archivos' : 'importacion')
+      app.countUnavailable(known.label)
     } else if (known.code === 'SERVICIO_NO_DISPONIBLE') {
       const reason = databaseUnavailableReason(err)
       request.log.warn({ type: err.name, reason: reason ?? err.message }, 'dependency unavailable')

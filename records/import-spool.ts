@@ -133,5 +133,5 @@ export class ImportSpool {
  */
 function unavailable (err: unknown): UnavailableError {
   const reason = storeOutageReason(err) ?? ((err as { code?: unknown }).code as string | undefined) ?? String(err)
-  return new UnavailableError('import spool (TMPDIR)', reason, [{ campo: 'body', mensaje: DETAILS.IMPORTACION_SIN_ESPACIO }], RETRY_AFTER_S)
+  return new UnavailableError('importacion', 'import spool (TMPDIR)', reason, [{ campo: 'body', mensaje: DETAILS.IMPORTACION_SIN_ESPACIO }], RETRY_AFTER_S)
 }

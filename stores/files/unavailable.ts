@@ -46,7 +46,7 @@ export function storeOutageReason (err: unknown): string | undefined {
 export function outageOr (err: unknown, where: string): unknown {
   const reason = storeOutageReason(err)
   if (reason === undefined || err instanceof UnavailableError) return err
-  return new UnavailableError(`file store (${where})`, reason, [{ campo: 'archivos', mensaje: DETAILS.ALMACEN_ARCHIVOS_NO_DISPONIBLE }], RETRY_AFTER_S)
+  return new UnavailableError('archivos', `file store (${where})`, reason, [{ campo: 'archivos', mensaje: DETAILS.ALMACEN_ARCHIVOS_NO_DISPONIBLE }], RETRY_AFTER_S)
 }
 
 /** `work`, its failure turned into a 503 when the store `where` is down. */
