@@ -5,37 +5,29 @@
  * (db/prepared-statements.ts), and `rows()` runs the records layer's own
  * SQL (db/row-query.ts) the same way: PostgreSQL then parses a query once
  * per connection instead of planning every text with its values inlined.
- * A named statement runs through db/known-shape-query.ts (node-postgres's
- * Submittable extension point), which describes its result once per
- * connection; an unnamed one through node-postgres's query config.
+ * A named statement runs on the pooled connection itself and is described
+ * once per connection; an unnamed one through node-postgres's query config.
+ * What that takes below knex's and node-postgres's documented APIs is in
+ * db/driver-internals.ts, and nowhere else.
  *
  * A BEGIN that fails throws its own error. A pooled connection can be dead before the pool knows it: PostgreSQL
  * shut down or restarted, and the socket's end has not been read yet. knex
- * then sends BEGIN on it, swallows the failure and hands back a
- * transaction that is already closed, whose first query fails with
- * "Transaction query already complete" — a text that says nothing about
- * the database, which became a 500. Here such a BEGIN throws the driver's
- * error instead ("Connection terminated unexpectedly", 57P01, ECONNRESET
- * …), which the error mapping (http/database-unavailable.ts) answers with
- * 503; knex has by then marked the connection, and the pool replaces it.
+ * then hands back a transaction that is already closed, whose first query
+ * fails with "Transaction query already complete" — a text that says
+ * nothing about the database, which became a 500. Here such a BEGIN throws
+ * the driver's error instead ("Connection terminated unexpectedly", 57P01,
+ * ECONNRESET …), which the error mapping (http/database-unavailable.ts)
+ * answers with 503; knex has by then marked the connection, and the pool
+ * replaces it.
  */
 import { Utils, type AnyEntity, type Configuration, type EntityData, type LoggingOptions } from '@mikro-orm/core'
-import { PostgreSqlConnection, PostgreSqlDriver, type Knex, type QueryResult } from '@mikro-orm/postgresql'
+import { AbstractSqlDriver, PostgreSqlConnection, PostgreSqlPlatform, type Knex, type QueryResult } from '@mikro-orm/postgresql'
 import { isStalePlan, isUntypedParameter } from '../core/postgres-errors.js'
 import { PreparedStatements } from './prepared-statements.js'
-import { queryKnownShape, type Shapes, type TypeParsers } from './known-shape-query.js'
+import { acquireConnection, announceQuery, queryKnownShape, releaseConnection, notBegun, type PooledConnection, type QueryOutcome, type Shapes, type TypeParsers } from './driver-internals.js'
 
 type BeginOptions = Parameters<PostgreSqlConnection['begin']>[0]
 type Method = 'all' | 'get' | 'run'
-
-interface PooledClient {
-  emit (event: 'query', query: { sql: string, bindings: unknown[], name?: string }): void
-  acquireConnection (): Promise<PgConnection>
-  releaseConnection (conn: PgConnection): Promise<unknown>
-}
-interface PgConnection {
-  query (config: { name?: string, text: string, values: unknown[], types?: TypeParsers }): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null }>
-}
 
 /** A connection of the pool held by one caller (ServiceConnection.reserve). */
 export interface ReservedConnection {
@@ -73,7 +65,7 @@ export class ServiceConnection extends PostgreSqlConnection {
   /** How rows() reads values: as MikroORM's connection does, but instants as Dates already (what its mapping would make of them). */
   private rowTypes?: TypeParsers
   /** Result shapes of each pooled connection's named statements (db/known-shape-query.ts). */
-  private readonly shapes = new WeakMap<PgConnection, Shapes>()
+  private readonly shapes = new WeakMap<PooledConnection, Shapes>()
 
   /** MikroORM's type parsers, read once: getConnectionOptions() builds them anew on every call. */
   private baseTypes?: TypeParsers
@@ -89,13 +81,8 @@ export class ServiceConnection extends PostgreSqlConnection {
    * its values inlined into the text.
    */
   override async execute<T extends QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[] = EntityData<AnyEntity>[]> (queryOrKnex: string | Knex.QueryBuilder | Knex.Raw, params: unknown[] = [], method: Method = 'all', ctx?: Knex.Transaction | null, loggerContext?: LoggingOptions): Promise<T> {
-    if (Utils.isObject(queryOrKnex)) {
-      const knexQuery = queryOrKnex as Knex.QueryBuilder
-      ctx ??= (knexQuery.client as { transacting?: boolean }).transacting === true ? knexQuery as unknown as Knex.Transaction : null
-      const q = knexQuery.toSQL()
-      queryOrKnex = q.sql
-      params = [...(q.bindings ?? [])]
-    }
+    // A knex builder (MikroORM's virtual entities; the service passes none): MikroORM's own way.
+    if (Utils.isObject(queryOrKnex)) return super.execute<T>(queryOrKnex, params, method, ctx ?? undefined, loggerContext)
     const sql = this.config.get('onQuery')(queryOrKnex, params)
     // No values: nothing to gain, and a text of several statements can only run unprepared.
     const values = !this.namedStatements || params.length === 0 || sql.includes('??') || sql.includes('\\?') ? undefined : this.statements.values(params)
@@ -140,16 +127,16 @@ export class ServiceConnection extends PostgreSqlConnection {
    */
   async reserve (): Promise<ReservedConnection> {
     if (!this.connected) await this.ensureConnection()
-    const client = this.getKnex().client as unknown as PooledClient
-    const conn = await client.acquireConnection()
+    const knex = this.getKnex()
+    const conn = await acquireConnection(knex)
     this.rowTypes ??= this.readTypes()
     const types = this.rowTypes
     return {
       async query (text, values = []) {
-        client.emit('query', { sql: text, bindings: values })
+        announceQuery(knex, { sql: text, bindings: values })
         return (await conn.query({ text, values, types })).rows
       },
-      release: async () => { await client.releaseConnection(conn) },
+      release: async () => { await releaseConnection(knex, conn) },
     }
   }
 
@@ -161,20 +148,19 @@ export class ServiceConnection extends PostgreSqlConnection {
    * happen to a statement the suite runs; should one reach production, the
    * text is never named again.
    */
-  private async run (text: string, values: unknown[], name: string | undefined, ctx?: Knex.Transaction | null, loggerContext?: LoggingOptions, types?: TypeParsers): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null } | undefined> {
+  private async run (text: string, values: unknown[], name: string | undefined, ctx?: Knex.Transaction | null, loggerContext?: LoggingOptions, types?: TypeParsers): Promise<QueryOutcome | undefined> {
     if (!this.connected) await this.ensureConnection()
-    const client = (ctx ?? this.getKnex()).client as unknown as PooledClient
-    const query = async (): Promise<{ rows: Array<Record<string, unknown>>, rowCount: number | null }> => {
-      const conn = await client.acquireConnection()
-      // As knex does for its own queries: whoever watches the queries (tests, debugging) sees these too.
-      client.emit('query', { sql: text, bindings: values, ...(name !== undefined && { name }) })
+    const source = ctx ?? this.getKnex()
+    const query = async (): Promise<QueryOutcome> => {
+      const conn = await acquireConnection(source)
+      announceQuery(source, { sql: text, bindings: values, ...(name !== undefined && { name }) })
       try {
         if (name === undefined) return await conn.query({ text, values, ...(types !== undefined && { types }) })
         let shapes = this.shapes.get(conn)
         if (shapes === undefined) this.shapes.set(conn, shapes = new Map())
-        return await queryKnownShape(conn as unknown as Parameters<typeof queryKnownShape>[0], { name, text, values, types: types ?? this.connectionTypes() }, shapes)
+        return await queryKnownShape(conn, { name, text, values, types: types ?? this.connectionTypes() }, shapes)
       } finally {
-        await client.releaseConnection(conn)
+        await releaseConnection(source, conn)
       }
     }
     const context = { query: text, params: values, ...loggerContext }
@@ -193,20 +179,15 @@ export class ServiceConnection extends PostgreSqlConnection {
 
   override async begin (options: BeginOptions = {}): Promise<Knex.Transaction> {
     const trx = await super.begin(options)
-    if (options.ctx === undefined && trx.isCompleted()) {
-      await trx.executionPromise // rejects with the error of BEGIN
-      throw new Error('BEGIN did not open a transaction')
-    }
+    const failed = options.ctx === undefined ? notBegun(trx) : undefined
+    if (failed !== undefined) await failed
     return trx
   }
 }
 
-export class ServiceDriver extends PostgreSqlDriver {
+/** MikroORM's PostgreSqlDriver (the same platform and dependencies), on the connection above. */
+export class ServiceDriver extends AbstractSqlDriver<ServiceConnection, PostgreSqlPlatform> {
   constructor (config: Configuration) {
-    super(config)
-    // PostgreSqlDriver names its connection class in its constructor; this
-    // swaps in the one above before anything has connected.
-    const self = this as unknown as { connection: PostgreSqlConnection }
-    self.connection = new ServiceConnection(config)
+    super(config, new PostgreSqlPlatform(), ServiceConnection, ['knex', 'pg'])
   }
 }

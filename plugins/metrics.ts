@@ -13,13 +13,12 @@ import { createServer, type Server } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { ConfigError } from '../core/errors.js'
+import { poolCounts } from '../db/driver-internals.js'
 
 /** Few buckets: one observation per request must stay cheap (docs/operator-guide.md "Metrics"). */
 const BUCKETS = [0.005, 0.025, 0.1, 0.5, 2.5]
 /** Route label of a request no route matched (404 of an unknown address). */
 const NO_ROUTE = '(ninguna)'
-
-interface PoolLike { numUsed (): number, numFree (): number, numPendingAcquires (): number }
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -76,11 +75,11 @@ function metricsRegistry (app: FastifyInstance): Metrics {
     labelNames: ['state'] as const,
     registers: [registry],
     collect () {
-      const pool = app.hasDecorator('orm') ? (app.orm.em.getConnection().getKnex().client as { pool?: PoolLike }).pool : undefined
+      const pool = app.hasDecorator('orm') ? poolCounts(app.orm.em.getConnection().getKnex()) : undefined
       if (pool === undefined) return
-      this.set({ state: 'used' }, pool.numUsed())
-      this.set({ state: 'free' }, pool.numFree())
-      this.set({ state: 'pending' }, pool.numPendingAcquires())
+      this.set({ state: 'used' }, pool.used)
+      this.set({ state: 'free' }, pool.free)
+      this.set({ state: 'pending' }, pool.pending)
     },
   })
   new Counter({
