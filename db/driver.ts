@@ -64,7 +64,7 @@ export class ServiceConnection extends PostgreSqlConnection {
   oneSession = false
   /** How rows() reads values: as MikroORM's connection does, but instants as Dates already (what its mapping would make of them). */
   private rowTypes?: TypeParsers
-  /** Result shapes of each pooled connection's named statements (db/known-shape-query.ts). */
+  /** Result shapes of each pooled connection's named statements (db/driver-internals.ts). */
   private readonly shapes = new WeakMap<PooledConnection, Shapes>()
 
   /** MikroORM's type parsers, read once: getConnectionOptions() builds them anew on every call. */
