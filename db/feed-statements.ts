@@ -8,7 +8,7 @@ import { entityName, type Row } from './module-entity.js'
 import { findRows } from './row-query.js'
 import { queryRows, type Db } from './statement.js'
 
-/** One chain entry with its history entry. `datos`: the version's stored row, null when the database holds it in the live row (its newest version) or nowhere. */
+/** One chain entry with its history entry: a sealed version and its position (`seq`). */
 export interface ChainedEntry {
   readonly seq: number
   readonly modulo: string
@@ -17,8 +17,11 @@ export interface ChainedEntry {
   readonly accion: HistoryAction
   readonly usuario: string
   readonly fecha: Date
+  /** Declared fields whose value this version changed. */
   readonly campos: string[]
+  /** The version's `_hash`. */
   readonly hash: string
+  /** The version's stored row; null when the database holds it in the live row (its newest version) or nowhere. */
   readonly datos: Row | null
 }
 

@@ -15,18 +15,8 @@ import { chainEntriesAfter, chainEntryDate, chainHead, liveRowsOf, storedRowAfte
 import type { Row } from '../../db/module-entity.js'
 
 /** One entry of the feed: a sealed history version with its position. */
-export interface FeedEntry {
+export interface FeedEntry extends Omit<ChainedEntry, 'seq' | 'datos'> {
   readonly posicion: number
-  readonly modulo: string
-  readonly registro: string
-  readonly version: number
-  readonly accion: HistoryAction
-  readonly usuario: string
-  readonly fecha: Date
-  /** Declared fields whose value this version changed. */
-  readonly campos: string[]
-  /** The version's `_hash`. */
-  readonly hash: string
   /** The stored row of this version (encrypted values still encrypted). */
   readonly datos: Row
 }
