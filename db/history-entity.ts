@@ -1,6 +1,6 @@
 /**
  * The table of every version of every record (`sys_historial`), written by
- * records/history.ts and db/insert-with-history.ts. One table for all
+ * db/history-statements.ts and db/insert-with-history.ts. One table for all
  * modules, so a module added to modules.yaml needs nothing more.
  */
 import { EntitySchema } from '@mikro-orm/core'
@@ -46,10 +46,10 @@ export const HISTORY_VERSION_UNIQUE = 'sys_historial_version_unique'
 
 /**
  * The columns of `sys_historial`, defined once. Made from them: the entity
- * below (MikroORM's insert of records/history.ts writes through it), the
- * type of a new entry (`HistoryEntry`, what records/history.ts makes) and
- * the column list of the one-statement create (`HISTORY_WRITTEN_COLUMNS`,
- * db/insert-with-history.ts). `HistoryRow` must name the same columns.
+ * below (the schema), the type of a new entry (`HistoryEntry`, what
+ * records/history.ts makes) and the column list of the statements that
+ * write one (`HISTORY_WRITTEN_COLUMNS`: db/insert-with-history.ts,
+ * db/history-statements.ts). `HistoryRow` must name the same columns.
  */
 const HISTORY_PROPERTIES = {
   id: { type: 'bigint', primary: true, autoincrement: true, fieldName: 'id' },

@@ -7,6 +7,8 @@
  */
 import { EntitySchema } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { ormErrors } from './orm-errors.js'
+import { runStatement } from './statement.js'
 
 export interface SessionRow {
   jti: string
@@ -47,6 +49,11 @@ export async function revokeUserSessions (em: EntityManager, usuario: string, ex
      returning "jti", "expira"`,
     except === undefined ? [usuario] : [usuario, except], 'all', em.getTransactionContext())
   return rows.map((r) => ({ jti: r.jti, expira: new Date(r.expira) }))
+}
+
+/** Revokes session `jti` (a logout), inside the caller's transaction, which also raises the revocation epoch. */
+export async function revokeSession (em: EntityManager, jti: string, at: Date): Promise<void> {
+  await ormErrors(em, runStatement(em, 'update "sys_sesiones" set "revocado" = ? where "jti" = ?', [at, jti]))
 }
 
 /** Where the users module keeps what a login depends on (records/users/users-table.ts). */

@@ -2,7 +2,7 @@
  * The delivery state of webhook subscriptions (docs/user-guide.md
  * "Webhooks (suscripciones)"; docs/decisions.md "Webhook delivery state"):
  * kept in the service's own tables, never as record writes, so a delivery
- * makes no event. Written by records/subscriptions/delivery-state.ts.
+ * makes no event. Written by db/delivery-statements.ts.
  *
  * - `sys_suscripciones_estado`, one row per subscription: its signing
  *   secret (encrypted with the field cipher), the feed position delivered

@@ -10,7 +10,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from '../db/module-entity.js'
-import { HistoryEntity, type HistoryAction, type HistoryEntry, type HistoryRow } from '../db/history-entity.js'
+import type { HistoryAction, HistoryEntry, HistoryRow } from '../db/history-entity.js'
+import { appendHistoryEntry, historyEntries } from '../db/history-statements.js'
 import { currentSeal, sealOf } from './integrity/seal-format.js'
 
 export type { HistoryAction, HistoryEntry, HistoryRow } from '../db/history-entity.js'
@@ -38,7 +39,7 @@ export function versionEntry (mod: ModuleDef, row: Row, accion: HistoryAction, c
 
 /** Appends the entry of `row`'s new version; `before`: the stored row it replaces. */
 export async function appendVersion (em: EntityManager, mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[], before: Row): Promise<void> {
-  await em.insert(HistoryEntity, versionEntry(mod, row, accion, campos, before))
+  await appendHistoryEntry(em, versionEntry(mod, row, accion, campos, before))
 }
 
 /** A history entry with the stored row of its version. */
@@ -56,7 +57,7 @@ export interface StoredVersion extends HistoryRow {
  * now) then gives the newest version's row.
  */
 export async function versionsOf (em: EntityManager, mod: ModuleDef, live: Row, reread?: () => Promise<Row>): Promise<StoredVersion[]> {
-  const entries = await em.find(HistoryEntity, { modulo: mod.name, registro: live._id as string }, { orderBy: { version: 'asc' } })
+  const entries = await historyEntries(em, mod.name, live._id as string)
   let current = live
   const newest = entries.at(-1)
   if (reread !== undefined && newest !== undefined && newest.datos === null && newest.version > (current._version as number)) current = await reread()

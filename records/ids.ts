@@ -8,14 +8,11 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { ModuleDef } from '../core/registry/types.js'
 import { formatId, sequenceKey } from '../core/ids.js'
 import { yearIn } from '../core/time.js'
+import { highestIdNumber } from '../db/record-ids.js'
 import type { SequenceStore } from '../stores/sequences/contract.js'
 
 export async function highestStored (em: EntityManager, mod: ModuleDef, year: number): Promise<number> {
-  const head = `${mod.prefix}-${year}-`
-  const rows = await em.getConnection().execute<Array<{ max: string | null }>>(
-    `select max(cast(substring("_id" from ${head.length + 1}) as bigint)) as max from "${mod.table}" where "_id" like ?`,
-    [`${head}%`], 'all', em.getTransactionContext())
-  return Number(rows[0]?.max ?? 0)
+  return highestIdNumber(em, mod.table, `${mod.prefix}-${year}-`)
 }
 
 export async function drawId (em: EntityManager, mod: ModuleDef, store: SequenceStore, timeZone: string, floor?: number): Promise<string> {

@@ -15,11 +15,12 @@ import { invalid } from '../core/errors.js'
 import { hint } from '../core/registry/suggest.js'
 import { isCleanText } from '../core/text.js'
 import { formatDateTime, parseDateTime } from '../core/time.js'
-import { ReadLogEntity, type ReadLogKind, type ReadLogRow } from '../db/read-log-entity.js'
+import type { ReadLogKind, ReadLogRow } from '../db/read-log-entity.js'
+import { appendReadLog, readLogPage, type ReadLogFilter } from '../db/read-log-statements.js'
 import { parsePage } from './list-query.js'
 
 export async function logReads (em: EntityManager, entries: ReadLogRow[]): Promise<void> {
-  if (entries.length > 0) await em.insertMany(ReadLogEntity, entries)
+  await appendReadLog(em, entries)
 }
 
 export interface ReadLogView {
@@ -72,7 +73,7 @@ export async function listReads (em: EntityManager, query: Record<string, unknow
   for (const key of Object.keys(query)) {
     if (!PARAMS.includes(key)) throw invalid(key, `parámetro desconocido${hint(key, PARAMS)}`)
   }
-  const where: Record<string, unknown> = {}
+  const where: ReadLogFilter = {}
   for (const key of ['usuario', 'modulo', 'registro'] as const) {
     const v = text(query, key)
     if (v !== undefined) where[key] = v
@@ -80,19 +81,18 @@ export async function listReads (em: EntityManager, query: Record<string, unknow
   const tipo = text(query, 'tipo')
   if (tipo !== undefined) {
     if (!(KINDS as readonly string[]).includes(tipo)) throw invalid('tipo', `debe ser ${KINDS.join(', ')}`)
-    where.tipo = tipo
+    where.tipo = tipo as ReadLogKind
   }
-  const range: Record<string, Date> = {}
   // Both ends inclusive, to the second shown: `hasta` takes in its whole second.
-  for (const [key, op] of [['desde', '$gte'], ['hasta', '$lt']] as const) {
+  for (const key of ['desde', 'hasta'] as const) {
     const v = text(query, key)
     if (v === undefined) continue
     const d = parseDateTime(v, timeZone)
     if (d === null) throw invalid(key, "debe ser una fecha y hora 'YYYY-MM-DD HH:MM:SS'")
-    range[op] = op === '$lt' ? new Date(d.getTime() + 1000) : d
+    if (key === 'desde') where.since = d
+    else where.before = new Date(d.getTime() + 1000)
   }
-  if (Object.keys(range).length > 0) where.fecha = range
   const { limit, offset } = parsePage(query as Record<string, string | string[]>)
-  const [rows, total] = await em.findAndCount(ReadLogEntity, where, { orderBy: [{ fecha: 'desc' }, { id: 'desc' }], limit, offset })
+  const [rows, total] = await readLogPage(em, where, limit, offset)
   return { records: rows.map((r: ReadLogRow) => view(r, timeZone)), total, limit, offset }
 }

@@ -9,7 +9,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { raiseRevocationEpoch } from '../../db/revocation-epoch.js'
-import { SessionEntity, revokeUserSessions, type RevokedSession } from '../../db/session-entity.js'
+import { revokeSession, revokeUserSessions, type RevokedSession } from '../../db/session-entity.js'
 import type { SessionStore } from '../../stores/sessions/contract.js'
 import { inTransaction } from '../../db/transaction.js'
 
@@ -22,7 +22,7 @@ export function forCache (revoked: readonly RevokedSession[]): Array<{ jti: stri
 /** Revokes the session `jti` of `userId`, whose token expires at `expiresAt` (milliseconds since the epoch). */
 export async function endSession (em: EntityManager, sessions: SessionStore, userId: string, jti: string, expiresAt: number): Promise<void> {
   const epoch = await inTransaction(em, async (tem) => {
-    await tem.nativeUpdate(SessionEntity, { jti }, { revocado: new Date() })
+    await revokeSession(tem, jti, new Date())
     return raiseRevocationEpoch(tem)
   })
   await sessions.revokeSession(jti, userId, expiresAt - Date.now(), epoch)

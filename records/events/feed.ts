@@ -11,22 +11,12 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { HistoryAction } from '../../db/history-entity.js'
-import { entityName, type Row } from '../../db/module-entity.js'
-import { findRows } from '../../db/row-query.js'
+import { chainEntriesAfter, chainEntryDate, chainHead, liveRowsOf, storedRowAfter, type ChainedEntry } from '../../db/feed-statements.js'
+import type { Row } from '../../db/module-entity.js'
 
 /** One entry of the feed: a sealed history version with its position. */
-export interface FeedEntry {
+export interface FeedEntry extends Omit<ChainedEntry, 'seq' | 'datos'> {
   readonly posicion: number
-  readonly modulo: string
-  readonly registro: string
-  readonly version: number
-  readonly accion: HistoryAction
-  readonly usuario: string
-  readonly fecha: Date
-  /** Declared fields whose value this version changed. */
-  readonly campos: string[]
-  /** The version's `_hash`. */
-  readonly hash: string
   /** The stored row of this version (encrypted values still encrypted). */
   readonly datos: Row
 }
@@ -39,46 +29,18 @@ export const EVENT_KINDS: Readonly<Record<HistoryAction, string>> = {
   restaurar: 'restaurado',
 }
 
-interface FeedRow {
-  seq: string
-  modulo: string
-  registro: string
-  version: number
-  accion: HistoryAction
-  usuario: string
-  fecha: Date | string
-  campos: string[] | string
-  hash: string
-  datos: Row | string | null
-}
-
-const json = <T>(v: T | string): T => typeof v === 'string' ? JSON.parse(v) as T : v
-
 /**
  * Up to `limit` entries after position `after`, oldest first; with
  * `modulos`, only theirs (the positions keep their gaps).
  */
 export async function readFeed (em: EntityManager, after: number, limit: number, modulos?: readonly string[]): Promise<FeedEntry[]> {
-  const only = modulos === undefined ? '' : ` and c.modulo in (${modulos.map(() => '?').join(', ')})`
+  const rows = await chainEntriesAfter(em, after, limit, modulos)
   // A version's stored row: its entry's own (older entries) or the next entry's `anterior`; the newest is the live row (below).
-  const rows = await em.getConnection().execute<FeedRow[]>(
-    `select c.seq::text as seq, h.modulo, h.registro, h.version, h.accion, h.usuario, h.fecha, h.campos, h.hash, coalesce(h.datos, n.anterior) as datos
-       from sys_cadena c join sys_historial h on h.id = c.historial
-       left join sys_historial n on n.modulo = h.modulo and n.registro = h.registro and n.version = h.version + 1
-      where c.seq > ?${only} order by c.seq limit ${Math.trunc(limit)}`,
-    [after, ...(modulos ?? [])], 'all')
   const newest = await newestRows(em, rows.filter((r) => r.datos === null))
-  return rows.map((r) => ({
-    posicion: Number(r.seq),
-    modulo: r.modulo,
-    registro: r.registro,
-    version: r.version,
-    accion: r.accion,
-    usuario: r.usuario,
-    fecha: new Date(r.fecha),
-    campos: json(r.campos),
-    hash: r.hash,
-    datos: r.datos === null ? newest.get(`${r.modulo}/${r.registro}/${r.version}`) ?? {} : json(r.datos),
+  return rows.map(({ seq, datos, ...r }) => ({
+    posicion: seq,
+    ...r,
+    datos: datos ?? newest.get(`${r.modulo}/${r.registro}/${r.version}`) ?? {},
   }))
 }
 
@@ -90,14 +52,14 @@ export async function readFeed (em: EntityManager, after: number, limit: number,
  * back behind the service's back; /verificar reports it) or of a module
  * modules.yaml no longer declares.
  */
-async function newestRows (em: EntityManager, wanted: readonly FeedRow[]): Promise<Map<string, Row>> {
+async function newestRows (em: EntityManager, wanted: readonly ChainedEntry[]): Promise<Map<string, Row>> {
   const out = new Map<string, Row>()
-  const later: FeedRow[] = []
+  const later: ChainedEntry[] = []
   for (const modulo of new Set(wanted.map((r) => r.modulo))) {
-    const entity = entityName({ name: modulo })
-    if (em.getMetadata().find(entity) === undefined) continue
     const ofModule = wanted.filter((r) => r.modulo === modulo)
-    const live = new Map((await findRows(em, entity, { _id: { $in: [...new Set(ofModule.map((r) => r.registro))] } }, {})).map((row) => [row._id as string, row]))
+    const rows = await liveRowsOf(em, modulo, [...new Set(ofModule.map((r) => r.registro))])
+    if (rows === undefined) continue
+    const live = new Map(rows.map((row) => [row._id as string, row]))
     for (const r of ofModule) {
       const row = live.get(r.registro)
       if (row !== undefined && row._version === r.version) out.set(`${r.modulo}/${r.registro}/${r.version}`, JSON.parse(JSON.stringify(row)) as Row)
@@ -106,17 +68,15 @@ async function newestRows (em: EntityManager, wanted: readonly FeedRow[]): Promi
   }
   // Written again between the two reads: the next entry, committed with the live row, carries this version.
   for (const r of later) {
-    const [next] = await em.getConnection().execute<Array<{ anterior: Row | string | null }>>(
-      'select anterior from sys_historial where modulo = ? and registro = ? and version = ?', [r.modulo, r.registro, r.version + 1], 'all')
-    if (next?.anterior !== null && next?.anterior !== undefined) out.set(`${r.modulo}/${r.registro}/${r.version}`, json(next.anterior))
+    const anterior = await storedRowAfter(em, r.modulo, r.registro, r.version)
+    if (anterior !== null) out.set(`${r.modulo}/${r.registro}/${r.version}`, anterior)
   }
   return out
 }
 
 /** The newest position (0 when the chain is empty). */
 export async function feedHead (em: EntityManager): Promise<number> {
-  const [row] = await em.getConnection().execute<Array<{ seq: string | null }>>('select max(seq)::text as seq from sys_cadena', [], 'all')
-  return Number(row?.seq ?? 0)
+  return chainHead(em)
 }
 
 /**
@@ -125,7 +85,5 @@ export async function feedHead (em: EntityManager): Promise<number> {
  * told to reload instead (docs/user-guide.md "Events").
  */
 export async function writtenAt (em: EntityManager, posicion: number): Promise<Date | undefined> {
-  const [row] = await em.getConnection().execute<Array<{ fecha: Date | string }>>(
-    'select h.fecha from sys_cadena c join sys_historial h on h.id = c.historial where c.seq = ?', [posicion], 'all')
-  return row === undefined ? undefined : new Date(row.fecha)
+  return chainEntryDate(em, posicion)
 }

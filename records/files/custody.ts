@@ -12,7 +12,7 @@ import type { FileItem } from '../../core/field-types/file.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { formatDateTime, nowSeconds } from '../../core/time.js'
 import { valueColumn } from '../../db/columns.js'
-import { ReadLogEntity } from '../../db/read-log-entity.js'
+import { fileDownloads } from '../../db/read-log-statements.js'
 import type { ByteRange } from '../../stores/files/contract.js'
 import { versionsOf } from '../history.js'
 import { logReads } from '../read-log.js'
@@ -70,7 +70,7 @@ export async function custodyOf (em: EntityManager, mod: ModuleDef, found: Found
     if (now !== held) events.push({ accion: now ? 'subida' : 'retirada', usuario: v.usuario, fecha: formatDateTime(new Date(v.fecha), timeZone), version: v.version, at: new Date(v.fecha).getTime() })
     held = now
   }
-  const reads = await em.find(ReadLogEntity, { modulo: mod.name, registro: found.record._id as string, filtro: id, tipo: { $in: ['descarga', 'acceso'] } }, { orderBy: { fecha: 'asc', id: 'asc' } })
+  const reads = await fileDownloads(em, mod.name, found.record._id as string, id)
   for (const r of reads) {
     const rango = / bytes=(\d+-\d+)$/.exec(r.ruta)?.[1]
     events.push({ accion: 'descarga', usuario: r.usuario, fecha: formatDateTime(new Date(r.fecha), timeZone), ...(rango !== undefined && { rango }), at: new Date(r.fecha).getTime() })

@@ -2,7 +2,7 @@
  * The webhook deliverer of one instance (docs/user-guide.md "Webhooks
  * (suscripciones)"; docs/operator-guide.md "Webhooks"). Every `leaseMs / 4` (and
  * at once when a subscription is written anywhere) it renews and takes
- * leases (delivery-state.ts `claim`); for each subscription it holds, one
+ * leases (db/delivery-statements.ts `claim`); for each subscription it holds, one
  * worker walks the feed from the subscription's stored position, one
  * event at a time, in feed order:
  * - an event its tipos, filtro or role does not cover moves the position
@@ -27,7 +27,7 @@ import type { FeedEntry } from '../events/feed.js'
 import type { FeedEvent } from '../events/event-view.js'
 import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
-import { advance, claim, failing, pause, readState, recordAttempts, release, type AttemptRow, type DeliveryState } from './delivery-state.js'
+import { advance, claim, failing, pause, readState, recordAttempts, release, type AttemptRow, type DeliveryState } from '../../db/delivery-statements.js'
 import { sendEvent, type Agents, type Attempt } from './send-event.js'
 import { readSubscription, type Subscription } from './subscription.js'
 

@@ -5,14 +5,14 @@
  * paused as failing) and `reproducir` (deliver again from a position).
  * The caller's records service answers who may (`ver` for the attempts,
  * `editar` for a move: 403, or 404 for a subscription they cannot see);
- * the state itself is no record write (delivery-state.ts).
+ * the state itself is no record write (db/delivery-statements.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { invalid } from '../../core/errors.js'
 import { formatDateTime } from '../../core/time.js'
 import type { RecordsService } from '../records-service.js'
 import { parsePage } from '../list-query.js'
-import { listAttempts, readState, replay, resume, type DeliveryState } from './delivery-state.js'
+import { listAttempts, readState, replay, resume, type DeliveryState } from '../../db/delivery-statements.js'
 
 /** A subscription's delivery state as the API shows it. */
 export interface StateView {

@@ -8,8 +8,8 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Caller } from '../../core/access.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
-import type { Row } from '../../db/module-entity.js'
-import { serviceConnection } from '../../db/row-query.js'
+import { entityName, type Row } from '../../db/module-entity.js'
+import { findRow } from '../../db/row-query.js'
 
 export interface Subscription {
   readonly id: string
@@ -42,8 +42,8 @@ export function subscriptionOf (mod: ModuleDef, row: Row): Subscription {
 
 /** The live (not deleted) subscription `id`, or undefined. */
 export async function readSubscription (em: EntityManager, mod: ModuleDef, id: string): Promise<Subscription | undefined> {
-  const [row] = await serviceConnection(em).rows(`select * from "${mod.table}" where "_id" = $1 and "_deleted" is null`, [id])
-  return row === undefined ? undefined : subscriptionOf(mod, row)
+  const row = await findRow(em, entityName(mod), { _id: id, _deleted: null })
+  return row === null ? undefined : subscriptionOf(mod, row)
 }
 
 /**

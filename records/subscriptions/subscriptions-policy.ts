@@ -19,11 +19,12 @@ import type { FieldCipher } from '../../core/crypto.js'
 import { invalid } from '../../core/errors.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
+import { insertState, setSecret } from '../../db/delivery-statements.js'
+import { chainHead } from '../../db/feed-statements.js'
 import type { HookBus, WriteEvent } from '../hooks.js'
 import { EVENT_KINDS } from '../events/feed.js'
 import { parseFilter } from './subscription-filter.js'
 import { targetProblem } from './target-address.js'
-import { headInside, insertState, setSecret } from './delivery-state.js'
 
 export interface SubscriptionsPolicyDeps {
   readonly registry: Registry
@@ -93,7 +94,8 @@ export function subscribeSubscriptionsPolicy (hooks: HookBus, mod: ModuleDef, de
   hooks.on(mod.name, 'inside', async ({ action, values, after, em }) => {
     const id = after!._id as string
     const given = values.get(secreto) as string | undefined
-    if (action === 'crear') await insertState(em!, id, sealSecret(deps.cipher, id, given ?? generateSecret()), await headInside(em!))
+    // The head read in the write's transaction: the embedded database has one connection, and a read beside the transaction would wait for it.
+    if (action === 'crear') await insertState(em!, id, sealSecret(deps.cipher, id, given ?? generateSecret()), await chainHead(em!))
     else if (given !== undefined) await setSecret(em!, id, sealSecret(deps.cipher, id, given))
   })
 

@@ -14,6 +14,7 @@ import { AppError } from '../../core/errors.js'
 import { passwordProblem } from '../../core/passwords.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import type { Row } from '../../db/module-entity.js'
+import { liveUsersWithSessions } from '../../db/user-statements.js'
 import type { AttemptLogStore } from '../../stores/attempt-logs/contract.js'
 import { unlockLogin } from '../auth/lockout.js'
 import type { RecordsLayer } from '../records-layer.js'
@@ -59,11 +60,8 @@ export class UserAdmin {
 
   async list (): Promise<UserLine[]> {
     const col = this.table.column
-    const rows = await this.em.getConnection().execute<Array<Record<string, unknown>>>(
-      `select u."_id", u."${col('username')}" as username, u."${col('nombre')}" as nombre, u."${col('rol')}" as rol, u."${col('activo')}" as activo,
-         (select count(*) from "sys_sesiones" s where s."usuario" = u."_id" and s."revocado" is null and s."expira" > now()) as sesiones
-       from "${this.users.table}" u where u."_deleted" is null order by u."${col('username')}"`)
-    return rows.map((r) => ({ id: r._id as string, username: r.username as string, nombre: r.nombre as string, rol: r.rol as string, activo: r.activo !== false, sesiones: Number(r.sesiones) }))
+    const rows = await liveUsersWithSessions(this.em, { table: this.users.table, username: col('username'), nombre: col('nombre'), rol: col('rol'), activo: col('activo') })
+    return rows.map((r) => ({ id: r._id, username: r.username, nombre: r.nombre, rol: r.rol, activo: r.activo !== false, sesiones: r.sesiones }))
   }
 
   async create (fields: { username: string, nombre: string, rol: string, email?: string, password: string }): Promise<Row> {
