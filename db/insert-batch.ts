@@ -2,7 +2,8 @@
  * The creates of one turn of the event loop written as one statement
  * (docs/performance.md "Creates of a turn in one statement"): every create
  * hands its row and first history entry here (records/storage/
- * sql-module-storage.ts); one inside a transaction is written in it at once,
+ * create-path.ts); one inside a transaction is written in it at once, as is
+ * an import's batch of rows,
  * and the rows of the turn's others go to PostgreSQL as one multi-row
  * `insertWithHistorySql`: one round
  * trip, one plan, one commit and one WAL flush for all of them, where each
@@ -28,7 +29,7 @@ import { isRefusedValue } from '../core/postgres-errors.js'
 import type { Row } from './module-entity.js'
 import { insertManyWithHistory, insertWithHistory, insertWithHistorySql, type InsertColumn } from './insert-with-history.js'
 
-/** Most creates in one statement: at most 16 statement texts per table (each a named statement on PostgreSQL). */
+/** Most creates of a turn in one statement: at most 16 statement texts per table for them (each a named statement on PostgreSQL), beside an import's batch sizes. */
 const MAX_ROWS = 16
 
 interface Insert {
@@ -40,18 +41,20 @@ interface Insert {
 export class InsertBatch {
   /** Each create's outcome: undefined when written, else its own error. */
   private readonly inserts = new Coalescer<Insert, Error | undefined>(async (batch) => this.write(batch), MAX_ROWS)
-  /** The statement for n rows, at n (made on first use). */
+  /** The statement for n rows, at n (made on first use; an import's batches use one or two sizes). */
   private readonly texts: string[] = []
 
   constructor (private readonly table: string, private readonly columns: readonly InsertColumn[]) {}
 
   /**
-   * Writes a row and its history entry: in `em`'s transaction when it holds
-   * one (never held for the turn), else with the other creates of this turn.
+   * Writes rows and their history entries as one statement: in `em`'s
+   * transaction when it holds one (never held for the turn: a create with
+   * its checks, an import's batch), else a lone row with the other creates
+   * of this turn.
    */
-  async insert (em: EntityManager, row: Row, history: object): Promise<void> {
-    if (em.getTransactionContext() !== undefined) return insertWithHistory(em, this.sql(1), this.columns, row, history)
-    const err = await this.inserts.call({ em, row, history })
+  async insert (em: EntityManager, rows: readonly Row[], histories: readonly object[]): Promise<void> {
+    if (rows.length > 1 || em.getTransactionContext() !== undefined) return insertManyWithHistory(em, this.sql(rows.length), this.columns, rows, histories)
+    const err = await this.inserts.call({ em, row: rows[0]!, history: histories[0]! })
     if (err !== undefined) throw err
   }
 

@@ -28,7 +28,7 @@ export class LiveRowBatch {
   constructor (private readonly entity: string) {}
 
   /** The live row of `id`, or null; `em` must hold no transaction. */
-  find (em: EntityManager, id: string): Promise<Row | null> {
+  row (em: EntityManager, id: string): Promise<Row | null> {
     return this.reads.call({ em, id })
   }
 

@@ -28,7 +28,7 @@ import { ownerColumns, type FieldSelection } from './fields-query.js'
 import { logReads } from './read-log.js'
 import { columnTitles, CONTENT_TYPES, exportBody, recordColumns, type ExportAnswer } from './export-stream.js'
 import { exportFields, loggedFilter, parseExportQuery } from './export-query.js'
-import type { ModuleStorage, RowGuard } from './storage/module-storage.js'
+import type { ChangeBody, ModuleStorage, RowGuard } from './storage/module-storage.js'
 import { toApiRecord } from './record-view.js'
 import { parseSummaryQuery } from './summary-query.js'
 import { summarize, type Summary } from './summary.js'
@@ -302,11 +302,15 @@ export class RecordsService {
     return importRecords(this.plan.mod, this.plan.storage, { em: this.ctx.em, caller: this.ctx.caller, timeZone: this.deps.timeZone }, req)
   }
 
-  async update (id: string, body: Record<string, unknown>, expectedVersion?: number): Promise<ApiRecord> {
+  /**
+   * Changes a record as a PUT does; `body` may be made from the stored row
+   * once the update has read and locked it (an upload, records/files/file-actions.ts).
+   */
+  async update (id: string, body: ChangeBody, expectedVersion?: number): Promise<ApiRecord> {
     this.authorize('editar')
     const guard = this.guard('editar')
     let resolved = body
-    if (holdsFileObjects(this.plan.mod, body)) {
+    if (typeof body !== 'function' && holdsFileObjects(this.plan.mod, body)) {
       // The files a PUT keeps are those the record holds (records/files/file-items.ts).
       const row = await this.plan.storage.findLive(this.ctx.em, id, guard.visible)
       resolved = resolveFileItems(this.plan.mod, body, (f) => filesOf(row[valueColumn(f)]))
@@ -327,17 +331,16 @@ export class RecordsService {
       files: this.filesContext(),
       timeZone: this.deps.timeZone,
       authorize: (action) => { this.authorize(action) },
+      update: async (id, body, expectedVersion) => this.update(id, body, expectedVersion),
       scope: (action) => this.scope(action),
-      guard: (action) => this.guard(action),
       visible: () => this.visible(),
-      view: (row) => this.view(row),
       route: () => this.ctx.route(),
     }
   }
 
-  /** Stores an upload and adds it to the field `campo` as an update of the record (docs/user-guide.md "Evidence files"). */
-  async upload (id: string, campo: string, upload: Upload): Promise<{ archivo: ApiRecord, registro: ApiRecord }> {
-    return uploadAction(this.fileGate(), id, campo, upload)
+  /** Stores an upload and adds it to the field `campo` by this service's update, at `expectedVersion` when given (docs/user-guide.md "Evidence files"). */
+  async upload (id: string, campo: string, upload: Upload, expectedVersion?: number): Promise<{ archivo: ApiRecord, registro: ApiRecord }> {
+    return uploadAction(this.fileGate(), id, campo, upload, expectedVersion)
   }
 
   /** A file's bytes (or a range), for `ver` and, when encrypted, `descifrar`; logged (records/files/file-actions.ts). */

@@ -1,8 +1,8 @@
 /**
  * What a caller does with a record's evidence files through the records
  * service (docs/user-guide.md "Evidence files"): upload, download, custody.
- * The permissions are the service's (it hands in its gate): `editar` and
- * its scope to upload, `ver` to download and read custody, a removed file
+ * The permissions are the service's (it hands in its gate): an upload is
+ * its update, `ver` to download and read custody, a removed file
  * only for those who may see deleted things, `descifrar` reaching the
  * record for an encrypted file; every download logged before a byte leaves.
  */
@@ -12,24 +12,23 @@ import { AppError } from '../../core/errors.js'
 import type { FileItem } from '../../core/field-types/file.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { formatDateTime } from '../../core/time.js'
-import type { Row } from '../../db/module-entity.js'
 import type { ByteRange } from '../../stores/files/contract.js'
 import { reaches, type Where } from '../scope.js'
-import type { RowGuard } from '../storage/module-storage.js'
+import type { ChangeBody } from '../storage/module-storage.js'
 import { custodyOf, logDownload, type Custody } from './custody.js'
 import { checkStoredSize, openSealed } from './sealed-read.js'
-import { findFile, isEncryptedFile, uploadFile, type FilesContext, type FoundFile, type Upload } from './record-files.js'
+import { findFile, isEncryptedFile, stageUpload, type FilesContext, type FoundFile, type Upload } from './record-files.js'
 
-/** What the records service lends a file action: its permissions, its view of a row, the request. */
+/** What the records service lends a file action: its permissions, its public update, the request. */
 export interface FileGate {
   readonly mod: ModuleDef
   readonly files: FilesContext
   readonly timeZone: string
   authorize (action: 'ver' | 'editar'): void
+  /** The service's update, as a PUT calls it (records/records-service.ts): the API record as written. */
+  update (id: string, body: ChangeBody, expectedVersion?: number): Promise<Record<string, unknown>>
   scope (action: 'eliminar' | 'descifrar'): Scope
-  guard (action: 'editar'): RowGuard
   visible (): Where | undefined
-  view (row: Row): Promise<Record<string, unknown>>
   route (): string
 }
 
@@ -38,12 +37,22 @@ function fileView (gate: FileGate, item: FileItem): Record<string, unknown> {
   return { ...item, subido: formatDateTime(new Date(item.subido), gate.timeZone) }
 }
 
-/** Stores an upload and adds it to the field `campo` as an update of the record. */
-export async function uploadAction (gate: FileGate, id: string, campo: string, upload: Upload): Promise<{ archivo: Record<string, unknown>, registro: Record<string, unknown> }> {
+/**
+ * Stages an upload, then adds it to the field `campo` by the service's
+ * update: the checks of a PUT (`editar` and its scope, the version when
+ * given, state rules, hooks) on the row it reads and locks once; the bytes
+ * are committed under their key only once those pass.
+ */
+export async function uploadAction (gate: FileGate, id: string, campo: string, upload: Upload, expectedVersion?: number): Promise<{ archivo: Record<string, unknown>, registro: Record<string, unknown> }> {
   gate.authorize('editar')
-  const { row, item } = await uploadFile(gate.files, id, campo, gate.guard('editar'), upload)
-  const registro = await gate.view(row)
-  return { archivo: fileView(gate, item), registro }
+  const staged = await stageUpload(gate.files, id, campo, upload)
+  try {
+    const registro = await gate.update(id, async (before) => staged.addTo(before), expectedVersion)
+    return { archivo: fileView(gate, staged.item), registro }
+  } catch (err) {
+    await staged.drop()
+    throw err
+  }
 }
 
 /** A file of the record the caller may see: `ver` on the record; a removed file only for those who may see deleted things. */

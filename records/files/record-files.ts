@@ -1,11 +1,12 @@
 /**
  * A record's evidence files (docs/user-guide.md "Evidence files"): an
- * upload streamed to the file store and added to its field by the
- * record's ordinary update (a new version, its history entry, its seal and
- * event: the file's sha256 is in the item, so in the seal), and a download
+ * upload staged in the file store, then added to its field by the
+ * record's ordinary update, which reads the row once and commits the bytes
+ * (a new version, its history entry, its seal and event: the file's sha256
+ * is in the item, so in the seal), and a download
  * found in the field, or for those who may see deleted things in the
- * record's history. Permissions are the records service's: it hands in
- * the guard and the conditions.
+ * record's history. Permissions are the records service's: its update
+ * checks an upload as it checks a PUT; a download is handed its conditions.
  */
 import { randomUUID } from 'node:crypto'
 import { pipeline, type Readable } from 'node:stream'
@@ -21,7 +22,7 @@ import type { FileStore } from '../../stores/files/contract.js'
 import { fileAad, type FileCipher } from '../../core/file-cipher.js'
 import { isoSeconds } from '../record-view.js'
 import { versionsOf } from '../history.js'
-import type { ModuleStorage, RowGuard } from '../storage/module-storage.js'
+import type { ModuleStorage } from '../storage/module-storage.js'
 import type { OnAltered } from './sealed-read.js'
 import { filesOf } from './file-items.js'
 import type { Where } from '../scope.js'
@@ -46,9 +47,6 @@ export interface FilesContext {
   /** Told of a stored file found altered on its way out (records/files/sealed-read.ts): the log line and the metric. */
   readonly onAltered?: OnAltered
 }
-
-/** Concurrent uploads to one record each retry on the version the other wrote. */
-const ATTEMPTS = 10
 
 /** The declared file field `campo`, else 400. */
 export function fileField (mod: ModuleDef, campo: string): FieldDef {
@@ -83,20 +81,32 @@ export async function openFile (ctx: Pick<FilesContext, 'files' | 'cipher'>, rec
   return pipeline(stored, plain, () => undefined)
 }
 
-/** Checks the request (400, 413), finds the record (404, 403), stores the bytes (415 on a type mismatch), then adds the file. */
-export async function uploadFile (ctx: FilesContext, id: string, campo: string, guard: RowGuard, upload: Upload): Promise<{ row: Row, item: FileItem }> {
-  const { mod, storage } = ctx
-  const f = fileField(mod, campo)
+/** An upload's bytes staged in the file store, and the item that names them. */
+export interface StagedUpload {
+  readonly item: FileItem
+  /**
+   * The update that adds the file, made from the stored row (read and
+   * locked once, by the update itself): 400 past the field's limit, else
+   * the bytes are committed under their key and the field is the row's
+   * items and this one.
+   */
+  addTo (before: Row): Promise<Record<string, unknown>>
+  /** Discards the staged bytes unless committed (an upload refused or failed). */
+  drop (): Promise<void>
+}
+
+/**
+ * Checks the request (400, 413) and stages the bytes (415 on a type
+ * mismatch, 400 when empty); nothing is stored under a key until `addTo`.
+ */
+export async function stageUpload (ctx: FilesContext, id: string, campo: string, upload: Upload): Promise<StagedUpload> {
+  const f = fileField(ctx.mod, campo)
   if (upload.nombre === undefined || upload.nombre === '') throw required('nombre')
   const nombre = sanitizeFileName(upload.nombre)
   if (nombre === undefined) throw invalid('nombre', 'no es un nombre de archivo válido')
   const declared = declaredType(upload.contentType)
   if (declared === undefined) throw invalid('Content-Type', DETAILS.TIPO_NO_VALIDO)
   if (upload.length !== undefined && upload.length > ctx.maxBytes) throw new AppError('PETICION_DEMASIADO_GRANDE')
-  const before = await storage.findLive(ctx.em, id, guard.visible)
-  if (!guard.allows(before)) throw new AppError('SIN_PERMISOS')
-  const max = f.maxItems ?? 200
-  if (currentItems(before, f).length >= max) throw invalid(campo, DETAILS.ARCHIVOS_MAXIMOS(max))
   if (upload.body === undefined) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'body', mensaje: DETAILS.ARCHIVO_VACIO }])
   const fileId = f.encryptedFiles === true ? `${ENCRYPTED_ID}${randomUUID()}` : randomUUID()
   const transform = f.encryptedFiles === true ? ctx.cipher.encryptor(fileAad(id, f.name, fileId)) : undefined
@@ -107,14 +117,27 @@ export async function uploadFile (ctx: FilesContext, id: string, campo: string, 
     const sniffed = sniffType(staged.head)
     if (typeMismatch(declared, sniffed)) throw new AppError('TIPO_CONTENIDO_NO_SOPORTADO', [{ campo: 'Content-Type', mensaje: DETAILS.TIPO_NO_COINCIDE(declared, sniffed ?? 'sin tipo reconocible') }])
     item = { id: fileId, nombre, tipo: recordedType(declared, sniffed), bytes: staged.bytes, sha256: staged.sha256, subido: isoSeconds(new Date()), subido_por: ctx.caller.id }
-    await staged.commit(storeKey(item))
   } catch (err) {
     // The failure that matters is the upload's (a store gone also fails the clean-up).
     await staged.discard().catch(() => undefined)
     throw err
   }
-  // The bytes are in place (content-addressed: an update that fails leaves them referenced by nothing).
-  return { row: await addItem(ctx, id, f, guard, item), item }
+  const max = f.maxItems ?? 200
+  let committed = false
+  return {
+    item,
+    async addTo (before) {
+      const items = currentItems(before, f)
+      if (items.length >= max) throw invalid(campo, DETAILS.ARCHIVOS_MAXIMOS(max))
+      // Content-addressed: an update that fails after this leaves the bytes referenced by nothing.
+      await staged.commit(storeKey(item))
+      committed = true
+      return { [f.name]: [...items, item] }
+    },
+    async drop () {
+      if (!committed) await staged.discard().catch(() => undefined)
+    },
+  }
 }
 
 /** The field's stored items (URL strings included) of a stored row. */
@@ -123,17 +146,10 @@ function currentItems (row: Row, f: FieldDef): unknown[] {
   return Array.isArray(v) ? v : []
 }
 
-/** The record's update that appends `item`, on the version it read (another upload in between: read again). */
-async function addItem (ctx: FilesContext, id: string, f: FieldDef, guard: RowGuard, item: FileItem): Promise<Row> {
-  for (let attempt = 1; ; attempt++) {
-    const row = await ctx.storage.findLive(ctx.em, id, guard.visible)
-    try {
-      return await ctx.storage.update(ctx.em, ctx.caller, id, { [f.name]: [...currentItems(row, f), item] }, guard, row._version as number)
-    } catch (err) {
-      if (attempt < ATTEMPTS && err instanceof AppError && err.code === 'CONFLICTO_VERSION') continue
-      throw err
-    }
-  }
+/** The stored file `archivo` of a field value, if it holds it. */
+function fileNamed (value: unknown, archivo: string): FileItem | undefined {
+  for (const item of filesOf(value)) if (item.id === archivo) return item
+  return undefined
 }
 
 /** A stored file the caller may download, with its size in the store. */
@@ -153,10 +169,10 @@ export interface FoundFile {
 export async function findFile (ctx: Pick<FilesContext, 'mod' | 'storage' | 'files'>, em: EntityManager, id: string, campo: string, archivo: string, visible: Where | undefined, history: boolean): Promise<FoundFile> {
   const f = fileField(ctx.mod, campo)
   const record = await ctx.storage.findLive(em, id, visible)
-  let item = filesOf(record[valueColumn(f)]).find((i) => i.id === archivo)
+  let item = fileNamed(record[valueColumn(f)], archivo)
   if (item === undefined && history) {
     for (const v of (await versionsOf(em, ctx.mod, record)).reverse()) {
-      item = filesOf(v.datos[valueColumn(f)]).find((i) => i.id === archivo)
+      item = fileNamed(v.datos[valueColumn(f)], archivo)
       if (item !== undefined) break
     }
   }

@@ -15,8 +15,8 @@ import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import { entityName } from '../../db/module-entity.js'
 import { findRows } from '../../db/row-query.js'
-import type { WriteEvent } from '../hooks.js'
 import type { ColumnValue } from '../normalize.js'
+import type { CreatePath } from './create-path.js'
 import type { NewRecord, RowProblem } from './module-storage.js'
 import type { StorageDeps } from './sql-module-storage.js'
 
@@ -55,15 +55,14 @@ export class FirstRows {
 }
 
 export class BulkChecks {
-  constructor (private readonly mod: ModuleDef, private readonly deps: StorageDeps) {}
+  constructor (private readonly mod: ModuleDef, private readonly deps: StorageDeps, private readonly creates: CreatePath) {}
 
-  /** The `before` hooks of each record and unique values repeated between records (remembered across batches in `first`). */
+  /** The `before` hooks of each record (fired by the create path, as a create's) and unique values repeated between records (remembered across batches in `first`). */
   async prepare (caller: Caller, records: readonly NewRecord[], first: FirstRows): Promise<RowProblem[]> {
     const problems: RowProblem[] = []
     for (const [i, r] of records.entries()) {
       await turn(i)
-      const event: WriteEvent = { module: this.mod, action: 'crear', caller, values: r.values }
-      try { await this.deps.hooks.emit('before', event) } catch (err) { problems.push(...problemsOf(r.fila, err)) }
+      try { await this.creates.before(caller, r.values) } catch (err) { problems.push(...problemsOf(r.fila, err)) }
     }
     for (const f of this.mod.fields.filter((x) => x.unique)) {
       for (const [i, r] of records.entries()) {

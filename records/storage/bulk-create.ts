@@ -5,7 +5,7 @@
  * rows themselves), its id, seal (`_hash`) and first history entry, the
  * `inside` and `after` hooks — but all in one transaction, ids drawn as
  * one block in file order and the rows written a batch per statement
- * (db/insert-with-history.ts). The records arrive a batch at a time
+ * by the one write path of new records (create-path.ts). The records arrive a batch at a time
  * (records/import-spool.ts), so none of this holds more than a batch.
  * Problems are reported per row rather than thrown, so a dry run
  * (`simular`) lists every one.
@@ -13,34 +13,29 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import type { Caller } from '../../core/access.js'
 import { AppError } from '../../core/errors.js'
-import { sequenceOf } from '../../core/ids.js'
-import { isUniqueViolationOf } from '../../core/postgres-errors.js'
 import type { ModuleDef } from '../../core/registry/types.js'
-import { boundPerRow, insertManyWithHistory, insertWithHistorySql, type InsertColumn } from '../../db/insert-with-history.js'
+import { boundPerRow, type InsertColumn } from '../../db/insert-with-history.js'
 import { entityName } from '../../db/module-entity.js'
 import { findRows } from '../../db/row-query.js'
 import { inTransaction } from '../../db/transaction.js'
-import { versionEntry } from '../history.js'
 import { drawIds } from '../ids.js'
 import { turn } from './bulk-checks.js'
 import type { BulkChecks } from './bulk-checks.js'
+import type { CreatePath, NewValues } from './create-path.js'
 import type { NewRecord, RowProblem } from './module-storage.js'
-import { hashPasswords, type RowBuilder } from './row-builder.js'
+import { hashPasswords } from './row-builder.js'
 import type { StorageDeps } from './sql-module-storage.js'
 
 /** PostgreSQL binds at most 65,535 values per statement; a batch stays well under. */
 const MAX_BOUND = 60_000
 const MAX_BATCH = 500
-/** Whole-import attempts when the drawn block meets a stored id (the counter was behind, as in a create). */
-const ID_ATTEMPTS = 5
 
 /** What the module's storage shares with its bulk creates. */
 export interface BulkParts {
-  readonly rows: RowBuilder
   readonly insertColumns: readonly InsertColumn[]
-  /** Constraints an id already taken violates. */
-  readonly idKeys: ReadonlySet<string>
   readonly checks: BulkChecks
+  /** The one write path of new records, which a create takes too. */
+  readonly creates: CreatePath
 }
 
 /**
@@ -61,7 +56,6 @@ export interface CreateManyOptions {
 }
 
 export class BulkCreate {
-  private readonly statements = new Map<number, string>()
   /** Records per statement (and per batch read). */
   readonly batch: number
 
@@ -78,53 +72,30 @@ export class BulkCreate {
    * file order.
    */
   async create (em: EntityManager, caller: Caller, records: RecordBatches, opts: CreateManyOptions = {}): Promise<string[]> {
-    let floor: number | undefined
-    for (let attempt = 1; ; attempt++) {
-      let drawn: string[] = []
-      try {
-        await inTransaction(em, async (tem) => {
-          drawn = await drawIds(tem, this.mod, this.deps.sequences, this.deps.timeZone, records.count, floor)
-          let done = 0
-          let refused = false
-          for await (const batch of records.batches(this.batch)) {
-            stopIfGone(opts.signal)
-            const problems = await this.parts.checks.check(tem, batch)
-            if (problems.length > 0) { refused = true; opts.onProblems?.(problems) }
-            if (!refused) await this.write(tem, caller, batch, drawn.slice(done, done + batch.length))
-            done += batch.length
-            if (!refused) opts.onProgress?.(done, records.count)
-          }
-          if (refused) throw new ImportRefused()
-          stopIfGone(opts.signal)
-        })
-        await this.after(em, caller, records, drawn)
-        return drawn
-      } catch (err) {
-        // A stored id in the block: the counter was behind (docs/operator-guide.md "Ids and a Redis restore"); draw again above it.
-        if (drawn.length > 0 && attempt < ID_ATTEMPTS && isUniqueViolationOf(err, this.parts.idKeys)) {
-          floor = Math.max(floor ?? 0, sequenceOf(drawn.at(-1)!) ?? 0)
-          continue
-        }
-        throw err
+    const { creates, checks } = this.parts
+    const ids = await creates.freshIds(async (floor, drew) => inTransaction(em, async (tem) => {
+      const drawn = drew(await drawIds(tem, this.mod, this.deps.sequences, this.deps.timeZone, records.count, floor))
+      let done = 0
+      let refused = false
+      for await (const batch of records.batches(this.batch)) {
+        stopIfGone(opts.signal)
+        const problems = await checks.check(tem, batch)
+        if (problems.length > 0) { refused = true; opts.onProblems?.(problems) }
+        if (!refused) await creates.write(tem, caller, await hashed(batch), drawn.slice(done, done + batch.length))
+        done += batch.length
+        if (!refused) opts.onProgress?.(done, records.count)
       }
-    }
-  }
-
-  /** One batch: passwords hashed, rows built and sealed, one statement, the `inside` hooks. */
-  private async write (tem: EntityManager, caller: Caller, batch: readonly NewRecord[], ids: readonly string[]): Promise<void> {
-    const made = []
-    for (const [i, r] of batch.entries()) {
-      await turn(i)
-      made.push(this.parts.rows.newRow(ids[i]!, await hashPasswords(r.values), caller))
-    }
-    await insertManyWithHistory(tem, this.statement(made.length), this.parts.insertColumns, made.map((m) => m.row), made.map((m) => versionEntry(this.mod, m.row, 'crear', m.campos)))
-    if (!this.deps.hooks.has(this.mod.name, 'inside')) return
-    for (const [i, m] of made.entries()) await this.deps.hooks.emit('inside', { module: this.mod, action: 'crear', caller, values: batch[i]!.values, after: m.row, em: tem })
+      if (refused) throw new ImportRefused()
+      stopIfGone(opts.signal)
+      return drawn
+    }))
+    await this.after(em, caller, records, ids)
+    return ids
   }
 
   /** After the commit, the `after` hooks of each record with its row as stored, read back a batch at a time. */
   private async after (em: EntityManager, caller: Caller, records: RecordBatches, ids: readonly string[]): Promise<void> {
-    if (!this.deps.hooks.has(this.mod.name, 'after')) return
+    if (!this.parts.creates.hasAfter) return
     let done = 0
     for await (const batch of records.batches(this.batch)) {
       const wanted = ids.slice(done, done + batch.length)
@@ -133,19 +104,20 @@ export class BulkCreate {
       for (const [i, r] of batch.entries()) {
         await turn(i)
         const row = rows.get(wanted[i]!)
-        if (row !== undefined) await this.deps.hooks.emit('after', { module: this.mod, action: 'crear', caller, values: r.values, after: row })
+        if (row !== undefined) await this.parts.creates.after(caller, r.values, row)
       }
     }
   }
+}
 
-  private statement (rows: number): string {
-    let sql = this.statements.get(rows)
-    if (sql === undefined) {
-      sql = insertWithHistorySql(this.mod.table, this.parts.insertColumns, rows)
-      this.statements.set(rows, sql)
-    }
-    return sql
+/** A batch's values with their passwords hashed (in the import's transaction, a batch at a time: none is held longer). */
+async function hashed (batch: readonly NewRecord[]): Promise<NewValues[]> {
+  const out: NewValues[] = []
+  for (const [i, r] of batch.entries()) {
+    await turn(i)
+    out.push({ values: r.values, stored: await hashPasswords(r.values) })
   }
+  return out
 }
 
 /** The error of an import whose client went away: nothing written; no one reads the answer. */

@@ -5,7 +5,8 @@
  * caller may see and change and hands that in: `visible`, the condition
  * of the rows the caller may see, and a RowGuard for a change. Every
  * write is one transaction (or one statement) with its history entry, its
- * `_hash` and the hook bus. Knows nothing of HTTP; returns stored rows,
+ * `_hash` and the hook bus; new records, one or many, take one write path
+ * (create-path.ts). Knows nothing of HTTP; returns stored rows,
  * throws AppErrors. Implemented by sql-module-storage.ts.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
@@ -38,6 +39,13 @@ export interface CreateEms {
   readonly em: EntityManager
   readonly reads?: EntityManager
 }
+
+/**
+ * The fields an update writes: the body as sent, or made from the stored
+ * row once it is read and locked in the update's transaction (an upload's
+ * new file beside those the record holds): the row is read once.
+ */
+export type ChangeBody = Record<string, unknown> | ((before: Row) => Promise<Record<string, unknown>>)
 
 /** The list options storage applies: order, page, and the full-text search with its relevance order. */
 export type ListPageOptions = Pick<ListQuery, 'orderBy' | 'limit' | 'offset' | 'search' | 'rank'>
@@ -89,7 +97,7 @@ export interface ModuleStorage {
    * `expectedVersion` when given (409 otherwise), as a new version with
    * its history entry. Returns the row as written.
    */
-  update (em: EntityManager, caller: Caller, id: string, body: Record<string, unknown>, guard: RowGuard, expectedVersion?: number): Promise<Row>
+  update (em: EntityManager, caller: Caller, id: string, body: ChangeBody, guard: RowGuard, expectedVersion?: number): Promise<Row>
 
   /** Soft-deletes a live record within the guard (404, 403, 409 as update) as a new version. Returns the row as written. */
   remove (em: EntityManager, caller: Caller, id: string, guard: RowGuard, expectedVersion?: number): Promise<Row>

@@ -18,6 +18,7 @@ import { client, ok, type Api, type Res } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
 import { FILE_STORES, onFileStore, type TestFileStore } from '../helpers/file-stores.js'
 import { newUser } from '../helpers/users.js'
+import { POLL_SQL } from '../../db/revocation-epoch.js'
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(3000)])
 const PDF = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(5000)])
@@ -74,6 +75,36 @@ describe.each(FILE_STORES)('%s store', (kind) => {
       expect(dl.headers['accept-ranges']).toBe('bytes')
       expect(dl.headers['content-disposition']).toBe(`inline; filename="danos coche.png"; filename*=UTF-8''da%C3%B1os%20coche.png`)
       expect(dl.headers['content-length']).toBe(String(PNG.length))
+    })
+
+    it('is one update of the record, which reads it once: begin, the locked read, the update and its history entry, commit', async () => {
+      const rec = await denuncia()
+      const queries: string[] = []
+      const knex = app.orm.em.getConnection().getKnex()
+      const onQuery = (q: { sql: string }): void => { if (q.sql !== POLL_SQL) queries.push(q.sql) }
+      knex.on('query', onQuery)
+      try {
+        ok(await upload(token, `/denuncias/${rec._id}/archivos/adjuntos`, PNG, 'image/png', 'una.png'), 201)
+      } finally {
+        knex.off('query', onQuery)
+      }
+      const reads = queries.filter((q) => /^select .* from "denuncias"/.test(q))
+      expect(reads, queries.join('\n')).toHaveLength(1)
+      expect(reads[0]).toMatch(/for update$/)
+      expect(queries[0]).toMatch(/^begin/i)
+      expect(queries.at(-1)).toMatch(/^commit/i)
+      expect(queries, queries.join('\n')).toHaveLength(5)
+    })
+
+    it('concurrent uploads to one record each add their file (the update\'s lock orders them)', async () => {
+      const rec = await denuncia()
+      const names = ['a.png', 'b.png', 'c.png', 'd.png']
+      const answers = await Promise.all(names.map(async (n) => upload(token, `/denuncias/${rec._id}/archivos/adjuntos`, Buffer.concat([PNG, Buffer.from(n)]), 'image/png', n)))
+      for (const res of answers) ok(res, 201)
+      const got = ok(await admin.get(`/denuncias/${rec._id}`))
+      expect(got._version).toBe(names.length + 1)
+      expect(got.adjuntos.map((a: { nombre: string }) => a.nombre).sort()).toEqual(names)
+      expect(ok(await admin.get(`/denuncias/${rec._id}/verificar`))).toMatchObject({ valido: true })
     })
 
     it('serves ranges (206, Content-Range), 416 past the end, 304 for its ETag', async () => {
