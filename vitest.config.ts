@@ -3,9 +3,11 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The fault scenarios run apart: npm run test:faults (vitest.faults.config.ts);
-    // the browser test too, since it needs Chromium: npm run test:browser.
-    exclude: ['test/faults/**', 'test/browser/**', 'test/contract/**', '**/node_modules/**'],
+    // The long suites run apart, each by its own command (docs/operator-guide.md
+    // "Test suites"): npm run test:long (child processes, private servers,
+    // the fuzzer at full size), test:faults, test:browser (Chromium),
+    // test:contract (Prism).
+    exclude: ['test/long/**', 'test/faults/**', 'test/browser/**', 'test/contract/**', '**/node_modules/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,

@@ -86,7 +86,7 @@ export async function createHarness (opts: { embedded?: boolean } = {}): Promise
         ...(overrides.logStream === undefined ? { logger: false } : { logStream: overrides.logStream }),
         ...(overrides.registry !== undefined && { registry: overrides.registry }),
         ...(db.embedded !== undefined && { embedded: db.embedded }),
-        // No embedded vacuum rounds unless the test asks (test/integration/embedded-maintenance.test.ts):
+        // No embedded vacuum rounds unless the test asks (test/long/embedded-maintenance.test.ts):
         // they run on a timer, and tests that count the statements a request sends would see them at random.
         maintenance: overrides.maintenance ?? false,
         // Shared in-process stores stand in for Redis, unless this instance is given one.
