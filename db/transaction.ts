@@ -37,3 +37,8 @@ export async function inTransaction<T> (em: EntityManager, work: (tem: EntityMan
     throw err
   }
 }
+
+/** Whether the handle runs inside a transaction (its statements then see the transaction's writes). */
+export function insideTransaction (em: EntityManager): boolean {
+  return em.getTransactionContext() !== undefined
+}

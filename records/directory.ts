@@ -11,7 +11,7 @@
  * them. Ids of no user or staff member, and people with no name, are left
  * out. Names only: nothing encrypted is read, so nothing is logged.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../db/statement.js'
 import { DETAILS, invalid, required } from '../core/errors.js'
 import type { FieldDef, ModuleDef, Registry } from '../core/registry/types.js'
 import { valueColumn } from '../db/columns.js'
@@ -44,7 +44,7 @@ function plans (registry: Registry): NamePlan[] {
 }
 
 /** The names of the people among `ids` (deduplicated, at most DIRECTORY_MAX_IDS), in the order asked. */
-export async function directoryNames (em: EntityManager, registry: Registry, ids: readonly string[]): Promise<PersonName[]> {
+export async function directoryNames (em: Db, registry: Registry, ids: readonly string[]): Promise<PersonName[]> {
   const found = new Map<string, string>()
   for (const plan of plans(registry)) {
     const mine = ids.filter((id) => id.startsWith(`${plan.mod.prefix}-`) && RECORD_ID.test(id))

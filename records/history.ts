@@ -7,7 +7,7 @@
  * (docs/decisions.md "Each version stored once"). One table for all
  * modules, so a module added to modules.yaml needs nothing more.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../db/statement.js'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from '../db/module-entity.js'
 import type { HistoryAction, HistoryEntry, HistoryRow } from '../db/history-entity.js'
@@ -38,7 +38,7 @@ export function versionEntry (mod: ModuleDef, row: Row, accion: HistoryAction, c
 }
 
 /** Appends the entry of `row`'s new version; `before`: the stored row it replaces. */
-export async function appendVersion (em: EntityManager, mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[], before: Row): Promise<void> {
+export async function appendVersion (em: Db, mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[], before: Row): Promise<void> {
   await appendHistoryEntry(em, versionEntry(mod, row, accion, campos, before))
 }
 
@@ -56,7 +56,7 @@ export interface StoredVersion extends HistoryRow {
  * makes the history reach past it, and `reread` (the live row as it is
  * now) then gives the newest version's row.
  */
-export async function versionsOf (em: EntityManager, mod: ModuleDef, live: Row, reread?: () => Promise<Row>): Promise<StoredVersion[]> {
+export async function versionsOf (em: Db, mod: ModuleDef, live: Row, reread?: () => Promise<Row>): Promise<StoredVersion[]> {
   const entries = await historyEntries(em, mod.name, live._id as string)
   let current = live
   const newest = entries.at(-1)

@@ -14,7 +14,7 @@
  *   it); a throw rolls everything back.
  * - `after`: the transaction committed.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../db/statement.js'
 import type { Caller } from '../core/access.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import type { ColumnValue } from './normalize.js'
@@ -36,7 +36,7 @@ export interface WriteEvent {
   /** The row as written (`inside` and `after`). */
   readonly after?: Row
   /** The write's transaction (`before` of an update/delete/restore, and `inside`). */
-  readonly em?: EntityManager
+  readonly em?: Db
 }
 
 export type Subscriber = (event: WriteEvent) => void | Promise<void>

@@ -21,7 +21,7 @@
  * (records/import-report.ts). A `signal` aborted (the client went away)
  * stops the import and rolls back its transaction before the commit.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../db/statement.js'
 import type { Caller } from '../core/access.js'
 import { AppError, type ErrorDetail } from '../core/errors.js'
 import type { ModuleDef } from '../core/registry/types.js'
@@ -73,7 +73,7 @@ export interface ImportDone {
 export type ImportAnswer = { simulado: true, informe: ImportReport } | { simulado: false, hecho: ImportDone }
 
 export interface ImportContext {
-  readonly em: EntityManager
+  readonly em: Db
   readonly caller: Caller
   readonly timeZone: string
 }

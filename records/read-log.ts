@@ -10,7 +10,7 @@
  * desde/hasta (date-times in the service zone, both inclusive to the
  * second); limit/offset as in every list; newest first.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../db/statement.js'
 import { invalid } from '../core/errors.js'
 import { hint } from '../core/registry/suggest.js'
 import { isCleanText } from '../core/text.js'
@@ -19,7 +19,7 @@ import type { ReadLogKind, ReadLogRow } from '../db/read-log-entity.js'
 import { appendReadLog, readLogPage, type ReadLogFilter } from '../db/read-log-statements.js'
 import { parsePage } from './list-query.js'
 
-export async function logReads (em: EntityManager, entries: ReadLogRow[]): Promise<void> {
+export async function logReads (em: Db, entries: ReadLogRow[]): Promise<void> {
   await appendReadLog(em, entries)
 }
 
@@ -69,7 +69,7 @@ function text (query: Record<string, unknown>, key: string): string | undefined 
 }
 
 /** One page of the read log; any parameter it does not know is a 400 naming it. */
-export async function listReads (em: EntityManager, query: Record<string, unknown>, timeZone: string): Promise<{ records: ReadLogView[], total: number, limit: number, offset: number }> {
+export async function listReads (em: Db, query: Record<string, unknown>, timeZone: string): Promise<{ records: ReadLogView[], total: number, limit: number, offset: number }> {
   for (const key of Object.keys(query)) {
     if (!PARAMS.includes(key)) throw invalid(key, `parámetro desconocido${hint(key, PARAMS)}`)
   }

@@ -9,7 +9,7 @@
  * Reads and writes through the module's storage (storage/module-storage.ts),
  * handing it the caller's scope. Returns API records; knows nothing of HTTP.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../db/statement.js'
 import type { AccessTable, Caller, Scope } from '../core/access.js'
 import { AppError, MOTIVOS } from '../core/errors.js'
 import type { FieldCipher } from '../core/crypto.js'
@@ -70,16 +70,16 @@ export interface HistoryEntryView {
   registro: ApiRecord
 }
 
-/** What a request brings: its EntityManager, the one plain reads use, its caller, and the route (for the read log). */
+/** What a request brings: its Db, the one plain reads use, its caller, and the route (for the read log). */
 export interface RequestContext {
-  /** The request's own EntityManager (writes, transactions, the read log). */
-  readonly em: EntityManager
+  /** The request's own Db (writes, transactions, the read log). */
+  readonly em: Db
   /**
    * For a GET by id and a list page, which are direct SQL outside any
-   * transaction and need no unit of work: the app's EntityManager serves,
+   * transaction and need no unit of work: the app's Db serves,
    * so a request that only reads never forks one.
    */
-  readonly reads: EntityManager
+  readonly reads: Db
   readonly caller: Caller
   /** Method and route pattern, e.g. `GET /personal/:id` (asked only when a read is logged). */
   route (): string

@@ -5,7 +5,7 @@
  * groups. The caller's scope, filters and read log are the records
  * service's (records/records-service.ts `summary`).
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../db/statement.js'
 import { FIELD_TYPES_IMPL } from '../core/field-types/index.js'
 import { formatDateTime } from '../core/time.js'
 import { aggregateRows, type Aggregate, type AggregateBucket, type AggregateFunction, type AggregateOrder } from '../db/aggregate-sql.js'
@@ -61,7 +61,7 @@ function shown (v: unknown, field: SummaryField, timeZone: string, asNumber: boo
 }
 
 /** The groups of the rows matching `where` and `search` (the caller's scope in it already). */
-export async function summarize (em: EntityManager, entity: string, where: Where, search: readonly SqlCondition[], s: SummaryQuery, timeZone: string): Promise<Summary> {
+export async function summarize (em: Db, entity: string, where: Where, search: readonly SqlCondition[], s: SummaryQuery, timeZone: string): Promise<Summary> {
   const rows = await aggregateRows(em, entity, where, search, aggregateOf(s, timeZone))
   const grupos = rows.map((row) => {
     const group: SummaryGroup = {}

@@ -8,7 +8,7 @@
  * `AuthReport`.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import { verify as argon2Verify } from '@node-rs/argon2'
 import type { AccessTable, Caller } from '../../core/access.js'
 import { deviceSigner, type DeviceSigner } from '../../core/device.js'
@@ -82,15 +82,15 @@ export type SessionCaller = Caller & { readonly jti: string, readonly exp: numbe
 
 /** The logins of the users module (docs/user-guide.md "Accounts and sessions"). */
 export interface Sessions {
-  login (em: EntityManager, attempt: LoginAttempt, report: AuthReport): Promise<LoginResult>
+  login (em: Db, attempt: LoginAttempt, report: AuthReport): Promise<LoginResult>
   /** Revokes the session the caller acts with. */
-  logout (em: EntityManager, caller: SessionCaller): Promise<void>
+  logout (em: Db, caller: SessionCaller): Promise<void>
   /** The caller's user, as `GET /me` shows it. */
-  me (em: EntityManager, caller: Caller): Promise<Me>
+  me (em: Db, caller: Caller): Promise<Me>
   /** Checks the current password like a login and sets the new one; the session in use stays. */
-  changePassword (em: EntityManager, caller: SessionCaller, ip: string, actual: string, nueva: string, report: AuthReport): Promise<void>
+  changePassword (em: Db, caller: SessionCaller, ip: string, actual: string, nueva: string, report: AuthReport): Promise<void>
   /** Revokes every session of user `id` (`cerrar-sesiones`); `users` is the users module's records as the caller may see them. */
-  endAll (em: EntityManager, users: RecordsService, caller: Caller, id: string): Promise<{ user: string, sessions: number }>
+  endAll (em: Db, users: RecordsService, caller: Caller, id: string): Promise<{ user: string, sessions: number }>
   /** Lifts the lock-out of user `id`'s username (`desbloquear`); returns how many logs held failures. */
   unlock (users: RecordsService, caller: Caller, id: string): Promise<{ user: string, logs: number }>
   /** Whether `username` is locked for every client without a device value, and until when (service date-time), as `GET /usuarios/{id}` shows it. */

@@ -7,7 +7,7 @@
  * password set, a deactivation, a deletion) do the same inside their own
  * transaction (records/users/users-policy.ts).
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import { raiseRevocationEpoch } from '../../db/revocation-epoch.js'
 import { revokeSession, revokeUserSessions, type RevokedSession } from '../../db/session-entity.js'
 import type { SessionStore } from '../../stores/sessions/contract.js'
@@ -20,7 +20,7 @@ export function forCache (revoked: readonly RevokedSession[]): Array<{ jti: stri
 }
 
 /** Revokes the session `jti` of `userId`, whose token expires at `expiresAt` (milliseconds since the epoch). */
-export async function endSession (em: EntityManager, sessions: SessionStore, userId: string, jti: string, expiresAt: number): Promise<void> {
+export async function endSession (em: Db, sessions: SessionStore, userId: string, jti: string, expiresAt: number): Promise<void> {
   const epoch = await inTransaction(em, async (tem) => {
     await revokeSession(tem, jti, new Date())
     return raiseRevocationEpoch(tem)
@@ -29,7 +29,7 @@ export async function endSession (em: EntityManager, sessions: SessionStore, use
 }
 
 /** Revokes every unexpired session of `userId`; returns how many there were. */
-export async function endSessions (em: EntityManager, sessions: SessionStore, userId: string): Promise<number> {
+export async function endSessions (em: Db, sessions: SessionStore, userId: string): Promise<number> {
   const { epoch, revoked } = await inTransaction(em, async (tem) => {
     const epoch = await raiseRevocationEpoch(tem)
     return { epoch, revoked: await revokeUserSessions(tem, userId) }

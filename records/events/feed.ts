@@ -9,7 +9,7 @@
  * `sys_historial` (whose rows are never deleted), and retention
  * (EVENT_RETENTION_DAYS) only bounds how far back a reader may resume.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { HistoryAction } from '../../db/history-entity.js'
 import { chainEntriesAfter, chainEntryDate, chainHead, liveRowsOf, storedRowAfter, type ChainedEntry } from '../../db/feed-statements.js'
 import type { Row } from '../../db/module-entity.js'
@@ -33,7 +33,7 @@ export const EVENT_KINDS: Readonly<Record<HistoryAction, string>> = {
  * Up to `limit` entries after position `after`, oldest first; with
  * `modulos`, only theirs (the positions keep their gaps).
  */
-export async function readFeed (em: EntityManager, after: number, limit: number, modulos?: readonly string[]): Promise<FeedEntry[]> {
+export async function readFeed (em: Db, after: number, limit: number, modulos?: readonly string[]): Promise<FeedEntry[]> {
   const rows = await chainEntriesAfter(em, after, limit, modulos)
   // A version's stored row: its entry's own (older entries) or the next entry's `anterior`; the newest is the live row (below).
   const newest = await newestRows(em, rows.filter((r) => r.datos === null))
@@ -52,7 +52,7 @@ export async function readFeed (em: EntityManager, after: number, limit: number,
  * back behind the service's back; /verificar reports it) or of a module
  * modules.yaml no longer declares.
  */
-async function newestRows (em: EntityManager, wanted: readonly ChainedEntry[]): Promise<Map<string, Row>> {
+async function newestRows (em: Db, wanted: readonly ChainedEntry[]): Promise<Map<string, Row>> {
   const out = new Map<string, Row>()
   const later: ChainedEntry[] = []
   for (const modulo of new Set(wanted.map((r) => r.modulo))) {
@@ -75,7 +75,7 @@ async function newestRows (em: EntityManager, wanted: readonly ChainedEntry[]): 
 }
 
 /** The newest position (0 when the chain is empty). */
-export async function feedHead (em: EntityManager): Promise<number> {
+export async function feedHead (em: Db): Promise<number> {
   return chainHead(em)
 }
 
@@ -84,6 +84,6 @@ export async function feedHead (em: EntityManager): Promise<number> {
  * position): a reader resuming after an entry older than the retention is
  * told to reload instead (docs/user-guide.md "Events").
  */
-export async function writtenAt (em: EntityManager, posicion: number): Promise<Date | undefined> {
+export async function writtenAt (em: Db, posicion: number): Promise<Date | undefined> {
   return chainEntryDate(em, posicion)
 }

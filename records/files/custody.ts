@@ -6,7 +6,7 @@
  * decrypted data) or the access log beside it (`acceso`: a plain file),
  * both rows of `sys_lecturas` naming the file's id.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { Caller } from '../../core/access.js'
 import type { FileItem } from '../../core/field-types/file.js'
 import type { ModuleDef } from '../../core/registry/types.js'
@@ -30,7 +30,7 @@ export interface DownloadEntry {
 }
 
 /** One row per download, written before its first byte leaves. */
-export async function logDownload (em: EntityManager, d: DownloadEntry): Promise<void> {
+export async function logDownload (em: Db, d: DownloadEntry): Promise<void> {
   await logReads(em, [{
     tipo: isEncryptedFile(d.item) ? 'descarga' : 'acceso',
     usuario: d.caller.id,
@@ -60,7 +60,7 @@ export interface Custody {
   eventos: CustodyEvent[]
 }
 
-export async function custodyOf (em: EntityManager, mod: ModuleDef, found: FoundFile, timeZone: string, show: (item: FileItem) => Record<string, unknown>): Promise<Custody> {
+export async function custodyOf (em: Db, mod: ModuleDef, found: FoundFile, timeZone: string, show: (item: FileItem) => Record<string, unknown>): Promise<Custody> {
   const column = valueColumn(found.field)
   const id = found.item.id
   const events: Array<CustodyEvent & { at: number }> = []

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { pipeline, type Readable } from 'node:stream'
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { Caller } from '../../core/access.js'
 import { AppError, DETAILS, invalid, required } from '../../core/errors.js'
 import { declaredType, recordedType, sanitizeFileName, sniffType, typeMismatch } from '../../core/file-content.js'
@@ -42,7 +42,7 @@ export interface FilesContext {
   readonly files: FileStore
   readonly cipher: FileCipher
   readonly maxBytes: number
-  readonly em: EntityManager
+  readonly em: Db
   readonly caller: Caller
   /** Told of a stored file found altered on its way out (records/files/sealed-read.ts): the log line and the metric. */
   readonly onAltered?: OnAltered
@@ -166,7 +166,7 @@ export interface FoundFile {
  * `history: true`, callers who may see deleted things) in any version of
  * it; 404 when no version the caller may see names it.
  */
-export async function findFile (ctx: Pick<FilesContext, 'mod' | 'storage' | 'files'>, em: EntityManager, id: string, campo: string, archivo: string, visible: Where | undefined, history: boolean): Promise<FoundFile> {
+export async function findFile (ctx: Pick<FilesContext, 'mod' | 'storage' | 'files'>, em: Db, id: string, campo: string, archivo: string, visible: Where | undefined, history: boolean): Promise<FoundFile> {
   const f = fileField(ctx.mod, campo)
   const record = await ctx.storage.findLive(em, id, visible)
   let item = fileNamed(record[valueColumn(f)], archivo)

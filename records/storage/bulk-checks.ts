@@ -7,7 +7,7 @@
  * already stored. A value repeated in the file is reported once, as a
  * repeat, never also as already stored by its own earlier row.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { Caller } from '../../core/access.js'
 import { AppError, type ErrorDetail } from '../../core/errors.js'
 import { typeOf } from '../../core/field-types/index.js'
@@ -77,7 +77,7 @@ export class BulkChecks {
   }
 
   /** Problems only the database shows: references to records that are not live, unique values already stored (only at a value's first row in the file). */
-  async check (em: EntityManager, records: readonly NewRecord[], first?: FirstRows): Promise<RowProblem[]> {
+  async check (em: Db, records: readonly NewRecord[], first?: FirstRows): Promise<RowProblem[]> {
     const problems: RowProblem[] = []
     for (const f of this.mod.fields) {
       for (const kind of ['ref', 'unique'] as const) {
@@ -114,7 +114,7 @@ export class BulkChecks {
   }
 
   /** Which of `values` the database holds (as keys): live target ids of a reference, or values of a unique field (blind indexes of an encrypted one). */
-  private async stored (em: EntityManager, f: FieldDef, kind: 'ref' | 'unique', values: readonly ColumnValue[]): Promise<Set<string>> {
+  private async stored (em: Db, f: FieldDef, kind: 'ref' | 'unique', values: readonly ColumnValue[]): Promise<Set<string>> {
     const found = new Set<string>()
     const target = kind === 'ref' ? this.deps.registry.byName.get(f.ref!)! : this.mod
     const column = kind === 'ref' ? '_id' : f.encrypted ? blindIndexColumn(f) : valueColumn(f)

@@ -10,7 +10,7 @@
  * Problems are reported per row rather than thrown, so a dry run
  * (`simular`) lists every one.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { Caller } from '../../core/access.js'
 import { AppError } from '../../core/errors.js'
 import type { ModuleDef } from '../../core/registry/types.js'
@@ -71,7 +71,7 @@ export class BulkCreate {
    * checked before each batch and before the commit. Returns the ids in
    * file order.
    */
-  async create (em: EntityManager, caller: Caller, records: RecordBatches, opts: CreateManyOptions = {}): Promise<string[]> {
+  async create (em: Db, caller: Caller, records: RecordBatches, opts: CreateManyOptions = {}): Promise<string[]> {
     const { creates, checks } = this.parts
     const ids = await creates.freshIds(async (floor, drew) => inTransaction(em, async (tem) => {
       const drawn = drew(await drawIds(tem, this.mod, this.deps.sequences, this.deps.timeZone, records.count, floor))
@@ -94,7 +94,7 @@ export class BulkCreate {
   }
 
   /** After the commit, the `after` hooks of each record with its row as stored, read back a batch at a time. */
-  private async after (em: EntityManager, caller: Caller, records: RecordBatches, ids: readonly string[]): Promise<void> {
+  private async after (em: Db, caller: Caller, records: RecordBatches, ids: readonly string[]): Promise<void> {
     if (!this.parts.creates.hasAfter) return
     let done = 0
     for await (const batch of records.batches(this.batch)) {

@@ -10,7 +10,7 @@
  * problem and writes a batch at a time in one transaction (bulk-checks.ts,
  * bulk-create.ts).
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { Caller } from '../../core/access.js'
 import { sequenceOf } from '../../core/ids.js'
 import { isUniqueViolationOf } from '../../core/postgres-errors.js'
@@ -61,7 +61,7 @@ export class CreatePath {
    * as one statement on `em` (in its transaction, or a lone one with the
    * turn's other creates), then each one's `inside` hooks. Returns the rows.
    */
-  async write (em: EntityManager, caller: Caller, records: readonly NewValues[], ids: readonly string[]): Promise<Row[]> {
+  async write (em: Db, caller: Caller, records: readonly NewValues[], ids: readonly string[]): Promise<Row[]> {
     const rows: Row[] = []
     const histories = []
     for (const [i, r] of records.entries()) {

@@ -9,7 +9,7 @@
  * (create-path.ts). Knows nothing of HTTP; returns stored rows,
  * throws AppErrors. Implemented by sql-module-storage.ts.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { Caller } from '../../core/access.js'
 import type { FieldDef } from '../../core/registry/types.js'
 import type { Row } from '../../db/module-entity.js'
@@ -29,15 +29,15 @@ export interface RowGuard {
 }
 
 /**
- * Where a create gets its EntityManager: `em`, the request's own (forked
+ * Where a create gets its Db: `em`, the request's own (forked
  * when first asked for, plugins/orm.ts), for a create that runs a
  * transaction; `reads`, when given, for one that is a single statement
  * outside any transaction (nothing of a unit of work is used), so such a
  * create forks none.
  */
 export interface CreateEms {
-  readonly em: EntityManager
-  readonly reads?: EntityManager
+  readonly em: Db
+  readonly reads?: Db
 }
 
 /**
@@ -80,7 +80,7 @@ export interface ModuleStorage {
   prepareMany (caller: Caller, records: readonly NewRecord[], first: FirstRows): Promise<RowProblem[]>
 
   /** An import's problems only the database shows: references to records that are not live, unique values taken (at a value's first row in `first`). */
-  checkMany (em: EntityManager, records: readonly NewRecord[], first?: FirstRows): Promise<RowProblem[]>
+  checkMany (em: Db, records: readonly NewRecord[], first?: FirstRows): Promise<RowProblem[]>
 
   /**
    * Stores an import's records as creates would, all in one transaction
@@ -89,7 +89,7 @@ export interface ModuleStorage {
    * order; rolled back if `opts.signal` aborts before the commit. Returns
    * the ids.
    */
-  createMany (em: EntityManager, caller: Caller, records: RecordBatches, opts?: CreateManyOptions): Promise<string[]>
+  createMany (em: Db, caller: Caller, records: RecordBatches, opts?: CreateManyOptions): Promise<string[]>
 
   /**
    * Changes the declared fields `body` names of a live record within the
@@ -97,33 +97,33 @@ export interface ModuleStorage {
    * `expectedVersion` when given (409 otherwise), as a new version with
    * its history entry. Returns the row as written.
    */
-  update (em: EntityManager, caller: Caller, id: string, body: ChangeBody, guard: RowGuard, expectedVersion?: number): Promise<Row>
+  update (em: Db, caller: Caller, id: string, body: ChangeBody, guard: RowGuard, expectedVersion?: number): Promise<Row>
 
   /** Soft-deletes a live record within the guard (404, 403, 409 as update) as a new version. Returns the row as written. */
-  remove (em: EntityManager, caller: Caller, id: string, guard: RowGuard, expectedVersion?: number): Promise<Row>
+  remove (em: Db, caller: Caller, id: string, guard: RowGuard, expectedVersion?: number): Promise<Row>
 
   /**
    * Undoes a soft delete within the guard as a new version; a record that
    * is not deleted is returned as it is (idempotent).
    */
-  restore (em: EntityManager, caller: Caller, id: string, guard: RowGuard): Promise<Row>
+  restore (em: Db, caller: Caller, id: string, guard: RowGuard): Promise<Row>
 
   /**
    * A live (not deleted) record by id within `visible`, optionally locked
    * for the transaction `em` runs; else 404, the same for a missing id and
    * for one the caller may not see.
    */
-  findLive (em: EntityManager, id: string, visible?: Where, lock?: boolean, columns?: readonly string[]): Promise<Row>
+  findLive (em: Db, id: string, visible?: Where, lock?: boolean, columns?: readonly string[]): Promise<Row>
 
   /** The live records among `ids` within `visible`, in no order (related records, records/expansion.ts): one query. */
-  findManyLive (em: EntityManager, ids: readonly string[], visible?: Where, columns?: readonly string[]): Promise<Row[]>
+  findManyLive (em: Db, ids: readonly string[], visible?: Where, columns?: readonly string[]): Promise<Row[]>
 
   /** A record whether deleted or not (history, verification, restore); else 404 as findLive. */
-  findAny (em: EntityManager, id: string, visible?: Where, lock?: boolean): Promise<Row>
+  findAny (em: Db, id: string, visible?: Where, lock?: boolean): Promise<Row>
 
   /** A page of the stored rows matching `where` and its exact total. */
-  list (em: EntityManager, where: Where, page: ListPageOptions & { columns?: readonly string[] }): Promise<{ rows: Row[], total: number }>
+  list (em: Db, where: Where, page: ListPageOptions & { columns?: readonly string[] }): Promise<{ rows: Row[], total: number }>
 
   /** Every stored row matching `where` in order, a batch at a time from one snapshot (an export, db/row-cursor.ts). */
-  cursor (em: EntityManager, where: Where, q: Pick<ListQuery, 'orderBy' | 'search'> & { columns?: readonly string[] | undefined }): Promise<RowCursor>
+  cursor (em: Db, where: Where, q: Pick<ListQuery, 'orderBy' | 'search'> & { columns?: readonly string[] | undefined }): Promise<RowCursor>
 }

@@ -8,7 +8,7 @@
  * insert-batch.ts). Applies the scope conditions it is handed in every
  * query and decides no permission.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { Caller } from '../../core/access.js'
 import type { FieldCipher } from '../../core/crypto.js'
 import { AppError } from '../../core/errors.js'
@@ -25,7 +25,7 @@ import { liveIndexColumn } from '../../db/record-indexes.js'
 import { LiveRowBatch } from '../../db/row-batch.js'
 import { findRow, findRows, findRowsAndCount } from '../../db/row-query.js'
 import { openRowCursor, type RowCursor } from '../../db/row-cursor.js'
-import { inTransaction } from '../../db/transaction.js'
+import { insideTransaction, inTransaction } from '../../db/transaction.js'
 import type { SequenceStore } from '../../stores/sequences/contract.js'
 import { appendVersion } from '../history.js'
 import type { HookBus, WriteEvent } from '../hooks.js'
@@ -61,7 +61,7 @@ interface ChangeSpec {
   expectedVersion?: number
   /** The values written (none for a delete or restore); a function: made from the stored row, read and locked (ChangeBody). */
   values?: Map<FieldDef, ColumnValue> | ((before: Row) => Promise<Map<FieldDef, ColumnValue>>)
-  write: (tem: EntityManager, before: Row) => Promise<Row | undefined>
+  write: (tem: Db, before: Row) => Promise<Row | undefined>
 }
 
 export class SqlModuleStorage implements ModuleStorage {
@@ -101,11 +101,11 @@ export class SqlModuleStorage implements ModuleStorage {
     return this.bulkChecks.prepare(caller, records, first)
   }
 
-  checkMany (em: EntityManager, records: readonly NewRecord[], first?: FirstRows): Promise<RowProblem[]> {
+  checkMany (em: Db, records: readonly NewRecord[], first?: FirstRows): Promise<RowProblem[]> {
     return this.bulkChecks.check(em, records, first)
   }
 
-  createMany (em: EntityManager, caller: Caller, records: RecordBatches, opts?: CreateManyOptions): Promise<string[]> {
+  createMany (em: Db, caller: Caller, records: RecordBatches, opts?: CreateManyOptions): Promise<string[]> {
     return this.bulk.create(em, caller, records, opts)
   }
 
@@ -115,9 +115,9 @@ export class SqlModuleStorage implements ModuleStorage {
    * condition, outside a transaction, is read with the turn's other such
    * reads (db/row-batch.ts).
    */
-  private async readRow (em: EntityManager, id: string, opts: { live: boolean, lock: boolean, visible: Where | undefined, columns?: readonly string[] | undefined }): Promise<Row> {
+  private async readRow (em: Db, id: string, opts: { live: boolean, lock: boolean, visible: Where | undefined, columns?: readonly string[] | undefined }): Promise<Row> {
     if (!this.idShape.test(id)) throw new AppError('REGISTRO_NO_ENCONTRADO')
-    const shared = opts.live && !opts.lock && opts.visible === undefined && opts.columns === undefined && em.getTransactionContext() === undefined
+    const shared = opts.live && !opts.lock && opts.visible === undefined && opts.columns === undefined && !insideTransaction(em)
     const row = shared
       ? await this.liveRows.row(em, id)
       : await findRow(em, this.entity, and(opts.live ? { _id: id, _deleted: null } : { _id: id }, opts.visible), opts.lock, opts.columns)
@@ -125,22 +125,22 @@ export class SqlModuleStorage implements ModuleStorage {
     return row
   }
 
-  findLive (em: EntityManager, id: string, visible?: Where, lock = false, columns?: readonly string[]): Promise<Row> {
+  findLive (em: Db, id: string, visible?: Where, lock = false, columns?: readonly string[]): Promise<Row> {
     return this.readRow(em, id, { live: true, lock, visible, columns })
   }
 
-  async findManyLive (em: EntityManager, ids: readonly string[], visible?: Where, columns?: readonly string[]): Promise<Row[]> {
+  async findManyLive (em: Db, ids: readonly string[], visible?: Where, columns?: readonly string[]): Promise<Row[]> {
     const wellFormed = ids.filter((id) => this.idShape.test(id))
     if (wellFormed.length === 0) return []
     return findRows(em, this.entity, and({ _id: { $in: wellFormed }, _deleted: null }, visible), { ...(columns !== undefined && { columns }) })
   }
 
-  findAny (em: EntityManager, id: string, visible?: Where, lock = false): Promise<Row> {
+  findAny (em: Db, id: string, visible?: Where, lock = false): Promise<Row> {
     return this.readRow(em, id, { live: false, lock, visible })
   }
 
   /** The stored row within the guard's sight (404), which the action may change (403). */
-  private async guarded (tem: EntityManager, id: string, guard: RowGuard, live: boolean): Promise<Row> {
+  private async guarded (tem: Db, id: string, guard: RowGuard, live: boolean): Promise<Row> {
     const row = await this.readRow(tem, id, { live, lock: true, visible: guard.visible })
     if (!guard.allows(row)) throw new AppError('SIN_PERMISOS')
     return row
@@ -159,7 +159,7 @@ export class SqlModuleStorage implements ModuleStorage {
     await creates.before(caller, values)
     const record = { values, stored: await hashPasswords(values) }
     // Nothing to check or run inside a transaction: the one statement is
-    // the whole create, on an EntityManager that need not be forked.
+    // the whole create, on an Db that need not be forked.
     const alone = !creates.hasInside && !this.checks.needed(values)
     const row = await creates.freshIds(async (floor, drew) => {
       if (alone) {
@@ -181,7 +181,7 @@ export class SqlModuleStorage implements ModuleStorage {
    * within the guard (404, 403), check the version (409), let the hooks
    * refuse it, write it with its history entry, then tell the hooks.
    */
-  private async change (em: EntityManager, caller: Caller, id: string, guard: RowGuard, spec: ChangeSpec): Promise<Row> {
+  private async change (em: Db, caller: Caller, id: string, guard: RowGuard, spec: ChangeSpec): Promise<Row> {
     const { mod, deps } = this
     const result = await inTransaction(em, async (tem) => {
       const before = await this.guarded(tem, id, guard, spec.live)
@@ -200,7 +200,7 @@ export class SqlModuleStorage implements ModuleStorage {
     return result.after
   }
 
-  async update (em: EntityManager, caller: Caller, id: string, body: ChangeBody, guard: RowGuard, expectedVersion?: number): Promise<Row> {
+  async update (em: Db, caller: Caller, id: string, body: ChangeBody, guard: RowGuard, expectedVersion?: number): Promise<Row> {
     const { mod, deps } = this
     // A body as sent is normalised and its passwords hashed before the
     // transaction opens; one made from the stored row, once that is locked.
@@ -235,7 +235,7 @@ export class SqlModuleStorage implements ModuleStorage {
     return { values, stored: await hashPasswords(values) }
   }
 
-  async remove (em: EntityManager, caller: Caller, id: string, guard: RowGuard, expectedVersion?: number): Promise<Row> {
+  async remove (em: Db, caller: Caller, id: string, guard: RowGuard, expectedVersion?: number): Promise<Row> {
     return this.change(em, caller, id, guard, {
       action: 'eliminar',
       live: true,
@@ -245,7 +245,7 @@ export class SqlModuleStorage implements ModuleStorage {
   }
 
   /** Undoes a soft delete (docs/user-guide.md "Concurrency, delete and restore"). */
-  async restore (em: EntityManager, caller: Caller, id: string, guard: RowGuard): Promise<Row> {
+  async restore (em: Db, caller: Caller, id: string, guard: RowGuard): Promise<Row> {
     return this.change(em, caller, id, guard, {
       action: 'restaurar',
       live: false,
@@ -254,7 +254,7 @@ export class SqlModuleStorage implements ModuleStorage {
   }
 
   /** Sets or clears `_deleted` as a new version (delete, restore). */
-  private async markDeleted (tem: EntityManager, caller: Caller, before: Row, deleted: Date | null, accion: 'eliminar' | 'restaurar'): Promise<Row> {
+  private async markDeleted (tem: Db, caller: Caller, before: Row, deleted: Date | null, accion: 'eliminar' | 'restaurar'): Promise<Row> {
     const now = nowSeconds()
     const changes = { _deleted: deleted, _modified: now, _modified_by: caller.id, _version: (before._version as number) + 1 }
     const after: Row = { ...before, ...changes }
@@ -264,7 +264,7 @@ export class SqlModuleStorage implements ModuleStorage {
     return after
   }
 
-  async list (em: EntityManager, where: Where, page: ListPageOptions & { columns?: readonly string[] }): Promise<{ rows: Row[], total: number }> {
+  async list (em: Db, where: Where, page: ListPageOptions & { columns?: readonly string[] }): Promise<{ rows: Row[], total: number }> {
     const [rows, total] = await findRowsAndCount(em, this.entity, where, {
       ...(page.columns !== undefined && { columns: page.columns }),
       orderBy: page.orderBy,
@@ -277,7 +277,7 @@ export class SqlModuleStorage implements ModuleStorage {
     return { rows, total }
   }
 
-  cursor (em: EntityManager, where: Where, q: Pick<ListQuery, 'orderBy' | 'search'> & { columns?: readonly string[] | undefined }): Promise<RowCursor> {
+  cursor (em: Db, where: Where, q: Pick<ListQuery, 'orderBy' | 'search'> & { columns?: readonly string[] | undefined }): Promise<RowCursor> {
     return openRowCursor(em, this.entity, where, { orderBy: q.orderBy, search: q.search, batchSize: EXPORT_BATCH, ...(q.columns !== undefined && { columns: q.columns }) })
   }
 }

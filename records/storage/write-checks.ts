@@ -4,7 +4,7 @@
  * (docs/administrator-guide.md "modules.yaml reference"), and a unique
  * value is not taken by another record.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { FieldCipher } from '../../core/crypto.js'
 import { AppError } from '../../core/errors.js'
 import { typeOf } from '../../core/field-types/index.js'
@@ -28,7 +28,7 @@ export class WriteChecks {
   }
 
   /** Every ref must name a live record of its module (400). */
-  async checkRefs (em: EntityManager, values: Map<FieldDef, ColumnValue>): Promise<void> {
+  async checkRefs (em: Db, values: Map<FieldDef, ColumnValue>): Promise<void> {
     for (const [f, v] of values) {
       if (f.ref === undefined || v === null) continue
       const target = this.registry.byName.get(f.ref!)!
@@ -38,7 +38,7 @@ export class WriteChecks {
   }
 
   /** Unique values already taken by another record: 409 before an id is drawn. */
-  async checkUnique (em: EntityManager, values: Map<FieldDef, ColumnValue>, selfId?: string): Promise<void> {
+  async checkUnique (em: Db, values: Map<FieldDef, ColumnValue>, selfId?: string): Promise<void> {
     const { entity, mod } = this
     for (const [f, v] of values) {
       if (!f.unique || v === null) continue

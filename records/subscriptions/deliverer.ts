@@ -18,7 +18,7 @@
  * records it before it gives its leases back. Not a
  * singleton: the app holds one (plugins/webhooks.ts).
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import { CoalescedTask } from '../../core/coalesced-task.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
@@ -50,12 +50,12 @@ export interface DelivererDeps {
   readonly retryBaseMs: number
   readonly retryWindowMs: number
   readonly allowPrivate: boolean
-  fork (): EntityManager
+  fork (): Db
   /** Up to `limit` entries of `modulos` after `after`. */
-  read (em: EntityManager, after: number, limit: number, modulos: readonly string[]): Promise<FeedEntry[]>
-  head (em: EntityManager): Promise<number>
+  read (em: Db, after: number, limit: number, modulos: readonly string[]): Promise<FeedEntry[]>
+  head (em: Db): Promise<number>
   /** The event as the subscription may receive it, or undefined when its role or filter does not cover it (decrypted values logged as its reads). */
-  view (em: EntityManager, sub: Subscription, entry: FeedEntry): Promise<FeedEvent | undefined>
+  view (em: Db, sub: Subscription, entry: FeedEntry): Promise<FeedEvent | undefined>
   /** The subscription's secret in clear. */
   secret (state: DeliveryState): string
   /** Wakes `fn` on new feed entries; the function returned stops it. */
@@ -201,7 +201,7 @@ export class Deliverer {
   }
 
   /** Records a failed attempt at the event at `posicion` (the position stands at `at`): waits and retries, or pauses once the window is over. */
-  private async fail (em: EntityManager, sub: Subscription, state: Pick<DeliveryState, 'fallandoDesde' | 'intentos'>, at: number, posicion: number, attempt: Attempt): Promise<void> {
+  private async fail (em: Db, sub: Subscription, state: Pick<DeliveryState, 'fallandoDesde' | 'intentos'>, at: number, posicion: number, attempt: Attempt): Promise<void> {
     const { deps } = this
     const now = new Date()
     const base = { suscripcion: sub.id, fecha: now, posicion, estado: attempt.estado, latencia_ms: attempt.latencia_ms, error: attempt.error }

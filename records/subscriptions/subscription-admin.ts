@@ -7,7 +7,7 @@
  * `editar` for a move: 403, or 404 for a subscription they cannot see);
  * the state itself is no record write (db/delivery-statements.ts).
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import { invalid } from '../../core/errors.js'
 import { formatDateTime } from '../../core/time.js'
 import type { RecordsService } from '../records-service.js'
@@ -29,7 +29,7 @@ export function stateView (s: DeliveryState | undefined, timeZone: string): Stat
 }
 
 /** The state and a page of the attempts, newest first. */
-export async function deliveries (service: RecordsService, em: EntityManager, id: string, query: Record<string, string | string[] | undefined>, timeZone: string) {
+export async function deliveries (service: RecordsService, em: Db, id: string, query: Record<string, string | string[] | undefined>, timeZone: string) {
   await service.get(id)
   const { limit, offset } = parsePage(query)
   const { total, rows } = await listAttempts(em, id, limit, offset)
@@ -43,14 +43,14 @@ export async function deliveries (service: RecordsService, em: EntityManager, id
 }
 
 /** Resumes a paused subscription; its failing event is tried again at once. */
-export async function resumeDelivery (service: RecordsService, em: EntityManager, id: string, timeZone: string): Promise<StateView> {
+export async function resumeDelivery (service: RecordsService, em: Db, id: string, timeZone: string): Promise<StateView> {
   await service.target(id, 'editar')
   await resume(em, id)
   return stateView(await readState(em, id), timeZone)
 }
 
 /** Delivers again every covered event from `desde` on (and resumes a paused subscription). */
-export async function replayDelivery (service: RecordsService, em: EntityManager, id: string, desde: unknown, timeZone: string): Promise<StateView> {
+export async function replayDelivery (service: RecordsService, em: Db, id: string, desde: unknown, timeZone: string): Promise<StateView> {
   if (typeof desde !== 'number' || !Number.isInteger(desde) || desde < 1) throw invalid('desde', 'debe ser una posición del flujo de eventos (un entero mayor o igual que 1)')
   await service.target(id, 'editar')
   await replay(em, id, desde)

@@ -6,7 +6,7 @@
  * `descifrar` reaches, each decrypted value logged in the read log as a
  * read by the subscription).
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { FieldCipher } from '../../core/crypto.js'
 import type { Registry } from '../../core/registry/types.js'
 import type { RowPredicate } from '../events/row-filter.js'
@@ -23,7 +23,7 @@ export interface SubscriptionViewDeps {
   readonly timeZone: string
 }
 
-export type SubscriptionView = (em: EntityManager, sub: Subscription, entry: FeedEntry) => Promise<FeedEvent | undefined>
+export type SubscriptionView = (em: Db, sub: Subscription, entry: FeedEntry) => Promise<FeedEvent | undefined>
 
 /** The route the read log names for a delivery: the target, less its query (it may hold a token). */
 export function deliveryRoute (url: string): string {

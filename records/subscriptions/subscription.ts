@@ -4,7 +4,7 @@
  * (modules.yaml `subscriptions: true`, its fields checked by
  * core/registry/subscriptions-module.ts), read straight from its table.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { Caller } from '../../core/access.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { valueColumn } from '../../db/columns.js'
@@ -41,7 +41,7 @@ export function subscriptionOf (mod: ModuleDef, row: Row): Subscription {
 }
 
 /** The live (not deleted) subscription `id`, or undefined. */
-export async function readSubscription (em: EntityManager, mod: ModuleDef, id: string): Promise<Subscription | undefined> {
+export async function readSubscription (em: Db, mod: ModuleDef, id: string): Promise<Subscription | undefined> {
   const row = await findRow(em, entityName(mod), { _id: id, _deleted: null })
   return row === null ? undefined : subscriptionOf(mod, row)
 }

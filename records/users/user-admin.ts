@@ -8,7 +8,7 @@
  * revoked on a password set or a deactivation, the password rules.
  */
 import { randomBytes } from 'node:crypto'
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { Caller } from '../../core/access.js'
 import { AppError } from '../../core/errors.js'
 import { passwordProblem } from '../../core/passwords.js'
@@ -45,7 +45,7 @@ export class UserAdmin {
   /** The role that holds `*.*` (the first in usuarios.rol). */
   readonly superRole: string
 
-  constructor (private readonly em: EntityManager, private readonly records: RecordsLayer, registry: Registry) {
+  constructor (private readonly em: Db, private readonly records: RecordsLayer, registry: Registry) {
     this.users = registry.usersModule
     this.table = usersTable(registry)
     const superRole = this.roles().find((r) => records.access.isSuper(r))

@@ -3,7 +3,7 @@
  * login field, and the snapshot authentication keeps of a user. One place,
  * so login, /me, the per-request check and the users policy agree.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { Registry } from '../../core/registry/types.js'
 import { entityName } from '../../db/module-entity.js'
 import { findRow } from '../../db/row-query.js'
@@ -19,7 +19,7 @@ export interface UsersTable {
   column (field: string): string
   snapshot (row: Record<string, unknown>): UserSnapshot
   /** The live (not deleted) user matching `where` (an id, or `{ [column('username')]: … }`), or null. */
-  findLive (em: EntityManager, where: Record<string, unknown>): Promise<Record<string, unknown> | null>
+  findLive (em: Db, where: Record<string, unknown>): Promise<Record<string, unknown> | null>
 }
 
 export function usersTable (registry: Registry): UsersTable {
