@@ -20,6 +20,10 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { MOTIVOS, REASONS } from '../../core/errors.js'
+import {
+  newestStoredCheckpoint, storeCheckpoints, storedCheckpointBefore, storedCheckpointFrom, type StoredCheckpoint,
+} from '../../db/checkpoint-statements.js'
+import { linkAt } from '../../db/ledger-statements.js'
 import { classify, type Checkpoint, type Signer } from './checkpoint-format.js'
 import { CheckpointStore } from './checkpoint-store.js'
 import { brokenLink, chainHead, seal, type ChainHead, type SealResult } from './ledger.js'
@@ -29,11 +33,9 @@ export type { Checkpoint, Signer } from './checkpoint-format.js'
 /** A signed checkpoint is stored in the database every this many entries. */
 export const ANCHOR_SPAN = 1000
 
-interface CheckpointDbRow { seq: string, cabeza: string, fecha: string, firma: string, cadena: string | null }
-const fromRow = (r: CheckpointDbRow): Checkpoint => ({
+const fromRow = (r: StoredCheckpoint): Checkpoint => ({
   formato: r.cadena === null ? 1 : 2, ...(r.cadena !== null && { cadena: r.cadena }), seq: Number(r.seq), cabeza: r.cabeza, fecha: r.fecha, firma: r.firma,
 })
-const STORED = 'select seq, cabeza, fecha, firma, cadena from sys_puntos_control'
 
 export interface CheckpointsOptions {
   signer: Signer
@@ -161,7 +163,7 @@ export class Checkpoints {
 
   /** The newest checkpoint known: this instance's own, the directory's, or the database's (signature checked). */
   async latest (em: EntityManager): Promise<Checkpoint | undefined> {
-    const [row] = await em.getConnection().execute<CheckpointDbRow[]>(`${STORED} order by seq desc, id desc limit 1`, [], 'all', em.getTransactionContext())
+    const row = await newestStoredCheckpoint(em)
     if (row !== undefined) {
       const cp = fromRow(row)
       if (this.ours(cp)) this.know(cp)
@@ -175,11 +177,8 @@ export class Checkpoints {
    * it; a stored one with a bad signature counts as tampering.
    */
   async around (em: EntityManager, seq: number): Promise<{ before?: Checkpoint, after?: Checkpoint }> {
-    const q = (where: string, order: string): Promise<CheckpointDbRow[]> => em.getConnection().execute<CheckpointDbRow[]>(
-      `${STORED} where ${where} order by seq ${order}, id desc limit 1`, [seq], 'all', em.getTransactionContext())
     const out: { before?: Checkpoint, after?: Checkpoint } = {}
-    for (const [key, rows] of [['before', await q('seq < ?', 'desc')], ['after', await q('seq >= ?', 'asc')]] as const) {
-      const row = rows[0]
+    for (const [key, row] of [['before', await storedCheckpointBefore(em, seq)], ['after', await storedCheckpointFrom(em, seq)]] as const) {
       if (row === undefined) continue
       const cp = fromRow(row)
       if (this.ours(cp)) out[key] = cp
@@ -188,12 +187,6 @@ export class Checkpoints {
     // This instance may know a newer one than the database still holds.
     if (this.newest !== undefined && this.newest.seq >= seq && (out.after === undefined || this.newest.seq < out.after.seq)) out.after = this.newest
     return out
-  }
-
-  private async keep (em: EntityManager, cps: Checkpoint[]): Promise<void> {
-    if (cps.length === 0) return
-    await em.getConnection().execute(`insert into sys_puntos_control (seq, cabeza, fecha, firma, cadena) values ${cps.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-      cps.flatMap((c) => [c.seq, c.cabeza, c.fecha, c.firma, c.cadena ?? null]), 'run', em.getTransactionContext())
   }
 
   /** Signed by this key and, in format 2, of this chain. */
@@ -234,8 +227,7 @@ export class Checkpoints {
     const known = await this.latest(em)
     if (known === undefined || known.seq === 0) return undefined
     if (tip.seq < known.seq) return 'TRUNCADA'
-    const [row] = await em.getConnection().execute<Array<{ enlace: string }>>('select enlace from sys_cadena where seq = ?', [known.seq], 'all', em.getTransactionContext())
-    if (row?.enlace !== known.cabeza) return 'REESCRITA'
+    if (await linkAt(em, known.seq) !== known.cabeza) return 'REESCRITA'
     return (await brokenLink(em, { seq: known.seq, enlace: known.cabeza })) === undefined ? undefined : 'REESCRITA'
   }
 
@@ -262,7 +254,7 @@ export class Checkpoints {
         const anchors = result.passed.filter((p) => p.seq !== result.seq).map((p) => this.opts.signer.sign(p, fecha(), this.opts.cadena))
         const known = this.newest
         if (onDemand || this.unpublished || (result.seq > 0 && (known === undefined || result.seq > known.seq))) head = this.opts.signer.sign(result, fecha(), this.opts.cadena)
-        await this.keep(tem, head === undefined ? anchors : [...anchors, head])
+        await storeCheckpoints(tem, head === undefined ? anchors : [...anchors, head])
       },
     })
     if (sealed !== undefined && sealed.sealed > 0) this.onSealed?.(sealed)
@@ -284,7 +276,7 @@ export class Checkpoints {
       span: ANCHOR_SPAN,
       inside: async (tem, result) => {
         if (result.passed.length === 0 || await this.unsignable(tem, result) !== undefined) return
-        await this.keep(tem, result.passed.map((p) => this.opts.signer.sign(p, fecha, this.opts.cadena)))
+        await storeCheckpoints(tem, result.passed.map((p) => this.opts.signer.sign(p, fecha, this.opts.cadena)))
       },
     })
     return sealed

@@ -25,6 +25,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql'
 import { MOTIVOS } from '../../core/errors.js'
 import type { ModuleDef } from '../../core/registry/types.js'
+import { linkAt } from '../../db/ledger-statements.js'
 import type { Row } from '../../db/module-entity.js'
 import type { Checkpoints } from './checkpoints.js'
 import type { Verdict } from './chain.js'
@@ -41,9 +42,9 @@ export async function verifyInLedger (em: EntityManager, mod: ModuleDef, live: R
   const latest = await checkpoints.latest(em)
   if (checkpoints.problem() !== undefined) return broken('FIRMA')
   if (latest !== undefined && latest.seq > 0) {
-    const [row] = await em.getConnection().execute<Array<{ enlace: string }>>('select enlace from sys_cadena where seq = ?', [latest.seq], 'all', em.getTransactionContext())
-    if (row === undefined) return broken('TRUNCADA')
-    if (row.enlace !== latest.cabeza) return broken('REESCRITA')
+    const enlace = await linkAt(em, latest.seq)
+    if (enlace === undefined) return broken('TRUNCADA')
+    if (enlace !== latest.cabeza) return broken('REESCRITA')
   }
   const id = live._id as string
   const stray = await strayVersions(em, mod.name, id)
