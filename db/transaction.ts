@@ -17,7 +17,7 @@
  * a savepoint of it; an error rolls back and is rethrown as it was (a
  * failed rollback, say on a lost connection, does not hide it).
  */
-import type { IsolationLevel } from '@mikro-orm/core'
+import { IsolationLevel } from '@mikro-orm/core'
 import type { EntityManager } from '@mikro-orm/postgresql'
 
 export async function inTransaction<T> (em: EntityManager, work: (tem: EntityManager) => Promise<T>, opts: { isolationLevel?: IsolationLevel } = {}): Promise<T> {
@@ -41,4 +41,9 @@ export async function inTransaction<T> (em: EntityManager, work: (tem: EntityMan
 /** Whether the handle runs inside a transaction (its statements then see the transaction's writes). */
 export function insideTransaction (em: EntityManager): boolean {
   return em.getTransactionContext() !== undefined
+}
+
+/** `inTransaction` at READ COMMITTED whatever the database's default (the global chain's sealer, records/integrity/ledger.ts, says why). */
+export async function inReadCommittedTransaction<T> (em: EntityManager, work: (tem: EntityManager) => Promise<T>): Promise<T> {
+  return inTransaction(em, work, { isolationLevel: IsolationLevel.READ_COMMITTED })
 }

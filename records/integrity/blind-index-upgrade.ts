@@ -13,15 +13,16 @@
  * database has not been upgraded yet; a database already upgraded costs
  * one query.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { FieldCipher } from '../../core/crypto.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
+import { waitForTransactionLock } from '../../db/advisory-lock.js'
 import { blindIndexColumn } from '../../db/columns.js'
-import { HistoryEntity } from '../../db/history-entity.js'
 import { storedRowsChanged } from '../history.js'
 import { entityName, type Row } from '../../db/module-entity.js'
 import { BLIND_INDEX_SCHEME, blindIndexScheme, recordBlindIndexScheme } from '../../db/system-keys.js'
 import { countRows, findRows } from '../../db/row-query.js'
+import { countHistoryEntries, historyEntriesAfter, rewriteHistoryEntry, rewriteModuleRow } from '../../db/stored-value-rewrites.js'
 import { inTransaction } from '../../db/transaction.js'
 import { refreshed, type RotationProgress } from './key-rotation.js'
 
@@ -52,11 +53,10 @@ function indexChanges (mod: ModuleDef, row: Row, id: string, cipher: FieldCipher
   return out
 }
 
-export async function upgradeBlindIndexes (em: EntityManager, registry: Registry, cipher: FieldCipher, keys: readonly Buffer[], opts: IndexUpgradeOptions): Promise<IndexUpgradeReport> {
+export async function upgradeBlindIndexes (em: Db, registry: Registry, cipher: FieldCipher, keys: readonly Buffer[], opts: IndexUpgradeOptions): Promise<IndexUpgradeReport> {
   const batchSize = opts.batchSize ?? 500
   return inTransaction(em.fork(), async (tem) => {
-    const ctx = tem.getTransactionContext()
-    if (opts.lock) await tem.getConnection().execute(`select pg_advisory_xact_lock(${LOCK_KEY})`, [], 'all', ctx)
+    if (opts.lock) await waitForTransactionLock(tem, LOCK_KEY)
     if (await blindIndexScheme(tem, keys) >= BLIND_INDEX_SCHEME) return undefined
     const report: NonNullable<IndexUpgradeReport> = {}
     const mods = registry.modules.filter(searchable)
@@ -70,7 +70,7 @@ export async function upgradeBlindIndexes (em: EntityManager, registry: Registry
         if (rows.length === 0) break
         for (const row of rows) {
           const changes = indexChanges(mod, row, row._id as string, cipher)
-          if (Object.keys(changes).length > 0) p.rewritten += await tem.nativeUpdate(entity, { _id: row._id }, changes)
+          if (Object.keys(changes).length > 0) p.rewritten += await rewriteModuleRow(tem, entity, row._id, changes)
         }
         p.scanned += rows.length
         last = rows.at(-1)!._id as string
@@ -81,15 +81,15 @@ export async function upgradeBlindIndexes (em: EntityManager, registry: Registry
     }
     // Every stored version keeps its indexes too (/verificar checks them).
     const byName = new Map(mods.map((m) => [m.name, m]))
-    const where = { modulo: { $in: [...byName.keys()] } }
-    const p: RotationProgress = { scanned: 0, rewritten: 0, total: mods.length === 0 ? 0 : await tem.count(HistoryEntity, where) }
+    const modulos = [...byName.keys()]
+    const p: RotationProgress = { scanned: 0, rewritten: 0, total: mods.length === 0 ? 0 : await countHistoryEntries(tem, modulos) }
     let last = '0'
     while (mods.length > 0) {
-      const rows = await tem.find(HistoryEntity, { ...where, id: { $gt: last } }, { orderBy: { id: 'asc' }, limit: batchSize, disableIdentityMap: true })
+      const rows = await historyEntriesAfter(tem, last, batchSize, modulos)
       if (rows.length === 0) break
       for (const row of rows) {
         const update = storedRowsChanged(row, (stored) => indexChanges(byName.get(row.modulo)!, stored, row.registro, cipher))
-        if (update !== undefined) p.rewritten += await tem.nativeUpdate(HistoryEntity, { id: row.id }, update)
+        if (update !== undefined) p.rewritten += await rewriteHistoryEntry(tem, row.id!, update)
       }
       p.scanned += rows.length
       last = rows.at(-1)!.id!

@@ -7,20 +7,17 @@
  * apart from tampering. Not a secret: auditors read it from the database.
  */
 import { randomBytes } from 'node:crypto'
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import { ConfigError } from '../../core/errors.js'
+import { hasChainIdColumn, keepChainId, storedChainId } from '../../db/ledger-statements.js'
 import { wellFormed } from './checkpoint-format.js'
 import { CheckpointStore } from './checkpoint-store.js'
 
 /** This database's chain identity, made on first call (instances starting together agree: the first write wins). */
-export async function chainIdentity (em: EntityManager): Promise<string> {
-  const run = async (sql: string, params: unknown[] = []): Promise<Array<{ cadena: string | null }>> =>
-    em.getConnection().execute<Array<{ cadena: string | null }>>(sql, params, 'all').catch((err: unknown) => { throw noColumn(err) })
-  const [row] = await run('select cadena from sys_cadena_estado where id = 1')
-  if (row?.cadena != null) return row.cadena
-  const [made] = await run(`insert into sys_cadena_estado (id, marca, cadena) values (1, '0', ?)
-    on conflict (id) do update set cadena = coalesce(sys_cadena_estado.cadena, excluded.cadena) returning cadena`, [randomBytes(16).toString('hex')])
-  return made!.cadena!
+export async function chainIdentity (em: Db): Promise<string> {
+  const stored = await storedChainId(em).catch((err: unknown) => { throw noColumn(err) })
+  if (stored != null) return stored
+  return keepChainId(em, randomBytes(16).toString('hex')).catch((err: unknown) => { throw noColumn(err) })
 }
 
 /** A database whose schema predates the identity (an admin command before the upgraded service started once). */
@@ -40,12 +37,9 @@ export function sharedStore (dir: string, cadena: string, foreign: ReadonlyArray
 }
 
 /** This database's chain identity if it has one yet, without making it (`npm run check` writes nothing). */
-export async function storedChainIdentity (em: EntityManager): Promise<string | undefined> {
-  const [col] = await em.getConnection().execute<Array<{ n: number }>>(
-    "select 1 as n from information_schema.columns where table_schema = current_schema() and table_name = 'sys_cadena_estado' and column_name = 'cadena'", [], 'all')
-  if (col === undefined) return undefined
-  const [row] = await em.getConnection().execute<Array<{ cadena: string | null }>>('select cadena from sys_cadena_estado where id = 1', [], 'all')
-  return row?.cadena ?? undefined
+export async function storedChainIdentity (em: Db): Promise<string | undefined> {
+  if (!await hasChainIdColumn(em)) return undefined
+  return await storedChainId(em) ?? undefined
 }
 
 /**

@@ -11,7 +11,7 @@
  * record would make a search find the wrong record). Then the record is
  * checked against the global chain and its checkpoints (ledger-verify.ts).
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import { canonicalJson } from '../../core/canonical.js'
 import { keyIdOf, type FieldCipher } from '../../core/crypto.js'
 import { MOTIVOS } from '../../core/errors.js'
@@ -109,13 +109,13 @@ function missingRowAt (version: number, next: { version: number } | undefined, l
   return liveVersion > version ? version + 1 : version
 }
 
-export async function verifyChain (em: EntityManager, mod: ModuleDef, live: Row, cipher: FieldCipher, checkpoints?: Checkpoints): Promise<Verdict> {
+export async function verifyChain (em: Db, mod: ModuleDef, live: Row, cipher: FieldCipher, checkpoints?: Checkpoints): Promise<Verdict> {
   const local = await verifyVersions(em, mod, live, cipher)
   if (!local.valido || checkpoints === undefined) return local
   return (await verifyInLedger(em, mod, live, checkpoints)) ?? local
 }
 
-async function verifyVersions (em: EntityManager, mod: ModuleDef, live: Row, cipher: FieldCipher): Promise<Verdict> {
+async function verifyVersions (em: Db, mod: ModuleDef, live: Row, cipher: FieldCipher): Promise<Verdict> {
   const versions = await versionsOf(em, mod, live)
   const broken = (version: number, motivo: keyof typeof MOTIVOS = 'VERSION'): Verdict => ({ valido: false, version_rota: version, motivo: MOTIVOS[motivo] })
   let prev = ''

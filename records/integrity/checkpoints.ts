@@ -18,8 +18,12 @@
  * truncation is measured against; another chain's files and unreadable
  * ones are told apart from forgeries.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import { MOTIVOS, REASONS } from '../../core/errors.js'
+import {
+  newestStoredCheckpoint, storeCheckpoints, storedCheckpointBefore, storedCheckpointFrom, type StoredCheckpoint,
+} from '../../db/checkpoint-statements.js'
+import { linkAt } from '../../db/ledger-statements.js'
 import { classify, type Checkpoint, type Signer } from './checkpoint-format.js'
 import { CheckpointStore } from './checkpoint-store.js'
 import { brokenLink, chainHead, seal, type ChainHead, type SealResult } from './ledger.js'
@@ -29,11 +33,9 @@ export type { Checkpoint, Signer } from './checkpoint-format.js'
 /** A signed checkpoint is stored in the database every this many entries. */
 export const ANCHOR_SPAN = 1000
 
-interface CheckpointDbRow { seq: string, cabeza: string, fecha: string, firma: string, cadena: string | null }
-const fromRow = (r: CheckpointDbRow): Checkpoint => ({
+const fromRow = (r: StoredCheckpoint): Checkpoint => ({
   formato: r.cadena === null ? 1 : 2, ...(r.cadena !== null && { cadena: r.cadena }), seq: Number(r.seq), cabeza: r.cabeza, fecha: r.fecha, firma: r.firma,
 })
-const STORED = 'select seq, cabeza, fecha, firma, cadena from sys_puntos_control'
 
 export interface CheckpointsOptions {
   signer: Signer
@@ -160,8 +162,8 @@ export class Checkpoints {
   }
 
   /** The newest checkpoint known: this instance's own, the directory's, or the database's (signature checked). */
-  async latest (em: EntityManager): Promise<Checkpoint | undefined> {
-    const [row] = await em.getConnection().execute<CheckpointDbRow[]>(`${STORED} order by seq desc, id desc limit 1`, [], 'all', em.getTransactionContext())
+  async latest (em: Db): Promise<Checkpoint | undefined> {
+    const row = await newestStoredCheckpoint(em)
     if (row !== undefined) {
       const cp = fromRow(row)
       if (this.ours(cp)) this.know(cp)
@@ -174,12 +176,9 @@ export class Checkpoints {
    * The nearest stored checkpoints strictly before `seq` and at or after
    * it; a stored one with a bad signature counts as tampering.
    */
-  async around (em: EntityManager, seq: number): Promise<{ before?: Checkpoint, after?: Checkpoint }> {
-    const q = (where: string, order: string): Promise<CheckpointDbRow[]> => em.getConnection().execute<CheckpointDbRow[]>(
-      `${STORED} where ${where} order by seq ${order}, id desc limit 1`, [seq], 'all', em.getTransactionContext())
+  async around (em: Db, seq: number): Promise<{ before?: Checkpoint, after?: Checkpoint }> {
     const out: { before?: Checkpoint, after?: Checkpoint } = {}
-    for (const [key, rows] of [['before', await q('seq < ?', 'desc')], ['after', await q('seq >= ?', 'asc')]] as const) {
-      const row = rows[0]
+    for (const [key, row] of [['before', await storedCheckpointBefore(em, seq)], ['after', await storedCheckpointFrom(em, seq)]] as const) {
       if (row === undefined) continue
       const cp = fromRow(row)
       if (this.ours(cp)) out[key] = cp
@@ -188,12 +187,6 @@ export class Checkpoints {
     // This instance may know a newer one than the database still holds.
     if (this.newest !== undefined && this.newest.seq >= seq && (out.after === undefined || this.newest.seq < out.after.seq)) out.after = this.newest
     return out
-  }
-
-  private async keep (em: EntityManager, cps: Checkpoint[]): Promise<void> {
-    if (cps.length === 0) return
-    await em.getConnection().execute(`insert into sys_puntos_control (seq, cabeza, fecha, firma, cadena) values ${cps.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
-      cps.flatMap((c) => [c.seq, c.cabeza, c.fecha, c.firma, c.cadena ?? null]), 'run', em.getTransactionContext())
   }
 
   /** Signed by this key and, in format 2, of this chain. */
@@ -230,12 +223,11 @@ export class Checkpoints {
    * newest checkpoint known (entries deleted or rewritten). Signing it would
    * hide that from every later verification against the newest checkpoint.
    */
-  async unsignable (em: EntityManager, tip: ChainHead): Promise<string | undefined> {
+  async unsignable (em: Db, tip: ChainHead): Promise<string | undefined> {
     const known = await this.latest(em)
     if (known === undefined || known.seq === 0) return undefined
     if (tip.seq < known.seq) return 'TRUNCADA'
-    const [row] = await em.getConnection().execute<Array<{ enlace: string }>>('select enlace from sys_cadena where seq = ?', [known.seq], 'all', em.getTransactionContext())
-    if (row?.enlace !== known.cabeza) return 'REESCRITA'
+    if (await linkAt(em, known.seq) !== known.cabeza) return 'REESCRITA'
     return (await brokenLink(em, { seq: known.seq, enlace: known.cabeza })) === undefined ? undefined : 'REESCRITA'
   }
 
@@ -246,7 +238,7 @@ export class Checkpoints {
    * failed write). Nothing is signed while the chain does not extend the
    * newest checkpoint known (`refused`).
    */
-  async run (em: EntityManager, onDemand: boolean): Promise<RunResult> {
+  async run (em: Db, onDemand: boolean): Promise<RunResult> {
     const fecha = (): string => new Date().toISOString()
     let head: Checkpoint | undefined
     let refused: keyof typeof MOTIVOS | undefined
@@ -262,7 +254,7 @@ export class Checkpoints {
         const anchors = result.passed.filter((p) => p.seq !== result.seq).map((p) => this.opts.signer.sign(p, fecha(), this.opts.cadena))
         const known = this.newest
         if (onDemand || this.unpublished || (result.seq > 0 && (known === undefined || result.seq > known.seq))) head = this.opts.signer.sign(result, fecha(), this.opts.cadena)
-        await this.keep(tem, head === undefined ? anchors : [...anchors, head])
+        await storeCheckpoints(tem, head === undefined ? anchors : [...anchors, head])
       },
     })
     if (sealed !== undefined && sealed.sealed > 0) this.onSealed?.(sealed)
@@ -277,19 +269,19 @@ export class Checkpoints {
    * records/events/feed-hub.ts). The anchors it passes are kept as a run
    * keeps them, unless the chain may not be signed (the next run says why).
    */
-  async sealNow (em: EntityManager): Promise<SealResult | undefined> {
+  async sealNow (em: Db): Promise<SealResult | undefined> {
     const fecha = new Date().toISOString()
     const sealed = await seal(em, {
       wait: true,
       span: ANCHOR_SPAN,
       inside: async (tem, result) => {
         if (result.passed.length === 0 || await this.unsignable(tem, result) !== undefined) return
-        await this.keep(tem, result.passed.map((p) => this.opts.signer.sign(p, fecha, this.opts.cadena)))
+        await storeCheckpoints(tem, result.passed.map((p) => this.opts.signer.sign(p, fecha, this.opts.cadena)))
       },
     })
     return sealed
   }
 
   /** The chain's head as it is now (for the on-demand answer when nothing moved). */
-  head (em: EntityManager): Promise<ChainHead> { return chainHead(em) }
+  head (em: Db): Promise<ChainHead> { return chainHead(em) }
 }

@@ -9,15 +9,15 @@
  * simply resumes when started again. Records are not changed: no new
  * `_version`, `_modified` or `_hash` (hashes cover plaintext digests).
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import type { FieldCipher } from '../../core/crypto.js'
 import { keyIdOf } from '../../core/crypto.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import { entityName, type Row } from '../../db/module-entity.js'
 import { blindIndexColumn, valueColumn } from '../../db/columns.js'
-import { HistoryEntity } from '../../db/history-entity.js'
 import { storedRowsChanged } from '../history.js'
 import { countRows, findRows } from '../../db/row-query.js'
+import { countHistoryEntries, historyEntriesAfter, rewriteHistoryEntry, rewriteModuleRow } from '../../db/stored-value-rewrites.js'
 import { inTransaction } from '../../db/transaction.js'
 import { reencryptItems } from '../item-fields.js'
 
@@ -78,7 +78,7 @@ export function refreshed (mod: ModuleDef, row: Row, id: string, cipher: FieldCi
   return changes
 }
 
-export async function rotateModule (em: EntityManager, mod: ModuleDef, cipher: FieldCipher, opts: RotationOptions): Promise<RotationProgress> {
+export async function rotateModule (em: Db, mod: ModuleDef, cipher: FieldCipher, opts: RotationOptions): Promise<RotationProgress> {
   const entity = entityName(mod)
   const progress: RotationProgress = { scanned: 0, rewritten: 0, total: await countRows(em.fork(), entity, {}) }
   if (!hasEncryptedFields(mod)) return progress
@@ -90,7 +90,7 @@ export async function rotateModule (em: EntityManager, mod: ModuleDef, cipher: F
       const rows = await findRows(tem, entity, { _id: { $gt: last } }, { orderBy: [{ _id: 'asc' }], limit: opts.batchSize, lock: true })
       for (const row of rows) {
         const changes = refreshed(mod, row, row._id as string, cipher, opts.reindex === true)
-        if (Object.keys(changes).length > 0) progress.rewritten += await tem.nativeUpdate(entity, { _id: row._id }, changes)
+        if (Object.keys(changes).length > 0) progress.rewritten += await rewriteModuleRow(tem, entity, row._id, changes)
       }
       return rows
     })
@@ -107,18 +107,18 @@ export async function rotateModule (em: EntityManager, mod: ModuleDef, cipher: F
  * encrypted, so they move to the current key too (the history is only ever
  * appended to, so no lock is needed).
  */
-export async function rotateHistory (em: EntityManager, registry: Registry, cipher: FieldCipher, opts: RotationOptions): Promise<RotationProgress> {
-  const progress: RotationProgress = { scanned: 0, rewritten: 0, total: await em.fork().count(HistoryEntity, {}) }
+export async function rotateHistory (em: Db, registry: Registry, cipher: FieldCipher, opts: RotationOptions): Promise<RotationProgress> {
+  const progress: RotationProgress = { scanned: 0, rewritten: 0, total: await countHistoryEntries(em.fork()) }
   let last = '0'
   for (;;) {
-    const rows = await em.fork().find(HistoryEntity, { id: { $gt: last } }, { orderBy: { id: 'asc' }, limit: opts.batchSize })
+    const rows = await historyEntriesAfter(em.fork(), last, opts.batchSize)
     if (rows.length === 0) break
     await inTransaction(em.fork(), async (tem) => {
       for (const row of rows) {
         const mod = registry.byName.get(row.modulo)
         if (mod === undefined) continue
         const update = storedRowsChanged(row, (stored) => refreshed(mod, stored, row.registro, cipher, opts.reindex === true))
-        if (update !== undefined) progress.rewritten += await tem.nativeUpdate(HistoryEntity, { id: row.id }, update)
+        if (update !== undefined) progress.rewritten += await rewriteHistoryEntry(tem, row.id!, update)
       }
     })
     progress.scanned += rows.length

@@ -22,9 +22,10 @@
  * could not be read (empty, cut short: an outage of the store), the answer
  * is `valido: true` with motivo ILEGIBLE, never a forgery.
  */
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import { MOTIVOS } from '../../core/errors.js'
 import type { ModuleDef } from '../../core/registry/types.js'
+import { linkAt } from '../../db/ledger-statements.js'
 import type { Row } from '../../db/module-entity.js'
 import type { Checkpoints } from './checkpoints.js'
 import type { Verdict } from './chain.js'
@@ -37,13 +38,13 @@ const broken = (motivo: keyof typeof MOTIVOS, version?: number): Verdict =>
 const intact = (checkpoints: Checkpoints): Verdict | undefined =>
   checkpoints.unreadable() === undefined ? undefined : { valido: true, motivo: MOTIVOS.ILEGIBLE }
 
-export async function verifyInLedger (em: EntityManager, mod: ModuleDef, live: Row, checkpoints: Checkpoints): Promise<Verdict | undefined> {
+export async function verifyInLedger (em: Db, mod: ModuleDef, live: Row, checkpoints: Checkpoints): Promise<Verdict | undefined> {
   const latest = await checkpoints.latest(em)
   if (checkpoints.problem() !== undefined) return broken('FIRMA')
   if (latest !== undefined && latest.seq > 0) {
-    const [row] = await em.getConnection().execute<Array<{ enlace: string }>>('select enlace from sys_cadena where seq = ?', [latest.seq], 'all', em.getTransactionContext())
-    if (row === undefined) return broken('TRUNCADA')
-    if (row.enlace !== latest.cabeza) return broken('REESCRITA')
+    const enlace = await linkAt(em, latest.seq)
+    if (enlace === undefined) return broken('TRUNCADA')
+    if (enlace !== latest.cabeza) return broken('REESCRITA')
   }
   const id = live._id as string
   const stray = await strayVersions(em, mod.name, id)

@@ -24,10 +24,14 @@
  * purpose: a REPEATABLE READ snapshot would be taken by the statement that
  * waits for the lock, before the previous holder's entries are visible.)
  */
-import { IsolationLevel } from '@mikro-orm/core'
-import type { EntityManager } from '@mikro-orm/postgresql'
+import type { Db } from '../../db/statement.js'
 import { canonicalJson } from '../../core/canonical.js'
-import { inTransaction } from '../../db/transaction.js'
+import { tryTransactionLock, waitForTransactionLock } from '../../db/advisory-lock.js'
+import {
+  appendChainEntries, chainStretch, chainTip, moveSealWatermark, recordChainEntries, recordEntryColumns, sealWatermark,
+  snapshotXmin, unsealedBelowWatermark, unsealedHistory, type EntryColumns,
+} from '../../db/ledger-statements.js'
+import { inReadCommittedTransaction } from '../../db/transaction.js'
 import { sha256 } from './version-hash.js'
 
 export const GENESIS = '0'.repeat(64)
@@ -37,26 +41,6 @@ const SEAL_LOCK = 720_093
 
 /** Rows read per round trip while sealing. */
 const BATCH = 2000
-
-/** What of a history row enters its chain entry: its own columns, not its snapshot (covered by `hash`). */
-export interface EntryColumns {
-  modulo: string
-  registro: string
-  version: number
-  accion: string
-  usuario: string
-  /** UTC, `YYYY-MM-DDTHH:MM:SS.ffffffZ` (FECHA_SQL). */
-  fecha: string
-  hash: string
-  campos: unknown
-  sello: number
-}
-
-/** SQL for a history row's `fecha` as it enters its entry: exact to the microsecond. */
-export const FECHA_SQL = `to_char(fecha at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
-
-/** The history columns an entry is computed from, as selected from `sys_historial`. */
-export const ENTRY_COLUMNS_SQL = `modulo, registro, version, accion, usuario, ${FECHA_SQL} as fecha, hash, campos, sello`
 
 export function entryHash (e: EntryColumns): string {
   const { modulo, registro, version, accion, usuario, fecha, hash, campos, sello } = e
@@ -84,20 +68,9 @@ export interface SealResult extends ChainHead {
   passed: ChainHead[]
 }
 
-type Exec = <T>(sql: string, params?: unknown[]) => Promise<T[]>
-
-function executor (em: EntityManager): Exec {
-  return async <T>(sql: string, params: unknown[] = []) => em.getConnection().execute<T[]>(sql, params, 'all', em.getTransactionContext())
-}
-
-export async function chainHead (em: EntityManager): Promise<ChainHead> {
-  const [row] = await executor(em)<{ seq: string, enlace: string }>('select seq, enlace from sys_cadena order by seq desc limit 1')
+export async function chainHead (em: Db): Promise<ChainHead> {
+  const row = await chainTip(em)
   return row === undefined ? { seq: 0, enlace: GENESIS } : { seq: Number(row.seq), enlace: row.enlace }
-}
-
-interface PendingRow extends EntryColumns {
-  id: string
-  xid: string
 }
 
 /**
@@ -107,28 +80,20 @@ interface PendingRow extends EntryColumns {
  * that many entries (anchors for checkpoints); `inside` runs in the same
  * transaction once the entries are in, before the watermark is committed.
  */
-export async function seal (em: EntityManager, opts: { wait: boolean, span: number, inside?: (tem: EntityManager, result: SealResult) => Promise<void> }): Promise<SealResult | undefined> {
-  return inTransaction(em.fork(), async (tem) => {
-    const sql = executor(tem)
-    const [lock] = await sql<{ ok: boolean }>(opts.wait ? `select true as ok from (select pg_advisory_xact_lock(${SEAL_LOCK})) l` : `select pg_try_advisory_xact_lock(${SEAL_LOCK}) as ok`)
-    if (lock?.ok !== true) return undefined
-    const [snap] = await sql<{ xmin: string }>('select pg_snapshot_xmin(pg_current_snapshot())::text as xmin')
-    await sql("insert into sys_cadena_estado (id, marca) values (1, '0') on conflict (id) do nothing")
-    const [state] = await sql<{ marca: string }>('select marca::text as marca from sys_cadena_estado where id = 1')
-    const xmin = BigInt(snap!.xmin)
-    let marca = BigInt(state!.marca)
+export async function seal (em: Db, opts: { wait: boolean, span: number, inside?: (tem: Db, result: SealResult) => Promise<void> }): Promise<SealResult | undefined> {
+  return inReadCommittedTransaction(em.fork(), async (tem) => {
+    if (opts.wait) await waitForTransactionLock(tem, SEAL_LOCK)
+    else if (!await tryTransactionLock(tem, SEAL_LOCK)) return undefined
+    const xmin = BigInt(await snapshotXmin(tem))
+    const stored = BigInt(await sealWatermark(tem))
+    let marca = stored
     const rescanned = xmin < marca
     if (rescanned) marca = 0n
     let { seq, enlace } = await chainHead(tem)
     const result: SealResult = { seq, enlace, sealed: 0, rescanned, passed: [] }
     let after: { xid: string, id: string } = { xid: marca.toString(), id: '0' }
     for (;;) {
-      const rows = await sql<PendingRow>(
-        `select id::text as id, xid::text as xid, ${ENTRY_COLUMNS_SQL} from sys_historial h
-          where xid >= ?::xid8 and xid < ?::xid8 and (xid, id) > (?::xid8, ?::bigint)
-            and not exists (select 1 from sys_cadena c where c.historial = h.id)
-          order by xid, id limit ${BATCH}`,
-        [marca.toString(), xmin.toString(), after.xid, after.id])
+      const rows = await unsealedHistory(tem, marca.toString(), xmin.toString(), after, BATCH)
       if (rows.length === 0) break
       const entries = rows.map((r) => {
         const entrada = entryHash(r)
@@ -137,17 +102,15 @@ export async function seal (em: EntityManager, opts: { wait: boolean, span: numb
         if (seq % opts.span === 0) result.passed.push({ seq, enlace })
         return { seq: String(seq), historial: r.id, modulo: r.modulo, registro: r.registro, version: r.version, entrada, enlace }
       })
-      await tem.getConnection().execute(
-        `insert into sys_cadena (seq, historial, modulo, registro, version, entrada, enlace) values ${entries.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-        entries.flatMap((e) => [e.seq, e.historial, e.modulo, e.registro, e.version, e.entrada, e.enlace]), 'run', tem.getTransactionContext())
+      await appendChainEntries(tem, entries)
       result.sealed += entries.length
       after = { xid: rows.at(-1)!.xid, id: rows.at(-1)!.id }
     }
-    if (xmin > BigInt(state!.marca) || rescanned) await sql('update sys_cadena_estado set marca = ?::xid8 where id = 1', [xmin.toString()])
+    if (xmin > stored || rescanned) await moveSealWatermark(tem, xmin.toString())
     Object.assign(result, { seq, enlace })
     await opts.inside?.(tem, result)
     return result
-  }, { isolationLevel: IsolationLevel.READ_COMMITTED })
+  })
 }
 
 export interface LedgerEntry {
@@ -158,15 +121,14 @@ export interface LedgerEntry {
 }
 
 /** The chain entries of one record, in chain order. */
-export async function entriesOf (em: EntityManager, modulo: string, registro: string): Promise<LedgerEntry[]> {
-  const rows = await executor(em)<{ seq: string, version: number, entrada: string, enlace: string }>(
-    'select seq, version, entrada, enlace from sys_cadena where modulo = ? and registro = ? order by seq', [modulo, registro])
+export async function entriesOf (em: Db, modulo: string, registro: string): Promise<LedgerEntry[]> {
+  const rows = await recordChainEntries(em, modulo, registro)
   return rows.map((r) => ({ seq: Number(r.seq), version: r.version, entrada: r.entrada, enlace: r.enlace }))
 }
 
 /** The entry columns of every history row of one record, by version. */
-export async function historyColumnsOf (em: EntityManager, modulo: string, registro: string): Promise<Map<number, EntryColumns>> {
-  const rows = await executor(em)<EntryColumns>(`select ${ENTRY_COLUMNS_SQL} from sys_historial where modulo = ? and registro = ?`, [modulo, registro])
+export async function historyColumnsOf (em: Db, modulo: string, registro: string): Promise<Map<number, EntryColumns>> {
+  const rows = await recordEntryColumns(em, modulo, registro)
   return new Map(rows.map((r) => [r.version, r]))
 }
 
@@ -175,12 +137,10 @@ export async function historyColumnsOf (em: EntityManager, modulo: string, regis
  * `to` (inclusive; the tip when undefined) first fail to hold, or
  * undefined when they all hold. A missing seq fails too.
  */
-export async function brokenLink (em: EntityManager, from: ChainHead, to?: ChainHead): Promise<number | undefined> {
-  const sql = executor(em)
+export async function brokenLink (em: Db, from: ChainHead, to?: ChainHead): Promise<number | undefined> {
   let { seq, enlace } = from
   for (;;) {
-    const upper = to === undefined ? '' : ` and seq <= ${to.seq}`
-    const rows = await sql<{ seq: string, entrada: string, enlace: string }>(`select seq, entrada, enlace from sys_cadena where seq > ?${upper} order by seq limit ${BATCH}`, [seq])
+    const rows = await chainStretch(em, seq, to?.seq, BATCH)
     for (const r of rows) {
       if (Number(r.seq) !== seq + 1) return seq + 1
       enlace = linkHash(enlace, r.entrada)
@@ -199,10 +159,6 @@ export async function brokenLink (em: EntityManager, from: ChainHead, to?: Chain
  * watermark) yet have no entry. The sealer never leaves such a row behind;
  * one written in SQL with a back-dated transaction id would be.
  */
-export async function strayVersions (em: EntityManager, modulo: string, registro: string): Promise<number[]> {
-  const rows = await executor(em)<{ version: number }>(
-    `select h.version from sys_historial h
-      where h.modulo = ? and h.registro = ? and h.xid < coalesce((select marca from sys_cadena_estado where id = 1), '0'::xid8)
-        and not exists (select 1 from sys_cadena c where c.historial = h.id) order by h.version`, [modulo, registro])
-  return rows.map((r) => r.version)
+export async function strayVersions (em: Db, modulo: string, registro: string): Promise<number[]> {
+  return unsealedBelowWatermark(em, modulo, registro)
 }

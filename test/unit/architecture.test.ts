@@ -25,6 +25,10 @@ const ALLOWED: Record<string, readonly Layer[]> = {
   // generate: an import's row validator (bin/import.ts); bin sits above app.ts, which imports it anyway.
   bin: ['core', 'db', 'records', 'stores', 'http', 'generate', 'app.ts'],
 }
+/** What only db/ may import: the ORM and the drivers below it. */
+const DATABASE_PACKAGES = ['@mikro-orm/', 'knex', 'pg', 'pg-protocol', 'pg-cursor', '@electric-sql/']
+/** SQL in a string or template literal: a statement's first words. */
+const SQL_TEXT = /['"`]\s*(?:select\s[\s\S]*?\sfrom\s|insert\s+into\s|update\s+"|delete\s+from\s|with\s+\w+\s+as\s*\()/i
 /** Layers that must not know HTTP at all. */
 const NO_FASTIFY = ['core', 'stores', 'db', 'records']
 
@@ -58,6 +62,17 @@ describe('architecture', () => {
     const offenders = filesOf(join(ROOT, layer)).flatMap((f) => importsOf(f)
       .filter((spec) => spec === 'fastify' || spec.startsWith('fastify-') || spec.startsWith('@fastify/'))
       .map((spec) => `${relative(ROOT, f)} imports ${spec}`))
+    expect(offenders).toEqual([])
+  })
+
+  it('records/ runs no statement of its own: no ORM or driver import, no SQL text (db/ owns every statement)', () => {
+    const offenders = filesOf(join(ROOT, 'records')).flatMap((f) => {
+      const rel = relative(ROOT, f)
+      const imports = importsOf(f).filter((spec) => DATABASE_PACKAGES.some((p) => p.endsWith('/') ? spec.startsWith(p) : spec === p || spec.startsWith(`${p}/`)))
+        .map((spec) => `${rel} imports ${spec}`)
+      const sql = readFileSync(f, 'utf8').split('\n').flatMap((line, i) => SQL_TEXT.test(line) ? [`${rel}:${i + 1} ${line.trim()}`] : [])
+      return [...imports, ...sql]
+    })
     expect(offenders).toEqual([])
   })
 
