@@ -5,7 +5,8 @@
  * number as a range (typed in Spanish: `01/06/2026`, `200,50`; the address
  * keeps what was typed, the request the API's form), a
  * reference by picking a record of its module (the ref picker; its id is
- * sent), a string or text by `contiene`. Their inputs are named as the
+ * sent), a string or text by `contiene`, a field whose format says so
+ * (`filtro: igual`, a telephone) by its whole value. Their inputs are named as the
  * API's parameters (`estado`, `fecha_hechos[gte]`), so the address and the
  * request carry the same query. Encrypted fields are left out: the API
  * filters them only through a blind index, for those who may decrypt.
@@ -15,7 +16,7 @@ import { fieldLabel, valueLabel, type FieldInfo, type ModuleInfo } from './modul
 import { RefPicker } from './ref-picker.js'
 import { parseDate, parseNumber, parseTime, type Parsed } from './spanish.js'
 
-type Kind = 'choice' | 'boolean' | 'dates' | 'times' | 'numbers' | 'ref' | 'contains'
+type Kind = 'choice' | 'boolean' | 'dates' | 'times' | 'numbers' | 'ref' | 'contains' | 'equals'
 
 function kindOf (f: FieldInfo): Kind | undefined {
   if (f.cifrado) return undefined
@@ -23,6 +24,9 @@ function kindOf (f: FieldInfo): Kind | undefined {
   if (f.tipo === 'text') return 'contains'
   if (!f.filtrable) return undefined
   if (f.enum !== undefined) return 'choice'
+  // A format says how it is filtered: a telephone by the whole number, which the API reads in any form it accepts.
+  if (f.filtro === 'igual') return 'equals'
+  if (f.filtro === 'contiene') return 'contains'
   switch (f.tipo) {
     case 'boolean': return 'boolean'
     case 'date': case 'datetime': return 'dates'
@@ -59,7 +63,7 @@ export function filterQuery (mod: ModuleInfo, params: URLSearchParams): Array<[s
     if (v !== null && v !== '' && ok(v)) out.push([name, as(v)])
   }
   for (const f of filterFields(mod)) {
-    if (f.kind === 'choice' || f.kind === 'ref') take(f.nombre, () => true)
+    if (f.kind === 'choice' || f.kind === 'ref' || f.kind === 'equals') take(f.nombre, () => true)
     else if (f.kind === 'boolean') take(f.nombre, (v) => v === 'true' || v === 'false')
     else if (f.kind === 'contains') take(`${f.nombre}[contiene]`, () => true)
     else {
@@ -119,6 +123,8 @@ function Filter ({ field: f, modules, params, problems }: { field: FieldInfo & {
     case 'choice': return choice((f.enum ?? []).map((v) => [v, valueLabel(f, v)]))
     case 'boolean': return choice([['true', 'Sí'], ['false', 'No']])
     case 'ref': return <RefFilter id={id} field={f} modules={modules} value={params.get(f.nombre) ?? ''} />
+    case 'equals':
+      return <span><label for={id}>{label}</label><input id={id} name={f.nombre} type="search" inputMode={f.entrada?.modo} defaultValue={params.get(f.nombre) ?? ''} /></span>
     case 'contains': {
       const name = `${f.nombre}[contiene]`
       return <span><label for={id}>{label} contiene</label><input id={id} name={name} type="search" defaultValue={params.get(name) ?? ''} /></span>
