@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // The console's unit tests (its pure modules) run here too: `npm test` stays the one command.
+    include: ['test/**/*.test.ts', 'console/test/**/*.test.ts'],
     // The fault scenarios run apart: npm run test:faults (vitest.faults.config.ts);
     // the browser test too, since it needs Chromium: npm run test:browser.
     exclude: ['test/faults/**', 'test/browser/**', 'test/contract/**', '**/node_modules/**'],
