@@ -2,11 +2,11 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // The long suites run apart, each by its own command (docs/operator-guide.md
-    // "Test suites"): npm run test:long (child processes, private servers,
-    // the fuzzer at full size), test:faults, test:browser (Chromium),
-    // test:contract (Prism).
+    // The console's unit tests (its pure modules) run here too: `npm test` stays the one command.
+    include: ['test/**/*.test.ts', 'console/test/**/*.test.ts'],
+    // The long suites run apart, each by its own command (docs/testing.md):
+    // npm run test:long (child processes, private servers, the fuzzer at
+    // full size), test:faults, test:browser (Chromium), test:contract (Prism).
     exclude: ['test/long/**', 'test/faults/**', 'test/browser/**', 'test/contract/**', '**/node_modules/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',

@@ -3,8 +3,8 @@ import base from './vitest.config.js'
 
 /**
  * `npm run test:long`: the tests that take long by nature, apart from
- * `npm test` so that a newcomer's run stays short (docs/operator-guide.md
- * "Test suites"). test/long/ holds the commands and servers run as child
+ * `npm test` so that a newcomer's run stays short (docs/testing.md).
+ * test/long/ holds the commands and servers run as child
  * processes (admin commands, users, start-up waits, graceful shutdown,
  * client addresses on a listening server), private PostgreSQL clusters and
  * redis-servers (backup and restore, Redis restores), the embedded

@@ -2,7 +2,7 @@
  * Builds the console (docs/architecture.md "The console") when its bundle
  * is missing or was built from other sources: `npm install` (prepare) and
  * `npm start` (prestart) run it, so a newcomer never builds by hand. The
- * sources' digest (every file under console/ but dist/, and the lock file:
+ * sources' digest (every file under console/ but dist/ and test/, and the lock file:
  * a new Preact or Vite rebuilds) is kept beside the bundle.
  */
 import { createHash } from 'node:crypto'
@@ -13,11 +13,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 const ROOT = fileURLToPath(new URL('.', import.meta.url))
 export const CONSOLE_DIST = join(ROOT, 'dist')
 const STAMP = join(CONSOLE_DIST, '.fuentes')
+/** The unit tests are no part of the bundle: a changed test rebuilds nothing. */
+const TESTS = join(ROOT, 'test')
 
 function files (dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name)
-    if (e.isDirectory()) return path === CONSOLE_DIST || e.name === 'node_modules' ? [] : files(path)
+    if (e.isDirectory()) return path === CONSOLE_DIST || path === TESTS || e.name === 'node_modules' ? [] : files(path)
     return [path]
   }).sort()
 }

@@ -21,7 +21,8 @@
  * - nginx (deploy/check-nginx.ts): keep-alive upstream below KEEP_ALIVE_TIMEOUT,
  *   body size for uploads and imports, `nginx -t` when installed.
  * - Dockerfile: maintained Node LTS slim base, every source folder of the
- *   build copied, non-root USER, HEALTHCHECK, dist/bin/server.js; and the
+ *   build copied, the workspaces' package.json before each npm ci, non-root
+ *   USER, HEALTHCHECK, dist/bin/server.js; and the
  *   compiled commands (tsc into .deploy-check/) answer --help under plain
  *   node, as they do in the image.
  */
@@ -178,11 +179,18 @@ function checkDockerfile (): void {
   const copied = new Set([...text.matchAll(/^COPY\s+(?!--from)(\S+)/gm)].map((m) => m[1]!))
   for (const src of build.include) if (!copied.has(src)) problem(`deploy/Dockerfile: the build compiles ${src} (tsconfig.build.json) but the image never copies it: add COPY ${src} ${src}`)
   for (const src of copied) if (!existsSync(join(ROOT, src))) problem(`deploy/Dockerfile: COPY ${src}: no such file in the repository`)
+  // npm ci installs the workspaces too (the console): each stage copies their package.json before it.
+  const workspaces = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { workspaces?: string[] }).workspaces ?? []
+  for (const stage of text.split(/^FROM\s/m).slice(1)) {
+    const ci = stage.search(/^RUN npm ci\b/m)
+    if (ci < 0) continue
+    for (const ws of workspaces) if (!new RegExp(`^COPY ${ws}/package\\.json `, 'm').test(stage.slice(0, ci))) problem(`deploy/Dockerfile: npm ci installs the workspace ${ws}: COPY ${ws}/package.json ${ws}/ before it`)
+  }
   const user = text.lastIndexOf('\nUSER ')
   if (user < 0 || /\nUSER\s+root\b/.test(text.slice(user))) problem('deploy/Dockerfile: the runtime stage must switch to a non-root USER')
   if (!/^HEALTHCHECK .*\/ready/m.test(text)) problem('deploy/Dockerfile: no HEALTHCHECK on /ready')
   if (!/^CMD \["node", "dist\/bin\/server\.js"\]/m.test(text)) problem('deploy/Dockerfile: CMD must run node dist/bin/server.js')
-  ok(`deploy/Dockerfile: base ${froms.join(', ')}; copies every compiled folder; non-root; HEALTHCHECK /ready`)
+  ok(`deploy/Dockerfile: base ${froms.join(', ')}; copies every compiled folder and the workspaces' package.json before npm ci; non-root; HEALTHCHECK /ready`)
   if (spawnSync('hadolint', ['--version'], { stdio: 'ignore' }).status === 0) {
     const r = spawnSync('hadolint', [join(ROOT, 'deploy/Dockerfile')], { encoding: 'utf8' })
     if (r.status !== 0) problem(`hadolint: ${r.stdout}`)

@@ -6,21 +6,26 @@
  * (test/unit/openapi-examples.test.ts holds it).
  */
 import type { FieldDef, FieldType, ModuleDef, Registry } from '../core/registry/types.js'
-import { dniLetter } from '../core/field-types/dni.js'
-import { FORMATS } from '../core/field-types/formats.js'
+import { formatOf, shapeOf } from '../core/field-types/formats/index.js'
 
 const DAY = '2026-06-01'
-const DNI = `12345678${dniLetter(12345678)}`
 export const exampleId = (prefix: string, n = 1): string => `${prefix}-2026-${String(n).padStart(5, '0')}`
 
-/** A text within the field's pattern and length: the first candidate that fits, else none. */
+/** A text within the field's pattern and length: its format's example, else the first candidate that fits, else none. */
 function text (f: FieldDef): string | undefined {
-  if (f.format !== undefined) return f.format === 'dni' && new RegExp(FORMATS.dni.shape!.pattern).test(DNI) ? DNI : undefined
-  const candidates = [f.name, 'ejemplo', `Texto de ${f.name.replace(/_/g, ' ')}`, 'EJEMPLO', '00001', 'contraseña-de-ejemplo']
   const fits = (t: string): boolean => (f.pattern === undefined || new RegExp(f.pattern, 'u').test(t)) &&
     (f.minLength === undefined || t.length >= f.minLength) && (f.maxLength === undefined || t.length <= f.maxLength)
+  const format = shapeOf(f)
+  if (format !== undefined) return fits(format.example) ? format.example : undefined
+  const candidates = [f.name, 'ejemplo', `Texto de ${f.name.replace(/_/g, ' ')}`, 'EJEMPLO', '00001', 'contraseña-de-ejemplo']
   const padded = candidates.map((t) => f.minLength !== undefined && t.length < f.minLength ? t.padEnd(f.minLength, t) : t)
   return padded.find(fits)
+}
+
+/** A decimal's example: its format's (an amount in euros), else the type's. */
+function decimalExample (f: FieldDef): number {
+  const format = formatOf(f)
+  return format?.type === 'decimal' ? format.example : 90.5
 }
 
 const clamp = (n: number, f: FieldDef): number => Math.min(Math.max(n, f.min ?? n), f.max ?? n)
@@ -31,7 +36,7 @@ const BY_TYPE: Readonly<Record<FieldType, (f: FieldDef, registry: Registry) => u
   text: (f) => text(f),
   password: (f) => text(f),
   integer: (f) => clamp(3, f),
-  decimal: (f) => clamp(90.5, f),
+  decimal: (f) => clamp(decimalExample(f), f),
   boolean: () => true,
   date: () => DAY,
   time: () => '10:30',

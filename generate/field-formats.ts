@@ -9,7 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { FieldDef, Registry } from '../core/registry/types.js'
 import { typeOf } from '../core/field-types/index.js'
-import { FORMATS } from '../core/field-types/formats.js'
+import { formatOf } from '../core/field-types/formats/index.js'
 
 /** A record id of a module: `DEN-2026-00001` (core/system-fields.ts `_id`). */
 export const idPattern = (prefix: string): string => `^${prefix}-\\d{4}-\\d{5,}$`
@@ -34,7 +34,7 @@ export function withFormat (f: FieldDef, registry: Registry, timeZone: string, s
     case 'decimal':
       s.multipleOf = 0.01
       // What the number means (`format: euros`), where the schema says nothing yet (a record's).
-      if (f.format !== undefined && s.description === undefined) s.description = FORMATS[f.format].description
+      if (f.format !== undefined && s.description === undefined) s.description = formatOf(f)!.description
       break
     case 'date':
       s.pattern = DATE_PATTERN

@@ -13,6 +13,7 @@ import { isCleanText } from '../core/text.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
 import { and } from './scope.js'
 import { FIELD_TYPES_IMPL, FILTER_OPERATORS, operatorsOf, Rejected, typeOf, type FilterOperator } from '../core/field-types/index.js'
+import { filterText } from '../core/field-types/formats/index.js'
 import type { SqlCondition } from '../db/search-sql.js'
 import { containsSearch, emptyFlag, emptySearch, textSearch, type Condition } from './search-query.js'
 import { anyOfConditions, isAnyOfKey, type FilterReader } from './any-of-query.js'
@@ -72,9 +73,10 @@ function targetOf (mod: ModuleDef, name: string, key = name): Target | undefined
   const operators = operatorsOf(f)
   if (operators.length === 0) throw invalid(key, f.encrypted ? 'no se puede filtrar por un campo cifrado no buscable' : 'no se puede filtrar por este campo')
   // A searchable encrypted field is compared by the blind index of the text sent.
-  if (f.encrypted) return { column: blindIndexColumn(f), operators, value: (text, _timeZone, cipher) => cipher.blindIndex(mod.name, f.name, text), blind: true, field: f, module: mod.name }
+  // A value is compared in the form its format stores (`600 11 22 33` as `+34600112233`).
+  if (f.encrypted) return { column: blindIndexColumn(f), operators, value: (text, _timeZone, cipher) => cipher.blindIndex(mod.name, f.name, filterText(f, text)), blind: true, field: f, module: mod.name }
   const type = typeOf(f)
-  return { column: valueColumn(f), operators, value: (text, timeZone) => type.filterValue(text, timeZone), blind: false, field: f }
+  return { column: valueColumn(f), operators, value: (text, timeZone) => type.filterValue(filterText(f, text), timeZone), blind: false, field: f }
 }
 
 export function single (key: string, v: string | string[]): string {

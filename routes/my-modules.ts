@@ -9,8 +9,11 @@ import type { FastifyInstance } from 'fastify'
 import { Type, type TProperties } from '@sinclair/typebox'
 import { envelope } from '../http/schemas.js'
 import { describeModules } from '../core/registry/module-description.js'
+import { FORMATS } from '../core/field-types/formats/index.js'
 
 const opt = Type.Optional
+/** `dni (un string): DNI o NIE …`: every format of core/field-types/formats/, with the type it is for. */
+const FORMAT_NAMES = Object.entries(FORMATS).map(([name, f]) => `${name} (un ${f.type}): ${f.description}`).join('. ')
 const fieldProps: TProperties = {
   nombre: Type.String({ description: 'Nombre del campo en el JSON de un registro' }),
   etiqueta: Type.String({ description: 'Lo que lee una persona: la etiqueta declarada, o el nombre si no hay' }),
@@ -23,7 +26,16 @@ const fieldProps: TProperties = {
   por_defecto: opt(Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
   min: opt(Type.Number()), max: opt(Type.Number()),
   min_longitud: opt(Type.Integer()), max_longitud: opt(Type.Integer()),
-  patron: opt(Type.String()), formato: opt(Type.String({ description: 'dni (DNI o NIE) en un string; euros (un importe) en un decimal' })), max_elementos: opt(Type.Integer()),
+  patron: opt(Type.String()),
+  formato: opt(Type.String({ description: FORMAT_NAMES })),
+  entrada: opt(Type.Object({
+    tipo: Type.String({ description: 'type del input HTML (text, tel, email)' }),
+    modo: opt(Type.String({ description: 'inputmode: el teclado en pantalla' })),
+    autocompletar: opt(Type.String({ description: 'autocomplete del input' })),
+    indicacion: opt(Type.String({ description: 'Lo que se dice bajo el campo' })),
+  }, { description: 'Con formato: cómo pide el valor un formulario' })),
+  filtro: opt(Type.String({ enum: ['igual', 'contiene', 'rango'], description: 'Con formato: cómo lo filtra un listado (el valor entero, una parte, o entre dos límites)' })),
+  max_elementos: opt(Type.Integer()),
   descripcion: opt(Type.String()),
 }
 const ItemField = Type.Object(fieldProps)

@@ -29,13 +29,14 @@ export interface InputProps {
 
 const NOW = 'Vacío: la fecha y hora del registro'
 
-/** What a typed field expects, said under its input. */
+/** What a typed field expects, said under its input: its format's words (`entrada`), else its type's. */
 export function formatHint (f: FieldInfo): string | undefined {
+  if (f.entrada?.indicacion !== undefined) return f.entrada.indicacion
   switch (f.tipo) {
     case 'date': return 'Formato dd/mm/aaaa'
     case 'datetime': return 'Formato dd/mm/aaaa hh:mm'
     case 'time': return 'Formato hh:mm (24 horas)'
-    case 'decimal': return f.formato === 'euros' ? 'Importe en euros, con coma decimal (200,50)' : 'Con coma decimal (200,50)'
+    case 'decimal': return 'Con coma decimal (200,50)'
     default: return undefined
   }
 }
@@ -89,6 +90,13 @@ function Control ({ id, field, value, invalid, describedBy, editing = false, mod
   if (field.tipo === 'integer' || field.tipo === 'decimal') extra.inputMode = field.tipo === 'integer' ? 'numeric' : 'decimal'
   if (['date', 'datetime', 'time', 'integer', 'decimal'].includes(field.tipo)) extra.autocomplete = 'off'
   if (field.tipo === 'password') extra.autocomplete = 'new-password'
+  // A format says how its value is asked for (a telephone's keypad).
+  const input = field.entrada
+  if (input !== undefined) {
+    extra.type = input.tipo
+    if (input.modo !== undefined) extra.inputMode = input.modo
+    if (input.autocompletar !== undefined) extra.autocomplete = input.autocompletar
+  }
   return <input {...common} {...extra} value={String(value)} onInput={text} />
 }
 

@@ -1,9 +1,11 @@
 /**
  * A generated form's values (docs/user-guide.md "Console"): a record's fields as the
  * inputs hold them (dates `dd/mm/aaaa`, numbers `200,50`: console/src/spanish.ts)
- * and back as the API takes them, and the checks the API makes on them, with
- * the API's own words (http/validation-errors.ts), so a form refuses in the
- * browser what the service would refuse. Pure.
+ * and back as the API takes them, and the checks GET /me/modulos states
+ * (required, lengths, `patron`, `enum`, limits), with the API's own words
+ * (http/validation-errors.ts), so a form refuses in the browser what a
+ * field's rules say. A check no rule states (a DNI's letter) is never
+ * repeated here: the API's 400 names the field. Pure.
  */
 import { USERS_MODULE, valueLabel, type FieldInfo, type ModuleInfo } from './modules.js'
 import { dateInput, dateTimeInput, numberInput, numberKind, parseDate, parseDateTime, parseNumber, parseTime, type Parsed } from './spanish.js'
@@ -88,16 +90,6 @@ export function bodyOf (mod: ModuleInfo, values: Values, original: Values | unde
   return body
 }
 
-const LETTERS = 'TRWAGMYFPDXBNJZSQVHLCKE'
-
-/** The check letter of `format: dni` (core/field-types/dni.ts), which no pattern says. */
-function dniProblem (v: string): string | undefined {
-  const s = v.trim().toUpperCase()
-  if (s === '') return undefined
-  const digits = s.slice(0, -1).replace(/^X/, '0').replace(/^Y/, '1').replace(/^Z/, '2')
-  return LETTERS[Number(digits) % 23] === s.slice(-1) ? undefined : 'letra de control incorrecta'
-}
-
 /** Required as the API checks it: a create fills a field left out with its default (records/normalize.ts). */
 export function requiredNow (f: FieldInfo, editing: boolean): boolean {
   return f.obligatorio && (editing || f.por_defecto === undefined)
@@ -120,7 +112,7 @@ function scalarProblem (f: FieldInfo, v: string | boolean, refPrefix?: string, r
   if (f.enum !== undefined && !f.enum.includes(v)) return `debe ser uno de: ${f.enum.map((e) => valueLabel(f, e)).join(', ')}`
   const pattern = f.tipo === 'ref' && refPrefix !== undefined ? `^${refPrefix}-\\d{4}-\\d{5,}$` : f.patron
   if (pattern !== undefined && !new RegExp(pattern, 'u').test(v)) return 'no tiene el formato esperado'
-  if (f.formato === 'dni') return dniProblem(v)
+  // What no pattern says (a DNI's letter) the API's `detalles` say, beside the field.
   return undefined
 }
 

@@ -8,7 +8,8 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
-import { Filters, filterProblems, filterQuery } from './filters.js'
+import { filterProblems, filterQuery } from './filter-query.js'
+import { Filters } from './filters.js'
 import type { ModuleInfo } from './modules.js'
 import { fieldLabel, INTERVALS, keyFields, numberFields, reportSpec, summaryQuery, type ReportSpec } from './report-data.js'
 import { ReportView, type Summary } from './report-view.js'

@@ -10,9 +10,14 @@ export interface Route {
   params: URLSearchParams
 }
 
-function current (): Route {
-  const [path = '', query = ''] = location.hash.replace(/^#\/?/, '').split('?')
+/** The route an address's `#…` names (`#/denuncias/DEN-2026-00001`: path `['denuncias', 'DEN-2026-00001']`). */
+export function routeOf (hash: string): Route {
+  const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?')
   return { path: path.split('/').filter((s) => s !== '').map(decodeURIComponent), params: new URLSearchParams(query) }
+}
+
+function current (): Route {
+  return routeOf(location.hash)
 }
 
 export function useRoute (): Route {
@@ -25,6 +30,7 @@ export function useRoute (): Route {
   return route
 }
 
+/** The address of a route: each path segment encoded, empty parameters left out. */
 export function href (path: string[], params?: Record<string, string | undefined>): string {
   const query = new URLSearchParams(Object.entries(params ?? {}).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '')).toString()
   return `#/${path.map(encodeURIComponent).join('/')}${query === '' ? '' : `?${query}`}`

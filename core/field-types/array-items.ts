@@ -10,7 +10,7 @@ import { Type, type TSchema } from '@sinclair/typebox'
 import { canonicalJson } from '../canonical.js'
 import type { FieldDef, Registry } from '../registry/types.js'
 import { labelled, nullable } from './common.js'
-import { shapeOf } from './formats.js'
+import { shapeOf } from './formats/index.js'
 import { Rejected, typeOf, type ColumnValue } from './index.js'
 
 /** Item sub-field types whose values are strings (the rest are JSON numbers or booleans). */

@@ -1,7 +1,7 @@
-/** `decimal`: an amount with at most two decimals, stored exactly as `numeric(14,2)`; `format: euros` says it is euros (formats.ts). */
+/** `decimal`: an amount with at most two decimals, stored exactly as `numeric(14,2)`; `format: euros` says it is euros (formats/euros.ts). */
 import { Type } from '@sinclair/typebox'
 import { asDeclared, described, NO_SEARCH, ORDERED } from './common.js'
-import { FORMATS } from './formats.js'
+import { formatOf } from './formats/index.js'
 import { AS_JSON } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 
@@ -16,7 +16,7 @@ export const decimalType: FieldTypeImpl = {
     ...described(f),
     minimum: f.min ?? -999_999_999_999.99,
     maximum: f.max ?? 999_999_999_999.99,
-    description: [f.description ?? 'Número con dos decimales como máximo', f.format === undefined ? undefined : FORMATS[f.format].description].filter((d) => d !== undefined).join('. '),
+    description: [f.description ?? 'Número con dos decimales como máximo', formatOf(f)?.description].filter((d) => d !== undefined).join('. '),
   }),
   output: () => Type.Number(),
   column: () => ({ type: 'decimal', precision: 14, scale: 2 }),

@@ -8,7 +8,7 @@ import type { FieldDef } from '../registry/types.js'
 import { hint } from '../registry/suggest.js'
 import { isCleanText } from '../text.js'
 import { asDeclared, asStored, described, stringOutput } from './common.js'
-import { FORMATS, shapeOf } from './formats.js'
+import { shapeOf } from './formats/index.js'
 import { AS_TEXT } from './plaintext.js'
 import { Rejected, type DeclaredDefault, type FieldTypeImpl } from './types.js'
 
@@ -20,7 +20,7 @@ export function textInput (f: FieldDef, extra: { writeOnly?: true } = {}): TSche
     ...(f.maxLength !== undefined && { maxLength: f.maxLength }),
     ...(f.minLength !== undefined && { minLength: f.minLength }),
     ...(f.pattern !== undefined && { pattern: f.pattern }),
-    ...(shape !== undefined && { pattern: shape.pattern, description: [f.description, FORMATS[f.format!].description].filter((d) => d !== undefined).join('. ') }),
+    ...(shape !== undefined && { pattern: shape.pattern, description: [f.description, shape.description].filter((d) => d !== undefined).join('. ') }),
     ...(f.enum !== undefined && { enum: [...f.enum] }),
     ...extra,
   })

@@ -5,7 +5,7 @@
  * list shows first. The console builds its screens from it. Pure.
  */
 import type { AccessTable } from '../access.js'
-import { shapeOf } from '../field-types/formats.js'
+import { formatOf, shapeOf, type FilterKind, type InputHint } from '../field-types/formats/index.js'
 import { ACTIONS, type FieldDef, type Registry } from './types.js'
 
 export interface FieldDescription {
@@ -30,9 +30,34 @@ export interface FieldDescription {
   max_longitud?: number
   patron?: string
   formato?: string
+  /** With `formato`: how a form's input asks for the value (core/field-types/formats/format.ts InputHint). */
+  entrada?: FieldInput
+  /** With `formato`: how a list filters it: by the whole value, by a part, or between two bounds. */
+  filtro?: 'igual' | 'contiene' | 'rango'
   max_elementos?: number
   descripcion?: string
   elementos?: FieldDescription[]
+}
+
+export interface FieldInput {
+  /** The HTML input's `type`. */
+  tipo: string
+  /** Its `inputmode`: the on-screen keyboard. */
+  modo?: string
+  autocompletar?: string
+  /** What is said under the input. */
+  indicacion?: string
+}
+
+const FILTERS: Readonly<Record<FilterKind, 'igual' | 'contiene' | 'rango'>> = { equals: 'igual', contains: 'contiene', range: 'rango' }
+
+function describeInput (input: InputHint): FieldInput {
+  return {
+    tipo: input.type,
+    ...(input.inputMode !== undefined && { modo: input.inputMode }),
+    ...(input.autocomplete !== undefined && { autocompletar: input.autocomplete }),
+    ...(input.hint !== undefined && { indicacion: input.hint }),
+  }
 }
 
 export interface ModuleDescription {
@@ -55,6 +80,7 @@ function describeField (f: FieldDef, registry: Registry): FieldDescription {
   const target = f.ref === undefined ? undefined : registry.byName.get(f.ref)?.path
   // The pattern the API checks: a format's own replaces a declared one (core/field-types/text-like.ts), so a form checks the same.
   const patron = shapeOf(f)?.pattern ?? f.pattern
+  const format = formatOf(f)
   return {
     nombre: f.name, etiqueta: f.label,
     ...(f.help !== undefined && { ayuda: f.help }),
@@ -68,7 +94,7 @@ function describeField (f: FieldDef, registry: Registry): FieldDescription {
     ...(f.minLength !== undefined && { min_longitud: f.minLength }),
     ...(f.maxLength !== undefined && { max_longitud: f.maxLength }),
     ...(patron !== undefined && { patron }),
-    ...(f.format !== undefined && { formato: f.format }),
+    ...(format !== undefined && { formato: f.format, entrada: describeInput(format.input), filtro: FILTERS[format.filter] }),
     ...(f.maxItems !== undefined && { max_elementos: f.maxItems }),
     ...(f.description !== undefined && { descripcion: f.description }),
     ...(f.items !== undefined && { elementos: f.items.map((i) => describeField(i, registry)) }),

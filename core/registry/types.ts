@@ -2,6 +2,7 @@
  * The validated, frozen shape of modules.yaml as the rest of the code sees
  * it. Built by core/registry/load.ts; nothing else constructs these.
  */
+import type { FieldFormat } from '../field-types/formats/index.js'
 
 export const FIELD_TYPES = [
   'string', 'text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'time', 'array', 'ref', 'password', 'file',
@@ -11,13 +12,8 @@ export type FieldType = typeof FIELD_TYPES[number]
 /** The types a sub-field of a structured array's items may take (docs/administrator-guide.md "modules.yaml reference"). */
 export const ITEM_FIELD_TYPES = ['string', 'text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'time'] as const
 
-/**
- * The `format:` names a field may declare (core/field-types/formats.ts):
- * `dni` a checked shape of a string field, `euros` what a decimal field's
- * number means (an amount in euros, for display).
- */
-export const FIELD_FORMATS = ['dni', 'euros'] as const
-export type FieldFormat = typeof FIELD_FORMATS[number]
+/** The `format:` names a field may declare: one file each in core/field-types/formats/, named in its index. */
+export type { FieldFormat } from '../field-types/formats/index.js'
 
 /** The actions of a permission string `{module}.{action}` (`exportar`, `importar`: docs/user-guide.md "Export and import"). */
 export const ACTIONS = ['ver', 'crear', 'editar', 'eliminar', 'descifrar', 'exportar', 'importar'] as const
@@ -53,7 +49,7 @@ export interface FieldDef {
   readonly min?: number
   readonly max?: number
   readonly pattern?: string
-  /** A checked shape of a string field (`dni`: DNI or NIE with its check letter), or what a decimal means (`euros`). */
+  /** A checked shape of a string field (`dni`, `telefono`), or what a decimal means (`euros`): core/field-types/formats/. */
   readonly format?: FieldFormat
   readonly maxItems?: number
   /**

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream'
 import { Type } from '@sinclair/typebox'
 import { AppError } from '../../core/errors.js'
 import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js'
+import { formatOf } from '../../core/field-types/formats/index.js'
 import { envelope } from '../../http/schemas.js'
 import type { Separator } from '../../records/csv-dialect.js'
 import { IMPORT_ENCODINGS, type ImportEncoding } from '../../records/import-text.js'
@@ -40,9 +41,11 @@ const Query = Type.Object({
   codificacion: Type.Optional(Type.Union(IMPORT_ENCODINGS.map((e) => Type.Literal(e)), { description: 'Codificación del cuerpo; sin ella, el charset del Content-Type, y si no lo hay, utf-8 (Excel en español escribe windows-1252)' })),
 }, { additionalProperties: false })
 
-/** A value of each type for the examples. */
+/** A value of each type for the examples: its format's sample where it declares one. */
 function sample (f: FieldDef, registry: Registry): unknown {
   if (f.enum !== undefined) return f.enum[0]
+  const format = formatOf(f)
+  if (format !== undefined) return format.importSample
   switch (f.type) {
     case 'integer': return 1
     case 'decimal': return 10.5
@@ -53,7 +56,7 @@ function sample (f: FieldDef, registry: Registry): unknown {
     case 'array': return []
     case 'ref': return `${registry.byName.get(f.ref!)!.prefix}-2026-00001`
     case 'password': return 'una-contraseña-larga'
-    default: return f.format === 'dni' ? '12345678Z' : `Texto de ${f.name}`
+    default: return `Texto de ${f.name}`
   }
 }
 

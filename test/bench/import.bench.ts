@@ -21,7 +21,7 @@
  *   [BENCH_IMPORT_ROWS=10000] [BENCH_IMPORT_LARGE_ROWS=100000] DATABASE_URL=postgres://…/bench REDIS_URL=redis://… npm run bench:import
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { dniLetter } from '../../core/field-types/dni.js'
+import { dniLetter } from '../../core/field-types/formats/dni.js'
 import { BENCH_ADMIN, startBenchServer } from './bench-app.js'
 
 const rows = Number(process.env.BENCH_IMPORT_ROWS ?? 10_000)

@@ -103,20 +103,20 @@ it('creates a record: refused in the browser, then by the API beside its field, 
   await page.getByRole('heading', { level: 1, name: 'Nuevo registro de Denuncias' }).waitFor()
   await checkScreen(page, 'formulario-nuevo')
 
-  // Nothing filled in, a DNI with a wrong letter: refused before any request.
+  // Nothing filled in, a DNI not of a DNI's shape (the field's `patron`): refused before any request.
   const posts = (): number => w.urls.filter((u) => u.endsWith('/denuncias')).length
   const before = posts()
-  await page.getByLabel('DNI del denunciante').fill('12345678A')
+  await page.getByLabel('DNI del denunciante').fill('1234-5678')
   await page.getByRole('button', { name: 'Guardar' }).click()
   await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Revise los \d+ campos marcados$/)
   expect(await page.getByLabel('Nombre del denunciante').getAttribute('aria-invalid')).toBe('true')
   expect(await page.locator('#campo-denunciante_nombre-error').textContent()).toBe('es obligatorio')
-  expect(await page.locator('#campo-denunciante_dni-error').textContent()).toBe('letra de control incorrecta')
+  expect(await page.locator('#campo-denunciante_dni-error').textContent()).toBe('no tiene el formato esperado')
   expect(await page.evaluate('document.activeElement?.id')).toBe('campo-denunciante_nombre')
   await checkScreen(page, 'formulario-errores')
 
-  // Filled in as the browser checks it, with a staff reference that does not exist: the API's detalles beside the field.
-  await page.getByLabel('DNI del denunciante').fill(validDni(4242))
+  // A DNI of the right shape with a wrong letter: the console repeats no check of the API's, whose detalles show beside the field.
+  await page.getByLabel('DNI del denunciante').fill('12345678A')
   await page.getByLabel('Nombre del denunciante').fill('Ana Ruiz')
   await page.getByRole('textbox', { name: 'Tipo de denuncia', exact: true }).fill('hurto')
   await page.getByLabel('Fecha de los hechos').fill('01/06/2026 10:30')
@@ -124,8 +124,14 @@ it('creates a record: refused in the browser, then by the API beside its field, 
   await page.getByLabel('Descripción').fill('Sustracción de un bolso')
   await page.getByLabel('Agente asignado').fill('PER-2026-99999')
   await page.getByRole('button', { name: 'Guardar' }).click()
-  await page.locator('#campo-agente_asignado-error').waitFor()
+  await expect.poll(() => page.locator('#campo-denunciante_dni-error').textContent()).toBe('letra de control incorrecta')
   expect(posts()).toBe(before + 1)
+
+  // Filled in as the API checks it, with a staff reference that does not exist: the API's detalles beside that field.
+  await page.getByLabel('DNI del denunciante').fill(validDni(4242))
+  await page.getByRole('button', { name: 'Guardar' }).click()
+  await page.locator('#campo-agente_asignado-error').waitFor()
+  expect(posts()).toBe(before + 2)
   expect(await page.getByRole('combobox', { name: 'Agente asignado' }).getAttribute('aria-invalid')).toBe('true')
   await checkScreen(page, 'formulario-error-api')
 

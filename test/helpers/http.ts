@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import { expect } from 'vitest'
 import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js'
-import { dniLetter } from '../../core/field-types/dni.js'
+import { dniLetter } from '../../core/field-types/formats/dni.js'
 import { ADMIN, PASSWORD } from './app.js'
 
 export interface Res {
@@ -64,6 +64,7 @@ export function sampleValue (f: FieldDef, refs: Map<string, string>, n: number):
       if (f.enum !== undefined) return f.enum[0]
       if (f.name === 'username') return `user${n}x${process.pid}`
       if (f.format === 'dni') return validDni(10_000_000 + n)
+      if (f.format === 'telefono') return `+346${String(n).padStart(8, '0').slice(-8)}`
       const s = `${f.name.slice(0, 8)}-${n}`
       return s.slice(0, f.maxLength ?? 500).padEnd(f.minLength ?? 0, 'x')
     }

@@ -228,7 +228,7 @@ describe('mistakes in modules.yaml', () => {
   it('an unknown format, with a hint; a format on a field that is not a string, or with a pattern or enum; a default that does not fit it', () => {
     const l = lineOf('infractor_dni:')
     const dni = 'infractor_dni: { type: string, format: dni,'
-    expectProblem(edit(real, dni, 'infractor_dni: { type: string, format: dnii,'), l, 'modules.sanciones.fields.infractor_dni.format', 'unknown format "dnii" (did you mean "dni"?); formats are dni, euros')
+    expectProblem(edit(real, dni, 'infractor_dni: { type: string, format: dnii,'), l, 'modules.sanciones.fields.infractor_dni.format', 'unknown format "dnii" (did you mean "dni"?); formats are dni, euros, telefono')
     expectProblem(edit(real, dni, 'infractor_dni: { type: text, format: dni,'), l, 'modules.sanciones.fields.infractor_dni.format', 'format dni is for string fields (this one is text)')
     expectProblem(edit(real, dni, `${dni} pattern: '[0-9]+',`), l, 'modules.sanciones.fields.infractor_dni.format', 'a field with a format takes no pattern')
     expectProblem(edit(real, dni, `${dni} default: 12345678A,`), l, 'modules.sanciones.fields.infractor_dni.default', 'default "12345678A" does not fit format dni: letra de control incorrecta')

@@ -10,13 +10,14 @@
  * `vacio` counts as empty (a form's blank input).
  * The NIF of a company (CIF, a letter first) is not a DNI.
  */
-import { Rejected } from './types.js'
+import { Rejected } from '../types.js'
+import type { StringFormat } from './format.js'
 
 const LETTERS = 'TRWAGMYFPDXBNJZSQVHLCKE'
 
-/** The shape, for the JSON schema and the OpenAPI document; the letter is checked by `checkDni`. */
-export const DNI_PATTERN = '^ *(([0-9]{8}|[XYZxyz][0-9]{7})[A-Za-z] *)?$'
-const SHAPE = new RegExp(DNI_PATTERN)
+/** The shape; the letter is checked by `checkDni`. */
+const PATTERN = '^ *(([0-9]{8}|[XYZxyz][0-9]{7})[A-Za-z] *)?$'
+const SHAPE = new RegExp(PATTERN)
 
 /** The check letter of a DNI number (0 … 99,999,999); tests build valid DNIs with it. */
 export function dniLetter (n: number): string {
@@ -24,10 +25,22 @@ export function dniLetter (n: number): string {
 }
 
 /** The value trimmed and in upper case, or why it is not a DNI or NIE. */
-export function checkDni (value: string): string | Rejected {
+function checkDni (value: string): string | Rejected {
   if (!SHAPE.test(value)) return new Rejected('no es un DNI (8 cifras y letra) ni un NIE (X, Y o Z, 7 cifras y letra)')
   const upper = value.trim().toUpperCase()
   if (upper === '') return upper
   const digits = upper.slice(0, -1).replace(/^[XYZ]/, (c) => String('XYZ'.indexOf(c)))
   return dniLetter(Number(digits)) === upper.slice(-1) ? upper : new Rejected('letra de control incorrecta')
+}
+
+export const dni: StringFormat = {
+  type: 'string',
+  description: 'DNI o NIE con su letra de control (se guarda en mayúsculas)',
+  pattern: PATTERN,
+  check: checkDni,
+  example: `12345678${dniLetter(12345678)}`,
+  importSample: `12345678${dniLetter(12345678)}`,
+  input: { type: 'text' },
+  // As any string: a part of it, whatever the case.
+  filter: 'contains',
 }

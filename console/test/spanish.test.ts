@@ -6,8 +6,8 @@
  * (test/browser/console-spanish.test.ts) see the same on screen.
  */
 import { describe, expect, it } from 'vitest'
-import { dateText, dateTimeInput, dateTimeText, monthText, numberInput, numberText, parseDate, parseDateTime, parseNumber, parseTime } from '../../console/src/spanish.js'
-import { fieldLabel, labelIn, singular, valueLabel, type ModuleInfo } from '../../console/src/modules.js'
+import { dateText, dateTimeInput, dateTimeText, monthText, numberInput, numberText, parseDate, parseDateTime, parseNumber, parseTime } from '../src/spanish.js'
+import { fieldLabel, labelIn, singular, valueLabel, type ModuleInfo } from '../src/modules.js'
 
 const NBSP = '\u00a0'
 
