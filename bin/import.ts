@@ -117,7 +117,7 @@ export async function runImport (argv: readonly string[], opts: ImportCliOptions
       const input = counted(createReadStream(file), (n) => { bar?.increment(n) })
       let writing = false
       try {
-        const answer = await session.records.forRequest({ em: session.em, reads: session.em, caller, route: () => `npm run import ${mod.name}` }).of(mod).importar({
+        const answer = await session.records.forRequest({ em: session.em, reads: session.em, caller, route: () => `npm run import ${mod.name}` }).of(mod).import({
           input,
           format,
           simular: values.simular === true,

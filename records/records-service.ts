@@ -297,7 +297,7 @@ export class RecordsService {
   }
 
   /** Many new records from a CSV or NDJSON body, all or none (docs/user-guide.md "Import (importar)"). */
-  async importar (req: ImportRequest): Promise<ImportAnswer> {
+  async import (req: ImportRequest): Promise<ImportAnswer> {
     this.authorize('importar')
     return importRecords(this.plan.mod, this.plan.storage, { em: this.ctx.em, caller: this.ctx.caller, timeZone: this.deps.timeZone }, req)
   }

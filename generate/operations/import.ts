@@ -106,7 +106,7 @@ export const importRecords: Operation = {
     const query = request.query as { simular?: 'true' | 'false', separador?: Separator, codificacion?: ImportEncoding }
     const encoding = importEncoding(request, query.codificacion)
     const signal = clientSignal(reply)
-    const answer = await request.records.of(mod).importar({
+    const answer = await request.records.of(mod).import({
       input: body,
       format: type.startsWith('text/csv') ? 'csv' : 'ndjson',
       encoding,
