@@ -146,8 +146,9 @@ async function apply (op: Op, s: Model): Promise<void> {
   if (op.k === 'put') {
     for (const [name, [v, show]] of op.pairs) {
       const f = s.m.fieldMap.get(name)!
-      // A unique value per put (a DNI keeps its check letter: format dni).
-      const u = !f.unique || typeof v !== 'string' ? v : f.format === 'dni' ? validDni((Number(v.slice(0, 8)) + ++uniq) % 100_000_000) : `u${++uniq}_${v}`.slice(0, f.maxLength ?? 500)
+      // A unique value per put: a DNI numbered by the counter alone, above the sample bodies' (10,000,000 + n), with its
+      // check letter (a random number plus the counter could meet an earlier put's).
+      const u = !f.unique || typeof v !== 'string' ? v : f.format === 'dni' ? validDni(20_000_000 + ++uniq) : `u${++uniq}_${v}`.slice(0, f.maxLength ?? 500)
       sent[name] = u; shown[name] = f.unique && typeof v === 'string' ? u : show
     }
   } else if (op.k === 'same') {
