@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import type { Redis, RedisOptions } from 'ioredis'
-import { startEmbeddedDatabase, type EmbeddedDatabase } from '../../db/embedded.js'
+import { openPGlite, startEmbeddedDatabase, type EmbeddedDatabase } from '../../db/embedded.js'
 import { redisTarget } from '../../core/redis-config.js'
 import { redisClient } from '../../stores/redis-client.js'
 
@@ -92,7 +92,7 @@ export async function createTestDatabase (opts: { embedded?: boolean } = {}): Pr
       },
     }
   }
-  const embedded = await startEmbeddedDatabase('memory://')
+  const embedded = await startEmbeddedDatabase('memory://', await freshCluster())
   const client = new pg.Client({ host: embedded.host, port: embedded.port, database: embedded.dbName, user: 'postgres', password: 'postgres' })
   await client.connect()
   return {
@@ -103,6 +103,25 @@ export async function createTestDatabase (opts: { embedded?: boolean } = {}): Pr
       await embedded.stop()
     },
   }
+}
+
+/**
+ * A new embedded cluster's data directory, made once per worker process
+ * (the workers keep their modules from file to file): each file's
+ * throw-away database starts from it in about 0.3 s instead of the 1.3–2 s
+ * of initdb.
+ */
+let freshClusterDump: Promise<Blob> | undefined
+async function freshCluster (): Promise<Blob> {
+  freshClusterDump ??= (async () => {
+    const db = await openPGlite('memory://')
+    try {
+      return await db.dumpDataDir('none')
+    } finally {
+      await db.close()
+    }
+  })()
+  return await freshClusterDump
 }
 
 export function newRedisPrefix (): string {
