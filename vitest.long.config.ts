@@ -8,7 +8,8 @@ import base from './vitest.config.js'
  * processes (admin commands, users, start-up waits, graceful shutdown,
  * client addresses on a listening server), private PostgreSQL clusters and
  * redis-servers (backup and restore, Redis restores), the embedded
- * database's maintenance rounds and the lock-out's windows; beside them the
+ * database's maintenance rounds, the lock-out's windows and webhook retries
+ * after a receiver's 10 s silence; beside them the
  * OpenAPI fuzzer at its full 10,000 requests (`npm test` sends 2,000).
  * PostgreSQL and Redis as `npm test` has them (DATABASE_URL / REDIS_URL,
  * or embedded). CI runs it in both modes.

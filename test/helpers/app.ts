@@ -58,7 +58,7 @@ export function testEnv (base: { dataDir: string, redisPrefix: string, databaseU
     RATE_LIMIT_TOKEN_MAX: '1000000',
     // Tests poll /ready; the /docs and /ready tests set their own window.
     RATE_LIMIT_DOCS_MAX: '1000000',
-    // Webhook targets on 127.0.0.1 (the tests' receivers); test/integration/webhooks.test.ts sets it false where it tests the refusal.
+    // Webhook targets on 127.0.0.1 (the tests' receivers); test/long/webhooks.test.ts sets it false where it tests the refusal.
     WEBHOOK_ALLOW_PRIVATE: 'true',
     ...extra,
   }
