@@ -1,5 +1,5 @@
 /**
- * The statements of `sys_puntos_control` (db/ledger-entity.ts): the signed
+ * The statements of `sys_puntos_control` (db/global-chain-entity.ts): the signed
  * checkpoints of the global chain's head kept in the database.
  * records/integrity/checkpoints.ts signs them and checks their signatures;
  * the SQL is here.

@@ -35,7 +35,7 @@ export interface HistoryRow {
   sello: number
   /**
    * Id of the transaction that wrote the row (xid8, as text): the global
-   * chain's sealer (records/integrity/ledger.ts) takes rows in transaction order once
+   * chain's sealer (records/integrity/global-chain.ts) takes rows in transaction order once
    * their transaction has ended. Set by the database's default.
    */
   xid?: string

@@ -10,7 +10,7 @@
  * create was one of each. Nothing a create guarantees changes: it is
  * answered only once its statement committed, and its rows carry the
  * statement's transaction id, by which the global chain orders entries
- * (records/integrity/ledger.ts) as it does an import's.
+ * (records/integrity/global-chain.ts) as it does an import's.
  *
  * A statement commits whole or not at all. When PostgreSQL refuses one for
  * a value it holds (a taken id, a value out of a column's range: SQLSTATE

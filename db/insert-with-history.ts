@@ -3,7 +3,7 @@
  * (`with r as (insert into <table> …) insert into sys_historial …`): one
  * round trip instead of four (BEGIN, two INSERTs, COMMIT), and as atomic —
  * a statement commits whole or not at all, both rows carry the same
- * transaction id (`xid`, the global chain's order, records/integrity/ledger.ts).
+ * transaction id (`xid`, the global chain's order, records/integrity/global-chain.ts).
  * Every create writes with it (records/storage/sql-module-storage.ts):
  * with the other creates of its turn when nothing else needs its
  * transaction (db/insert-batch.ts), else inside the transaction that runs

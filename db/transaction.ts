@@ -43,7 +43,7 @@ export function insideTransaction (em: EntityManager): boolean {
   return em.getTransactionContext() !== undefined
 }
 
-/** `inTransaction` at READ COMMITTED whatever the database's default (the global chain's sealer, records/integrity/ledger.ts, says why). */
+/** `inTransaction` at READ COMMITTED whatever the database's default (the global chain's sealer, records/integrity/global-chain.ts, says why). */
 export async function inReadCommittedTransaction<T> (em: EntityManager, work: (tem: EntityManager) => Promise<T>): Promise<T> {
   return inTransaction(em, work, { isolationLevel: IsolationLevel.READ_COMMITTED })
 }

@@ -13,8 +13,7 @@ import { invalid } from '../core/errors.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { hint } from '../core/registry/suggest.js'
 import { nameList, parseFields, type FieldSelection } from './fields-query.js'
-
-type ApiRecord = Record<string, unknown>
+import type { ApiRecord } from './records-service.js'
 
 /** One field to expand: the ref, its target module, and the target's fields `campos` named (`x.y`). */
 export interface Expansion {

@@ -17,8 +17,7 @@ import type { Row } from '../db/module-entity.js'
 import { csvHeader, csvLine } from './csv-writer.js'
 import { selectable, type FieldSelection } from './fields-query.js'
 import type { ExportFormat, ExportHeaders, ExportQuery } from './export-query.js'
-
-type ApiRecord = Record<string, unknown>
+import type { ApiRecord } from './records-service.js'
 
 /** What the route sends: the body and how to name it. */
 export interface ExportAnswer {

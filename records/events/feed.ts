@@ -1,6 +1,6 @@
 /**
  * The event feed (docs/user-guide.md "Events"): one event per committed
- * write, read off the global chain (records/integrity/ledger.ts). The
+ * write, read off the global chain (records/integrity/global-chain.ts). The
  * chain holds every history entry once, in the order its transaction
  * committed, and nothing of a transaction that did not commit; an event's
  * position is its entry's `seq`, and its hash the version's `_hash`, so

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Db } from '../../db/statement.js'
 import { ConfigError } from '../../core/errors.js'
-import { hasChainIdColumn, keepChainId, storedChainId } from '../../db/ledger-statements.js'
+import { hasChainIdColumn, keepChainId, storedChainId } from '../../db/global-chain-statements.js'
 import { wellFormed } from './checkpoint-format.js'
 import { CheckpointStore } from './checkpoint-store.js'
 

@@ -9,7 +9,7 @@
  * first version where the chain breaks. Each searchable encrypted field's
  * blind index must be the one its value gives (an index copied from another
  * record would make a search find the wrong record). Then the record is
- * checked against the global chain and its checkpoints (ledger-verify.ts).
+ * checked against the global chain and its checkpoints (global-chain-verify.ts).
  */
 import type { Db } from '../../db/statement.js'
 import { canonicalJson } from '../../core/canonical.js'
@@ -22,7 +22,7 @@ import { currentSeal, sealOf, type Seal } from './seal-format.js'
 import { versionHash } from './version-hash.js'
 import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import type { Checkpoints } from './checkpoints.js'
-import { verifyInLedger } from './ledger-verify.js'
+import { verifyInGlobalChain } from './global-chain-verify.js'
 import { itemKeyIds } from '../item-fields.js'
 
 export interface Verdict {
@@ -112,7 +112,7 @@ function missingRowAt (version: number, next: { version: number } | undefined, l
 export async function verifyChain (em: Db, mod: ModuleDef, live: Row, cipher: FieldCipher, checkpoints?: Checkpoints): Promise<Verdict> {
   const local = await verifyVersions(em, mod, live, cipher)
   if (!local.valido || checkpoints === undefined) return local
-  return (await verifyInLedger(em, mod, live, checkpoints)) ?? local
+  return (await verifyInGlobalChain(em, mod, live, checkpoints)) ?? local
 }
 
 async function verifyVersions (em: Db, mod: ModuleDef, live: Row, cipher: FieldCipher): Promise<Verdict> {

@@ -11,7 +11,7 @@
  */
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto'
 import { canonicalJson } from '../../core/canonical.js'
-import type { ChainHead } from './ledger.js'
+import type { ChainHead } from './global-chain.js'
 
 export interface Checkpoint {
   formato: 1 | 2

@@ -6,7 +6,7 @@
  * write access to the database does not give it; the public key (`npm run
  * integrity-key -- --publica`) is all an auditor needs to check one.
  *
- * Each run of the sealer (ledger.ts) stores a signed checkpoint in
+ * Each run of the sealer (global-chain.ts) stores a signed checkpoint in
  * `sys_puntos_control` every ANCHOR_SPAN entries and at its new head: those
  * bound the stretch of chain /verificar recomputes around a record. The
  * newest head is *published*: one new file in CHECKPOINT_DIR, written
@@ -23,10 +23,10 @@ import { MOTIVOS, REASONS } from '../../core/errors.js'
 import {
   newestStoredCheckpoint, storeCheckpoints, storedCheckpointBefore, storedCheckpointFrom, type StoredCheckpoint,
 } from '../../db/checkpoint-statements.js'
-import { linkAt } from '../../db/ledger-statements.js'
+import { linkAt } from '../../db/global-chain-statements.js'
 import { classify, type Checkpoint, type Signer } from './checkpoint-format.js'
 import { CheckpointStore } from './checkpoint-store.js'
-import { brokenLink, chainHead, seal, type ChainHead, type SealResult } from './ledger.js'
+import { brokenLink, chainHead, seal, type ChainHead, type SealResult } from './global-chain.js'
 
 export type { Checkpoint, Signer } from './checkpoint-format.js'
 

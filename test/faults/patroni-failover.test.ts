@@ -14,7 +14,7 @@
 import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, login, startStack, type Stack } from './helpers/stack.js'
-import { ledgerFigures, startLedgerLoad, type LedgerFigures } from './helpers/ledger-load.js'
+import { ackFigures, startAckLoad, type AckFigures } from './helpers/ack-load.js'
 import { waitFor } from './helpers/processes.js'
 import type { Member } from './helpers/patroni.js'
 
@@ -43,9 +43,9 @@ describe('three instances on Patroni (HAProxy) and Redis Sentinel', () => {
    * rewind that dropped acknowledged writes would show then), and checks
    * the figures.
    */
-  async function underLoad (name: string, fault: () => Promise<void>, recovered: () => Promise<void>, settled: () => Promise<void>): Promise<LedgerFigures> {
+  async function underLoad (name: string, fault: () => Promise<void>, recovered: () => Promise<void>, settled: () => Promise<void>): Promise<AckFigures> {
     const pids = stack.instances.map((i) => i.pid())
-    const load = startLedgerLoad({ url: stack.url, token, concurrency: 20 })
+    const load = startAckLoad({ url: stack.url, token, concurrency: 20 })
     try {
       await waitFor('500 answers before the fault', async () => load.acks.length >= 500, 60_000, 20)
       const faultAt = Date.now()
@@ -57,7 +57,7 @@ describe('three instances on Patroni (HAProxy) and Redis Sentinel', () => {
       load.stop()
       const acks = await load.done
       await settled()
-      const figures = await ledgerFigures(acks, faultAt, stack.query)
+      const figures = await ackFigures(acks, faultAt, stack.query)
       const restarted = stack.instances.filter((i, n) => !i.running() || i.pid() !== pids[n]).length
       console.log(`[faults] ${name}: ${JSON.stringify({ ...figures, instancesRestarted: restarted })}`)
       expect(figures).toMatchObject({ lost: 0, idsTwice: 0, otherStatuses: 0 })

@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, login, startStack, type Stack } from './helpers/stack.js'
-import { ledgerFigures, startLedgerLoad } from './helpers/ledger-load.js'
+import { ackFigures, startAckLoad } from './helpers/ack-load.js'
 import { waitFor } from './helpers/processes.js'
 import type { PoolMode } from './helpers/pgbouncer.js'
 
@@ -31,7 +31,7 @@ for (const mode of ['transaction', 'session'] as PoolMode[]) {
 
     it('creates, If-Match updates, an import, an export and searches: all 2xx, nothing lost, the chain sealed and whole', async () => {
       const startedAt = Date.now()
-      const load = startLedgerLoad({ url: stack.url, token, concurrency: 20 })
+      const load = startAckLoad({ url: stack.url, token, concurrency: 20 })
       const rows = Array.from({ length: 500 }, (_, i) => `Persona ${i};hurto;2026-06-01 10:00:00;Calle ${i};Importada ${i}`)
       const imported = await fetch(`${stack.url}/denuncias/importar`, {
         method: 'POST',
@@ -45,7 +45,7 @@ for (const mode of ['transaction', 'session'] as PoolMode[]) {
       for (const q of ['Persona 4', 'Calle']) expect((await call(stack.url, 'GET', `/denuncias?q=${encodeURIComponent(q)}&limit=5`, { token })).status).toBe(200)
       await waitFor('1,500 answers', async () => load.acks.length >= 1500, 120_000, 50)
       load.stop()
-      const figures = await ledgerFigures(await load.done, startedAt, stack.query)
+      const figures = await ackFigures(await load.done, startedAt, stack.query)
       console.log(`[faults] PgBouncer ${mode} mode: ${JSON.stringify(figures)}`)
       expect(Object.keys(figures.byStatus).filter((s) => !s.startsWith('2'))).toEqual([])
       expect(figures).toMatchObject({ lost: 0, idsTwice: 0 })

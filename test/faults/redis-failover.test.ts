@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, login, startStack, type Stack } from './helpers/stack.js'
-import { ledgerFigures, startLedgerLoad } from './helpers/ledger-load.js'
+import { ackFigures, startAckLoad } from './helpers/ack-load.js'
 import { waitFor } from './helpers/processes.js'
 
 describe('three instances on Redis Sentinel', () => {
@@ -27,7 +27,7 @@ describe('three instances on Redis Sentinel', () => {
   it('kill -9 of the Redis primary under creates and If-Match updates: nothing acknowledged lost, no id twice, 2xx/409/503 only, back within 30 s, no restart', async () => {
     const group = stack.sentinels!
     const pids = stack.instances.map((i) => i.pid())
-    const load = startLedgerLoad({ url: stack.url, token, concurrency: 20 })
+    const load = startAckLoad({ url: stack.url, token, concurrency: 20 })
     await waitFor('500 answers before the fault', async () => load.acks.length >= 500, 60_000, 20)
     const primary = await group.primary()
     const faultAt = Date.now()
@@ -36,7 +36,7 @@ describe('three instances on Redis Sentinel', () => {
     await waitFor('300 acknowledged writes after the promotion', async () =>
       load.acks.filter((a) => a.sent > faultAt && a.status >= 200 && a.status < 300 && a.kind !== 'read').length >= 300, 60_000, 50)
     load.stop()
-    const figures = await ledgerFigures(await load.done, faultAt, stack.query)
+    const figures = await ackFigures(await load.done, faultAt, stack.query)
     const restarted = stack.instances.filter((i, n) => !i.running() || i.pid() !== pids[n]).length
     console.log(`[faults] Redis primary kill -9 (Sentinel): ${JSON.stringify({ ...figures, instancesRestarted: restarted, promoted: promoted !== primary.port })}`)
     expect(figures.byStatus['503'] ?? 0, 'the fault was not seen').toBeGreaterThan(0)
@@ -53,7 +53,7 @@ describe('three instances on Redis Sentinel', () => {
     // The killed server back, as a replica of the current primary: the switchover's target.
     await group.rejoin(stack.redis)
     const before = await group.primaryPort()
-    const load = startLedgerLoad({ url: stack.url, token, concurrency: 20 })
+    const load = startAckLoad({ url: stack.url, token, concurrency: 20 })
     await waitFor('500 answers before the switchover', async () => load.acks.length >= 500, 60_000, 20)
     const faultAt = Date.now()
     await group.switchover()
@@ -63,7 +63,7 @@ describe('three instances on Redis Sentinel', () => {
     await waitFor('300 acknowledged writes after the old primary was demoted', async () =>
       load.acks.filter((a) => a.sent > demotedAt && a.status >= 200 && a.status < 300 && a.kind !== 'read').length >= 300, 60_000, 50)
     load.stop()
-    const figures = await ledgerFigures(await load.done, faultAt, stack.query)
+    const figures = await ackFigures(await load.done, faultAt, stack.query)
     const restarted = stack.instances.filter((i, n) => !i.running() || i.pid() !== pids[n]).length
     console.log(`[faults] Redis switchover (SENTINEL FAILOVER): ${JSON.stringify({ ...figures, instancesRestarted: restarted, demotedAfterMs: demotedAt - faultAt })}`)
     expect(figures).toMatchObject({ lost: 0, idsTwice: 0, otherStatuses: 0 })

@@ -1,8 +1,8 @@
 /**
- * The statements of the global chain (db/ledger-entity.ts): what the sealer
+ * The statements of the global chain (db/global-chain-entity.ts): what the sealer
  * reads and appends, the watermark and identity kept in
  * `sys_cadena_estado`, and the reads /verificar makes of one record's
- * entries and of a stretch of links. records/integrity/ledger.ts decides
+ * entries and of a stretch of links. records/integrity/global-chain.ts decides
  * what to seal and what a broken link is; the SQL is here.
  */
 import { queryRows, runStatement, type Db } from './statement.js'

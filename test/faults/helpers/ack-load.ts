@@ -20,7 +20,7 @@ export interface Ack {
   readonly at: number
 }
 
-export interface LedgerLoad {
+export interface AckLoad {
   readonly acks: Ack[]
   stop (): void
   readonly done: Promise<Ack[]>
@@ -58,7 +58,7 @@ function send (agent: Agent, base: URL, token: string, method: string, path: str
 
 const ok = (status: number): boolean => status >= 200 && status < 300
 
-export function startLedgerLoad (opts: { url: string, token: string, concurrency: number }): LedgerLoad {
+export function startAckLoad (opts: { url: string, token: string, concurrency: number }): AckLoad {
   const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency })
   const base = new URL(opts.url)
   const acks: Ack[] = []
@@ -88,7 +88,7 @@ export function startLedgerLoad (opts: { url: string, token: string, concurrency
   return { acks, stop () { stopped = true }, done }
 }
 
-export interface LedgerFigures {
+export interface AckFigures {
   answers: number
   byStatus: Record<string, number>
   acknowledgedCreates: number
@@ -104,7 +104,7 @@ export interface LedgerFigures {
 }
 
 /** The figures of one scenario; `query` runs SQL on the service's database. */
-export async function ledgerFigures (acks: readonly Ack[], faultAt: number, query: <T>(sql: string, params?: unknown[]) => Promise<T[]>): Promise<LedgerFigures> {
+export async function ackFigures (acks: readonly Ack[], faultAt: number, query: <T>(sql: string, params?: unknown[]) => Promise<T[]>): Promise<AckFigures> {
   const byStatus: Record<string, number> = {}
   for (const a of acks) byStatus[a.status] = (byStatus[a.status] ?? 0) + 1
   const created = acks.filter((a) => a.kind === 'create' && a.id !== undefined).map((a) => a.id!)

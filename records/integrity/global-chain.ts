@@ -30,7 +30,7 @@ import { tryTransactionLock, waitForTransactionLock } from '../../db/advisory-lo
 import {
   appendChainEntries, chainStretch, chainTip, moveSealWatermark, recordChainEntries, recordEntryColumns, sealWatermark,
   snapshotXmin, unsealedBelowWatermark, unsealedHistory, type EntryColumns,
-} from '../../db/ledger-statements.js'
+} from '../../db/global-chain-statements.js'
 import { inReadCommittedTransaction } from '../../db/transaction.js'
 import { sha256 } from './version-hash.js'
 
@@ -113,7 +113,7 @@ export async function seal (em: Db, opts: { wait: boolean, span: number, inside?
   })
 }
 
-export interface LedgerEntry {
+export interface ChainEntry {
   seq: number
   version: number
   entrada: string
@@ -121,7 +121,7 @@ export interface LedgerEntry {
 }
 
 /** The chain entries of one record, in chain order. */
-export async function entriesOf (em: Db, modulo: string, registro: string): Promise<LedgerEntry[]> {
+export async function entriesOf (em: Db, modulo: string, registro: string): Promise<ChainEntry[]> {
   const rows = await recordChainEntries(em, modulo, registro)
   return rows.map((r) => ({ seq: Number(r.seq), version: r.version, entrada: r.entrada, enlace: r.enlace }))
 }

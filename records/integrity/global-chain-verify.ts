@@ -25,11 +25,11 @@
 import type { Db } from '../../db/statement.js'
 import { MOTIVOS } from '../../core/errors.js'
 import type { ModuleDef } from '../../core/registry/types.js'
-import { linkAt } from '../../db/ledger-statements.js'
+import { linkAt } from '../../db/global-chain-statements.js'
 import type { Row } from '../../db/module-entity.js'
 import type { Checkpoints } from './checkpoints.js'
 import type { Verdict } from './chain.js'
-import { brokenLink, entriesOf, entryHash, GENESIS, historyColumnsOf, strayVersions } from './ledger.js'
+import { brokenLink, entriesOf, entryHash, GENESIS, historyColumnsOf, strayVersions } from './global-chain.js'
 
 const broken = (motivo: keyof typeof MOTIVOS, version?: number): Verdict =>
   ({ valido: false, ...(version !== undefined && { version_rota: version }), motivo: MOTIVOS[motivo] })
@@ -38,7 +38,7 @@ const broken = (motivo: keyof typeof MOTIVOS, version?: number): Verdict =>
 const intact = (checkpoints: Checkpoints): Verdict | undefined =>
   checkpoints.unreadable() === undefined ? undefined : { valido: true, motivo: MOTIVOS.ILEGIBLE }
 
-export async function verifyInLedger (em: Db, mod: ModuleDef, live: Row, checkpoints: Checkpoints): Promise<Verdict | undefined> {
+export async function verifyInGlobalChain (em: Db, mod: ModuleDef, live: Row, checkpoints: Checkpoints): Promise<Verdict | undefined> {
   const latest = await checkpoints.latest(em)
   if (checkpoints.problem() !== undefined) return broken('FIRMA')
   if (latest !== undefined && latest.seq > 0) {

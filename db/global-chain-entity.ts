@@ -5,24 +5,24 @@
  * transaction id below which every history row is sealed); and
  * `sys_puntos_control`, a copy of each signed checkpoint of the chain's head
  * (the evidence that matters is published outside the database too).
- * Written by records/integrity/ledger.ts and records/integrity/checkpoints.ts.
+ * Written by records/integrity/global-chain.ts and records/integrity/checkpoints.ts.
  */
 import { EntitySchema } from '@mikro-orm/core'
 
-export interface LedgerRow {
+export interface ChainEntryRow {
   seq: string
   /** Id of the sys_historial row sealed here. */
   historial: string
   modulo: string
   registro: string
   version: number
-  /** SHA-256 of the history row's own columns (records/integrity/ledger.ts `entryHash`). */
+  /** SHA-256 of the history row's own columns (records/integrity/global-chain.ts `entryHash`). */
   entrada: string
   /** SHA-256 of the previous link followed by `entrada`. */
   enlace: string
 }
 
-export const LedgerEntity = new EntitySchema<LedgerRow>({
+export const ChainEntryEntity = new EntitySchema<ChainEntryRow>({
   name: 'sys_cadena',
   tableName: 'sys_cadena',
   properties: {
@@ -37,7 +37,7 @@ export const LedgerEntity = new EntitySchema<LedgerRow>({
   indexes: [{ name: 'sys_cadena_modulo_registro_idx', properties: ['modulo', 'registro'] }],
 })
 
-export interface LedgerStateRow {
+export interface ChainStateRow {
   id: number
   /** Every history row whose transaction id is below this is sealed (xid8 as text). */
   marca: string
@@ -45,7 +45,7 @@ export interface LedgerStateRow {
   cadena?: string | null
 }
 
-export const LedgerStateEntity = new EntitySchema<LedgerStateRow>({
+export const ChainStateEntity = new EntitySchema<ChainStateRow>({
   name: 'sys_cadena_estado',
   tableName: 'sys_cadena_estado',
   properties: {
