@@ -7,8 +7,9 @@
  *   to refuse them costs the event loop tens of milliseconds and as much
  *   again in garbage collection;
  * - more than MAX_TEXT_VALUES values in all (array items and object
- *   members): parsing 100,000 distinct keys costs V8 60 ms, and a record
- *   with 200,000 values nested in an array item hundreds to hash and store,
+ *   members): parsing a hundred thousand distinct keys costs V8 tens of
+ *   milliseconds (docs/performance.md "Figures behind the code's choices"),
+ *   and a record with as many values nested in an array item far more to hash and store,
  *   while the largest body a person writes holds a few thousand;
  * - a number a double cannot hold: `1e400` parses as Infinity (and is then
  *   written as null), `1e-400` as 0. Both would change the value silently.

@@ -102,8 +102,8 @@ export async function openDatabase (config: Config, registry: Registry, log: DbL
           keepAlive: true,
           // One request, one backend: parallel workers (PostgreSQL plans them for a count of
           // 100,000+ entries) are processes started per query, which on a small machine cost
-          // more than they save (the exact total of 285,714 live rows: 60–205 ms with two
-          // workers, 21 ms without), and under concurrent requests they only add CPU.
+          // more than they save (docs/performance.md "Figures behind the code's choices"),
+          // and under concurrent requests they only add CPU.
           ...(embedded === undefined && { options: '-c max_parallel_workers_per_gather=0' }),
         },
         // knex would print "Connection Error: …" to the console for every dropped connection.

@@ -2,9 +2,9 @@
  * Which queries run as named prepared statements, and under which name.
  *
  * MikroORM inlines every value into the SQL text, so PostgreSQL parses and
- * plans each query anew. With a module table's two dozen partial indexes,
- * planning a GET by id cost 0.25–0.4 ms of PostgreSQL's CPU against
- * 0.05 ms to run it (docs/performance.md). A named statement is parsed once per
+ * plans each query anew; with a module table's two dozen partial indexes,
+ * planning a GET by id costs PostgreSQL several times what running it does
+ * (docs/performance.md "Figures behind the code's choices"). A named statement is parsed once per
  * connection, and after five executions PostgreSQL may keep a generic plan
  * for it.
  *
@@ -13,9 +13,9 @@
  * no escaped `?`, no search operator and no ordered page. Those two are
  * left to a custom plan for every query, because how many rows the values
  * match, and where, decides their best plan: a text search or a substring
- * match (the 50 ms of docs/user-guide.md "Search"), and `order by … limit`, where a generic plan
- * walked the default order's index through 20,000 fresh rows of one
- * category to find 20 of another (12 ms instead of 1), unless its caller
+ * match (docs/user-guide.md "Search"), and `order by … limit`, where a generic plan
+ * may walk the default order's index through thousands of rows of one
+ * category to find 20 of another, unless its caller
  * says one plan serves every value (a page read by the keys of one index,
  * db/row-query.ts). Counts, reads by key and writes keep one plan. The
  * name is a hash of the text.

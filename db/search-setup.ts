@@ -19,8 +19,8 @@
  * that cannot be inlined is parsed and planned anew in every statement that
  * calls it — nine times in every insert into a table with search indexes —
  * where PL/pgSQL keeps its compiled body and the plan of its expression for
- * the session (measured: 1.8 µs per row rechecked against 2.5, and less
- * PostgreSQL CPU per insert). All give the same text, so the indexes built
+ * the session (docs/performance.md "Figures behind the code's choices").
+ * All give the same text, so the indexes built
  * with any of them stay valid when it changes.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'

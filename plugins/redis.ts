@@ -52,8 +52,8 @@ async function connect (app: FastifyInstance, target: RedisTarget): Promise<Redi
     enableOfflineQueue: false,
     // Commands issued in the same tick (one admission script per request,
     // stores/admission.ts, from every request that arrived together) leave
-    // as one write. Measured without it: Redis 31–40 µs of CPU per GET
-    // instead of 14–20, and more on the server (one write per command).
+    // as one write, not one write per command (docs/performance.md
+    // "Figures behind the code's choices").
     enableAutoPipelining: true,
     lazyConnect: true,
   })

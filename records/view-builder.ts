@@ -2,10 +2,9 @@
  * The API record of a row (records/record-view.ts `toApiRecord`) as one
  * function per module and decryption right, generated once: an object
  * literal with the module's keys in their order, each value read from its
- * column and shown by its field type. A loop over the fields that stores
- * keys one by one into a fresh object cost 1.9 µs per record of 21 fields,
- * the literal about 50 ns plus its instants (docs/performance.md: a list page shows
- * 20 records). Like fast-json-stringify's serializers, the code is built
+ * column and shown by its field type: a fraction of what a loop storing
+ * keys one by one into a fresh object costs (docs/performance.md "Figures
+ * behind the code's choices"; a list page shows 20 records). Like fast-json-stringify's serializers, the code is built
  * from the registry only: keys and columns are written as JSON string
  * literals, and values are never part of the code.
  */
