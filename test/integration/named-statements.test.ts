@@ -1,7 +1,7 @@
 /**
  * The driver's named prepared statements (db/driver.ts,
- * db/prepared-statements.ts), sent through node-postgres's public query
- * config (`name`, `text`, `values`, `types`), against the database of
+ * db/prepared-statements.ts; a statement whose result's shape is known is
+ * read through db/driver-internals.ts), against the database of
  * either mode (embedded mode sends values inlined and names nothing):
  * - one read run again and again, on one connection and across the pool,
  *   returns the same rows and values every time: instants as Dates, dates
