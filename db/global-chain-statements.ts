@@ -5,6 +5,7 @@
  * entries and of a stretch of links. records/integrity/global-chain.ts decides
  * what to seal and what a broken link is; the SQL is here.
  */
+import type { ChainEntryRow } from './global-chain-entity.js'
 import { queryRows, runStatement, type Db } from './statement.js'
 
 /** What of a history row enters its chain entry: its own columns, not its snapshot (covered by `hash`). */
@@ -30,16 +31,8 @@ export interface PendingRow extends EntryColumns {
   xid: string
 }
 
-/** One entry appended to the chain. */
-export interface NewChainEntry {
-  seq: string
-  historial: string
-  modulo: string
-  registro: string
-  version: number
-  entrada: string
-  enlace: string
-}
+/** One entry appended to the chain: a row of sys_cadena. */
+export type NewChainEntry = ChainEntryRow
 
 /** The newest entry of the chain, or undefined when it is empty. */
 export async function chainTip (db: Db): Promise<{ seq: string, enlace: string } | undefined> {
