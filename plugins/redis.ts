@@ -50,11 +50,11 @@ async function connect (app: FastifyInstance, target: RedisTarget): Promise<Redi
     commandTimeout: 5000,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
-    // Commands issued in the same tick (one admission script per request,
-    // stores/admission.ts, from every request that arrived together) leave
-    // as one write, not one write per command (docs/performance.md
+    // No auto-pipelining: the hot path's commands are already one per turn
+    // (core/coalesce.ts), and ioredis builds a Pipeline for every command it
+    // auto-pipelines, a fifth of a lone create's CPU (docs/performance.md
     // "Figures behind the code's choices").
-    enableAutoPipelining: true,
+    enableAutoPipelining: false,
     lazyConnect: true,
   })
   client.on('error', (err: Error) => { app.log.warn({ err: { message: err.message } }, 'redis') })

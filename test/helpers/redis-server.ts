@@ -108,7 +108,7 @@ export function commandCalls (info: string): Record<string, number> {
 
 /**
  * A redis-server of the calling file's own for its lifetime, with a connected
- * client that auto-pipelines as plugins/redis.ts's does: INFO commandstats
+ * client set up as plugins/redis.ts's (no auto-pipelining): INFO commandstats
  * then counts that file's commands only. Call it in a describe block.
  */
 export function usePrivateRedis (): { readonly client: Redis } {
@@ -116,7 +116,7 @@ export function usePrivateRedis (): { readonly client: Redis } {
   let client: Redis | undefined
   beforeAll(async () => {
     server = await startRedisServer(['--save', '', '--appendonly', 'no'])
-    client = new Redis(server.url, { enableAutoPipelining: true, maxRetriesPerRequest: 1 })
+    client = new Redis(server.url, { enableAutoPipelining: false, maxRetriesPerRequest: 1 })
     await client.ping() // connected: the stores count the connection they are built on
   })
   afterAll(async () => {
