@@ -7,8 +7,10 @@
  * script run between them; in process, the two stores are simply asked.
  */
 import type { Counter, RateLimitStore, Window } from './rate-limits/contract.js'
+import { LocalCounts } from './rate-limits/local-counts.js'
 import { RedisRateLimitStore } from './rate-limits/redis.js'
 import type { SessionLookup, SessionStore } from './sessions/contract.js'
+import { LocalCopies } from './sessions/local-copies.js'
 import { RedisSessionStore } from './sessions/redis.js'
 
 export interface Admission {
@@ -44,4 +46,108 @@ export function admitFor (rateLimits: RateLimitStore, sessions: SessionStore): A
   return rateLimits instanceof RedisRateLimitStore && sessions instanceof RedisSessionStore && rateLimits.client === sessions.client
     ? admitWithRedis(rateLimits, sessions)
     : admitInProcess(rateLimits, sessions)
+}
+
+/** An instance's admission, and how to close what it opened. */
+export interface AdmissionSet {
+  readonly admit: Admit
+  close (): Promise<void>
+}
+
+/** How often the hits counted ahead of Redis are added there (ms). */
+const FLUSH_MS = 10
+
+/**
+ * The Redis admission, answered without Redis when it can be
+ * (docs/decisions.md "Admission without a round trip"): a token whose
+ * session and user were read a moment ago (stores/sessions/local-copies.ts,
+ * dropped as Redis announces their changes) and whose windows are far from
+ * their limits (stores/rate-limits/local-counts.ts) is admitted here, its
+ * hits added in Redis within FLUSH_MS. Any other request, and every
+ * request while the link to Redis is not whole, is `admitWithRedis`'s.
+ */
+export function admitAheadOfRedis (rateLimits: RedisRateLimitStore, sessions: RedisSessionStore): AdmissionSet {
+  const exact = admitWithRedis(rateLimits, sessions)
+  const counts = new LocalCounts()
+  const copies = new LocalCopies()
+  const changes = sessions.changes
+  const onChange = (keys: readonly string[] | '*'): void => {
+    if (keys === '*') {
+      copies.clear()
+      counts.clear()
+      return
+    }
+    for (const key of keys) {
+      const k = sessions.keyOf(key)
+      if (k === undefined) continue
+      if ('session' in k) copies.dropSession(k.session)
+      else copies.dropUser(k.user)
+    }
+  }
+  let unlisten: (() => void) | undefined
+  let epoch = sessions.knownEpoch
+  let stamp = 0
+  let timer: NodeJS.Timeout | undefined
+
+  const flush = async (): Promise<void> => {
+    timer = undefined
+    const increments = counts.take()
+    if (increments.length === 0) return
+    try {
+      counts.settle(increments, await rateLimits.add(increments), Date.now())
+    } catch {
+      counts.forget(increments)
+    }
+  }
+
+  const admit: Admit = async (windows, token) => {
+    if (token === undefined) return exact(windows)
+    // Opened on the first request: a command-line tool that builds the stores never needs it.
+    unlisten ??= changes.listen(onChange)
+    // A revocation this instance learnt of from the database (its own, the periodic check).
+    if (sessions.knownEpoch !== epoch) {
+      epoch = sessions.knownEpoch
+      copies.clear()
+    }
+    const now = Date.now()
+    const held = changes.whole ? copies.get(token.jti, token.userId, now) : undefined
+    const counters = held === undefined ? undefined : counts.tryHit(windows, now)
+    if (held !== undefined && counters !== undefined) {
+      timer ??= setTimeout(() => { void flush() }, FLUSH_MS).unref()
+      return { counters, found: { ...held, stamp } }
+    }
+    // This instance's own hits go first (one connection, in order): Redis's count then includes them.
+    if (timer !== undefined) {
+      clearTimeout(timer)
+      void flush()
+    }
+    const generation = changes.generation
+    const wasWhole = changes.whole
+    const admission = await exact(windows, token)
+    const later = Date.now()
+    counts.learn(windows, admission.counters, later)
+    const found = admission.found!
+    stamp = found.stamp
+    // Copied only when no change was heard while the read was on its way.
+    if (wasWhole && changes.whole && changes.generation === generation && epoch === sessions.knownEpoch && found.session !== null && found.user !== null) {
+      copies.put(token.jti, found.session, found.user, later)
+    }
+    return admission
+  }
+
+  return {
+    admit,
+    async close () {
+      if (timer !== undefined) clearTimeout(timer)
+      await flush()
+      unlisten?.()
+    },
+  }
+}
+
+/** The admission an instance uses: ahead of Redis when both stores are Redis ones on one client, else `admitFor`'s. */
+export function admissionFor (rateLimits: RateLimitStore, sessions: SessionStore): AdmissionSet {
+  return rateLimits instanceof RedisRateLimitStore && sessions instanceof RedisSessionStore && rateLimits.client === sessions.client
+    ? admitAheadOfRedis(rateLimits, sessions)
+    : { admit: admitInProcess(rateLimits, sessions), close: async () => {} }
 }

@@ -5,7 +5,7 @@
  * used as it is; only the others are built.
  */
 import type { Redis } from 'ioredis'
-import { admitFor, type Admit } from './admission.js'
+import { admissionFor, type Admit } from './admission.js'
 import type { AttemptLogStore } from './attempt-logs/contract.js'
 import type { IdempotencyStore } from './idempotency/contract.js'
 import { MemoryIdempotencyStore } from './idempotency/memory.js'
@@ -43,6 +43,8 @@ export interface Stores extends StoreSet {
   /** A request's rate counters and its session lookup, together (stores/admission.ts). */
   readonly admit: Admit
   readonly kind: 'redis' | 'memory'
+  /** Closes what the admission opened (its connection listening to Redis, its pending counts sent first). */
+  closeAdmission (): Promise<void>
 }
 
 /** Redis stores with every key under `prefix`, or in-process ones when `redis` is undefined; `overrides` replace any of them. */
@@ -54,5 +56,6 @@ export function createStores (redis: Redis | undefined, prefix: string, override
   const signals = overrides.signals ?? (redis !== undefined ? new RedisSignalStore(redis, prefix) : new MemorySignalStore())
   const streamSlots = overrides.streamSlots ?? (redis !== undefined ? new RedisStreamSlotStore(redis, prefix) : new MemoryStreamSlotStore())
   const idempotency = overrides.idempotency ?? (redis !== undefined ? new RedisIdempotencyStore(redis, prefix) : new MemoryIdempotencyStore())
-  return { sequences, sessions, rateLimits, attemptLogs, signals, streamSlots, idempotency, admit: admitFor(rateLimits, sessions), kind: redis !== undefined ? 'redis' : 'memory' }
+  const admission = admissionFor(rateLimits, sessions)
+  return { sequences, sessions, rateLimits, attemptLogs, signals, streamSlots, idempotency, admit: admission.admit, closeAdmission: async () => { await admission.close() }, kind: redis !== undefined ? 'redis' : 'memory' }
 }

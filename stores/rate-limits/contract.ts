@@ -8,6 +8,8 @@ export interface Counter {
 export interface Window {
   readonly key: string
   readonly windowMs: number
+  /** The limit, when the caller says it: a large one may be counted ahead of Redis (stores/admission.ts). */
+  readonly max?: number
 }
 
 /** Request counters shared by all instances (docs/user-guide.md "Rate limits"), in fixed windows. */

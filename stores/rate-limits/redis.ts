@@ -56,7 +56,27 @@ for h = 1, tonumber(ARGV[1]) do
 end
 return out`
 
+/**
+ * Hits counted ahead of Redis by one instance (stores/admission.ts), added
+ * together: KEYS the windows, ARGV per key its count then its length. The
+ * same expiry rules as HIT_MANY; answers count and PTTL per key.
+ */
+export const ADD_MANY = `
+local out = {}
+for i = 1, #KEYS do
+  local n, ms = tonumber(ARGV[2 * i - 1]), ARGV[2 * i]
+  local c = redis.call('INCRBY', KEYS[i], n)
+  if c == n then redis.call('PEXPIRE', KEYS[i], ms) end
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl < 0 then redis.call('PEXPIRE', KEYS[i], ms); ttl = tonumber(ms) end
+  out[#out + 1] = c
+  out[#out + 1] = ttl
+end
+return out`
+
 const SCRIPTS = {
+  /** The number of keys, the windows' keys, then per window the hits to add and its length. */
+  policiaAddMany: luaScript<[numberOfKeys: number, ...keysThenArgs: Array<string | number>], number[]>(ADD_MANY),
   /** The number of keys, every hit's keys, the number of hits, then per hit: windows, keys read, each window's length. */
   policiaHitMany: luaScript<[numberOfKeys: number, ...keysThenArgs: Array<string | number>], Array<number | string | null>>(HIT_MANY),
 }
@@ -92,6 +112,12 @@ export class RedisRateLimitStore implements RateLimitStore {
     const res = await this.hits.call({ windows, keys })
     if (res instanceof Error) throw res
     return res
+  }
+
+  /** Adds `n` hits to each window at once (hits already admitted); its counters, in order. */
+  async add (increments: ReadonlyArray<{ readonly key: string, readonly windowMs: number, readonly n: number }>): Promise<Counter[]> {
+    const flat = await this.scripts.policiaAddMany(increments.length, ...increments.map((i) => this.key(i.key)), ...increments.flatMap((i) => [i.n, i.windowMs]))
+    return increments.map((_, i) => ({ count: Number(flat[2 * i]), resetMs: Math.max(0, Number(flat[2 * i + 1])) }))
   }
 
   /** One script run for the hits of a turn; its flat answer split per hit (its status, then 2 per window, 1 per key read). */

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { defineScripts, luaScript, type ScriptCommands } from '../redis-scripts.js'
+import { CacheChanges } from './cache-changes.js'
 import type { CachedSession, SessionFill, SessionLookup, SessionStore, UserSnapshot } from './contract.js'
 
 /*
@@ -26,23 +27,41 @@ import type { CachedSession, SessionFill, SessionLookup, SessionStore, UserSnaps
  * database's.
  */
 
+/*
+ * Every script that changes a cached value announces it on the channel
+ * `<prefix>cache:changed` (its last ARGV): the keys it wrote, space
+ * apart, or `*` when the generation changed. Instances that copy values
+ * ahead of Redis (stores/admission.ts) drop those copies; Redis sends the
+ * announcement before it answers the script, so before the change is
+ * answered to anybody.
+ */
+
 /** Caches what the database said at epoch ARGV[1]; repairs a cache found behind it first. */
 const FILL = `
 local f = tonumber(ARGV[1])
 local e = tonumber(redis.call('GET', KEYS[1]) or '-1')
 local g = redis.call('GET', KEYS[2])
 if e > f or (g and e == f and redis.call('ZCARD', KEYS[3]) > 0) then return 0 end
+local changed = {}
 if e < f or not g then
   g = ARGV[2]
   redis.call('SET', KEYS[2], g)
   redis.call('SET', KEYS[1], f)
   redis.call('DEL', KEYS[3])
+  changed[1] = '*'
 end
 if ARGV[3] ~= '' then
   local cur = redis.call('GET', KEYS[4])
-  if not cur or string.sub(cur, 1, #g + 1) ~= g .. '|' then redis.call('SET', KEYS[4], g .. '|' .. ARGV[3], 'PX', ARGV[4]) end
+  if not cur or string.sub(cur, 1, #g + 1) ~= g .. '|' then
+    redis.call('SET', KEYS[4], g .. '|' .. ARGV[3], 'PX', ARGV[4])
+    changed[#changed + 1] = KEYS[4]
+  end
 end
-if ARGV[5] ~= '' then redis.call('SET', KEYS[5], g .. '|' .. ARGV[5], 'PX', ARGV[6]) end
+if ARGV[5] ~= '' then
+  redis.call('SET', KEYS[5], g .. '|' .. ARGV[5], 'PX', ARGV[6])
+  changed[#changed + 1] = KEYS[5]
+end
+if #changed > 0 then redis.call('PUBLISH', ARGV[7], changed[1] == '*' and '*' or table.concat(changed, ' ')) end
 return 1`
 
 /** A session issued just now: active under the current generation (none yet: the first fill repairs). */
@@ -57,15 +76,19 @@ return 0`
  * with its expiry (ARGV[3], ARGV[5] …), or is deleted when its value is
  * empty; cache:epoch moves on when this is the next epoch. Epoch 0 moves
  * nothing (the first chunks of a long list, the last one carries the epoch).
+ * The last ARGV is the channel the changed keys are announced on.
  */
 const REVOKE = `
 local n = tonumber(ARGV[1])
 local g = redis.call('GET', KEYS[2])
+local changed = {}
 for i = 4, #KEYS do
   local v = ARGV[2 * (i - 3)]
   if v == '' then redis.call('DEL', KEYS[i])
   elseif g then redis.call('SET', KEYS[i], g .. '|' .. v, 'PX', ARGV[2 * (i - 3) + 1]) end
+  changed[#changed + 1] = KEYS[i]
 end
+if #changed > 0 then redis.call('PUBLISH', ARGV[#ARGV], table.concat(changed, ' ')) end
 local e = tonumber(redis.call('GET', KEYS[1]) or '-1')
 if not g or e < 0 or n == 0 then return e end
 if n == e + 1 then
@@ -81,9 +104,9 @@ return e`
 const REVOKE_CHUNK = 500
 
 const SCRIPTS = {
-  policiaFill: luaScript<[epochKey: string, genKey: string, aheadKey: string, sessionKey: string, userKey: string, epoch: number, gen: string, session: string, sessionTtlMs: number, user: string, userTtlMs: number], number>(FILL, 5),
+  policiaFill: luaScript<[epochKey: string, genKey: string, aheadKey: string, sessionKey: string, userKey: string, epoch: number, gen: string, session: string, sessionTtlMs: number, user: string, userTtlMs: number, channel: string], number>(FILL, 5),
   policiaPutSession: luaScript<[genKey: string, sessionKey: string, value: string, ttlMs: number], number>(PUT_SESSION, 2),
-  /** The number of keys, the keys (epoch, gen, ahead, then the targets), the epoch, then value and expiry per target. */
+  /** The number of keys, the keys (epoch, gen, ahead, then the targets), the epoch, then value and expiry per target, then the channel. */
   policiaRevoke: luaScript<[numberOfKeys: number, ...keysThenArgs: Array<string | number>], number>(REVOKE),
 }
 
@@ -114,16 +137,32 @@ export class RedisSessionStore implements SessionStore {
   /** Counts (re)connections to Redis; `checked` is the one a database read has confirmed. */
   private connection = 1
   private checked = 0
+  /** The announcements of this cache's changes (opened by the first listener, stores/admission.ts). */
+  readonly changes: CacheChanges
 
   /** `client`: the one its commands go to (stores/admission.ts reads it together with the rate counters). */
   constructor (readonly client: Redis, private readonly prefix: string) {
     this.scripts = defineScripts(client, SCRIPTS)
+    this.changes = new CacheChanges(client, this.changesChannel)
     // A restart, a failover: whatever answers now may hold an older state.
     client.on('ready', () => { this.connection++ })
   }
 
   private sessionKey (jti: string): string { return `${this.prefix}sess:${jti}` }
   private userKey (id: string): string { return `${this.prefix}user:${id}` }
+
+  /** Where every change of a cached value is announced (the keys, or `*`: everything). */
+  get changesChannel (): string { return `${this.prefix}cache:changed` }
+
+  /** The jti of a session key, or the id of a user key, as announced on `changesChannel`. */
+  keyOf (key: string): { session: string } | { user: string } | undefined {
+    if (key.startsWith(`${this.prefix}sess:`)) return { session: key.slice(this.prefix.length + 5) }
+    if (key.startsWith(`${this.prefix}user:`)) return { user: key.slice(this.prefix.length + 5) }
+    return undefined
+  }
+
+  /** The highest revocation epoch this instance knows (a copy learnt under a lower one is stale). */
+  get knownEpoch (): number { return this.known }
   private get stateKeys (): [string, string, string] {
     return [`${this.prefix}cache:epoch`, `${this.prefix}cache:gen`, `${this.prefix}cache:ahead`]
   }
@@ -150,7 +189,7 @@ export class RedisSessionStore implements SessionStore {
       ...this.stateKeys, this.sessionKey(session?.jti ?? '-'), this.userKey(user?.snapshot.id ?? '-'),
       epoch, randomUUID(),
       session === undefined ? '' : `${session.value.state}|${session.value.userId}`, Math.max(Math.ceil(session?.ttlMs ?? 1), 1),
-      user === undefined ? '' : JSON.stringify(user.snapshot), Math.max(Math.ceil(user?.ttlMs ?? 1), 1))
+      user === undefined ? '' : JSON.stringify(user.snapshot), Math.max(Math.ceil(user?.ttlMs ?? 1), 1), this.changesChannel)
     // The cache answered a script after a database read made since this
     // connection began: it is caught up (or was just dropped).
     if (stamp === this.connection) this.checked = stamp
@@ -162,7 +201,8 @@ export class RedisSessionStore implements SessionStore {
 
   async revokeSession (jti: string, userId: string, ttlMs: number, epoch: number): Promise<void> {
     this.noteEpoch(epoch)
-    await this.scripts.policiaRevoke(4, ...this.stateKeys, this.sessionKey(jti), epoch, `revoked|${userId}`, Math.max(Math.ceil(ttlMs), 1))
+    await this.scripts.policiaRevoke(4, ...this.stateKeys, this.sessionKey(jti), epoch, `revoked|${userId}`, Math.max(Math.ceil(ttlMs), 1), this.changesChannel)
+    await this.changes.delivered()
   }
 
   async dropUser (userId: string, epoch: number): Promise<void> {
@@ -176,8 +216,9 @@ export class RedisSessionStore implements SessionStore {
     for (let i = 0; i < targets.length; i += REVOKE_CHUNK) {
       const chunk = targets.slice(i, i + REVOKE_CHUNK)
       const last = i + REVOKE_CHUNK >= targets.length
-      await this.scripts.policiaRevoke(3 + chunk.length, ...this.stateKeys, ...chunk.map((t) => t[0]), last ? epoch : 0, ...chunk.flatMap((t) => [t[1], t[2]]))
+      await this.scripts.policiaRevoke(3 + chunk.length, ...this.stateKeys, ...chunk.map((t) => t[0]), last ? epoch : 0, ...chunk.flatMap((t) => [t[1], t[2]]), this.changesChannel)
     }
+    await this.changes.delivered()
   }
 
   noteEpoch (epoch: number): void {

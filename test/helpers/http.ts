@@ -13,6 +13,16 @@ export interface Res {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
 
+/**
+ * A request over the network reaches an instance through its event loop's
+ * I/O, so after whatever Redis announced before the request was sent (the
+ * changes that drop an instance's copies, stores/admission.ts); an injected
+ * one would not wait for them: two turns of the loop let them in.
+ */
+async function ioTurns (): Promise<void> {
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve))
+}
+
 /** One request through app.inject; `ip` is the client address (default 127.0.0.1). */
 export async function call (app: FastifyInstance, method: Method, url: string, opts: { token?: string, body?: unknown, headers?: Record<string, string>, raw?: string, ip?: string } = {}): Promise<Res> {
   const headers: Record<string, string> = { ...opts.headers }
@@ -20,6 +30,7 @@ export async function call (app: FastifyInstance, method: Method, url: string, o
   let payload: string | undefined
   if (opts.raw !== undefined) payload = opts.raw
   else if (opts.body !== undefined) { payload = JSON.stringify(opts.body); headers['content-type'] ??= 'application/json' }
+  await ioTurns()
   const res = await app.inject({ method, url, headers, ...(payload !== undefined && { payload }), ...(opts.ip !== undefined && { remoteAddress: opts.ip }) })
   let body: unknown
   try { body = res.json() } catch { body = res.body }

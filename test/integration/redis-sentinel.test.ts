@@ -30,7 +30,9 @@ beforeAll(async () => {
   h = await createHarness()
   group = await startSentinelGroup()
   // REDIS_URL emptied: the run's own Redis (when CI sets it) is not this test's.
-  const env = { ...group.env, REDIS_URL: '', RATE_LIMIT_TOKEN_MAX: '500' }
+  // A token limit below the smallest counted ahead of Redis (stores/rate-limits/local-counts.ts
+  // LOCAL_MIN): every hit is counted by Redis itself, so both instances' counts are compared exactly.
+  const env = { ...group.env, REDIS_URL: '', RATE_LIMIT_TOKEN_MAX: '99' }
   metricsPort = await freePort()
   a = await h.app({ env: { ...env, METRICS_PORT: String(metricsPort) } })
   b = await h.app({ env })

@@ -1,0 +1,101 @@
+/**
+ * Admission ahead of Redis (stores/admission.ts; docs/decisions.md
+ * "Admission without a round trip"): a token seen a moment ago is admitted
+ * from the instance's copies and counted locally, its hits added in Redis
+ * every few milliseconds; the last tenth of a limit, and every request while
+ * the link to Redis is not whole, is decided by Redis. On a redis-server of
+ * this file's own, shared by two instances.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
+import { createHarness, type Harness } from '../helpers/app.js'
+import { call, client, login } from '../helpers/http.js'
+import { commandCalls, startRedisServer, type RedisServer } from '../helpers/redis-server.js'
+
+let h: Harness
+let server: RedisServer
+let redis: Redis
+let a: FastifyInstance
+let b: FastifyInstance
+/** Instances whose token limit (100) leaves 90 hits to be counted ahead of Redis. */
+let a100: FastifyInstance
+let b100: FastifyInstance
+
+beforeAll(async () => {
+  h = await createHarness()
+  server = await startRedisServer(['--save', '', '--appendonly', 'no'])
+  redis = new Redis(server.url, { maxRetriesPerRequest: 1 })
+  const env = { REDIS_URL: server.url, RATE_LIMIT_TOKEN_MAX: '1000', RATE_LIMIT_TOKEN_WINDOW: '1h' }
+  a = await h.app({ env })
+  b = await h.app({ env })
+  const env100 = { ...env, RATE_LIMIT_TOKEN_MAX: '100' }
+  a100 = await h.app({ env: env100 })
+  b100 = await h.app({ env: env100 })
+})
+afterAll(async () => {
+  await h?.close()
+  redis?.disconnect()
+  await server?.destroy()
+})
+
+const jtiOf = (token: string): string => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { jti: string }).jti
+const remaining = (res: { headers: Record<string, unknown> }): number => Number(res.headers['ratelimit-remaining'])
+const settle = async (): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, 100)) }
+
+describe('a token seen a moment ago', () => {
+  it('is admitted without a Redis command; its hits reach Redis within milliseconds, counted exactly', async () => {
+    const token = await login(a)
+    const api = client(a, token)
+    const first = await api.get('/me') // read from Redis: the session and user are copied
+    expect(first.status).toBe(200)
+    await settle()
+    await redis.config('RESETSTAT')
+    const seen: number[] = []
+    for (let i = 0; i < 20; i++) seen.push(remaining(await api.get('/me')))
+    const during = commandCalls(await redis.info('commandstats'))
+    // Each request counted here: the headers go down one by one, as Redis's own count would.
+    expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => remaining(first) - 1 - i))
+    // Fewer scripts than requests: the hits of each few milliseconds are added together.
+    expect(during.evalsha ?? 0).toBeLessThan(20)
+    await settle()
+    expect(Number(await redis.get(`${h.redisPrefix}rl:tok:${jtiOf(token)}`))).toBe(21)
+  })
+
+  it('logged out on another instance is refused at once', async () => {
+    const token = await login(a)
+    for (let i = 0; i < 3; i++) expect((await call(b, 'GET', '/me', { token })).status).toBe(200)
+    expect((await call(a, 'POST', '/auth/logout', { token })).status).toBe(200)
+    expect((await call(b, 'GET', '/me', { token })).status).toBe(401)
+  })
+
+  it('is asked of Redis again once the connection listening for changes broke: a logout meanwhile is not missed', async () => {
+    const token = await login(a)
+    for (let i = 0; i < 3; i++) expect((await call(b, 'GET', '/me', { token })).status).toBe(200)
+    // Every listening connection closed: announcements sent now reach nobody.
+    await redis.call('CLIENT', 'KILL', 'TYPE', 'pubsub')
+    expect((await call(a, 'POST', '/auth/logout', { token })).status).toBe(200)
+    expect((await call(b, 'GET', '/me', { token })).status).toBe(401)
+  })
+})
+
+describe('a limit shared by two instances', () => {
+  it('admits exactly its number of requests, alternating between them; the last tenth is decided by Redis', async () => {
+    const token = await login(a100)
+    const statuses: number[] = []
+    const shown: number[] = []
+    for (let i = 0; i < 110; i++) {
+      const res = await call(i % 2 === 0 ? a100 : b100, 'GET', '/me', { token })
+      statuses.push(res.status)
+      shown.push(remaining(res))
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(100)
+    expect(statuses.slice(100)).toEqual(Array(10).fill(429))
+    // The last admitted saw nothing left; counted ahead, an instance may show a few more left than
+    // Redis holds (the other's hits of the last milliseconds), never fewer than this request's own.
+    expect(shown[99]).toBe(0)
+    for (let i = 0; i < 100; i++) expect(shown[i]).toBeLessThanOrEqual(100 - 1 - Math.floor(i / 2))
+    await settle()
+    expect(Number(await redis.get(`${h.redisPrefix}rl:tok:${jtiOf(token)}`))).toBe(110)
+  })
+})
