@@ -64,7 +64,7 @@ declare module 'fastify' {
   }
 }
 
-/** How many verified tokens each instance remembers (least recently used first out). */
+/** How many verified tokens each instance remembers (the oldest first out). */
 const VERIFIED_TOKENS = 5_000
 /** How long a user snapshot may stay cached; writes to the user drop it at once. */
 const USER_CACHE_MS = 5 * 60_000
@@ -83,15 +83,9 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
   await app.register(fastifyJwt, {
     secret: app.config.jwtSecret,
     sign: { algorithm: 'HS256', expiresIn: app.config.tokenTtlSeconds },
-    // Verified tokens are cached (fast-jwt's LRU, each until its `exp`): a
-    // client sends the same token on every request, and a hit skips the HMAC
-    // check, both JSON parses and the claim checks. Keyed by the token
-    // itself, not fast-jwt's default SHA-256 of it: a token is a few hundred
-    // bytes (a full cache about 2 MB), and the hash was a twentieth of a lone
-    // GET's CPU (docs/performance.md "Figures behind the code's choices").
-    // Errors are not cached. Revocation is not the signature's business: the
-    // session is looked up every time.
-    verify: { algorithms: ['HS256'], requiredClaims: ['sub', 'jti', 'exp', 'iat'], cache: VERIFIED_TOKENS, cacheKeyBuilder: (token: string) => token },
+    // Verified tokens are remembered by `verifyToken` below, not by
+    // fast-jwt's cache (docs/performance.md "Figures behind the code's choices").
+    verify: { algorithms: ['HS256'], requiredClaims: ['sub', 'jti', 'exp', 'iat'] },
   })
   const users = usersTable(app.registry)
 
@@ -165,12 +159,26 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     return resolveCaller(() => em ??= app.orm.em.fork(), { sub: caller.id, jti: caller.jti, exp: caller.exp, iat: 0 }, found)
   })
 
+  // A client sends the same token on every request: a verified one is
+  // remembered by its exact text until its `exp` (the oldest first out), so
+  // a repeat skips the HMAC check, both JSON parses and the claim checks.
+  // Keyed by the text itself, not a hash of it (fast-jwt's cache hashes
+  // every token it is asked about). Errors are not remembered. Revocation
+  // is not the signature's business: the session is looked up every time.
+  const verified = new Map<string, TokenClaims>()
   function verifyToken (token: string): TokenClaims {
+    const known = verified.get(token)
+    if (known !== undefined && known.exp * 1000 > Date.now()) return known
+    let claims: TokenClaims
     try {
-      return app.jwt.verify<TokenClaims>(token)
+      claims = Object.freeze(app.jwt.verify<TokenClaims>(token))
     } catch {
+      verified.delete(token)
       throw new AppError('TOKEN_INVALIDO')
     }
+    if (verified.size >= VERIFIED_TOKENS) verified.delete(verified.keys().next().value!)
+    verified.set(token, claims)
+    return claims
   }
 
   /**
