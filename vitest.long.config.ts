@@ -7,7 +7,8 @@ import base from './vitest.config.js'
  * test/long/ holds the commands and servers run as child
  * processes (admin commands, users, start-up waits, graceful shutdown,
  * client addresses on a listening server), private PostgreSQL clusters and
- * redis-servers (backup and restore, Redis restores), the embedded
+ * redis-servers (backup and restore, Redis restores, a Sentinel group's
+ * failover), the embedded
  * database's maintenance rounds, the lock-out's windows and webhook retries
  * after a receiver's 10 s silence; beside them the
  * OpenAPI fuzzer at its full 10,000 requests (`npm test` sends 2,000).

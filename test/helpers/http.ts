@@ -17,9 +17,11 @@ type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH'
  * A request over the network reaches an instance through its event loop's
  * I/O, so after whatever Redis announced before the request was sent (the
  * changes that drop an instance's copies, stores/admission.ts); an injected
- * one would not wait for them: two turns of the loop let them in.
+ * one would not wait for them: two turns of the loop let them in. Only
+ * Redis announces anything (the in-process stores have no copies).
  */
-async function ioTurns (): Promise<void> {
+async function ioTurns (app: FastifyInstance): Promise<void> {
+  if (app.stores.kind !== 'redis') return
   for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve))
 }
 
@@ -30,7 +32,7 @@ export async function call (app: FastifyInstance, method: Method, url: string, o
   let payload: string | undefined
   if (opts.raw !== undefined) payload = opts.raw
   else if (opts.body !== undefined) { payload = JSON.stringify(opts.body); headers['content-type'] ??= 'application/json' }
-  await ioTurns()
+  await ioTurns(app)
   const res = await app.inject({ method, url, headers, ...(payload !== undefined && { payload }), ...(opts.ip !== undefined && { remoteAddress: opts.ip }) })
   let body: unknown
   try { body = res.json() } catch { body = res.body }
