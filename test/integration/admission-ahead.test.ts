@@ -18,9 +18,9 @@ let server: RedisServer
 let redis: Redis
 let a: FastifyInstance
 let b: FastifyInstance
-/** Instances whose token limit (100) leaves 90 hits to be counted ahead of Redis. */
-let a100: FastifyInstance
-let b100: FastifyInstance
+/** Instances at the default token limit (1,000): 900 hits counted ahead of Redis, the last 100 by Redis. */
+let a1000: FastifyInstance
+let b1000: FastifyInstance
 
 beforeAll(async () => {
   h = await createHarness()
@@ -29,9 +29,8 @@ beforeAll(async () => {
   const env = { REDIS_URL: server.url, RATE_LIMIT_TOKEN_MAX: '1000', RATE_LIMIT_TOKEN_WINDOW: '1h' }
   a = await h.app({ env })
   b = await h.app({ env })
-  const env100 = { ...env, RATE_LIMIT_TOKEN_MAX: '100' }
-  a100 = await h.app({ env: env100 })
-  b100 = await h.app({ env: env100 })
+  a1000 = await h.app({ env })
+  b1000 = await h.app({ env })
 })
 afterAll(async () => {
   await h?.close()
@@ -80,22 +79,27 @@ describe('a token seen a moment ago', () => {
 })
 
 describe('a limit shared by two instances', () => {
+  // Hits counted ahead of Redis reach it within about 10 ms; the last tenth
+  // of a limit (here 100 requests) is decided by Redis hit by hit. A client
+  // alternating between instances as fast as this test can send stays far
+  // below a tenth of the limit per 10 ms, so the limit holds exactly
+  // (docs/decisions.md "Admission without a round trip" gives the bound).
   it('admits exactly its number of requests, alternating between them; the last tenth is decided by Redis', async () => {
-    const token = await login(a100)
+    const token = await login(a1000)
     const statuses: number[] = []
     const shown: number[] = []
-    for (let i = 0; i < 110; i++) {
-      const res = await call(i % 2 === 0 ? a100 : b100, 'GET', '/me', { token })
+    for (let i = 0; i < 1010; i++) {
+      const res = await call(i % 2 === 0 ? a1000 : b1000, 'GET', '/me', { token })
       statuses.push(res.status)
       shown.push(remaining(res))
     }
-    expect(statuses.filter((s) => s === 200)).toHaveLength(100)
-    expect(statuses.slice(100)).toEqual(Array(10).fill(429))
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1000)
+    expect(statuses.slice(1000)).toEqual(Array(10).fill(429))
     // The last admitted saw nothing left; counted ahead, an instance may show a few more left than
     // Redis holds (the other's hits of the last milliseconds), never fewer than this request's own.
-    expect(shown[99]).toBe(0)
-    for (let i = 0; i < 100; i++) expect(shown[i]).toBeLessThanOrEqual(100 - 1 - Math.floor(i / 2))
+    expect(shown[999]).toBe(0)
+    for (let i = 0; i < 1000; i++) expect(shown[i]).toBeLessThanOrEqual(1000 - 1 - Math.floor(i / 2))
     await settle()
-    expect(Number(await redis.get(`${h.redisPrefix}rl:tok:${jtiOf(token)}`))).toBe(110)
+    expect(Number(await redis.get(`${h.redisPrefix}rl:tok:${jtiOf(token)}`))).toBe(1010)
   })
 })
