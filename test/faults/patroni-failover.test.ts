@@ -13,7 +13,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, login, startStack, type Stack } from './helpers/stack.js'
+import { everyReady, login, startStack, type Stack } from './helpers/stack.js'
 import { ackFigures, startAckLoad, type AckFigures } from './helpers/ack-load.js'
 import { waitFor } from './helpers/processes.js'
 import type { Member } from './helpers/patroni.js'
@@ -63,7 +63,7 @@ describe('three instances on Patroni (HAProxy) and Redis Sentinel', () => {
       expect(figures).toMatchObject({ lost: 0, idsTwice: 0, otherStatuses: 0 })
       expect(figures.secondsToFirst2xx).toBeLessThanOrEqual(30)
       expect(restarted).toBe(0)
-      for (const i of stack.instances) expect((await call(i.url, 'GET', '/ready')).status).toBe(200)
+      await everyReady(stack, backAt)
       await expectWhole()
       return figures
     } finally {

@@ -10,7 +10,7 @@
  * instances restarted. Prints `[faults] …` for the figures.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { call, login, startStack, type Stack } from './helpers/stack.js'
+import { everyReady, login, startStack, type Stack } from './helpers/stack.js'
 import { ackFigures, startAckLoad } from './helpers/ack-load.js'
 import { waitFor } from './helpers/processes.js'
 
@@ -43,7 +43,7 @@ describe('three instances on Redis Sentinel', () => {
     expect(figures).toMatchObject({ lost: 0, idsTwice: 0, otherStatuses: 0 })
     expect(figures.secondsToFirst2xx).toBeLessThanOrEqual(30)
     expect(restarted).toBe(0)
-    for (const i of stack.instances) expect((await call(i.url, 'GET', '/ready')).status).toBe(200)
+    await everyReady(stack, faultAt)
     await expectWhole()
   })
 
@@ -69,7 +69,7 @@ describe('three instances on Redis Sentinel', () => {
     expect(figures).toMatchObject({ lost: 0, idsTwice: 0, otherStatuses: 0 })
     expect(figures.secondsToFirst2xx).toBeLessThanOrEqual(30)
     expect(restarted).toBe(0)
-    for (const i of stack.instances) expect((await call(i.url, 'GET', '/ready')).status).toBe(200)
+    await everyReady(stack, demotedAt)
     await expectWhole()
   })
 

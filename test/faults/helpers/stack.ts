@@ -138,3 +138,20 @@ export async function login (base: string, username = ADMIN.username, password =
   if (res.status !== 200) throw new Error(`login of ${username} answered ${res.status}: ${JSON.stringify(res.body)}`)
   return (res.body as { data: { token: string } }).data.token
 }
+
+/**
+ * Every instance answers GET /ready with 200 within `withinMs` of `since`
+ * (the fault). An instance may still be in its client's reconnection
+ * back-off when the load's last acknowledgement arrives through the
+ * others, so this waits up to the scenario's bound instead of asking once.
+ */
+export async function everyReady (stack: Stack, since: number, withinMs = 30_000): Promise<void> {
+  for (const i of stack.instances) {
+    for (;;) {
+      const status = (await call(i.url, 'GET', '/ready').catch(() => ({ status: 0 }))).status
+      if (status === 200) break
+      if (Date.now() - since > withinMs) throw new Error(`${i.name} still answers GET /ready with ${status} ${Date.now() - since} ms after the fault`)
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+  }
+}
