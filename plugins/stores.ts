@@ -26,7 +26,7 @@ async function storesPlugin (app: FastifyInstance, opts: StoresOptions): Promise
   app.decorate('stores', stores)
   // Only a store this instance made is its to close (tests share one between instances).
   if (opts.stores?.signals === undefined) app.addHook('onClose', async () => { await stores.signals.close() })
-  app.addHook('onClose', async () => { await stores.closeAdmission() })
+  app.addHook('onClose', async () => { await stores.close() })
 }
 
 export default fp(storesPlugin, { name: 'policia-stores', fastify: '5.x', dependencies: ['policia-config', 'policia-redis'] })

@@ -43,8 +43,8 @@ export interface Stores extends StoreSet {
   /** A request's rate counters and its session lookup, together (stores/admission.ts). */
   readonly admit: Admit
   readonly kind: 'redis' | 'memory'
-  /** Closes what the admission opened (its connection listening to Redis, its pending counts sent first). */
-  closeAdmission (): Promise<void>
+  /** Closes what the stores opened: the admission's connection listening to Redis (its pending counts sent first), the id leases (written back and given up). */
+  close (): Promise<void>
 }
 
 /** Redis stores with every key under `prefix`, or in-process ones when `redis` is undefined; `overrides` replace any of them. */
@@ -57,5 +57,5 @@ export function createStores (redis: Redis | undefined, prefix: string, override
   const streamSlots = overrides.streamSlots ?? (redis !== undefined ? new RedisStreamSlotStore(redis, prefix) : new MemoryStreamSlotStore())
   const idempotency = overrides.idempotency ?? (redis !== undefined ? new RedisIdempotencyStore(redis, prefix) : new MemoryIdempotencyStore())
   const admission = admissionFor(rateLimits, sessions)
-  return { sequences, sessions, rateLimits, attemptLogs, signals, streamSlots, idempotency, admit: admission.admit, closeAdmission: async () => { await admission.close() }, kind: redis !== undefined ? 'redis' : 'memory' }
+  return { sequences, sessions, rateLimits, attemptLogs, signals, streamSlots, idempotency, admit: admission.admit, close: async () => { await Promise.all([admission.close(), sequences.close()]) }, kind: redis !== undefined ? 'redis' : 'memory' }
 }

@@ -17,4 +17,6 @@ export interface SequenceStore {
    * `count` consecutive numbers reserved, as `next`).
    */
   seedAndNext (key: string, floor: number, count?: number): Promise<number>
+  /** Gives back what this instance holds (stores/sequences/leases.ts); nothing to do in-process. */
+  close (): Promise<void>
 }

@@ -16,4 +16,6 @@ export class MemorySequenceStore implements SequenceStore {
     this.counters.set(key, cur + count)
     return cur + 1
   }
+
+  async close (): Promise<void> {}
 }

@@ -52,6 +52,10 @@ class HeldDraws implements SequenceStore {
   seedAndNext (key: string, floor: number, count?: number): Promise<number> {
     return this.inner.seedAndNext(key, floor, count)
   }
+
+  async close (): Promise<void> {
+    await this.inner.close()
+  }
 }
 
 const CALL = { tipo_incidencia: 'normal', numero_llamada: '600000000' }

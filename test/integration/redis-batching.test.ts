@@ -102,9 +102,14 @@ describe('Redis stores: the calls of one turn share one script run', () => {
   describe('sequences', () => {
     /** Draws in call order: [key, count]. */
     const draws: Array<[string, number]> = [['A', 1], ['B', 3], ['A', 5], ['A', 1], ['UNSEEDED', 1], ['B', 1], ['A', 2]]
+    /** Counters another instance draws too: never leased (stores/sequences/leases.ts), every draw goes to Redis. */
+    const sharedWithOthers = async (...keys: string[]): Promise<void> => {
+      for (const key of keys) await redis.client.set(`${p}seq:${key}:shared`, 'another-instance', 'PX', 60_000)
+    }
 
     it('draws issued in one turn get exactly the numbers the same draws get one after another: consecutive, distinct, in call order', async () => {
       const store = new RedisSequenceStore(redis.client, p)
+      await sharedWithOthers('seq-A', 'seq-B', 'con-A', 'con-B')
       for (const tag of ['seq', 'con']) for (const key of ['A', 'B']) expect(await store.seedAndNext(`${tag}-${key}`, 100)).toBe(101)
       const sequential: Array<number | null> = []
       for (const [key, count] of draws) sequential.push(await store.next(`seq-${key}`, count))
@@ -118,6 +123,7 @@ describe('Redis stores: the calls of one turn share one script run', () => {
 
     it('a key gone from Redis answers null to every draw of it in the batch; a counter gone back answers null to the draws at or below what was drawn, as one after another', async () => {
       const store = new RedisSequenceStore(redis.client, p)
+      await sharedWithOthers('gone', 'back-seq', 'back-con', 'kept')
       for (const key of ['gone', 'back-seq', 'back-con', 'kept']) await store.seedAndNext(key, 10)
       await redis.client.del(`${p}seq:gone`)
       expect(await Promise.all([store.next('gone'), store.next('kept'), store.next('gone', 4), store.next('kept')])).toEqual([null, 12, null, 13])
@@ -133,6 +139,7 @@ describe('Redis stores: the calls of one turn share one script run', () => {
 
     it('a seed answered right after a batch does not make the batch\'s numbers look gone back (no gap without a failure)', async () => {
       const store = new RedisSequenceStore(redis.client, p)
+      await sharedWithOthers('race')
       expect(await store.seedAndNext('race', 0)).toBe(1)
       // The batch leaves in the turn's setImmediate; the seed is sent right after it, in the same write.
       const a = store.next('race')
@@ -144,6 +151,7 @@ describe('Redis stores: the calls of one turn share one script run', () => {
 
     it('sends the draws of one turn as one script: one EVALSHA, one INCRBY per key', async () => {
       const store = new RedisSequenceStore(redis.client, p)
+      await sharedWithOthers('one-A', 'one-B')
       for (const key of ['one-A', 'one-B']) await store.seedAndNext(key, 0)
       await store.next('one-A') // the script is loaded
       const calls = await commandsOf(async () => Promise.all(draws.map(async ([key, count]) => store.next(`one-${key}`, count))))
@@ -153,6 +161,7 @@ describe('Redis stores: the calls of one turn share one script run', () => {
 
     it('a key that fails in the script rejects the draws of that key only', async () => {
       const store = new RedisSequenceStore(redis.client, p)
+      await sharedWithOthers('fine', 'broken')
       for (const key of ['fine', 'broken']) await store.seedAndNext(key, 0)
       await redis.client.set(`${p}seq:broken`, 'not a number') // INCRBY fails
       const results = await Promise.allSettled([store.next('fine'), store.next('broken'), store.next('fine'), store.next('broken', 2)])

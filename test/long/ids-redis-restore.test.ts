@@ -127,6 +127,8 @@ describe('the Redis sequence store', () => {
     try {
       if (c.status !== 'ready') await new Promise((resolve) => c.once('ready', resolve))
       const store = new RedisSequenceStore(c, 'idr:') // as the service makes it: once connected
+      // Another instance draws K too: it is never leased (stores/sequences/leases.ts), each draw asks Redis.
+      await c.set('idr:seq:K:shared', 'another-instance', 'PX', 60_000)
       expect(await store.next('K')).toBeNull()
       expect(await store.seedAndNext('K', 10)).toBe(11)
       expect(await store.next('K')).toBe(12)
@@ -143,6 +145,24 @@ describe('the Redis sequence store', () => {
       expect(await store.next('K')).toBeNull()
       expect(await store.seedAndNext('K', 15)).toBe(16)
       expect(await store.next('K')).toBe(17)
+    } finally { c.disconnect() }
+  })
+
+  it('a counter leased to the instance and restored older: it draws on above what it drew, and its renewal raises Redis\'s counter back', async () => {
+    const redis = await fixture.start(['--save', '', '--appendonly', 'no'])
+    const c = redis.client()
+    try {
+      if (c.status !== 'ready') await new Promise((resolve) => c.once('ready', resolve))
+      const store = new RedisSequenceStore(c, 'idr:')
+      expect(await store.seedAndNext('L', 10)).toBe(11)
+      expect(await store.next('L')).toBe(12) // leased with this draw
+      expect(await c.get('idr:seq:L:lease')).not.toBeNull()
+      expect(await store.next('L')).toBe(13)
+      await c.set('idr:seq:L', '11') // as Redis restored older
+      expect(await store.next('L')).toBe(14)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(await c.get('idr:seq:L')).toBe('14')
+      await store.close()
     } finally { c.disconnect() }
   })
 })
