@@ -25,7 +25,7 @@ export const LEASE_MS = 1000
 /** The holder stops drawing this long before its lease ends. */
 const SAFETY_MS = 250
 /** How often a holder writes its counters back and renews. */
-const RENEW_EVERY_MS = 10
+const RENEW_EVERY_MS = 50
 /** A lease not drawn from for this long is given up (until then it is renewed, so a second drawer still waits one renewal at most). */
 export const IDLE_MS = 1000
 /** A counter two instances drew within this long is drawn from Redis only. */
