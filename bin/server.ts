@@ -14,6 +14,7 @@ import { ConfigError } from '../core/errors.js'
 import { loadRegistry } from '../core/registry/load.js'
 import { buildApp } from '../app.js'
 import { startingServer } from '../http/starting-server.js'
+import { limitHeapGrowth } from './heap-growth.js'
 
 const HELP = `npm start  (in the image: node dist/bin/server.js)
 
@@ -32,6 +33,7 @@ async function main (): Promise<void> {
   const { values } = parseArgs({ options: { help: { type: 'boolean', short: 'h' } } })
   if (values.help === true) { process.stdout.write(HELP); return }
   const config = loadConfig()
+  limitHeapGrowth(config.heapGrowthPercent)
   const registry = loadRegistry(config.modulesFile)
   const starting = startingServer(config.port, config.host, config.keepAliveTimeoutMs)
   const listen = (): void => {

@@ -84,6 +84,8 @@ export interface Config {
   readonly keepAliveTimeoutMs: number
   /** Seconds between the comments that keep an idle stream open through proxies. */
   readonly eventHeartbeatSeconds: number
+  /** How far V8's heap may grow past what a full collection left, in percent (HEAP_GROWTH_PERCENT; 0: V8's own rule; bin/heap-growth.ts). */
+  readonly heapGrowthPercent: number
   /** Open streams a user may hold across instances. */
   readonly eventStreamsPerUser: number
   /** Idempotency-Key (docs/operator-guide.md "Idempotency keys"): how long a first answer is replayed, how long a running request holds its key unless renewed. */
@@ -288,6 +290,7 @@ export function loadConfig (env: Env = process.env): Config {
     keepAliveTimeoutMs: atMost(env, 'KEEP_ALIVE_TIMEOUT', 75_000, 3_600_000, 'an idle connection held longer only holds a socket'),
     eventRetentionDays: int(env, 'EVENT_RETENTION_DAYS', 7),
     eventHeartbeatSeconds: int(env, 'EVENT_HEARTBEAT_SECONDS', 15),
+    heapGrowthPercent: int(env, 'HEAP_GROWTH_PERCENT', 50, 0, 1000),
     eventStreamsPerUser: int(env, 'EVENT_STREAMS_PER_USER', 5),
     idempotency: Object.freeze({
       ttlMs: windowMs(env, 'IDEMPOTENCY_TTL', 24 * 3_600_000),

@@ -11,7 +11,7 @@
  * DATABASE_URL it creates a database of its own on that server and drops
  * it after, with REDIS_URL its own key prefix, removed after.
  *
- *   [SOAK_SECONDS=600] [SOAK_CONNECTIONS=8] [SOAK_TOKENS=20] [SOAK_MAX_MB=250] npm run bench:soak
+ *   [SOAK_SECONDS=600] [SOAK_CONNECTIONS=8] [SOAK_TOKENS=20] [SOAK_MAX_MB=250] [SOAK_NODE_FLAGS=…] npm run bench:soak
  *   npm run bench:soak -- --help
  */
 import { spawn } from 'node:child_process'
@@ -55,10 +55,11 @@ if (process.env.DATABASE_URL) {
 const redisPrefix = `${stamp}:`
 const dataDir = mkdtempSync(join(tmpdir(), 'policia-soak-'))
 const port = 20_000 + Math.floor(Math.random() * 10_000)
+const metricsPort = port + 1
 const base = `http://127.0.0.1:${port}`
 const admin = { username: 'soak', password: 'soak-password-123' }
 
-const child = spawn(process.execPath, [server], {
+const child = spawn(process.execPath, [...(process.env.SOAK_NODE_FLAGS ?? '').split(' ').filter(Boolean), server], {
   cwd: root,
   stdio: ['ignore', 'ignore', 'inherit'],
   env: {
@@ -69,7 +70,7 @@ const child = spawn(process.execPath, [server], {
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
-    METRICS_PORT: '0',
+    METRICS_PORT: String(metricsPort),
     JWT_SECRET: 'soak-jwt-secret-of-at-least-32-characters',
     ENCRYPTION_KEY: Buffer.from('soak-encryption-key-32-bytes!!!!').toString('base64'),
     ADMIN_USERNAME: admin.username,
@@ -109,6 +110,13 @@ async function json (method: string, path: string, body?: unknown, token?: strin
   return await res.json()
 }
 
+/** V8's heap in use and the memory outside it (Buffers, WebAssembly), MB, from the service's GET /metrics. */
+async function heapMb (): Promise<{ heap: number, external: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text()
+  const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20
+  return { heap: value('nodejs_heap_size_used_bytes'), external: value('nodejs_external_memory_bytes') }
+}
+
 /** Resident memory of the service's process, MB. */
 function rssMb (): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))
@@ -140,14 +148,16 @@ try {
     ids.push(res.data._id as string)
   }
 
-  const samples: Array<{ at: number, mb: number }> = []
+  const samples: Array<{ at: number, mb: number, heap: number, external: number }> = []
   const started = Date.now()
-  const sampler = setInterval(() => {
-    samples.push({ at: (Date.now() - started) / 1000, mb: rssMb() })
+  const sample = async (): Promise<void> => {
+    const { heap, external } = await heapMb().catch(() => ({ heap: 0, external: 0 }))
+    samples.push({ at: (Date.now() - started) / 1000, mb: rssMb(), heap, external })
     const minute = Math.floor((Date.now() - started) / 60_000)
     const last = samples.at(-1)!
-    if (samples.length > 1 && Math.floor(samples.at(-2)!.at / 60) < minute) log(`minute ${minute}: RSS ${last.mb.toFixed(0)} MB`)
-  }, 5000)
+    if (samples.length > 1 && Math.floor(samples.at(-2)!.at / 60) < minute) log(`minute ${minute}: RSS ${last.mb.toFixed(0)} MB, heap used ${last.heap.toFixed(0)} MB, external ${last.external.toFixed(0)} MB`)
+  }
+  const sampler = setInterval(() => { void sample() }, 5000)
   log(`mixed load for ${seconds} s, ${connections} connections`)
   const result = await autocannon({
     url: base,
@@ -167,7 +177,7 @@ try {
     }],
   })
   clearInterval(sampler)
-  samples.push({ at: (Date.now() - started) / 1000, mb: rssMb() })
+  await sample()
 
   const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
   const inMinute = (m: number): number[] => samples.filter((s) => s.at >= m * 60 && s.at < (m + 1) * 60).map((s) => s.mb)
@@ -176,10 +186,11 @@ try {
   const second = mean(inMinute(Math.min(1, minutes - 1)))
   const lastMinute = mean(inMinute(minutes - 1))
   const flat = lastMinute <= second * 1.1
-  process.stdout.write('\n| minute | RSS MB, mean | RSS MB, max |\n|---|---|---|\n')
+  process.stdout.write('\n| minute | RSS MB, mean | RSS MB, max | heap used MB, max | external MB, max |\n|---|---|---|---|---|\n')
   for (let m = 0; m < minutes; m++) {
     const xs = inMinute(m)
-    if (xs.length > 0) process.stdout.write(`| ${m + 1} | ${mean(xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} |\n`)
+    const of = samples.filter((s) => s.at >= m * 60 && s.at < (m + 1) * 60)
+    if (xs.length > 0) process.stdout.write(`| ${m + 1} | ${mean(xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} | ${Math.max(...of.map((s) => s.heap)).toFixed(0)} | ${Math.max(...of.map((s) => s.external)).toFixed(0)} |\n`)
   }
   const non2xx = result.non2xx
   process.stdout.write(`\n${Math.round(result.requests.average)} req/s, ${result.requests.total} requests, ${non2xx} not 2xx, ${result.errors} errors\n`)
