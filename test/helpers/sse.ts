@@ -70,7 +70,10 @@ export function openStream (base: string, path: string, token: string, headers: 
         messages,
         comments,
         ended: endedP,
-        async next (pred = () => true, ms = 5_000) {
+        // 30 s: an event is sent once the sealer has placed its history entry, and the sealer waits for the
+        // oldest writing transaction of the whole PostgreSQL cluster (docs/operator-guide.md "Tamper evidence:
+        // the global chain and checkpoints"), which another test file's import or index build may hold for seconds.
+        async next (pred = () => true, ms = 30_000) {
           const deadline = Date.now() + ms
           for (;;) {
             const at = messages.findIndex((m, k) => k >= taken && pred(m))
