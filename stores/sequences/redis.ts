@@ -154,7 +154,9 @@ export class RedisSequenceStore implements SequenceStore {
   /** `n` is the last number of a block of `count`; the first is returned. */
   async next (key: string, count = 1): Promise<number | null> {
     const stamp = this.connection
-    for (let attempt = 0; ; attempt++) {
+    // Asks answered 'held' (another instance holds the counter): each waits the next step of HELD_WAITS_MS.
+    let held = 0
+    for (;;) {
       if (this.seeded.get(key) !== stamp) return null
       if ((this.asking.get(key) ?? 0) === 0) {
         const local = this.leases.draw(key, count, Date.now())
@@ -168,8 +170,8 @@ export class RedisSequenceStore implements SequenceStore {
       const first = await this.draws.call({ key, count }).finally(() => { this.asking.set(key, this.asking.get(key)! - 1) })
       if (first instanceof Error) throw first
       if (first !== 'held') return first === null || stamp !== this.connection ? null : first
-      if (attempt >= HELD_WAITS_MS.length) throw heldTooLong(key)
-      await pause(HELD_WAITS_MS[attempt]!)
+      if (held >= HELD_WAITS_MS.length) throw heldTooLong(key)
+      await pause(HELD_WAITS_MS[held++]!)
     }
   }
 
