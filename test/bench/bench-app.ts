@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify'
 import { loadConfig } from '../../core/config.js'
 import { buildApp } from '../../app.js'
 import { flushPrefix } from '../helpers/services.js'
+import { listenApp } from '../helpers/free-port.js'
 
 export const BENCH_ADMIN = { username: 'bench', password: 'bench-password-123' }
 
@@ -39,7 +40,7 @@ export async function startBenchServer (opts: { redisPrefix?: string, env?: Reco
     REDIS_PREFIX: redisPrefix,
   })
   const app = await buildApp({ config, logger: { level: 'warn' } })
-  await app.listen({ port: 0, host: '127.0.0.1' })
+  await listenApp(app)
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
   return {
     app,

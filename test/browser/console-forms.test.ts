@@ -20,6 +20,7 @@ import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
 import { createUser } from '../helpers/users.js'
 import { call, login, validDni } from '../helpers/http.js'
 import { checkScreen, launch, watchedPage, type Watched } from './console-page.js'
+import { listenApp } from '../helpers/free-port.js'
 
 let h: Harness, app: FastifyInstance, browser: Browser, base: string, admin: string
 let agent: string
@@ -43,7 +44,7 @@ const DENUNCIA = { denunciante_nombre: 'Ana Ruiz', tipo: 'hurto', fecha_hechos: 
 beforeAll(async () => {
   h = await createHarness()
   app = await h.app()
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
+  base = await listenApp(app)
   admin = await login(app)
   const res = await call(app, 'POST', '/personal', { token: admin, body: { tip: '90001', nif: validDni(90001), nombre: 'Rigoberta', apellidos: 'Menchú Pérez', escala: 'oficial' } })
   expect(res.status, JSON.stringify(res.body)).toBe(201)
@@ -299,7 +300,7 @@ it('generates every module\'s form from modules.yaml, each with no axe-core viol
 it('shows the list columns modules.yaml declares after a restart, with no change to the console', async () => {
   const text = readFileSync('modules.yaml', 'utf8').replace(/(\n {2}vehiculos:\n)/, '$1    list_columns: [marca, matricula, km_actuales]\n')
   const again = await h.app({ registry: parseRegistry(text, 'temp.yaml') })
-  const at = await again.listen({ host: '127.0.0.1', port: 0 })
+  const at = await listenApp(again)
   const w = await signedIn(undefined, at)
   await w.page.getByRole('navigation', { name: 'Módulos' }).getByRole('link', { name: 'Vehículos' }).click()
   await w.page.getByRole('status').filter({ hasText: /registros?$/ }).waitFor()

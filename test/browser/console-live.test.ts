@@ -8,9 +8,8 @@
  * subscriptions (create, deliveries, pause, delete). axe-core on each screen; screenshots in
  * test/artifacts/. The token never appears in a URL or in the page's storage.
  */
-import { once } from 'node:events'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { listenFree } from '../helpers/free-port.js'
 import { beforeAll, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import type { Browser, Page } from 'playwright-core'
@@ -173,9 +172,7 @@ it('administers webhook subscriptions: creates one (its secret shown once), sees
     req.on('data', (c: Buffer) => { body += c.toString() })
     req.on('end', () => { received.push(body); res.writeHead(204).end() })
   })
-  receiver.listen(0, '127.0.0.1')
-  await once(receiver, 'listening')
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`
+  const url = `http://127.0.0.1:${await listenFree(receiver)}/webhooks`
   try {
     const w = await openTool('Administrar suscripciones', 'Suscripciones (webhooks)')
     const { page } = w

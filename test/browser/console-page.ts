@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { call, login } from '../helpers/http.js'
+import { listenApp } from '../helpers/free-port.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname
@@ -90,7 +91,7 @@ export function useConsoleServer (overrides?: Parameters<Harness['app']>[0]): ()
   beforeAll(async () => {
     h = await createHarness()
     const app = await h.app(overrides)
-    const base = await app.listen({ host: '127.0.0.1', port: 0 })
+    const base = await listenApp(app)
     const admin = await login(app)
     server = { h, app, base, admin, browser: await launch() }
   })

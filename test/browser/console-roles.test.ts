@@ -20,6 +20,7 @@ import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
 import { createUser } from '../helpers/users.js'
 import { call, login, validDni } from '../helpers/http.js'
 import { checkScreen, expectClean, launch, signIn, watchedPage, type Watched } from './console-page.js'
+import { listenApp } from '../helpers/free-port.js'
 
 let h: Harness, app: FastifyInstance, browser: Browser, base: string, admin: string
 let staff: string
@@ -35,7 +36,7 @@ async function created (path: string, body: Record<string, unknown>): Promise<st
 beforeAll(async () => {
   h = await createHarness()
   app = await h.app()
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
+  base = await listenApp(app)
   admin = await login(app)
   staff = await created('personal', { tip: '90002', nif: validDni(90002), nombre: 'Clara', apellidos: 'Campoamor Rodríguez', escala: 'oficial' })
   browser = await launch()
@@ -178,7 +179,7 @@ it('shows a module appended to modules.yaml after a restart: its list, its gener
   expect(text).toMatch(/\n {2}suscripciones:\n/)
   const again = await h.app({ registry: parseRegistry(text.trimEnd() + '\n' + EXTRA, 'temp.yaml') })
   try {
-    const at = await again.listen({ host: '127.0.0.1', port: 0 })
+    const at = await listenApp(again)
     const w = await signedIn(at)
     const { page } = w
     await openList(page, 'Retiradas de grúa')

@@ -19,6 +19,7 @@ import { ADMIN, PASSWORD, createHarness, type Harness } from '../helpers/app.js'
 import { call, login } from '../helpers/http.js'
 import { createUser } from '../helpers/users.js'
 import { checkScreen, expectClean, launch, signIn, watchedPage } from './console-page.js'
+import { listenApp } from '../helpers/free-port.js'
 
 const registry = loadRegistry('modules.yaml')
 let h: Harness, app: FastifyInstance, browser: Browser, base: string, admin: string
@@ -30,7 +31,7 @@ const LIVE = ROWS - 1
 beforeAll(async () => {
   h = await createHarness()
   app = await h.app()
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
+  base = await listenApp(app)
   admin = await login(app)
   for (let i = 1; i <= ROWS; i++) {
     const descripcion = i === 7 ? 'Sustracción de una bicicleta roja' : `Hechos número ${i}`

@@ -14,6 +14,7 @@ import { chromium, type Browser } from 'playwright-core'
 import { loadRegistry } from '../../core/registry/load.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { call, login } from '../helpers/http.js'
+import { listenApp } from '../helpers/free-port.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const ARTIFACTS = new URL('../artifacts/', import.meta.url).pathname
@@ -27,7 +28,7 @@ let base: string
 beforeAll(async () => {
   h = await createHarness()
   app = await h.app()
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
+  base = await listenApp(app)
   // launch() starts from a new, empty profile of its own (deleted on close).
   browser = await chromium.launch({
     executablePath: CHROMIUM,

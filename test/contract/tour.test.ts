@@ -22,6 +22,7 @@ import { call, login, refOrder, sampleBody } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { startPrism, type Proxy } from './prism.js'
 import { sampleFor } from './samples.js'
+import { listenApp } from '../helpers/free-port.js'
 
 type Schema = Record<string, any>
 const registry = loadRegistry('modules.yaml')
@@ -234,7 +235,7 @@ const tokens: Record<string, string> = {}
 beforeAll(async () => {
   h = await createHarness()
   app = await h.app({ env: { RATE_LIMIT_DOCS_MAX: '3' } })
-  const upstream = await app.listen({ host: '127.0.0.1', port: 0 })
+  const upstream = await listenApp(app)
   doc = (await call(app, 'GET', '/docs/json')).body
   dir = mkdtempSync(join(tmpdir(), 'policia-contract-'))
   writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc))

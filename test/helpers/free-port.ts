@@ -1,13 +1,75 @@
-/** A TCP port free on 127.0.0.1 right now (for servers a test starts itself). */
-import { createServer } from 'node:net'
+/**
+ * Ports for the servers a test starts itself, all below 32768: the kernel
+ * hands out 32768–60999 (ip_local_port_range) as the local port of every
+ * outgoing connection, so a server port taken from that range can be
+ * taken back by a client before the server binds it, or a client polling
+ * it before it listens can connect to itself (a TCP simultaneous open),
+ * and the server then fails to start. The CI of 11-29 lost a Sentinel so
+ * (docs/testing.md "Ports").
+ */
+import { createServer, type Server } from 'node:net'
 
-export async function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => { resolve(port) })
-    })
+const LOW = 20_000
+const HIGH = 32_767
+// Handed out by this process already: a port is not handed out twice before it is bound.
+const given = new Set<number>()
+
+const pick = (): number => {
+  for (;;) {
+    const port = LOW + Math.floor(Math.random() * (HIGH - LOW + 1))
+    if (!given.has(port)) return port
+  }
+}
+
+const tryListen = async (server: Server, port: number, host: string): Promise<boolean> =>
+  new Promise((resolve, reject) => {
+    const fail = (err: NodeJS.ErrnoException): void => {
+      server.off('listening', ok)
+      if (err.code === 'EADDRINUSE' || err.code === 'EACCES') resolve(false); else reject(err)
+    }
+    const ok = (): void => { server.off('error', fail); resolve(true) }
+    server.once('error', fail)
+    server.once('listening', ok)
+    server.listen(port, host)
   })
+
+/** A port below 32768 free on 127.0.0.1 right now, for a server another process starts. */
+export async function freePort (): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const port = pick()
+    const probe = createServer()
+    if (await tryListen(probe, port, '127.0.0.1')) {
+      await new Promise((resolve) => probe.close(resolve))
+      given.add(port)
+      return port
+    }
+  }
+  throw new Error(`no free port in ${LOW}–${HIGH} after 200 tries`)
+}
+
+/** Makes `server` (a node:net or node:http server) listen on a free port below 32768 of `host`; returns the port. */
+export async function listenFree (server: Server, host = '127.0.0.1'): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const port = pick()
+    if (await tryListen(server, port, host)) {
+      given.add(port)
+      return port
+    }
+  }
+  throw new Error(`no free port in ${LOW}–${HIGH} after 200 tries`)
+}
+
+/** `app.listen` (a Fastify instance) on a free port below 32768 of 127.0.0.1; returns its base URL. */
+export async function listenApp (app: { listen: (opts: { host: string, port: number }) => Promise<string> }): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const port = pick()
+    try {
+      await app.listen({ host: '127.0.0.1', port })
+      given.add(port)
+      return `http://127.0.0.1:${port}`
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
+    }
+  }
+  throw new Error(`no free port in ${LOW}–${HIGH} after 200 tries`)
 }

@@ -5,7 +5,7 @@
  * the statuses queued for it (then 200), and lets a test wait for a count.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { listenFree } from './free-port.js'
 
 export interface Received {
   readonly path: string
@@ -55,8 +55,7 @@ export async function startReceiver (host = '127.0.0.1'): Promise<Receiver> {
       if (ms === undefined) answer(); else setTimeout(answer, ms)
     })
   })
-  await new Promise<void>((resolve) => { server.listen(0, host, resolve) })
-  const { port } = server.address() as AddressInfo
+  const port = await listenFree(server, host)
   const at = (path: string): Received[] => [...(log.get(path) ?? [])]
   return {
     port,

@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { errorOf } from '../helpers/errors.js'
 import { startingServer, type StartingServer } from '../../http/starting-server.js'
+import { listenApp } from '../helpers/free-port.js'
 
 let h: Harness
 let app: FastifyInstance
@@ -22,7 +23,7 @@ let startingPort: number
 beforeAll(async () => {
   h = await createHarness()
   app = await h.app()
-  await app.listen({ port: 0, host: '127.0.0.1' })
+  await listenApp(app)
   port = (app.server.address() as { port: number }).port
   starting = startingServer(0, '127.0.0.1', 75_000)
   await starting.listen()

@@ -17,7 +17,7 @@ import { expectError } from '../helpers/errors.js'
 import { call, client, login, ok, validDni, type Api } from '../helpers/http.js'
 import { startTestApp } from '../helpers/test-app.js'
 import { newUser } from '../helpers/users.js'
-import { freePort } from '../helpers/free-port.js'
+import { freePort, listenApp } from '../helpers/free-port.js'
 import { openStream, type Message, type Sse } from '../helpers/sse.js'
 
 let h: Harness, app: FastifyInstance, app2: FastifyInstance, token: string, admin: Api, admin2: Api, base: string
@@ -36,7 +36,7 @@ const call092 = (tipo_incidencia = 'normal', extra: Record<string, unknown> = {}
 
 beforeAll(async () => {
   ({ h, app, token, admin } = await startTestApp({ env: { EVENT_HEARTBEAT_SECONDS: '1' } }))
-  base = (await app.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1')
+  base = await listenApp(app)
   app2 = await h.app()
   admin2 = client(app2, token)
 })
@@ -255,7 +255,7 @@ describe('GET /eventos on an instance that shuts down', () => {
   it('counts its open streams in the metrics, and ends them with `fin` when it closes', async () => {
     const port = await freePort()
     const app3 = await h.app({ env: { METRICS_PORT: String(port) } })
-    const url3 = (await app3.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1')
+    const url3 = await listenApp(app3)
     const streams = [await openStream(url3, '/eventos', token), await openStream(url3, '/eventos?modulos=sala092', token)]
     const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
     expect(await scrape()).toMatch(/^event_streams_open 2$/m)
@@ -271,7 +271,7 @@ describe('GET /eventos on an instance that shuts down', () => {
 describe('GET /eventos limits and refusals', () => {
   it('at most EVENT_STREAMS_PER_USER open streams per user, across instances; a closed one frees its slot', async () => {
     const u = await newUser(app, token, 'consulta')
-    const url2 = (await app2.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1')
+    const url2 = await listenApp(app2)
     const streams = [await open('/eventos', u.token), await open('/eventos', u.token), await open('/eventos', u.token)]
     streams.push(await openStream(url2, '/eventos', u.token), await openStream(url2, '/eventos', u.token))
     expect(streams.map((s) => s.status)).toEqual([200, 200, 200, 200, 200])
@@ -311,7 +311,7 @@ describe('GET /eventos limits and refusals', () => {
   it('opening a stream counts as one request against the rate limits; its checks while open do not', async () => {
     const u = await newUser(app, token, 'consulta')
     const limited = await h.app({ env: { RATE_LIMIT_TOKEN_MAX: '5' } })
-    const url = (await limited.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1')
+    const url = await listenApp(limited)
     const s = await openStream(url, '/eventos', u.token)
     expect(s.headers['ratelimit-remaining']).toBe('4')
     // Two session checks at least (every 2 s), then the four requests the limit leaves.

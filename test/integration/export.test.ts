@@ -21,6 +21,7 @@ import { usingPostgres } from '../helpers/services.js'
 import { queriesOf } from '../helpers/sql-capture.js'
 import { startTestApp } from '../helpers/test-app.js'
 import { newUser } from '../helpers/users.js'
+import { listenApp } from '../helpers/free-port.js'
 
 type Rec = Record<string, any>
 
@@ -411,7 +412,7 @@ if (usingPostgres) {
         select 'DEN-1991-' || lpad(i::text, 5, '0'), now(), 'USR-2026-00001', now(), 'USR-2026-00001', 1, repeat('0', 64), null,
                'Masiva ' || i, 'masiva', now(), 'Calle', repeat('texto largo ', 150)
         from generate_series(1, 8000) as i`)
-      await app.listen({ port: 0, host: '127.0.0.1' })
+      await listenApp(app)
       const { port } = app.server.address() as { port: number }
       const req = request({ host: '127.0.0.1', port, path: '/denuncias/exportar?tipo=masiva', headers: { authorization: `Bearer ${token}` } })
       const firstChunk = new Promise<void>((resolve, reject) => {

@@ -15,6 +15,7 @@ import { ok, type Api, type Res } from '../helpers/http.js'
 import { expectError } from '../helpers/errors.js'
 import { FILE_STORES, onFileStore, type TestFileStore } from '../helpers/file-stores.js'
 import { newUser } from '../helpers/users.js'
+import { listenApp } from '../helpers/free-port.js'
 
 const PDF = Buffer.concat([Buffer.from('%PDF-1.7\nDeclaración de la víctima: '), randomBytes(70_000)])
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(2000)])
@@ -36,7 +37,7 @@ async function download (as: string, url: string, headers: Record<string, string
 
 /** A GET over a real connection to `app` (listening on demand): the declared length and what arrived before the answer ended or was cut. */
 async function overTheWire (path: string, headers: Record<string, string>): Promise<{ declared: number, received: number }> {
-  if (app.server.address() === null) await app.listen({ port: 0, host: '127.0.0.1' })
+  if (app.server.address() === null) await listenApp(app)
   const { port } = app.server.address() as AddressInfo
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${token}`, ...headers } }, (res) => {

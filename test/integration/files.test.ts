@@ -19,6 +19,7 @@ import { expectError } from '../helpers/errors.js'
 import { FILE_STORES, onFileStore, type TestFileStore } from '../helpers/file-stores.js'
 import { newUser } from '../helpers/users.js'
 import { POLL_SQL } from '../../db/revocation-epoch.js'
+import { listenApp } from '../helpers/free-port.js'
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(3000)])
 const PDF = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(5000)])
@@ -263,7 +264,7 @@ describe.each(FILE_STORES)('%s store', (kind) => {
   describe('atomic uploads', () => {
     /** POSTs `declared` bytes to a listening `on`, sends `sent` of them and closes the connection. */
     async function cutOff (on: FastifyInstance, recId: string, declared: number, sent: number): Promise<void> {
-      if (on.server.address() === null) await on.listen({ port: 0, host: '127.0.0.1' })
+      if (on.server.address() === null) await listenApp(on)
       const { port } = on.server.address() as AddressInfo
       await new Promise<void>((resolve) => {
         const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: `/denuncias/${recId}/archivos/adjuntos?nombre=corte.bin`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-length': String(declared) } })

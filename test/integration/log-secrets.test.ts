@@ -16,6 +16,7 @@ import { loadRegistry } from '../../core/registry/load.js'
 import { ADMIN, type Harness } from '../helpers/app.js'
 import { call, refOrder, sampleBody, validDni } from '../helpers/http.js'
 import { startTestApp } from '../helpers/test-app.js'
+import { listenApp } from '../helpers/free-port.js'
 
 const registry = loadRegistry('modules.yaml')
 const mod = (name: string) => registry.byName.get(name)!
@@ -119,7 +120,7 @@ describe('log lines at trace level', () => {
     expect((await call(app, 'GET', `/usuarios?password=Param-Clave-1177&token=${token}`, { token })).status).toBe(400)
 
     // Raw HTTP that does not parse: Node logs the packet (headers and body) at trace.
-    await app.listen({ port: 0, host: '127.0.0.1' })
+    await listenApp(app)
     const port = (app.server.address() as { port: number }).port
     const body = `{"username":"admin","password":"${ADMIN.password}","dni":"${d9}"}`
     for (const head of [

@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { login } from '../helpers/http.js'
 import { errorOf } from '../helpers/errors.js'
+import { listenApp } from '../helpers/free-port.js'
 
 const TOO_MANY = errorOf('DEMASIADAS_PETICIONES')
 
@@ -26,7 +27,7 @@ interface Got { status: number, body: any, limit: string | null, remaining: stri
 /** A listening instance; requests come from 127.0.0.1 over TCP. */
 async function serve (env: Record<string, string>): Promise<{ app: FastifyInstance, get: (path: string, headers?: Record<string, string>) => Promise<Got> }> {
   const app = await h.app({ env })
-  const base = await app.listen({ host: '127.0.0.1', port: 0 })
+  const base = await listenApp(app)
   return {
     app,
     get: async (path, headers = {}) => {

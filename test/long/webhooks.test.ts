@@ -16,7 +16,7 @@ import { networkInterfaces } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { Webhook } from 'standardwebhooks'
-import { freePort } from '../helpers/free-port.js'
+import { freePort, listenFree } from '../helpers/free-port.js'
 import { client, ok, type Api } from '../helpers/http.js'
 import { startTestApp } from '../helpers/test-app.js'
 import { newUser } from '../helpers/users.js'
@@ -151,7 +151,7 @@ describe('a subscription', () => {
     // Nothing listens on `closed`; `reset` accepts and resets; https to the plain receiver fails its handshake; `/callado` never answers.
     const closed = await freePort()
     const reset: TcpServer = createTcpServer((socket) => { socket.resetAndDestroy() })
-    await new Promise<void>((resolve) => { reset.listen(0, '127.0.0.1', resolve) })
+    await listenFree(reset)
     rx.answer('/callado', 0)
     try {
       const urls = [`http://127.0.0.1:${closed}/cerrado`, `http://127.0.0.1:${(reset.address() as { port: number }).port}/reinicio`, rx.url('/tls').replace('http:', 'https:'), rx.url('/callado')]

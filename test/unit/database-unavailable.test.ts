@@ -12,7 +12,7 @@ import { KnexTimeoutError } from 'knex'
 import { DriverException, UniqueConstraintViolationException } from '@mikro-orm/core'
 import { databaseUnavailableReason, isDatabaseUnavailable } from '../../http/database-unavailable.js'
 import { toAppError } from '../../http/errors.js'
-import { freePort } from '../helpers/free-port.js'
+import { freePort, listenFree } from '../helpers/free-port.js'
 
 function pgError (code: string, message = 'error from the server'): Error {
   const e = new pg.DatabaseError(message, 0, 'error')
@@ -54,7 +54,7 @@ describe('http/database-unavailable.ts', () => {
 
   it('recognises node-postgres\'s connect timeout on a server that accepts and never answers (a stalled primary behind HAProxy)', async () => {
     const silent = createServer(() => { /* accepts, never answers */ })
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    await listenFree(silent)
     try {
       const client = new pg.Client({ host: '127.0.0.1', port: (silent.address() as AddressInfo).port, user: 'x', connectionTimeoutMillis: 200 })
       const err = await client.connect().then(() => undefined, (e: unknown) => e)
