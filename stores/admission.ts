@@ -54,8 +54,10 @@ export interface AdmissionSet {
   close (): Promise<void>
 }
 
-/** How often the hits counted ahead of Redis are added there (ms). */
+/** The hits counted ahead of Redis are added there at most this often (ms)… */
 const FLUSH_MS = 10
+/** …and at the latest this long after they were admitted, when no window is pressing (ms). */
+export const LAZY_FLUSH_MS = 100
 
 /**
  * The Redis admission, answered without Redis when it can be
@@ -63,8 +65,11 @@ const FLUSH_MS = 10
  * session and user were read a moment ago (stores/sessions/local-copies.ts,
  * dropped as Redis announces their changes) and whose windows are far from
  * their limits (stores/rate-limits/local-counts.ts) is admitted here, its
- * hits added in Redis within FLUSH_MS. Any other request, and every
- * request while the link to Redis is not whole, is `admitWithRedis`'s.
+ * hits added in Redis: once a window holds a share of its limit unsent
+ * (stores/rate-limits/local-counts.ts `pressing`), at most every FLUSH_MS,
+ * else within LAZY_FLUSH_MS, so a busy instance far from every limit
+ * sends ten scripts a second rather than a hundred. Any other request, and
+ * every request while the link to Redis is not whole, is `admitWithRedis`'s.
  */
 export function admitAheadOfRedis (rateLimits: RedisRateLimitStore, sessions: RedisSessionStore): AdmissionSet {
   const exact = admitWithRedis(rateLimits, sessions)
@@ -88,9 +93,14 @@ export function admitAheadOfRedis (rateLimits: RedisRateLimitStore, sessions: Re
   let epoch = sessions.knownEpoch
   let stamp = 0
   let timer: NodeJS.Timeout | undefined
+  /** When `timer` fires, and when the last flush began (ms since the epoch). */
+  let timerAt = Infinity
+  let flushedAt = 0
 
   const flush = async (): Promise<void> => {
     timer = undefined
+    timerAt = Infinity
+    flushedAt = Date.now()
     const increments = counts.take()
     if (increments.length === 0) return
     try {
@@ -98,6 +108,14 @@ export function admitAheadOfRedis (rateLimits: RedisRateLimitStore, sessions: Re
     } catch {
       counts.forget(increments)
     }
+  }
+
+  /** A flush at `at` unless one comes sooner. */
+  const flushBy = (at: number, now: number): void => {
+    if (at >= timerAt) return
+    if (timer !== undefined) clearTimeout(timer)
+    timerAt = at
+    timer = setTimeout(() => { void flush() }, at - now).unref()
   }
 
   const admit: Admit = async (windows, token) => {
@@ -113,7 +131,7 @@ export function admitAheadOfRedis (rateLimits: RedisRateLimitStore, sessions: Re
     const held = changes.whole ? copies.get(token.jti, token.userId, now) : undefined
     const counters = held === undefined ? undefined : counts.tryHit(windows, now)
     if (held !== undefined && counters !== undefined) {
-      timer ??= setTimeout(() => { void flush() }, FLUSH_MS).unref()
+      flushBy(counts.pressing ? Math.max(now, flushedAt + FLUSH_MS) : now + LAZY_FLUSH_MS, now)
       return { counters, found: { ...held, stamp } }
     }
     // This instance's own hits go first (one connection, in order): Redis's count then includes them.

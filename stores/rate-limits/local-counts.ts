@@ -4,7 +4,7 @@
  * "Admission without a round trip"). For each window it keeps the highest
  * count Redis has answered, the hits it has sent and not yet seen answered,
  * and the hits it admitted and has not sent yet; stores/admission.ts sends
- * those every few milliseconds. A window is counted here only while:
+ * them (see below). A window is counted here only while:
  *
  * - its limit is at least LOCAL_MIN (a small limit is decided by Redis hit
  *   by hit, exactly);
@@ -14,8 +14,14 @@
  * - the window has more than END_SLACK_MS to run (a new window is learnt
  *   from Redis).
  *
- * The counts shown may be short of other instances' hits of the last few
- * milliseconds; they are never short of this instance's own.
+ * Hits admitted here are sent once a window holds PRESSING_SHARE of its
+ * limit unsent (`pressing`), else at the admission's leisure
+ * (stores/admission.ts): what the other instances do not know of this
+ * one's hits stays a small share of any limit, however fast it is spent.
+ *
+ * The counts shown may be short of other instances' latest hits (a few
+ * two-hundredths of the limit, or up to about 200 ms of them); they are
+ * never short of this instance's own.
  */
 import type { Counter, Window } from './contract.js'
 
@@ -28,6 +34,10 @@ const MAX_WINDOWS = 10_000
 
 /** Hits kept for Redis to decide: the last tenth of a limit. */
 const margin = (max: number): number => Math.ceil(max / 10)
+
+/** Unsent hits that make a window pressing: a two-hundredth of its limit (5 of the default 1,000). */
+export const PRESSING_SHARE = 1 / 200
+const pressingAt = (max: number): number => Math.max(1, Math.floor(max * PRESSING_SHARE))
 
 interface Known {
   /** The highest count Redis answered in this window. */
@@ -50,6 +60,8 @@ export interface Increment {
 
 export class LocalCounts {
   private readonly known = new Map<string, Known>()
+  /** A window holds PRESSING_SHARE of its limit unsent: its hits should go to Redis now (cleared by `take`). */
+  pressing = false
 
   /** One more hit on each window, counted here; undefined when any of them must ask Redis (then none is counted). */
   tryHit (windows: readonly Window[], now: number): Counter[] | undefined {
@@ -61,6 +73,7 @@ export class LocalCounts {
     return windows.map((w) => {
       const k = this.known.get(w.key)!
       k.unsent++
+      if (k.unsent >= pressingAt(w.max!)) this.pressing = true
       return { count: k.count + k.sent + k.unsent, resetMs: k.resetAt - now }
     })
   }
@@ -87,6 +100,7 @@ export class LocalCounts {
 
   /** The hits admitted here since the last call, to be added in Redis; they count as sent until `settle` or `forget`. */
   take (): Increment[] {
+    this.pressing = false
     const out: Increment[] = []
     for (const [key, k] of this.known) {
       if (k.unsent === 0) continue

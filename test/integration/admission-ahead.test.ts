@@ -2,7 +2,8 @@
  * Admission ahead of Redis (stores/admission.ts; docs/decisions.md
  * "Admission without a round trip"): a token seen a moment ago is admitted
  * from the instance's copies and counted locally, its hits added in Redis
- * every few milliseconds; the last tenth of a limit, and every request while
+ * within 100 ms, or at once (at most every 10 ms) when a window holds a
+ * two-hundredth of its limit unsent; the last tenth of a limit, and every request while
  * the link to Redis is not whole, is decided by Redis. On a redis-server of
  * this file's own, shared by two instances.
  */
@@ -36,7 +37,8 @@ afterAll(async () => {
 
 const jtiOf = (token: string): string => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { jti: string }).jti
 const remaining = (res: { headers: Record<string, unknown> }): number => Number(res.headers['ratelimit-remaining'])
-const settle = async (): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, 100)) }
+/** Past the lazy flush (stores/admission.ts LAZY_FLUSH_MS, 100 ms). */
+const settle = async (): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, 300)) }
 
 describe('a token seen a moment ago', () => {
   it('is admitted without a Redis command; its hits reach Redis within milliseconds, counted exactly', async () => {
@@ -57,6 +59,23 @@ describe('a token seen a moment ago', () => {
     expect(Number(await redis.get(`${h.redisPrefix}rl:tok:${jtiOf(token)}`))).toBe(21)
   })
 
+  it('far from a large limit, a busy instance adds its hits lazily: one script per 100 ms, not per 10', async () => {
+    const roomy = await h.app({ env: { REDIS_URL: server.url, RATE_LIMIT_TOKEN_MAX: '1000000', RATE_LIMIT_TOKEN_WINDOW: '1h' } })
+    const token = await login(roomy)
+    const api = client(roomy, token)
+    expect((await api.get('/me')).status).toBe(200)
+    await settle()
+    await redis.config('RESETSTAT')
+    const started = Date.now()
+    for (let i = 0; i < 100; i++) expect((await api.get('/me')).status).toBe(200)
+    const elapsed = Date.now() - started
+    const scripts = commandCalls(await redis.info('commandstats')).evalsha ?? 0
+    // At most one flush per lazy window (and one at its start); every 10 ms would be elapsed / 10.
+    expect(scripts).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 1)
+    await settle()
+    expect(Number(await redis.get(`${h.redisPrefix}rl:tok:${jtiOf(token)}`))).toBe(101)
+  })
+
   it('logged out on another instance is refused at once', async () => {
     const token = await login(a)
     for (let i = 0; i < 3; i++) expect((await call(b, 'GET', '/me', { token })).status).toBe(200)
@@ -75,7 +94,8 @@ describe('a token seen a moment ago', () => {
 })
 
 describe('a limit shared by two instances', () => {
-  // Hits counted ahead of Redis reach it within about 10 ms; the last tenth
+  // Hits counted ahead of Redis reach it once an instance holds 5 unsent
+  // (a two-hundredth of 1,000), at most every 10 ms; the last tenth
   // of a limit (here 100 requests) is decided by Redis hit by hit. A client
   // alternating between instances as fast as this test can send stays far
   // below a tenth of the limit per 10 ms, so the limit holds exactly
