@@ -3,6 +3,19 @@
  * depth, no insignificant white space, arrays in order. Used for `_hash`. Built by appending to one string,
  * not by mapping and joining: every create seals a version (docs/performance.md "Cheaper by the request").
  */
+/** Each key written as `"key":`, kept: a module's field names recur in every hash (at most KEYS_KEPT of them). */
+const quoted = new Map<string, string>()
+const KEYS_KEPT = 10_000
+
+function member (k: string): string {
+  let q = quoted.get(k)
+  if (q === undefined) {
+    q = JSON.stringify(k) + ':'
+    if (quoted.size < KEYS_KEPT) quoted.set(k, q)
+  }
+  return q
+}
+
 export function canonicalJson (value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null)
   if (Array.isArray(value)) {
@@ -16,7 +29,7 @@ export function canonicalJson (value: unknown): string {
   for (const k of keys) {
     const v = obj[k]
     if (v === undefined) continue
-    out += (out.length === 1 ? '' : ',') + JSON.stringify(k) + ':' + canonicalJson(v)
+    out += (out.length === 1 ? '' : ',') + member(k) + canonicalJson(v)
   }
   return out + '}'
 }

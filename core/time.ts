@@ -144,14 +144,16 @@ export function parseDateTime (text: string, timeZone: string): Date | null {
   if (!inYears(Number(text.slice(0, 4)))) return null
   const d = parseInstant(text, timeZone)
   if (d === null) return null
-  return inYears(d.getUTCFullYear()) && inYears(yearIn(d, timeZone)) ? d : null
+  const y = d.getUTCFullYear()
+  // No zone is a day away from UTC: only in a first or last year can the zone's year leave the range.
+  return inYears(y) && ((y > MIN_YEAR && y < MAX_YEAR) || inYears(yearIn(d, timeZone))) ? d : null
 }
 
 function parseInstant (text: string, timeZone: string): Date | null {
   const iso = ISO.exec(text)
   if (iso !== null) {
-    const [y, mo, d, h, mi, s] = iso.slice(1, 7).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number]
-    if (!validDate(y, mo, d) || h > 23 || mi > 59 || s > 59) return null
+    const s = iso[6] === undefined ? 0 : Number(iso[6])
+    if (!validDate(Number(iso[1]), Number(iso[2]), Number(iso[3])) || Number(iso[4]) > 23 || Number(iso[5]) > 59 || s > 59) return null
     const off = iso[7]!
     if (off !== 'Z' && (Number(off.slice(1, 3)) > 23 || Number(off.slice(4)) > 59)) return null
     const ms = Date.parse(text)

@@ -38,7 +38,7 @@ declare module 'fastify' {
   }
 }
 
-type Headers = ReadonlyArray<readonly [string, string]>
+type Headers = Readonly<Record<string, string>>
 
 /** A JSON API loads nothing and is framed by nobody. */
 const API_CSP = { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] } }
@@ -53,7 +53,7 @@ function headersOf (options: HelmetOptions, over: Readonly<Record<string, string
   helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (err?: unknown) => { if (err !== undefined) throw err })
   set.set('cache-control', 'no-store')
   for (const [name, value] of Object.entries(over)) set.set(name.toLowerCase(), value)
-  return [...set]
+  return Object.freeze(Object.fromEntries(set))
 }
 
 async function securityHeaders (app: FastifyInstance): Promise<void> {
@@ -74,13 +74,15 @@ async function securityHeaders (app: FastifyInstance): Promise<void> {
     return h
   }
   app.addHook('onRequest', (request, reply, done) => {
-    // On the raw response: kept when an error is answered.
-    for (const [name, value] of headersFor(request.routeOptions.config)) reply.raw.setHeader(name, value)
+    // Fastify's reply headers, not the raw response's: an error answer keeps
+    // them too (Fastify's error handler drops only content-type and
+    // -length), and while nothing is set on the raw response node writes
+    // the reply's headers as they are instead of setting them one by one.
+    void reply.headers(headersFor(request.routeOptions.config))
     done()
   })
   // Fastify answers a malformed URL (frameworkErrors) before any hook runs.
-  const copied = Object.fromEntries(apiHeaders)
-  app.decorate('securityHeaders', async () => copied)
+  app.decorate('securityHeaders', async () => ({ ...apiHeaders }))
 }
 
 export default fp(securityHeaders, { name: 'policia-security-headers', fastify: '5.x', dependencies: ['policia-config'] })
