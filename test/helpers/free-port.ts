@@ -33,43 +33,43 @@ const tryListen = async (server: Server, port: number, host: string): Promise<bo
     server.listen(port, host)
   })
 
-/** A port below 32768 free on 127.0.0.1 right now, for a server another process starts. */
-export async function freePort (): Promise<number> {
+/** `attempt` on random ports below 32768 until it answers (undefined: that port was taken). */
+async function onFreePort<T> (attempt: (port: number) => Promise<T | undefined>): Promise<T> {
   for (let i = 0; i < 200; i++) {
     const port = pick()
-    const probe = createServer()
-    if (await tryListen(probe, port, '127.0.0.1')) {
-      await new Promise((resolve) => probe.close(resolve))
+    const done = await attempt(port)
+    if (done !== undefined) {
       given.add(port)
-      return port
+      return done
     }
   }
   throw new Error(`no free port in ${LOW}–${HIGH} after 200 tries`)
+}
+
+/** A port below 32768 free on 127.0.0.1 right now, for a server another process starts. */
+export async function freePort (): Promise<number> {
+  return onFreePort(async (port) => {
+    const probe = createServer()
+    if (!await tryListen(probe, port, '127.0.0.1')) return undefined
+    await new Promise((resolve) => probe.close(resolve))
+    return port
+  })
 }
 
 /** Makes `server` (a node:net or node:http server) listen on a free port below 32768 of `host`; returns the port. */
 export async function listenFree (server: Server, host = '127.0.0.1'): Promise<number> {
-  for (let i = 0; i < 200; i++) {
-    const port = pick()
-    if (await tryListen(server, port, host)) {
-      given.add(port)
-      return port
-    }
-  }
-  throw new Error(`no free port in ${LOW}–${HIGH} after 200 tries`)
+  return onFreePort(async (port) => await tryListen(server, port, host) ? port : undefined)
 }
 
 /** `app.listen` (a Fastify instance) on a free port below 32768 of 127.0.0.1; returns its base URL. */
 export async function listenApp (app: { listen: (opts: { host: string, port: number }) => Promise<string> }): Promise<string> {
-  for (let i = 0; i < 200; i++) {
-    const port = pick()
+  return onFreePort(async (port) => {
     try {
       await app.listen({ host: '127.0.0.1', port })
-      given.add(port)
       return `http://127.0.0.1:${port}`
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') return undefined
+      throw err
     }
-  }
-  throw new Error(`no free port in ${LOW}–${HIGH} after 200 tries`)
+  })
 }
