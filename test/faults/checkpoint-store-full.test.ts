@@ -10,7 +10,6 @@
  */
 import { execFile, spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,22 +22,12 @@ import { sampleBody } from '../helpers/http.js'
 import { createInstance, type Instance, type InstanceEnv } from './helpers/instances.js'
 import { waitFor } from './helpers/processes.js'
 import { ADMIN, call, login } from './helpers/stack.js'
+import { freePort } from '../helpers/free-port.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const registry = loadRegistry('modules.yaml')
 const mod = (name: string): ModuleDef => registry.byName.get(name)!
 const KEY = Buffer.alloc(32, 9).toString('base64')
-
-/** A port free on 127.0.0.1 below 32768 (outside the ephemeral range). */
-async function lowPort (): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000)
-    const free = await new Promise<boolean>((resolve) => {
-      const srv = createServer().once('error', () => { resolve(false) }).listen(port, '127.0.0.1', () => { srv.close(() => { resolve(true) }) })
-    })
-    if (free) return port
-  }
-}
 
 function run (command: string, args: string[]): { status: number | null, out: string } {
   const r = spawnSync(command, args, { encoding: 'utf8' })
@@ -67,7 +56,7 @@ describe('a full checkpoint volume', () => {
     await admin.connect()
     await admin.query('create database policia')
     await admin.end()
-    metricsPort = await lowPort()
+    metricsPort = await freePort()
     // One instance: no Redis needed.
     env = {
       DATABASE_URL: cluster.url('policia'),

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import S3rver from 's3rver'
+import { freePort } from './free-port.js'
 
 /** s3rver's fixed credentials (it checks the signature with them). */
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }
@@ -32,8 +33,8 @@ export interface S3Server {
 
 async function listening (dir: string, bucket: string, fixedPort?: number): Promise<{ server: S3rver, port: number }> {
   for (let attempt = 0; ; attempt++) {
-    // Below the kernel's ephemeral range (32768…), where nothing else picks ports.
-    const port = fixedPort ?? 20_000 + Math.floor(Math.random() * 12_000)
+    // Below the kernel's ephemeral range (test/helpers/free-port.ts).
+    const port = fixedPort ?? await freePort()
     const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory: dir, configureBuckets: [{ name: bucket }] })
     try {
       await server.run()

@@ -1,37 +1,9 @@
 /**
  * Requests over a real connection, for what app.inject cannot show: an
  * answer cut short (a destroyed socket), a body sent slowly. The app
- * listens on a free port below 32768 (where nothing else picks ports).
+ * listens on a free port below 32768 (test/helpers/free-port.ts `listenApp`).
  */
 import { request as httpRequest } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import type { FastifyInstance } from 'fastify'
-
-/** `app` listening on 127.0.0.1 (once); its port. */
-export async function listenLow (app: FastifyInstance): Promise<number> {
-  for (let attempt = 0; app.server.address() === null; attempt++) {
-    try {
-      await app.listen({ port: 20_000 + Math.floor(Math.random() * 12_000), host: '127.0.0.1' })
-    } catch (err) {
-      if (attempt >= 20 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
-    }
-  }
-  return (app.server.address() as AddressInfo).port
-}
-
-/** A free port below 32768 right now (for a listener the service opens itself, METRICS_PORT). */
-export async function lowPort (): Promise<number> {
-  const { createServer } = await import('node:net')
-  for (let attempt = 0; ; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000)
-    const free = await new Promise<boolean>((resolve) => {
-      const srv = createServer()
-      srv.once('error', () => { resolve(false) })
-      srv.listen(port, '127.0.0.1', () => { srv.close(() => { resolve(true) }) })
-    })
-    if (free || attempt >= 20) return port
-  }
-}
 
 /** What arrived: the status, headers, the body's bytes, and whether the body ended cleanly (not cut). */
 export interface WireAnswer {

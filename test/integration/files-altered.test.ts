@@ -17,7 +17,8 @@ import { ok, type Api } from '../helpers/http.js'
 import { errorOf } from '../helpers/errors.js'
 import { FILE_STORES, startFileStore, type TestFileStore } from '../helpers/file-stores.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
-import { listenLow, lowPort, wire, type WireAnswer } from '../helpers/wire.js'
+import { freePort, listenApp } from '../helpers/free-port.js'
+import { wire, type WireAnswer } from '../helpers/wire.js'
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex')
 /** Larger than one read of the store (64 KiB), so the answer starts before the end is checked. */
@@ -70,10 +71,10 @@ const logged = (id: string): any[] => lines.flatMap((l) => l.split('\n')).filter
 describe.each(FILE_STORES)('%s store', (kind) => {
   beforeAll(async () => {
     const store = await startFileStore(kind)
-    metricsPort = await lowPort()
+    metricsPort = await freePort()
     t = { ...await startTestApp({ env: { ...store.env, METRICS_PORT: String(metricsPort), LOG_LEVEL: 'error' }, logStream: new Writable({ write (chunk, _e, done) { lines.push(String(chunk)); done() } }) }), store }
     ;({ app, admin } = t)
-    port = await listenLow(app)
+    port = Number(new URL(await listenApp(app)).port)
   })
   afterAll(async () => {
     await t?.h.close()

@@ -17,7 +17,8 @@ import { errorOf } from '../helpers/errors.js'
 import { ok } from '../helpers/http.js'
 import { startFileStore, type TestFileStore } from '../helpers/file-stores.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
-import { listenLow, wire, type WireAnswer } from '../helpers/wire.js'
+import { listenApp } from '../helpers/free-port.js'
+import { wire, type WireAnswer } from '../helpers/wire.js'
 
 const MiB = 1024 * 1024
 const pdf = (n: number): Buffer => Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(n - 9)])
@@ -35,7 +36,7 @@ function harness (env: () => Record<string, string>): { t: () => TestApp, port: 
   const lines: string[] = []
   beforeAll(async () => {
     t = await startTestApp({ env: { ...env(), LOG_LEVEL: 'warn' }, logStream: new Writable({ write (chunk, _e, done) { lines.push(String(chunk)); done() } }) })
-    port = await listenLow(t.app)
+    port = Number(new URL(await listenApp(t.app)).port)
   })
   afterAll(async () => { await t?.h.close() })
   return { t: () => t!, port: () => port, lines }

@@ -14,6 +14,7 @@ import { call, client, login, ok, sampleBody, type Api, type Res } from '../help
 import { expectError } from '../helpers/errors.js'
 import { startTestApp } from '../helpers/test-app.js'
 import { newUser } from '../helpers/users.js'
+import { listenApp } from '../helpers/free-port.js'
 
 const registry = loadRegistry('modules.yaml')
 const denuncias = registry.byName.get('denuncias')!
@@ -40,18 +41,6 @@ async function history (id: string): Promise<number> {
 }
 const importar = (body: string, headers: Record<string, string>, t = token, on = app): Promise<Res> =>
   call(on, 'POST', '/denuncias/importar', { token: t, raw: body, headers: { 'content-type': 'application/x-ndjson', ...headers } })
-/** `on` listening on a free port below 32768 (the tests' range); its base URL. */
-async function listening (on: FastifyInstance): Promise<string> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000)
-    try {
-      await on.listen({ host: '127.0.0.1', port })
-      return `http://127.0.0.1:${port}`
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err
-    }
-  }
-}
 const ndjson = (n: number): string => Array.from({ length: n }, () => JSON.stringify(sampleBody(denuncias, new Map(), true))).join('\n') + '\n'
 
 describe('a create with Idempotency-Key', () => {
@@ -169,7 +158,7 @@ describe('an import with Idempotency-Key', () => {
   it('a repeat while the first still runs is a 409 with Retry-After; once it ends, the repeat gets its answer', async () => {
     const key = newKey()
     const lines = ndjson(2).split('\n')
-    const base = await listening(app)
+    const base = await listenApp(app)
     // A real connection: the first line sent, the body held open, so the first import runs and holds the key.
     const first = request(`${base}/denuncias/importar`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-ndjson', ...keyed(key) } })
     const answer = new Promise<{ status: number, body: string }>((resolve, reject) => {

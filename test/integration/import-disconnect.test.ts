@@ -20,6 +20,7 @@ import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { login } from '../helpers/http.js'
 import { usingPostgres } from '../helpers/services.js'
+import { listenApp } from '../helpers/free-port.js'
 
 const MAX_ROWS = 2000
 let h: Harness, app: FastifyInstance, token: string, port: number
@@ -29,19 +30,6 @@ let committed = 0
 /** The imports' temporary files go here (TMPDIR, read by os.tmpdir() at each call). */
 const spoolRoot = mkdtempSync(join(tmpdir(), 'import-spool-test-'))
 const realTmp = process.env.TMPDIR
-
-/** Listens on a free port below the kernel's ephemeral range. */
-async function listenLow (on: FastifyInstance): Promise<number> {
-  for (;;) {
-    const p = 20_000 + Math.floor(Math.random() * 12_000)
-    try {
-      await on.listen({ host: '127.0.0.1', port: p })
-      return p
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'EADDRINUSE') throw err
-    }
-  }
-}
 
 beforeAll(async () => {
   process.env.TMPDIR = spoolRoot
@@ -56,7 +44,7 @@ beforeAll(async () => {
     await g.released
   })
   app.records.hooks.on('denuncias', 'after', async () => { committed++ })
-  port = await listenLow(app)
+  port = Number(new URL(await listenApp(app)).port)
 })
 afterAll(async () => {
   await h.close()
