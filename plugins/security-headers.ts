@@ -82,7 +82,7 @@ async function securityHeaders (app: FastifyInstance): Promise<void> {
     done()
   })
   // Fastify answers a malformed URL (frameworkErrors) before any hook runs.
-  app.decorate('securityHeaders', async () => ({ ...apiHeaders }))
+  app.decorate('securityHeaders', async () => apiHeaders)
 }
 
 export default fp(securityHeaders, { name: 'policia-security-headers', fastify: '5.x', dependencies: ['policia-config'] })

@@ -40,8 +40,7 @@ export async function startBenchServer (opts: { redisPrefix?: string, env?: Reco
     REDIS_PREFIX: redisPrefix,
   })
   const app = await buildApp({ config, logger: { level: 'warn' } })
-  await listenApp(app)
-  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+  const base = await listenApp(app)
   return {
     app,
     base,

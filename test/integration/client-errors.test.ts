@@ -23,8 +23,7 @@ let startingPort: number
 beforeAll(async () => {
   h = await createHarness()
   app = await h.app()
-  await listenApp(app)
-  port = (app.server.address() as { port: number }).port
+  port = Number(new URL(await listenApp(app)).port)
   starting = startingServer(0, '127.0.0.1', 75_000)
   await starting.listen()
   startingPort = (starting.server.address() as { port: number }).port
