@@ -12,9 +12,8 @@ import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FieldDef, ModuleDef, Registry } from '../core/registry/types.js'
 import { systemField } from '../core/system-fields.js'
 import { FIELD_TYPES_IMPL, typeOf } from '../core/field-types/index.js'
-import { DEFAULT_LIMIT, LIST_PARAMETERS, MAX_LIMIT, listFilters, sortable } from '../records/list-query.js'
-import { ANY_OF_PARAMETER } from '../records/any-of-query.js'
-import { anyOfParameter } from './any-of-parameter.js'
+import { DEFAULT_LIMIT, LIST_PARAMETERS, MAX_LIMIT, listFilters, sortable, type ListFilter } from '../records/list-query.js'
+import { anyOfParameters } from './any-of-parameter.js'
 import { selectable } from '../records/fields-query.js'
 import { idPattern, withFormat } from './field-formats.js'
 
@@ -126,6 +125,13 @@ export function listQuerystring (mod: ModuleDef, registry: Registry, timeZone: s
       properties[op === 'eq' ? filter.name : `${filter.name}[${op}]`] = Type.Optional({ ...meaning.value(field), description: about } as TSchema)
     }
   }
-  properties[ANY_OF_PARAMETER] = Type.Optional(anyOfParameter(listFilters(mod), properties))
+  // In a JSON group a value keeps its JSON type, and `in` takes a list (records/any-of-query.ts).
+  const groupValue = (f: ListFilter, op: string): TSchema => {
+    const field = valueSchema(mod, f.name, registry, timeZone, f.blind)
+    if (op === 'in') return repeated(field)
+    if (op === 'eq' || op === 'ne') return Type.Union([field as TSchema, repeated(field)])
+    return OPERATORS[op]?.value(field) ?? Type.String()
+  }
+  for (const [name, schema] of Object.entries(anyOfParameters(listFilters(mod), groupValue, `${mod.name}Grupo`))) properties[name] = Type.Optional(schema)
   return Type.Object(properties, { additionalProperties: false, style: 'form', explode: true })
 }

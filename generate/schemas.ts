@@ -13,6 +13,7 @@ import { SYSTEM_FIELDS, type SystemField } from '../core/system-fields.js'
 import { typeOf } from '../core/field-types/index.js'
 import { DATETIME_PATTERN, HASH_PATTERN, datetimeText, idPattern, withFormat } from './field-formats.js'
 import { exampleFields, recordExample } from './examples.js'
+import { subscriptionExample, subscriptionFieldSchemas } from './subscription-fields.js'
 import { labelled, nullable } from '../core/field-types/common.js'
 
 
@@ -83,18 +84,21 @@ export function buildSchemas (mod: ModuleDef, registry: Registry, timeZone: stri
 /** The documented variants of the bodies and the record (see the file comment). */
 function docSchemas (mod: ModuleDef, registry: Registry, timeZone: string, record: TObject): ModuleSchemas['doc'] {
   const input: Record<string, TSchema> = {}
+  // What the subscriptions policy accepts, said in the document (generate/subscription-fields.ts).
+  const special = mod.subscriptions ? subscriptionFieldSchemas(mod, registry) : {}
+  const specialExample = mod.subscriptions ? subscriptionExample(registry) : {}
   for (const f of mod.fields) {
-    const schema = labelled(f, withFormat(f, registry, timeZone, openItems(typeOf(f).input(f, registry)), true))
+    const schema = labelled(f, withFormat(f, registry, timeZone, openItems(special[f.name] ?? typeOf(f).input(f, registry)), true))
     input[f.name] = f.required ? schema : nullable(schema)
   }
   const required = mod.fields.filter((f) => f.required && f.default === undefined).map((f) => f.name)
-  const create = Type.Object(input, { additionalProperties: false, description: `Campos de ${mod.label}. Las claves que empiezan por _ (campos del sistema) se ignoran.`, examples: [exampleFields(mod.fields, registry)] })
+  const create = Type.Object(input, { additionalProperties: false, description: `Campos de ${mod.label}. Las claves que empiezan por _ (campos del sistema) se ignoran.`, examples: [{ ...exampleFields(mod.fields, registry), ...specialExample }] })
   ;(create as { required?: string[] }).required = required
   const changed = mod.fields.find((f) => !f.required) ?? mod.fields[0]!
   const update = Type.Object({
     ...Object.fromEntries(Object.entries(input).map(([k, v]) => [k, Type.Optional(v)])),
     _version: Type.Optional(Type.Integer({ minimum: 1, description: 'Versión que se espera modificar (bloqueo optimista; también If-Match)' })),
-  }, { additionalProperties: false, minProperties: 1, description: `Solo los campos que cambian; null vacía un campo opcional.`, examples: [{ ...exampleFields([changed], registry), _version: 1 }] })
+  }, { additionalProperties: false, minProperties: 1, description: `Solo los campos que cambian; null vacía un campo opcional.`, examples: [{ ...exampleFields([changed], registry), ...pick(specialExample, changed.name), _version: 1 }] })
   const always = [
     ...SYSTEM_FIELDS.map((s) => s.name),
     ...mod.fields.filter((f) => !f.encrypted && !typeOf(f).writeOnly).map((f) => f.name),
@@ -102,14 +106,16 @@ function docSchemas (mod: ModuleDef, registry: Registry, timeZone: string, recor
   const { $id: _id, properties, ...documented } = record as TObject & { $id?: string }
   const formatted: Record<string, TSchema> = { ...properties, ...systemFormats(mod, registry, timeZone, properties) }
   for (const f of mod.fields) {
-    if (formatted[f.name] !== undefined) formatted[f.name] = withFormat(f, registry, timeZone, formatted[f.name]!, false)
+    if (formatted[f.name] === undefined) continue
+    const shown = special[f.name] === undefined ? formatted[f.name]! : nullable(special[f.name]!)
+    formatted[f.name] = withFormat(f, registry, timeZone, shown, false)
   }
   const shapes = readShapes(mod, { ...record, properties: formatted } as TObject)
   for (const f of mod.fields) {
     const p = shapes.properties[f.name]
     if (p !== undefined) shapes.properties[f.name] = labelled(f, p)
   }
-  const example = recordExample(mod, registry)
+  const example = { ...recordExample(mod, registry), ...pick(specialExample, ...Object.keys(specialExample).filter((k) => k !== 'secreto')) }
   // With campos only _id and the named fields come (docs/decisions.md "A read with campos is a partial record").
   const named = Object.keys(example).filter((k) => !k.startsWith('_')).slice(0, 2)
   const partial = {
@@ -125,6 +131,11 @@ function docSchemas (mod: ModuleDef, registry: Registry, timeZone: string, recor
     record: { ...documented, properties: shapes.properties, description: `${record.description ?? ''} Con expandir, una referencia puede ser el registro al que apunta.`, required: always, examples: [example] } as TObject,
     partial: partial as TObject,
   }
+}
+
+/** The entries of `values` named. */
+function pick (values: Record<string, unknown>, ...names: string[]): Record<string, unknown> {
+  return Object.fromEntries(names.filter((n) => n in values).map((n) => [n, values[n]]))
 }
 
 /** The patterns of the system fields a record shows: ids, instants in the service zone, the hash. */

@@ -184,14 +184,33 @@ export const newNotes = (): DocumentNotes => ({ everyModule: new Set(), etag: ne
 
 const REF = '#/components/responses/'
 
+/** The key of an object query parameter's schema naming the component it is shared as (generate/any-of-parameter.ts). */
+export const GROUP_SCHEMA = 'x-componente'
+
 /**
- * An object query parameter is sent in brackets (`o[1][estado]=…`,
- * docs/user-guide.md "Any-of filters (o[N])"): `style: deepObject`.
- * @fastify/swagger sets a style only for every parameter of a route at once.
+ * An object query parameter (an any-of group `o[N]`, docs/user-guide.md
+ * "Any-of filters (o[N])") is sent as JSON text: `content:
+ * application/json` instead of a schema, which OpenAPI defines for any
+ * depth where `deepObject` stops at one level. @fastify/swagger writes
+ * every query parameter with a schema.
  */
-function bracketed (op: Schema): void {
+function jsonParameters (op: Schema, components: Record<string, Schema>): void {
   for (const p of (op.parameters ?? []) as Schema[]) {
-    if (p.in === 'query' && (p.schema as Schema | undefined)?.type === 'object') Object.assign(p, { style: 'deepObject', explode: true })
+    const schema = p.schema as Schema | undefined
+    if (p.in !== 'query' || schema?.type !== 'object') continue
+    const { description, examples, [GROUP_SCHEMA]: component, ...rest } = schema
+    // The nine groups of a list share one component (generate/any-of-parameter.ts).
+    if (typeof component === 'string') components[component] ??= rest
+    delete p.schema
+    delete p.style
+    delete p.explode
+    Object.assign(p, {
+      ...(typeof description === 'string' && { description }),
+      content: { 'application/json': {
+        schema: typeof component === 'string' ? { $ref: `#/components/schemas/${component}` } : rest,
+        ...(Array.isArray(examples) && examples.length > 0 && { example: examples[0] }),
+      } },
+    })
   }
 }
 
@@ -217,10 +236,11 @@ function ordered (paths: Record<string, Record<string, Schema>>, everyModule: Re
  */
 export function documentObject (doc: Schema, schemas: ReadonlyMap<string, TSchema>, notes: DocumentNotes = newNotes()): Schema {
   const used = new Set<number>()
+  const groups: Record<string, Schema> = {}
   doc.paths = ordered((doc.paths ?? {}) as Record<string, Record<string, Schema>>, notes.everyModule)
   for (const item of Object.values(doc.paths as Record<string, Record<string, Schema>>)) {
     for (const op of Object.values(item)) {
-      bracketed(op)
+      jsonParameters(op, groups)
       const responses = op.responses as Record<string, Schema> | undefined
       const id = op.operationId as string
       for (const code of Object.keys(responses ?? {})) {
@@ -238,6 +258,7 @@ export function documentObject (doc: Schema, schemas: ReadonlyMap<string, TSchem
   components.responses = Object.fromEntries([...used].sort((a, b) => a - b).map((n) => [`Error${n}`, errorResponse(n)]))
   components.schemas ??= {}
   components.schemas.Error = sharedErrorSchema()
+  Object.assign(components.schemas, groups)
   for (const [name, schema] of schemas) {
     const { $id: _id, ...plain } = JSON.parse(JSON.stringify(schema)) as Schema
     components.schemas[name] = plain

@@ -44,15 +44,16 @@ const text = (v: unknown): string | string[] => Array.isArray(v) ? v.map((x) => 
 
 /**
  * `o[N]={"campo": valor, "campo2": {"op": valor}}`: a whole group as JSON,
- * as the API explorer sends the `o` example (docs/user-guide.md "Any-of
- * filters (o[N])"); each value is then read like its bracket form.
+ * the form the OpenAPI document describes (docs/user-guide.md "Any-of
+ * filters (o[N])"); each value is then read like its bracket form, a list
+ * under `in` like its comma-separated text.
  */
 function jsonGroup (key: string, raw: string | string[]): Filter[] {
   let parsed: unknown
   try { parsed = typeof raw === 'string' && raw.startsWith('{') ? JSON.parse(raw) : undefined } catch { parsed = undefined }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid(key, `falta el campo: ${USE}`)
   return Object.entries(parsed).flatMap(([name, v]): Filter[] => v !== null && typeof v === 'object' && !Array.isArray(v)
-    ? Object.entries(v).map(([op, x]): Filter => [name, op, text(x)])
+    ? Object.entries(v).map(([op, x]): Filter => [name, op, op === 'in' && Array.isArray(x) ? x.map((y) => String(y)).join(',') : text(x)])
     : [[name, 'eq', text(v)]])
 }
 

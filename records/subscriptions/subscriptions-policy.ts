@@ -40,6 +40,15 @@ export function generateSecret (): string {
   return `whsec_${randomBytes(32).toString('base64')}`
 }
 
+/**
+ * A Standard Webhooks secret in its canonical form: `whsec_` and 24 to 64
+ * bytes in padded base64 (8 to 21 groups of four, a last group of 63 or 64
+ * bytes padded). What the OpenAPI document shows; isSecret also takes the
+ * unpadded form.
+ */
+const B64 = '[A-Za-z0-9+/]'
+export const SECRET_PATTERN = `^whsec_(?:(?:${B64}{4}){8,21}|(?:${B64}{4}){8,20}${B64}{2}(?:${B64}=|==)|(?:${B64}{4}){21}${B64}{2}==)$`
+
 /** A Standard Webhooks secret: `whsec_` and 24 to 64 bytes in base64. */
 function isSecret (text: string): boolean {
   const m = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(text)

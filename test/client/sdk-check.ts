@@ -16,8 +16,24 @@ import type { DenunciasParcial, DenunciasRecord, Error as ApiError } from './gen
 /** A list or a GET by id answers the whole record, or with campos a partial one (docs/decisions.md "A read with campos is a partial record"). */
 type Read = DenunciasRecord | DenunciasParcial
 
+/**
+ * The document declares each any-of group `o[N]` as JSON text (`content:
+ * application/json`); the generated client serializes objects only in
+ * brackets one level deep, so a client passes its own serializer, as the
+ * generator's documentation says: objects as JSON, lists repeated.
+ */
+function querySerializer (query: Record<string, unknown>): string {
+  const search = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue
+    if (Array.isArray(value)) for (const v of value) search.append(name, String(v))
+    else search.append(name, typeof value === 'object' ? JSON.stringify(value) : String(value))
+  }
+  return search.toString()
+}
+
 export async function example (token: string): Promise<Read[]> {
-  const client = createClient({ baseUrl: 'http://127.0.0.1:3000', auth: token })
+  const client = createClient({ baseUrl: 'http://127.0.0.1:3000', auth: token, querySerializer })
 
   // A repeated equality filter is an array (?estado=a&estado=b); [in] a comma-separated list.
   const list = await listDenuncias({
@@ -55,11 +71,12 @@ export async function example (token: string): Promise<Read[]> {
   // @ts-expect-error an enum filter takes only the enum values
   await listDenuncias({ client, query: { estado: ['cerrada'] } })
 
-  // Any-of groups (o[1][estado]=pendiente&o[1][prioridad][in]=alta,urgente), only some fields, the related record.
+  // Any-of groups (o[1]={"estado":"pendiente","prioridad":{"in":["alta","urgente"]}}), only some fields, the related record.
   const chosen = await listDenuncias({
     client,
     query: {
-      o: { 1: { estado: ['pendiente'], prioridad: { in: 'alta,urgente' } }, 2: { agente_asignado: { vacio: false } } },
+      'o[1]': { estado: 'pendiente', prioridad: { in: ['alta', 'urgente'] } },
+      'o[2]': { agente_asignado: { vacio: false } },
       campos: 'estado,agente_asignado,agente_asignado.nombre,_version',
       expandir: 'agente_asignado',
     },
@@ -78,7 +95,7 @@ export async function example (token: string): Promise<Read[]> {
   void sent
 
   // @ts-expect-error an any-of group takes the filter's type: an enum filter only its enum values
-  await listDenuncias({ client, query: { o: { 1: { estado: ['cerrada'] } } } })
+  await listDenuncias({ client, query: { 'o[1]': { estado: ['cerrada'] } } })
 
   // @ts-expect-error a misspelt filter (estado → estados)
   await listDenuncias({ client, query: { estados: ['pendiente'] } })

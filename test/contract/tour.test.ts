@@ -66,19 +66,16 @@ const everyParameter = (t: Tour, mod: ModuleDef, suffix = '', id?: string, along
   const path = id === undefined ? documented : documented.replace('{id}', id)
   const params = (t.doc.paths[documented].get.parameters as Schema[]).filter((p) => p.in === 'query')
   const valueOf = (p: Schema): Record<string, string | string[]> => {
-    const value = (p.example ?? p.schema.example ?? p.schema.examples?.[0] ?? sampleFor(p.schema, registry, t.ids)) as string | string[] | Schema | undefined
-    if (value === undefined) throw new Error(`no sample value for ${documented} ?${p.name}: give the parameter an example (${JSON.stringify(p.schema)})`)
-    return p.style === 'deepObject' ? brackets(p.name, value as Schema) : { [p.name]: Array.isArray(value) ? value : typeof value === 'object' ? JSON.stringify(value) : String(value) }
+    // A parameter sent as JSON text (an any-of group, docs/user-guide.md "Any-of filters (o[N])") has its schema under content.
+    const json = p.content?.['application/json'] as Schema | undefined
+    const schema = (p.schema ?? json?.schema) as Schema
+    const value = (p.example ?? json?.example ?? schema.example ?? schema.examples?.[0] ?? sampleFor(schema, registry, t.ids)) as string | string[] | Schema | undefined
+    if (value === undefined) throw new Error(`no sample value for ${documented} ?${p.name}: give the parameter an example (${JSON.stringify(schema)})`)
+    return { [p.name]: json !== undefined || (typeof value === 'object' && !Array.isArray(value)) ? JSON.stringify(value) : Array.isArray(value) ? value : String(value) }
   }
   // Parameters another one's example depends on (a summary's sort names a measure of medidas) go with each.
   const others = Object.assign({}, ...params.filter((p) => alongside.includes(p.name)).map(valueOf))
   return params.map((p) => ({ method: 'GET', path, query: { ...others, ...valueOf(p) }, status: 200 }))
-}
-
-/** A deepObject parameter as its brackets (`o[1][estado][vacio]=false`, docs/user-guide.md "Any-of filters (o[N])"). */
-function brackets (name: string, value: unknown): Record<string, string> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { [name]: String(value) }
-  return Object.assign({}, ...Object.entries(value).map(([k, v]) => brackets(`${name}[${k}]`, v)))
 }
 
 /** Rows for an import (docs/user-guide.md "Import (importar)"): NDJSON lines, or a CSV with a header, arrays as JSON text. */

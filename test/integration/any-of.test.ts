@@ -215,27 +215,43 @@ describe('a malformed group: 400 Datos inválidos naming the parameter as sent',
 })
 
 describe('the OpenAPI document', () => {
-  it('declares o on every list: deepObject, groups 1 to 9, each filter with the operators and value schemas of its plain parameter, an example', async () => {
+  it('declares o[1] … o[9] on every list as JSON (content: application/json), one shared group schema with each filter\'s operators and value schemas, an example the service takes', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/docs/json' })).json()
+    const deepObjects = Object.values(doc.paths as Record<string, Record<string, { parameters?: Array<Record<string, any>> }>>)
+      .flatMap((item) => Object.values(item)).flatMap((op) => op.parameters ?? []).filter((p) => p.style === 'deepObject')
+    expect(deepObjects).toEqual([])
     for (const mod of app.registry.modules) {
       const params = doc.paths[`/${mod.path}`].get.parameters as Array<Record<string, any>>
-      const o = params.find((p) => p.name === 'o')!
-      expect(o, mod.name).toMatchObject({ in: 'query', required: false, style: 'deepObject', explode: true, description: expect.stringContaining('o[1][estado]=pendiente&o[1][prioridad][in]=alta,urgente') })
-      expect(o.schema).toMatchObject({ type: 'object', propertyNames: { pattern: '^[1-9]$' }, maxProperties: 9 })
-      const group = o.schema.additionalProperties
+      const groups = params.filter((p) => p.name.startsWith('o['))
+      expect(groups.map((p) => p.name), mod.name).toEqual(['o[1]', 'o[2]', 'o[3]', 'o[4]', 'o[5]', 'o[6]', 'o[7]', 'o[8]', 'o[9]'])
+      for (const p of groups) {
+        expect(p, mod.name).toMatchObject({ in: 'query', required: false, content: { 'application/json': { schema: { $ref: `#/components/schemas/${mod.name}Grupo` } } } })
+        expect(p.schema).toBeUndefined()
+        expect(p.style).toBeUndefined()
+      }
+      expect(groups[0]!.description).toContain('o[1]={"estado":"pendiente","prioridad":{"in":["alta","urgente"]}}')
+      const group = doc.components.schemas[`${mod.name}Grupo`]
+      expect(group).toMatchObject({ type: 'object', minProperties: 1, additionalProperties: false })
       for (const f of listFilters(mod)) {
-        const byOperator = f.operators.includes('eq') ? group.properties[f.name].anyOf[1] : group.properties[f.name]
+        const byOperator = f.operators.includes('eq') ? group.properties[f.name].anyOf.at(-1) : group.properties[f.name]
         expect(Object.keys(byOperator.properties), `${mod.name}.${f.name}`).toEqual([...f.operators])
+        // A value as the plain filter's (repeated: a list), `in` as a list of them.
         const plain = params.find((p) => p.name === (f.operators.includes('eq') ? f.name : `${f.name}[${f.operators[0]}]`))!.schema
-        expect(f.operators.includes('eq') ? group.properties[f.name].anyOf[0] : byOperator.properties[f.operators[0]!]).toEqual(plain)
+        if (f.operators.includes('eq')) expect(group.properties[f.name].anyOf.slice(0, 2)).toEqual([plain.items, plain])
+        if (f.operators.includes('in')) expect(byOperator.properties.in).toMatchObject({ type: 'array', maxItems: 100 })
       }
       expect(Object.keys(group.properties)).toEqual(listFilters(mod).map((f) => f.name))
-      // The example is a group the service takes.
-      const groups = Object.entries(o.example as Record<string, Record<string, Record<string, unknown>>>)
-      expect(groups.length, mod.name).toBe(1)
-      const query = groups.flatMap(([n, conditions]) => Object.entries(conditions).flatMap(([field, ops]) => Object.entries(ops).map(([op, v]) => `o[${n}][${field}][${op}]=${String(v)}`))).join('&')
-      ok(await admin.get(`/${mod.path}?${query}`))
+      // The example is a group the service takes, sent as the document says: JSON.
+      const example = groups[0]!.example as Record<string, unknown>
+      expect(Object.keys(example).length, mod.name).toBeGreaterThan(0)
+      ok(await admin.get(`/${mod.path}?${qs(['o[1]', JSON.stringify(example)])}`))
     }
+  })
+
+  it('a JSON group takes the values in their JSON types: in as a list, vacio as a boolean, a list as any of its values', async () => {
+    const json = qs(['o[1]', JSON.stringify({ estado: 'archivada', prioridad: { in: ['alta', 'urgente'] } })], ['o[2]', JSON.stringify({ tipo: ['robo', 'hurto'], observaciones: { vacio: false } })])
+    const want = expected((r) => (r.estado === 'archivada' || ['alta', 'urgente'].includes(r.prioridad)) && (['robo', 'hurto'].includes(r.tipo) || !empty(r.observaciones)))
+    expect(await found(admin, json)).toEqual(want)
   })
 })
 

@@ -17,7 +17,7 @@ import { ERRORS } from '../../core/errors.js'
 import { SYSTEM_FIELDS } from '../../core/system-fields.js'
 import { typeOf } from '../../core/field-types/index.js'
 import { LIST_PARAMETERS, listFilters } from '../../records/list-query.js'
-import { ANY_OF_PARAMETER } from '../../records/any-of-query.js'
+import { ANY_OF_PARAMETER, MAX_GROUPS } from '../../records/any-of-query.js'
 import { readShapeParameters } from '../../generate/list-parameters.js'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { call, login } from '../helpers/http.js'
@@ -102,7 +102,8 @@ describe('the document', () => {
       const query = queryOf(doc.paths[`/${m.path}`].get)
       for (const p of LIST_PARAMETERS) expect(query.has(p), `${m.name} ${p}`).toBe(true)
       expect(query.get('limit')!.schema.type).toBe('integer')
-      const expected = new Set([...LIST_PARAMETERS, ANY_OF_PARAMETER, ...Object.keys(readShapeParameters(m))]) // the any-of groups: test/integration/any-of.test.ts
+      const groups = Array.from({ length: MAX_GROUPS }, (_, i) => `${ANY_OF_PARAMETER}[${i + 1}]`) // the any-of groups: test/integration/any-of.test.ts
+      const expected = new Set([...LIST_PARAMETERS, ...groups, ...Object.keys(readShapeParameters(m))])
       for (const f of listFilters(m)) {
         for (const op of f.operators) expected.add(op === 'eq' ? f.name : `${f.name}[${op}]`)
         const field = m.fieldMap.get(f.name)
@@ -240,5 +241,28 @@ describe('the document', () => {
       expect(record.properties._id.type).toBe('string')
       expect(record.properties._deleted.type).toEqual(['string', 'null'])
     }
+  })
+
+  it('describes a subscription as the service takes it (modules, event types and roles as enums, an http(s) address, the secret\'s pattern), and the service takes the example', async () => {
+    const content = doc.paths['/suscripciones'].post.requestBody.content['application/json']
+    const create = content.schema
+    const modules = registry.modules.map((m) => m.name)
+    expect(create.properties.modulos).toMatchObject({ type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: modules } })
+    expect(create.properties.tipos.type).toContain('array')
+    expect(create.properties.tipos.items.enum).toEqual(expect.arrayContaining(['denuncias.creado', 'sala092.actualizado', 'turnos.eliminado', 'personal.restaurado']))
+    expect(create.properties.tipos.items.enum).not.toContain('denuncias.modificado')
+    expect(create.properties.rol).toMatchObject({ type: 'string', enum: registry.roles.map((r) => r.name) })
+    expect(create.properties.url).toMatchObject({ type: 'string', format: 'uri', pattern: '^https?://' })
+    const secret = new RegExp(create.properties.secreto.pattern)
+    expect(secret.test(`whsec_${Buffer.alloc(32, 1).toString('base64')}`)).toBe(true)
+    expect(secret.test(`whsec_${Buffer.alloc(16, 1).toString('base64')}`)).toBe(false)
+    // The record shows the same enums.
+    expect(doc.components.schemas.suscripcionesRecord.properties.modulos.items.enum).toEqual(modules)
+    const token = await login(app)
+    const res = await call(app, 'POST', '/suscripciones', { token, body: content.example })
+    expect(res.status, JSON.stringify(res.body)).toBe(201)
+    const update = doc.paths['/suscripciones/{id}'].put.requestBody.content['application/json'].example
+    const changed = await call(app, 'PUT', `/suscripciones/${res.body.data._id as string}`, { token, body: update })
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200)
   })
 })

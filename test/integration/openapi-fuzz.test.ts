@@ -140,12 +140,16 @@ function valid (raw: Schema | undefined): fc.Arbitrary<unknown> {
     if (s.pattern === '^\\d{4}-\\d{2}-\\d{2}$') return fc.constantFrom('2026-03-15', '1000-01-01', '9999-12-31', '2024-02-29')
     if (s.pattern === '^\\d{2}:\\d{2}$') return fc.constantFrom('08:30', '00:00', '23:59')
     if (/HH:MM:SS/.test(String(s.description ?? ''))) return fc.constantFrom('2026-03-15 10:30:00', '2026-06-01T10:00:00Z', '1000-01-01 00:00:00', '9999-12-31 23:59:59')
-    if (pattern !== undefined) return fc.stringMatching(pattern, { maxLength: Math.min(s.maxLength ?? 20, 20) })
+    // Room for a pattern's bounded repeats (a webhook secret takes 38 characters at least).
+    if (pattern !== undefined) return fc.stringMatching(pattern, { maxLength: Math.min(s.maxLength ?? 100, 100) })
     const min = Math.max(s.minLength ?? 0, 1)
     return fc.string({ minLength: min, maxLength: Math.max(min, Math.min(s.maxLength ?? 30, 30)) }).map((x) => x.replace(/[\u0000-\u001f]/g, 'x'))
   }
-  if (t === 'integer') return fc.integer({ min: Math.max(s.minimum ?? -1000, -1e6), max: Math.min(s.maximum ?? 1000, 1e6) })
-  if (t === 'number') return fc.integer({ min: Math.max((s.minimum ?? -1000) * 100, -1e8), max: Math.min((s.maximum ?? 1000) * 100, 1e8) }).map((n) => n / 100)
+  // A range around the declared bounds, never empty (a year field's minimum is above 1000).
+  const low = Math.max(s.minimum ?? -1000, -1e6)
+  const high = Math.max(low, Math.min(s.maximum ?? Math.max(1000, low + 1000), 1e6))
+  if (t === 'integer') return fc.integer({ min: low, max: high })
+  if (t === 'number') return fc.integer({ min: low * 100, max: high * 100 }).map((n) => n / 100)
   if (t === 'boolean') return fc.boolean()
   if (t === 'array') return fc.array(fc.oneof(fc.string({ maxLength: 10 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 3 })), { maxLength: 3 })
   if (t === 'object' || s.properties !== undefined) return objectArb(s)
@@ -201,7 +205,11 @@ function queryArb (o: Operation): fc.Arbitrary<string> {
   const declared = ((o.op.parameters ?? []) as Schema[]).map(resolve).filter((p) => p.in === 'query')
   const props = o.method === 'GET' && o.path.split('/').length === 2 ? listProperties(o.op) : {}
   const names = [...new Set([...declared.map((p) => p.name as string), ...Object.keys(props), 'limit', 'offset', 'sort', 'q', 'incluir_eliminados'])]
-  const schemaOf = (n: string): Schema => resolve(declared.find((p) => p.name === n)?.schema ?? props[n])
+  // A parameter sent as JSON text (an any-of group) has its schema under content.
+  const schemaOf = (n: string): Schema => {
+    const p = declared.find((x) => x.name === n)
+    return resolve(p?.schema ?? p?.content?.['application/json']?.schema ?? props[n])
+  }
   const pair = fc.oneof(
     { weight: 4, arbitrary: fc.constantFrom(...names).chain((n) => fc.tuple(fc.constantFrom(...OPERATORS).map((op) => n + op), fc.oneof(valid(schemaOf(n)).map(asText), junk.map(asText).map((v) => v.slice(0, 3000))))) },
     fc.tuple(fc.constantFrom('limit', 'offset'), fc.constantFrom('0', '1', '1000', '1001', '-1', '1.5', 'abc', '', '9'.repeat(30))),
