@@ -98,7 +98,13 @@ function docSchemas (mod: ModuleDef, registry: Registry, timeZone: string, recor
   const update = Type.Object({
     ...Object.fromEntries(Object.entries(input).map(([k, v]) => [k, Type.Optional(v)])),
     _version: Type.Optional(Type.Integer({ minimum: 1, description: 'Versión que se espera modificar (bloqueo optimista; también If-Match)' })),
-  }, { additionalProperties: false, minProperties: 1, description: `Solo los campos que cambian; null vacía un campo opcional.`, examples: [{ ...exampleFields([changed], registry), ...pick(specialExample, changed.name), _version: 1 }] })
+  }, {
+    additionalProperties: false,
+    minProperties: 1,
+    // `_version` alone changes nothing: 400 Datos requeridos, as an empty body.
+    not: { required: ['_version'], maxProperties: 1 },
+    description: `Solo los campos que cambian (al menos uno además de _version); null vacía un campo opcional.`,
+    examples: [{ ...exampleFields([changed], registry), ...pick(specialExample, changed.name), _version: 1 }] })
   const always = [
     ...SYSTEM_FIELDS.map((s) => s.name),
     ...mod.fields.filter((f) => !f.encrypted && !typeOf(f).writeOnly).map((f) => f.name),

@@ -11,6 +11,7 @@
  * OpenAPI document".)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { FastifyInstance } from 'fastify'
 import { loadRegistry } from '../../core/registry/load.js'
 import { ERRORS } from '../../core/errors.js'
@@ -231,6 +232,21 @@ describe('the document', () => {
     const res = await call(app, 'POST', '/sala092', { token, body: { tipo_incidencia: 'urgente', descripcion: 'x', descripción: 'x' } })
     expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles).toEqual([expect.objectContaining({ campo: 'descripción' })])
+  })
+
+  it('an update names at least one field besides _version, in the document and in the service', async () => {
+    const ajv = new Ajv2020({ strict: false })
+    for (const m of registry.modules) {
+      const body = doc.paths[`/${m.path}/{id}`].put.requestBody.content['application/json']
+      const check = ajv.compile(body.schema)
+      expect(check({ _version: 1 }), m.name).toBe(false)
+      expect(check({}), m.name).toBe(false)
+      expect(check(body.example), `${m.name}: ${JSON.stringify(check.errors)}`).toBe(true)
+    }
+    const token = await login(app)
+    const made = await call(app, 'POST', '/sala092', { token, body: { tipo_incidencia: 'urgente', descripcion: 'Aviso de prueba' } })
+    expect(made.status, JSON.stringify(made.body)).toBe(201)
+    expectError(await call(app, 'PUT', `/sala092/${made.body.data._id as string}`, { token, body: { _version: 1 } }), 'DATOS_REQUERIDOS')
   })
 
   it('requires _id, the system fields and every field a record always carries; withheld encrypted fields stay optional', () => {
