@@ -107,6 +107,8 @@ export async function runImport (argv: readonly string[], opts: ImportCliOptions
     const format: ImportFormat = (values.formato as ImportFormat | undefined) ?? (['.ndjson', '.jsonl'].includes(extname(file).toLowerCase()) ? 'ndjson' : 'csv')
     const size = statSync(file).size
     const printProblems = (e: AppError): void => { for (const d of e.detalles ?? []) out(`  ${d.campo}: ${d.mensaje}\n`) }
+    // What the import left out without refusing the file (a CSV's file fields).
+    const printNotes = (avisos: ReadonlyArray<{ fila: number, campo: string, mensaje: string }> = []): void => { for (const a of avisos) out(`  note: ${a.campo}: ${a.mensaje}\n`) }
     return await withRecords(opts, err, async (session) => {
       const mod = session.registry.byName.get(moduleName)
       if (mod === undefined) throw new Usage(`unknown module "${moduleName}"; modules: ${session.registry.modules.map((m) => m.name).join(', ')}`)
@@ -136,10 +138,12 @@ export async function runImport (argv: readonly string[], opts: ImportCliOptions
           out(`${mod.name}: ${r.filas} rows read, ${r.validas} valid, ${r.errores.length + r.errores_omitidos} problems (nothing written: --simular).\n`)
           printProblems(refusal(r))
           if (r.errores_omitidos > 0) out(`  … and ${r.errores_omitidos} more.\n`)
+          printNotes(r.avisos)
           return r.errores.length > 0 ? 1 : 0
         }
         const d = answer.hecho
         out(`${mod.name}: ${d.creados} records created by ${caller.username}${d.ids.length > 0 ? `, ${d.ids[0]!} to ${d.ids.at(-1)!}` : ''}.\n`)
+        printNotes(d.avisos)
         return 0
       } catch (e) {
         bar?.stop()

@@ -9,49 +9,23 @@
  * import takes `separador` or finds it in the header line: `;` when it holds
  * a `;` and no `,`). Values as the API shows them: null an empty cell,
  * true/false, arrays and objects as JSON text. A text cell that would
- * start with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed
- * with `'` so a spreadsheet does not run it as a formula; a number stays a
- * number (-5 is written -5), as csv-stringify's `escape_formulas` does
- * (also for the full-width forms of those signs); an import removes the
- * prefix, an empty cell is a field not given, and a cell is converted to
- * its field's JSON value. Written by records/csv-writer.ts (what
- * csv-stringify writes, without its garbage per record) and read by
- * csv-parse, both as streams.
+ * start with `=`, `+`, `-`, `@`, a tab or a carriage return (after any
+ * `'`) is prefixed with `'` so a spreadsheet does not run it as a formula;
+ * a number stays a number (-5 is written -5), as csv-stringify's
+ * `escape_formulas` does (also for the full-width forms of those signs).
+ * With `;`, numbers have a decimal comma (`90,5`), as such a spreadsheet
+ * writes them. An import removes the prefix, an empty cell is a field not
+ * given, and a cell is converted to its field's JSON value, also as pandas
+ * and spreadsheets write it (records/csv-cells.ts). Written by
+ * records/csv-writer.ts and read by csv-parse, both as streams.
  */
 import { Readable } from 'node:stream'
 import { parse, CsvError } from 'csv-parse'
-import { AppError, type ErrorDetail } from '../core/errors.js'
-import type { FieldDef } from '../core/registry/types.js'
+import { AppError } from '../core/errors.js'
 import { MAX_LINE_BYTES } from './import-text.js'
 
 export const SEPARATORS = [',', ';'] as const
 export type Separator = typeof SEPARATORS[number]
-
-/** What the export prefixes with `'` (csv-stringify's `escape_formulas`, full-width signs too). */
-const FORMULA_START = /^'[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/
-
-const INTEGER = /^-?\d+$/
-const DECIMAL = /^-?\d+(\.\d+)?$/
-
-/** A cell's JSON value for its field, or the problem (a validation problem of that field). */
-export function cellValue (f: FieldDef, cell: string): { value: unknown } | { problem: ErrorDetail } {
-  const text = FORMULA_START.test(cell) ? cell.slice(1) : cell
-  const problem = (mensaje: string): { problem: ErrorDetail } => ({ problem: { campo: f.name, mensaje } })
-  switch (f.type) {
-    case 'integer': return INTEGER.test(text) ? { value: Number(text) } : problem('debe ser un número entero')
-    case 'decimal': return DECIMAL.test(text) ? { value: Number(text) } : problem('debe ser un número (con punto decimal)')
-    case 'boolean': return text === 'true' || text === 'false' ? { value: text === 'true' } : problem('debe ser true o false')
-    case 'array':
-    case 'file': {
-      try {
-        const value = JSON.parse(text) as unknown
-        if (Array.isArray(value)) return { value }
-      } catch { /* reported below */ }
-      return problem('debe ser una lista en JSON')
-    }
-    default: return { value: text }
-  }
-}
 
 /** The separator a header line uses. */
 function separatorOf (headerLine: string): Separator {
@@ -61,11 +35,12 @@ function separatorOf (headerLine: string): Separator {
 /**
  * The records of a CSV body's text (records/import-text.ts: decoded, in
  * pieces that end at a line break), each a list of cells, the header
- * first; the separator is found in the header line unless given. A
- * malformed file (a quote never closed, a record over MAX_LINE_BYTES
- * characters): 400 naming the line.
+ * first; the separator is found in the header line unless given, and
+ * handed to `found` before the first record (a cell's conversion depends
+ * on it: records/csv-cells.ts). A malformed file (a quote never closed, a
+ * record over MAX_LINE_BYTES characters): 400 naming the line.
  */
-export async function * csvRecords (input: AsyncIterable<string>, separador?: Separator): AsyncGenerator<string[]> {
+export async function * csvRecords (input: AsyncIterable<string>, separador?: Separator, found?: (separator: Separator) => void): AsyncGenerator<string[]> {
   const source = input[Symbol.asyncIterator]()
   const head: string[] = []
   for (;;) {
@@ -75,7 +50,9 @@ export async function * csvRecords (input: AsyncIterable<string>, separador?: Se
     if (next.value.includes('\n')) break
   }
   const firstLine = head.join('').replace(/^\uFEFF/, '').split(/\r?\n/)[0] ?? ''
-  const parser = parse({ bom: true, delimiter: separador ?? separatorOf(firstLine), relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_LINE_BYTES, record_delimiter: ['\r\n', '\n', '\r'] })
+  const delimiter = separador ?? separatorOf(firstLine)
+  found?.(delimiter)
+  const parser = parse({ bom: true, delimiter, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_LINE_BYTES, record_delimiter: ['\r\n', '\n', '\r'] })
   const feed = Readable.from((async function * () {
     yield * head
     for (;;) {

@@ -16,6 +16,8 @@ export interface ImportReport {
   validas: number
   errores: RowProblem[]
   errores_omitidos: number
+  /** What the import leaves out without refusing the file (file fields of a CSV); only when there is some. */
+  avisos?: RowProblem[]
 }
 
 const byRow = (a: RowProblem, b: RowProblem): number => a.fila - b.fila

@@ -7,7 +7,9 @@
  * writes nothing and answers the report; otherwise every row is created in
  * one transaction (records/storage/bulk-create.ts) or, on any problem,
  * none is and the answer is 400 `Datos inválidos` with the same problems
- * in `detalles` (`campo`: `fila 3: tipo`).
+ * in `detalles` (`campo`: `fila 3: tipo`). What a CSV's reading left out
+ * without a problem (files: records/import-file-fields.ts) is said in
+ * `avisos`, on both answers.
  *
  * Bounded: past `maxRows` records the import stops at once with 413
  * `Demasiadas filas` (the rest of the body unread); the reading yields to
@@ -34,7 +36,7 @@ import { holdsFileObjects, resolveFileItems } from './files/file-items.js'
 import { FirstRows } from './storage/bulk-checks.js'
 import { clientGone, ImportRefused, stopIfGone } from './storage/bulk-create.js'
 import { ImportSpool } from './import-spool.js'
-import type { ModuleStorage, NewRecord } from './storage/module-storage.js'
+import type { ModuleStorage, NewRecord, RowProblem } from './storage/module-storage.js'
 
 export { MAX_PROBLEMS, refusal, type ImportReport } from './import-report.js'
 
@@ -63,11 +65,12 @@ export interface ImportRequest {
   readonly onWrite?: (done: number, total: number) => void
 }
 
-/** A committed import: how many records, their ids in file order. */
+/** A committed import: how many records, their ids in file order, and its notes (as the report's). */
 export interface ImportDone {
   filas: number
   creados: number
   ids: string[]
+  avisos?: RowProblem[]
 }
 
 export type ImportAnswer = { simulado: true, informe: ImportReport } | { simulado: false, hecho: ImportDone }
@@ -112,6 +115,7 @@ export async function importRecords (mod: ModuleDef, storage: ModuleStorage, ctx
 
 async function importAll (mod: ModuleDef, storage: ModuleStorage, ctx: ImportContext, req: ImportRequest): Promise<ImportAnswer> {
   const problems = new ProblemList()
+  const notes: RowProblem[] = []
   const first = new FirstRows()
   const spool = req.simular ? undefined : await ImportSpool.open(mod)
   try {
@@ -127,7 +131,11 @@ async function importAll (mod: ModuleDef, storage: ModuleStorage, ctx: ImportCon
     }
     let filas = 0
     for await (const row of importSource(mod, req.input, { format: req.format, ...(req.separador !== undefined && { separador: req.separador }), ...(req.encoding !== undefined && { encoding: req.encoding }) })) {
-      if (row.header === true) { for (const p of row.problems) problems.add({ fila: row.fila, ...p }, true); continue }
+      if (row.header === true) {
+        for (const p of row.problems) problems.add({ fila: row.fila, ...p }, true)
+        for (const n of row.notes ?? []) notes.push({ fila: row.fila, ...n })
+        continue
+      }
       if (++filas > req.maxRows) throw tooManyRows(req.maxRows)
       const { problems: found, record } = rowProblems(mod, row.body, row.problems, req.validate, ctx.timeZone)
       if (record !== undefined) pending.push({ fila: row.fila, values: record })
@@ -141,7 +149,8 @@ async function importAll (mod: ModuleDef, storage: ModuleStorage, ctx: ImportCon
     }
     await flush()
     if (filas === 0 && problems.size === 0) throw new AppError('DATOS_REQUERIDOS', [{ campo: 'body', mensaje: 'el fichero no tiene filas' }])
-    if (spool === undefined) return { simulado: true, informe: problems.report(filas) }
+    const avisos = notes.length > 0 ? { avisos: notes } : {}
+    if (spool === undefined) return { simulado: true, informe: { ...problems.report(filas), ...avisos } }
     if (problems.size > 0) {
       // Refused already: the database's problems too, for the whole report.
       for await (const batch of spool.batches(storage.importBatch)) {
@@ -156,7 +165,7 @@ async function importAll (mod: ModuleDef, storage: ModuleStorage, ctx: ImportCon
         ...(req.onWrite !== undefined && { onProgress: req.onWrite }),
         ...(req.signal !== undefined && { signal: req.signal }),
       })
-      return { simulado: false, hecho: { filas, creados: ids.length, ids } }
+      return { simulado: false, hecho: { filas, creados: ids.length, ids, ...avisos } }
     } catch (err) {
       if (err instanceof ImportRefused) throw refusal(problems.report(filas))
       throw err

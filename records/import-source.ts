@@ -6,7 +6,10 @@
  * spreadsheet shows. NDJSON: one JSON object per line, numbered by line;
  * blank lines are skipped. Columns and keys starting with `_` (what an
  * export adds: `_id`, `_created`, `_version`, `_restringidos` …) are
- * ignored, as in a POST. A header cell names a field by its name or its
+ * ignored, as in a POST, and so are columns with an empty header (the
+ * index pandas writes first by default, a spreadsheet's empty columns).
+ * File fields keep their URL strings only (records/import-file-fields.ts).
+ * A header cell names a field by its name or its
  * label (an export with `cabeceras=etiquetas`), as written; one that names
  * two fields is refused whole (400 on row 1). A header of more columns
  * than the module's fields and an export's system columns is refused whole
@@ -17,7 +20,9 @@ import { AppError, type ErrorDetail } from '../core/errors.js'
 import { jsonTextProblem, MAX_TEXT_DEPTH, MAX_TEXT_VALUES } from '../core/json-text.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { SYSTEM_COLUMNS } from '../core/system-fields.js'
-import { cellValue, csvRecords, type Separator } from './csv-dialect.js'
+import { csvRecords, type Separator } from './csv-dialect.js'
+import { cellValue } from './csv-cells.js'
+import { SkippedFiles } from './import-file-fields.js'
 import { importText, type ImportEncoding } from './import-text.js'
 
 export type ImportFormat = 'csv' | 'ndjson'
@@ -27,8 +32,10 @@ export interface SourceRow {
   readonly body: Record<string, unknown>
   /** Problems of its cells or line (then the fields they name are left out of `body`). */
   readonly problems: ErrorDetail[]
-  /** The CSV header's own problems (unknown or repeated columns): no record. */
+  /** The CSV header's own problems (unknown or repeated columns), or the notes on the file's columns: no record. */
   readonly header?: boolean
+  /** What the import did besides the records, said on row 1 (file fields left out: records/import-file-fields.ts). */
+  readonly notes?: ErrorDetail[]
 }
 
 export interface ImportSourceOptions {
@@ -48,6 +55,9 @@ export function importSource (mod: ModuleDef, input: AsyncIterable<Buffer | stri
   return opts.format === 'csv' ? csvRows(mod, text, opts.separador) : ndjsonRows(text)
 }
 
+/** A column no field is read from: a system column (`_id` …) or one with no name (pandas' index). */
+const ignored = (name: string): boolean => name === '' || name.startsWith('_')
+
 /** The fields a header cell may name: each field by its name and by its label (docs/user-guide.md "Import (importar)"). */
 function headerNames (mod: ModuleDef): ReadonlyMap<string, readonly FieldDef[]> {
   const names = new Map<string, FieldDef[]>()
@@ -65,7 +75,7 @@ function headerNames (mod: ModuleDef): ReadonlyMap<string, readonly FieldDef[]> 
 function headerFields (mod: ModuleDef, header: readonly string[]): Array<FieldDef | undefined> {
   const names = headerNames(mod)
   return header.map((cell) => {
-    if (cell.startsWith('_')) return undefined
+    if (ignored(cell)) return undefined
     const fields = names.get(cell) ?? []
     if (fields.length > 1) {
       throw new AppError('DATOS_INVALIDOS', [{ campo: 'fila 1', mensaje: `la columna "${cell.slice(0, 60)}" es ambigua: es el nombre o la etiqueta de los campos ${fields.map((f) => f.name).join(', ')}; use el nombre del campo` }])
@@ -98,7 +108,9 @@ async function * csvRows (mod: ModuleDef, input: AsyncIterable<string>, separado
   let header: string[] | undefined
   let fields: Array<FieldDef | undefined> = []
   let fila = 0
-  for await (const cells of csvRecords(input, separador)) {
+  let separator: Separator = separador ?? ','
+  const files = new SkippedFiles()
+  for await (const cells of csvRecords(input, separador, (found) => { separator = found })) {
     fila++
     if (header === undefined) {
       checkWidth(mod, cells)
@@ -114,12 +126,18 @@ async function * csvRows (mod: ModuleDef, input: AsyncIterable<string>, separado
     for (const [i, f] of fields.entries()) {
       const cell = cells[i]
       if (cell === undefined || cell === '' || f === undefined) continue
-      const converted = cellValue(f, cell)
+      const converted = cellValue(f, cell, separator)
       if ('problem' in converted) problems.push(converted.problem)
-      else body[f.name] = converted.value
+      else if (f.type !== 'file') body[f.name] = converted.value
+      else {
+        const kept = files.keep(f, converted.value as unknown[])
+        if (kept !== undefined) body[f.name] = kept
+      }
     }
     yield { fila, body, problems }
   }
+  const notes = files.notes(mod)
+  if (notes.length > 0) yield { fila: 1, body: {}, problems: [], notes, header: true }
 }
 
 /** Columns that are no field of the module, and repeated ones (a field named twice, by its name or label): reported once, on row 1. */
@@ -127,7 +145,7 @@ function headerProblems (header: readonly string[], fields: ReadonlyArray<FieldD
   const problems: ErrorDetail[] = []
   const seen = new Set<FieldDef>()
   for (const [i, name] of header.entries()) {
-    if (name.startsWith('_')) continue
+    if (ignored(name)) continue
     const f = fields[i]
     if (f === undefined) problems.push({ campo: name, mensaje: 'no es un campo de este módulo' })
     else if (seen.has(f)) problems.push({ campo: name, mensaje: 'columna repetida' })

@@ -22,17 +22,22 @@ const Problem = Type.Object({
   mensaje: Type.String(),
 })
 
+/** What a CSV's reading leaves out without refusing the file (the files of a file field), on row 1. */
+const Notes = Type.Optional(Type.Array(Problem, { description: 'Avisos (solo si los hay): lo que la importación omite sin rechazar el fichero, como los archivos de un campo de archivos en un CSV (se suben después a cada registro)' }))
+
 const Report = Type.Object({
   filas: Type.Integer({ description: 'Registros leídos (sin la cabecera)' }),
   validas: Type.Integer({ description: 'Registros sin ningún problema' }),
   errores: Type.Array(Problem, { description: 'Problemas por fila y campo, en orden de fila (a lo sumo 1000)' }),
   errores_omitidos: Type.Integer({ description: 'Problemas más allá de los 1000 mostrados' }),
+  avisos: Notes,
 })
 
 const Done = Type.Object({
   filas: Type.Integer(),
   creados: Type.Integer(),
   ids: Type.Array(Type.String(), { description: 'Ids de los registros creados, en el orden del fichero' }),
+  avisos: Notes,
 })
 
 const Query = Type.Object({
@@ -81,7 +86,7 @@ export const importRecords: Operation = {
       body: {
         description: 'Un registro por fila, validado como el cuerpo de un POST; columnas y claves que empiezan por `_` se ignoran',
         content: {
-          'text/csv': { schema: { type: 'string', description: 'El dialecto de la exportación: UTF-8 (con o sin BOM), cabecera con los nombres de campo, separador `,` o `;`, comillas RFC 4180, celda vacía = campo no enviado, listas en JSON, prefijo `\'` antifórmula retirado', examples: [examples(mod, registry).csv] } },
+          'text/csv': { schema: { type: 'string', description: 'El dialecto de la exportación, y lo que escriben pandas y las hojas de cálculo: UTF-8 (con o sin BOM), cabecera con los nombres o las etiquetas de los campos, separador `,` o `;`, comillas RFC 4180, celda vacía = campo no enviado, enteros como `3` o `3.0`, booleanos true/false, True/False o VERDADERO/FALSO, listas en JSON o como las escribe Python, fechas y horas con desfase; con `;`, coma decimal (`90,5`) y fechas dd/mm/aaaa; prefijo `\'` antifórmula retirado; los archivos de un campo de archivos se omiten con un aviso', examples: [examples(mod, registry).csv] } },
           'application/x-ndjson': { schema: { type: 'string', description: 'Un objeto JSON por línea', examples: [examples(mod, registry).ndjson] } },
         },
       },

@@ -3,7 +3,8 @@
  * for byte what csv-stringify writes with the dialect's options (the
  * writer the export used before, records/csv-dialect.ts): quoting, doubled
  * quotes, line breaks, the formula prefix (full-width signs too, never on a
- * negative number), booleans, arrays and objects as JSON, empty cells.
+ * negative number, doubled after a `'`), booleans, numbers (a decimal comma
+ * with `;`), arrays and objects as JSON, empty cells.
  */
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
@@ -11,7 +12,12 @@ import { stringify, type Options } from 'csv-stringify/sync'
 import type { Separator } from '../../records/csv-dialect.js'
 import { csvHeader, csvLine } from '../../records/csv-writer.js'
 
-/** The options the export gave csv-stringify. */
+/**
+ * The options the export gave csv-stringify, and what it adds: with `;` a
+ * decimal comma, and a text whose formula sign follows some `'` takes one
+ * more `'` (an import takes one off: docs/decisions.md "CSV as spreadsheets
+ * write it").
+ */
 const stringifyOptions = (columns: string[], separator: Separator): Options => ({
   bom: true,
   header: true,
@@ -20,7 +26,12 @@ const stringifyOptions = (columns: string[], separator: Separator): Options => (
   record_delimiter: '\r\n',
   quote_record_delimiter: true,
   escape_formulas: true,
-  cast: { boolean: (v) => v ? 'true' : 'false', object: (v) => JSON.stringify(v) },
+  cast: {
+    boolean: (v) => v ? 'true' : 'false',
+    object: (v) => JSON.stringify(v),
+    number: (v) => separator === ';' ? String(v).replace('.', ',') : String(v),
+    string: (v) => /^'+[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(v) ? `'${v}` : v,
+  },
 })
 
 const COLUMNS = ['_id', 'a', 'b', 'c', 'd', '_restringidos']
@@ -46,6 +57,13 @@ describe('csv-writer', () => {
       }), { numRuns: 500 })
     })
   }
+
+  it('the cases spelled out: a decimal comma only with `;`, a second `\'` only before a formula sign', () => {
+    const cols = ['a', 'b', 'c', 'd']
+    expect(csvLine({ a: 90.5, b: -5.25, c: 3, d: '90.5' }, cols, ';')).toBe('90,5;-5,25;3;90.5\r\n')
+    expect(csvLine({ a: 90.5, b: -5.25, c: 3, d: '90.5' }, cols, ',')).toBe('90.5,-5.25,3,90.5\r\n')
+    expect(csvLine({ a: '+34 612 345 678', b: "'+x", c: "'x", d: "''=y" }, cols, ',')).toBe("'+34 612 345 678,''+x,'x,'''=y\r\n")
+  })
 
   it('no record: the byte-order mark and the header', () => {
     expect(csvHeader(COLUMNS, ';')).toBe('\uFEFF_id;a;b;c;d;_restringidos\r\n')
