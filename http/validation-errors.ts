@@ -22,7 +22,7 @@ function message (e: FastifySchemaValidationError): string {
     case 'required': return 'es obligatorio'
     case 'additionalProperties': return 'no es un campo de este módulo'
     case 'type': return `debe ser de tipo ${translateType(String(p.type))}`
-    case 'enum': return `debe ser uno de: ${(p.allowedValues as unknown[]).join(', ')}`
+    case 'enum': return `debe ser uno de: ${allowed(p.allowedValues as unknown[])}`
     case 'maxLength': return `admite como máximo ${String(p.limit)} caracteres`
     case 'minLength': return `necesita al menos ${String(p.limit)} caracteres`
     case 'pattern': return 'no tiene el formato esperado'
@@ -33,6 +33,15 @@ function message (e: FastifySchemaValidationError): string {
     case 'anyOf': return 'no tiene un tipo válido'
     default: return 'no es válido'
   }
+}
+
+/**
+ * The values an enum names, for a person: a nullable field's schema lists
+ * `null` among them (core/field-types/common.ts `nullable`), which is no
+ * value to choose and would leave a trailing separator.
+ */
+function allowed (values: unknown[]): string {
+  return values.filter((v) => v !== null).map(String).join(', ')
 }
 
 function translateType (t: string): string {

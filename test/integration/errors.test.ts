@@ -127,6 +127,13 @@ describe('400 Datos inválidos', () => {
   it.each(cases)('%s (%s)', async (_label, name, patch, campo) => {
     fail(await failedPost(name, { body: { ...body(name), ...patch() } }), 'DATOS_INVALIDOS', [campo])
   })
+  it('an enum value not allowed names the values, no null and no trailing separator, on create and on PUT', async () => {
+    // prioridad is optional, so nullable: its schema's enum lists null too.
+    const create = await failedPost('denuncias', { body: { ...body('denuncias'), prioridad: 'altisima' } })
+    expect(create.body.detalles).toEqual([{ campo: 'prioridad', mensaje: 'debe ser uno de: baja, media, alta, urgente' }])
+    const put = await admin.put(`/personal/${refs.get('personal')!}`, { escala: 'general' })
+    expect(put.body.detalles).toEqual([{ campo: 'escala', mensaje: 'debe ser uno de: oficial, subinspector, inspector, comisario' }])
+  })
   it('an invalid value on PUT writes nothing', async () => {
     const v = (await admin.get(`/denuncias/${denId}`)).body.data._version
     fail(await admin.put(`/denuncias/${denId}`, { prioridad: 'altisima' }), 'DATOS_INVALIDOS', ['prioridad'])
