@@ -21,6 +21,16 @@ function fieldName (mod: ModuleInfo, campo: string): string {
   return sub === undefined ? (rest.length === 0 ? label : `${label}: ${rest.join('.')}`) : `${label}: ${fieldLabel(sub)}`
 }
 
+/** What the import leaves out without refusing the file (a CSV's files: only their data travel), by field. */
+export function ImportNotes ({ mod, notes }: { mod: ModuleInfo, notes: Problem[] | undefined }) {
+  if (notes === undefined || notes.length === 0) return null
+  return (
+    <ul class="notes" aria-label="Avisos">
+      {notes.map((n, i) => <li key={i}>Aviso ({fieldName(mod, n.campo)}): {n.mensaje}</li>)}
+    </ul>
+  )
+}
+
 export function ImportProblems ({ mod, problems, omitted }: { mod: ModuleInfo, problems: Problem[], omitted: number }) {
   return (
     <>

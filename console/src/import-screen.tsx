@@ -9,15 +9,15 @@
  */
 import { useRef, useState } from 'preact/hooks'
 import { ApiError, upload, type Detail } from './api.js'
-import { ImportProblems, type Problem } from './import-problems.js'
+import { ImportNotes, ImportProblems, type Problem } from './import-problems.js'
 import type { ModuleInfo } from './modules.js'
 import { fieldLabel } from './report-data.js'
 import { href } from './route.js'
 
 export const IMPORT_PATH = '_importar'
 
-interface Report { filas: number, validas: number, errores: Problem[], errores_omitidos: number }
-interface Done { filas: number, creados: number, ids: string[] }
+interface Report { filas: number, validas: number, errores: Problem[], errores_omitidos: number, avisos?: Problem[] }
+interface Done { filas: number, creados: number, ids: string[], avisos?: Problem[] }
 interface Failure { text: string, problems: Problem[], uncertain: boolean }
 
 const ENCODINGS: Array<[string, string]> = [['utf-8', 'UTF-8 (la habitual)'], ['windows-1252', 'Windows-1252 (Excel en español, «CSV delimitado por comas»)'], ['iso-8859-1', 'ISO-8859-1 (Latin-1)']]
@@ -139,6 +139,7 @@ export function ImportScreen ({ mod }: { mod: ModuleInfo }) {
             {ready ? ' Se puede importar.' : ' Corrija el fichero y vuelva a comprobarlo.'}
           </p>
           {report.errores.length > 0 && <ImportProblems mod={mod} problems={report.errores} omitted={report.errores_omitidos} />}
+          <ImportNotes mod={mod} notes={report.avisos} />
         </section>
       )}
       {done !== undefined && <Result mod={mod} done={done} />}
@@ -165,6 +166,7 @@ function Result ({ mod, done }: { mod: ModuleInfo, done: Done }) {
     <section aria-labelledby="resultado">
       <h2 id="resultado">Importación terminada</h2>
       <p class="ok" role="status">{done.creados === 1 ? '1 registro creado' : `${done.creados} registros creados`}.</p>
+      <ImportNotes mod={mod} notes={done.avisos} />
       {first !== undefined && last !== undefined && (
         <p>{first === last ? <>Referencia: {link(first)}</> : <>Del {link(first)} al {link(last)}.</>}</p>
       )}
