@@ -40,9 +40,11 @@ class Reader {
   constructor (private readonly text: string) {}
 
   value (depth: number): unknown {
-    if (depth > MAX_TEXT_DEPTH || ++this.values > MAX_TEXT_VALUES) throw new NotLiteral()
+    // Counted as core/json-text.ts counts a body's: the outermost list is level 1, its items and members are values.
+    if (depth > 0 && ++this.values > MAX_TEXT_VALUES) throw new NotLiteral()
     this.space()
     const c = this.text[this.at]
+    if ((c === '[' || c === '{') && depth >= MAX_TEXT_DEPTH) throw new NotLiteral()
     if (c === '[') return this.list(depth)
     if (c === '{') return this.dict(depth)
     if (c === '\'' || c === '"') return this.string(c)
