@@ -3,27 +3,22 @@
  * (docs/user-guide.md "API explorer and OpenAPI document"): the patterns of
  * ids, dates, times and date-times, `multipleOf` of decimals, the service
  * time zone named. Documentation only: the field types' schemas validate
- * requests, and the checks no pattern can make (a day that exists, a DNI's
- * letter, two decimals within binary rounding) stay in their normalize.
+ * requests, and the checks no pattern can make (a local time in the spring
+ * gap, a DNI's letter, two decimals within binary rounding) stay in their
+ * normalize.
  */
 import type { TSchema } from '@sinclair/typebox'
 import type { FieldDef, Registry } from '../core/registry/types.js'
 import { typeOf } from '../core/field-types/index.js'
 import { formatOf } from '../core/field-types/formats/index.js'
+import { DATE_PATTERN, DATETIME_INPUT_PATTERN, DATETIME_PATTERN, TIME_PATTERN, datetimeText } from '../core/time-patterns.js'
 
 /** A record id of a module: `DEN-2026-00001` (core/system-fields.ts `_id`). */
 export const idPattern = (prefix: string): string => `^${prefix}-\\d{4}-\\d{5,}$`
-export const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$'
-export const TIME_PATTERN = '^\\d{2}:\\d{2}$'
-/** How the API writes an instant: in the service time zone (core/time.ts formatDateTime). */
-export const DATETIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$'
-/** What it reads: the same, or ISO 8601 with an offset (core/time.ts parseDateTime). */
-export const DATETIME_INPUT_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(?: \\d{2}:\\d{2}:\\d{2}|T\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}:\\d{2}))$'
-export const HASH_PATTERN = '^[0-9a-f]{64}$'
 
-export const datetimeText = (timeZone: string, input: boolean): string => input
-  ? `'YYYY-MM-DD HH:MM:SS' en la zona del servicio (${timeZone}) o ISO 8601 con desfase (2026-06-01T10:30:00+02:00)`
-  : `'YYYY-MM-DD HH:MM:SS' en la zona del servicio (${timeZone})`
+export const HASH_PATTERN = '^[0-9a-f]{64}$'
+// The calendar's patterns belong with core/time.ts, which they describe; here for the generators that read them.
+export { DATE_PATTERN, DATETIME_INPUT_PATTERN, DATETIME_PATTERN, TIME_PATTERN, datetimeText }
 
 type Schema = Record<string, unknown>
 

@@ -11,15 +11,20 @@ import { Type } from '@sinclair/typebox'
 import { envelope } from '../http/schemas.js'
 import '../http/openapi-docs.js'
 import { READ_LOG_KINDS } from '../records/read-log.js'
+import { DATETIME_INPUT_PATTERN, datetimeText } from '../core/time-patterns.js'
+
+/** An end of the period: read as any date-time of a body is (core/time.ts parseDateTime). */
+const instant = (which: string, timeZone: string): ReturnType<typeof Type.String> =>
+  Type.String({ pattern: DATETIME_INPUT_PATTERN, description: `${which} (incluido): ${datetimeText(timeZone, true)}` })
 
 /** The read log's query parameters (records/read-log.ts), documented only: the records service checks them. */
-const ReadsQuery = Type.Object({
+const readsQuery = (timeZone: string): ReturnType<typeof Type.Object> => Type.Object({
   tipo: Type.Optional(Type.String({ enum: [...READ_LOG_KINDS], description: 'lectura: datos cifrados mostrados; busqueda: un listado filtrado por un campo cifrado; exportar: una exportación con datos descifrados; descarga: un archivo cifrado descargado; acceso: un archivo sin cifrar descargado' })),
   usuario: Type.Optional(Type.String({ description: 'Id del usuario que leyó (USR-…)' })),
   modulo: Type.Optional(Type.String({ description: 'Módulo del registro leído' })),
   registro: Type.Optional(Type.String({ description: 'Id del registro leído' })),
-  desde: Type.Optional(Type.String({ description: "Desde (incluido), 'YYYY-MM-DD HH:MM:SS'" })),
-  hasta: Type.Optional(Type.String({ description: "Hasta (incluido), 'YYYY-MM-DD HH:MM:SS'" })),
+  desde: Type.Optional(instant('Desde', timeZone)),
+  hasta: Type.Optional(instant('Hasta', timeZone)),
   limit: Type.Optional(Type.Integer({ minimum: 1, default: 100, description: 'Por página (máximo 1000)' })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
 }, { additionalProperties: false })
@@ -46,7 +51,7 @@ const Checkpoint = Type.Object({
 
 async function auditRoutes (app: FastifyInstance): Promise<void> {
   app.get('/auditoria/lecturas', {
-    config: { openapi: { querystring: ReadsQuery, errors: [403] } },
+    config: { openapi: { querystring: readsQuery(app.config.timeZone), errors: [403] } },
     schema: {
       tags: ['Auditoría'],
       operationId: 'listLecturas',

@@ -202,16 +202,16 @@ const STEPS: Record<string, Step> = {
 
 /**
  * Error statuses driven apart from the routes (each once): a value the
- * document's pattern lets through but the service refuses (a day that
- * does not exist), a permission the caller lacks, a duplicate, an
+ * document's pattern lets through but the service refuses (a local time
+ * in the spring gap, named in the description), a permission the caller lacks, a duplicate, an
  * Idempotency-Key reused, a body over 1 MiB, a content type the service
  * does not read. 500 and 503 are
  * declared on every route but not driven: the service has no way to fail
  * on request, and 503 needs PostgreSQL or Redis gone (test/faults/ does that).
  */
 const ERROR_STEPS: Array<(t: Tour) => Request> = [
-  () => ({ method: 'GET', path: '/denuncias', query: { 'fecha_hechos[gte]': '2026-02-30 10:00:00' }, status: 400 }),
-  (t) => ({ method: 'POST', path: '/denuncias', body: { ...sampleBody(registry.byName.get('denuncias')!, t.ids), fecha_hechos: '2026-02-30 10:00:00' }, status: 400 }),
+  () => ({ method: 'GET', path: '/denuncias', query: { 'fecha_hechos[gte]': '2026-03-29 02:30:00' }, status: 400 }),
+  (t) => ({ method: 'POST', path: '/denuncias', body: { ...sampleBody(registry.byName.get('denuncias')!, t.ids), fecha_hechos: '2026-03-29 02:30:00' }, status: 400 }),
   () => ({ method: 'DELETE', path: '/denuncias/DEN-2026-00001', token: 'limited', status: 403 }),
   (t) => ({ method: 'POST', path: '/usuarios', body: { ...sampleBody(registry.usersModule, t.ids), username: t.users.username }, status: 409 }),
   // Prism sends the body on as it re-serialises it: over 1 MiB in UTF-8 within every maxLength and maxItems (3 bytes a character).

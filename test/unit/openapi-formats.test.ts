@@ -13,7 +13,7 @@ import { loadRegistry } from '../../core/registry/load.js'
 import { parseDateTime } from '../../core/time.js'
 import { buildSchemas } from '../../generate/schemas.js'
 import { listQuerystring } from '../../generate/list-parameters.js'
-import { DATETIME_INPUT_PATTERN, idPattern } from '../../generate/field-formats.js'
+import { DATE_PATTERN, DATETIME_INPUT_PATTERN, DATETIME_PATTERN, TIME_PATTERN, idPattern } from '../../generate/field-formats.js'
 import { sortable } from '../../records/list-query.js'
 
 type Schema = Record<string, any>
@@ -32,13 +32,13 @@ describe('the formats of every field', () => {
         for (const s of shown) {
           if (f.type === 'decimal') expect(s.multipleOf, `${mod.name}.${f.name}`).toBe(0.01)
           if (f.type === 'ref') expect(s.pattern, `${mod.name}.${f.name}`).toBe(idPattern(registry.byName.get(f.ref!)!.prefix))
-          if (f.type === 'date') expect(s.pattern).toBe('^\\d{4}-\\d{2}-\\d{2}$')
-          if (f.type === 'time') expect(s.pattern).toBe('^\\d{2}:\\d{2}$')
+          if (f.type === 'date') expect(s.pattern).toBe(DATE_PATTERN)
+          if (f.type === 'time') expect(s.pattern).toBe(TIME_PATTERN)
           if (f.type === 'datetime') expect(s.description, `${mod.name}.${f.name}`).toContain(TZ)
         }
         if (f.type === 'datetime') {
           expect(doc.create.properties[f.name].pattern).toBe(DATETIME_INPUT_PATTERN)
-          expect(doc.record.properties[f.name].pattern).toBe('^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$')
+          expect(doc.record.properties[f.name].pattern).toBe(DATETIME_PATTERN)
         }
       }
       expect(doc.record.properties._id.pattern).toBe(idPattern(mod.prefix))
