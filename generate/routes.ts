@@ -14,6 +14,7 @@ import '../http/route-config.js'
 import { appendRouteHook } from '../http/route-hooks.js'
 import { withIdempotencyKey, type Handler } from '../http/idempotency-key.js'
 import { buildSchemas } from './schemas.js'
+import { FILE_ITEM, fileItemSchema } from './read-schemas.js'
 import { idPattern } from './field-formats.js'
 import { IdParams } from '../http/schemas.js'
 import { operationName } from './operation-names.js'
@@ -27,8 +28,15 @@ export function moduleRoutes (mod: ModuleDef) {
     app.openapiSchemas.set(schemas.record.$id!, schemas.doc.record)
     app.addSchema(schemas.partial)
     app.openapiSchemas.set(schemas.partial.$id!, schemas.doc.partial)
+    // A read is the whole record, with expandir the expanded one (modules with refs), or with campos a partial one (generate/read-schemas.ts).
+    const refs = mod.fields.some((f) => f.type === 'ref')
+    if (refs) {
+      app.addSchema(schemas.expanded)
+      app.openapiSchemas.set(schemas.expanded.$id!, schemas.doc.expanded)
+    }
+    if (mod.fields.some((f) => f.type === 'file')) app.openapiSchemas.set(FILE_ITEM, fileItemSchema(app.config.timeZone))
     const recordRef = Type.Ref(schemas.record)
-    const readRef = Type.Union([recordRef, Type.Ref(schemas.partial)])
+    const readRef = Type.Union([recordRef, ...(refs ? [Type.Ref(schemas.expanded)] : []), Type.Ref(schemas.partial)])
     const ctx: OperationContext = { registry: app.registry, timeZone: app.config.timeZone, schemas, recordRef, readRef, tags: [mod.label], operationId: operationName(mod) }
 
     // The action at all, before the body is parsed and validated (docs/user-guide.md "Errors" order: 403 before 400);

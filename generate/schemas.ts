@@ -14,6 +14,7 @@ import { typeOf } from '../core/field-types/index.js'
 import { DATETIME_PATTERN, HASH_PATTERN, datetimeText, idPattern, withFormat } from './field-formats.js'
 import { exampleFields, recordExample } from './examples.js'
 import { subscriptionExample, subscriptionFieldSchemas } from './subscription-fields.js'
+import { readShapes } from './read-schemas.js'
 import { labelled, nullable } from '../core/field-types/common.js'
 
 
@@ -34,8 +35,10 @@ export interface ModuleSchemas {
    * `_id` required. Added for the document alone (no route serialises with it).
    */
   partial: TObject
-  /** What the OpenAPI document shows instead (generate/routes.ts hands them to it). */
-  doc: { create: TObject, update: TObject, record: TObject, partial: TObject }
+  /** A read with `expandir` (`<module>Expandido`): for the document alone, as `partial`. */
+  expanded: TObject
+  /** What the OpenAPI document shows instead (generate/routes.ts hands them to it; generate/read-schemas.ts). */
+  doc: { create: TObject, update: TObject, record: TObject, expanded: TObject, partial: TObject }
 }
 
 /** Keys starting with `_` are system fields: accepted and ignored (`_version` is read on PUT). */
@@ -78,7 +81,8 @@ export function buildSchemas (mod: ModuleDef, registry: Registry, timeZone: stri
     offset: Type.Integer(),
   }, { $id: `${mod.name}List` })
   const partial = Type.Object({}, { $id: `${mod.name}Parcial` })
-  return { create, update, record, list, partial, doc: docSchemas(mod, registry, timeZone, record) }
+  const expanded = Type.Object({}, { $id: `${mod.name}Expandido` })
+  return { create, update, record, list, partial, expanded, doc: docSchemas(mod, registry, timeZone, record) }
 }
 
 /** The documented variants of the bodies and the record (see the file comment). */
@@ -102,7 +106,7 @@ function docSchemas (mod: ModuleDef, registry: Registry, timeZone: string, recor
     additionalProperties: false,
     minProperties: 1,
     // `_version` alone changes nothing: 400 Datos requeridos, as an empty body.
-    not: { required: ['_version'], maxProperties: 1 },
+    not: { properties: { _version: {} }, required: ['_version'], maxProperties: 1 },
     description: `Solo los campos que cambian (al menos uno además de _version); null vacía un campo opcional.`,
     examples: [{ ...exampleFields([changed], registry), ...pick(specialExample, changed.name), _version: 1 }] })
   const always = [
@@ -116,27 +120,12 @@ function docSchemas (mod: ModuleDef, registry: Registry, timeZone: string, recor
     const shown = special[f.name] === undefined ? formatted[f.name]! : nullable(special[f.name]!)
     formatted[f.name] = withFormat(f, registry, timeZone, shown, false)
   }
-  const shapes = readShapes(mod, { ...record, properties: formatted } as TObject)
   for (const f of mod.fields) {
-    const p = shapes.properties[f.name]
-    if (p !== undefined) shapes.properties[f.name] = labelled(f, p)
+    if (formatted[f.name] !== undefined) formatted[f.name] = labelled(f, formatted[f.name]!)
   }
   const example = { ...recordExample(mod, registry), ...pick(specialExample, ...Object.keys(specialExample).filter((k) => k !== 'secreto')) }
-  // With campos only _id and the named fields come (docs/decisions.md "A read with campos is a partial record").
-  const named = Object.keys(example).filter((k) => !k.startsWith('_')).slice(0, 2)
-  const partial = {
-    ...documented,
-    properties: shapes.properties,
-    required: ['_id'],
-    description: `Un registro leído con campos: solo _id y los campos nombrados (null si no tienen valor), salvo los cifrados que el usuario no puede ver, nombrados en _restringidos. Con expandir, una referencia puede ser el registro al que apunta.`,
-    examples: [{ _id: example._id, ...Object.fromEntries(named.map((k) => [k, example[k]])), _version: 1 }],
-  }
-  return {
-    create,
-    update,
-    record: { ...documented, properties: shapes.properties, description: `${record.description ?? ''} Con expandir, una referencia puede ser el registro al que apunta.`, required: always, examples: [example] } as TObject,
-    partial: partial as TObject,
-  }
+  const shapes = readShapes(mod, formatted, always, example, documented)
+  return { create, update, record: shapes.record as TObject, expanded: shapes.expanded as TObject, partial: shapes.partial as TObject }
 }
 
 /** The entries of `values` named. */
@@ -159,26 +148,6 @@ function systemFormats (mod: ModuleDef, registry: Registry, timeZone: string, pr
     _deleted: instant,
   }
   return Object.fromEntries(Object.entries(extra).map(([name, more]) => [name, { ...properties[name], ...more } as TSchema]))
-}
-
-/**
- * What `campos` and `expandir` make of a record (docs/user-guide.md
- * "Choosing fields and related records (campos, expandir)"), said in the
- * document only: a ref may hold the related record, and `_sin_expandir`
- * names those left as ids. The serializer's schema keeps a ref a string
- * (an expanded answer is written by JSON.stringify, generate/record-request.ts).
- */
-function readShapes (mod: ModuleDef, record: TObject): Pick<TObject, 'properties'> {
-  const properties: Record<string, TSchema> = { ...record.properties }
-  for (const f of mod.fields) {
-    if (f.type !== 'ref') continue
-    properties[f.name] = Type.Union([record.properties[f.name]!, Type.Object({ _id: Type.String() }, {
-      additionalProperties: true,
-      description: `El registro de ${f.ref} al que apunta, con expandir=${f.name}: como el usuario lo ve en su módulo (con campos=${f.name}.<campo>, solo _id y esos campos)`,
-    })])
-  }
-  properties._sin_expandir = Type.Optional(Type.Array(Type.String(), { description: 'Referencias pedidas en expandir que se quedan como id: registros que el usuario no puede ver, eliminados o inexistentes' }))
-  return { properties }
 }
 
 /** Object items of an array take any keys: said out loud, since a generated client reads a bare `object` as `{}`. */

@@ -21,7 +21,7 @@ export interface OperationContext {
   readonly schemas: ModuleSchemas
   /** A reference to the module's record schema (`<module>Record`). */
   readonly recordRef: TSchema
-  /** A read's record as documented: the whole record, or with `campos` a partial one (`<module>Parcial`). */
+  /** A read's record as documented: the whole record, with `expandir` the expanded one (`<module>Expandido`, modules with refs), or with `campos` a partial one (`<module>Parcial`). */
   readonly readRef: TSchema
   /** The OpenAPI tags of the module's operations. */
   readonly tags: string[]

@@ -124,7 +124,9 @@ describe('the document', () => {
     expect(denuncias.has('_hash')).toBe(false)
   })
 
-  it('documents campos and expandir on a list and a GET by id, and a ref that may hold the expanded record', () => {
+  const answer = (op: Schema): Schema => op.responses['200'].content['application/json'].schema.properties.data
+
+  it('documents campos and expandir on a list and a GET by id: a plain read\'s ref is an id, an expanded read\'s may hold the related record, a partial read has only _id for sure', () => {
     for (const path of ['/turnos', '/turnos/{id}']) {
       const query = queryOf(doc.paths[path].get)
       expect(query.get('campos')?.example, path).toBe('agente_id,fecha,_version')
@@ -137,15 +139,22 @@ describe('the document', () => {
     expect(exported.get('campos')?.description).toMatch(/Sin referencia.campo ni expandir/)
     expect(exported.has('expandir')).toBe(false)
     const turno = doc.components.schemas.turnosRecord
-    expect(turno.properties.vehiculo_asignado.anyOf).toEqual([{ type: ['string', 'null'], pattern: '^VEH-\\d{4}-\\d{5,}$' }, expect.objectContaining({ type: 'object', required: ['_id'] })])
-    expect(turno.properties._sin_expandir).toMatchObject({ type: 'array', items: { type: 'string' } })
-    expect(turno.required).not.toContain('_sin_expandir')
-    // With campos only _id and the named fields: the list and the GET answer the whole record or a partial one.
+    expect(turno.properties.vehiculo_asignado).toMatchObject({ type: ['string', 'null'], pattern: '^VEH-\\d{4}-\\d{5,}$' })
+    expect(turno.properties.vehiculo_asignado.anyOf).toBeUndefined()
+    expect(turno.properties._sin_expandir).toBeUndefined()
+    const expanded = doc.components.schemas.turnosExpandido
+    expect(expanded.properties.vehiculo_asignado.anyOf).toEqual([{ type: ['string', 'null'], pattern: '^VEH-\\d{4}-\\d{5,}$' }, expect.objectContaining({ type: 'object', required: ['_id'] })])
+    expect(expanded.properties._sin_expandir).toMatchObject({ type: 'array', items: { type: 'string' } })
+    expect(expanded.required).toEqual(turno.required)
+    expect(expanded.required).not.toContain('_sin_expandir')
+    // With campos only _id and the named fields: the list and the GET answer the whole record, the expanded one or a partial one.
     const partial = doc.components.schemas.turnosParcial
     expect(partial.required).toEqual(['_id'])
-    expect(partial.properties).toEqual(turno.properties)
-    const either = [{ $ref: '#/components/schemas/turnosRecord' }, { $ref: '#/components/schemas/turnosParcial' }]
-    const answer = (op: Schema): Schema => op.responses['200'].content['application/json'].schema.properties.data
+    expect(partial.properties).toEqual(expanded.properties)
+    const either = ['turnosRecord', 'turnosExpandido', 'turnosParcial'].map((n) => ({ $ref: `#/components/schemas/${n}` }))
+    // A module without references has no expanded read.
+    expect(doc.components.schemas.atestadosExpandido).toBeUndefined()
+    expect(answer(doc.paths['/atestados/{id}'].get).anyOf).toEqual([{ $ref: '#/components/schemas/atestadosRecord' }, { $ref: '#/components/schemas/atestadosParcial' }])
     expect(answer(doc.paths['/turnos'].get).properties.records.items.anyOf).toEqual(either)
     expect(answer(doc.paths['/turnos/{id}'].get).anyOf).toEqual(either)
     expect(answer(doc.paths['/turnos/{id}'].put)).toEqual({ $ref: '#/components/schemas/turnosRecord' })
@@ -232,6 +241,29 @@ describe('the document', () => {
     const res = await call(app, 'POST', '/sala092', { token, body: { tipo_incidencia: 'urgente', descripcion: 'x', descripción: 'x' } })
     expectError(res, 'DATOS_INVALIDOS')
     expect(res.body.detalles).toEqual([expect.objectContaining({ campo: 'descripción' })])
+  })
+
+  it('a read answers what its shape says: a plain read validates as the Record (files as ArchivoAdjunto, refs as ids), an expanded one as Expandido, a partial one as Parcial', async () => {
+    const ajv = new Ajv2020({ strict: false })
+    const components = doc.components.schemas
+    ajv.addSchema({ $id: 'doc', components: { schemas: components } })
+    const shape = (name: string) => ajv.getSchema(`doc#/components/schemas/${name}`)!
+    expect(components.ArchivoAdjunto).toMatchObject({ type: 'object', additionalProperties: false, required: ['id', 'nombre', 'tipo', 'bytes', 'sha256', 'subido', 'subido_por'] })
+    expect(components.denunciasRecord.properties.adjuntos.items.anyOf[0]).toEqual({ $ref: '#/components/schemas/ArchivoAdjunto' })
+    const token = await login(app)
+    const made = await call(app, 'POST', '/denuncias', { token, body: { denunciante_nombre: 'Ana', tipo: 'robo', fecha_hechos: '2026-05-01 10:00:00', lugar_hechos: 'Calle Mayor', descripcion: 'Robo de bicicleta' } })
+    expect(made.status, JSON.stringify(made.body)).toBe(201)
+    const id = made.body.data._id as string
+    const up = await app.inject({ method: 'POST', url: `/denuncias/${id}/archivos/adjuntos?nombre=foto.png`, headers: { authorization: `Bearer ${token}`, 'content-type': 'image/png' }, payload: Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex') })
+    expect(up.statusCode, up.body).toBe(201)
+    const plain = (await call(app, 'GET', `/denuncias/${id}`, { token })).body.data
+    expect(plain.adjuntos).toHaveLength(1)
+    expect(shape('denunciasRecord')(plain), JSON.stringify(shape('denunciasRecord').errors)).toBe(true)
+    const expanded = (await call(app, 'GET', `/denuncias/${id}?expandir=agente_asignado`, { token })).body.data
+    expect(shape('denunciasExpandido')(expanded), JSON.stringify(shape('denunciasExpandido').errors)).toBe(true)
+    const partial = (await call(app, 'GET', `/denuncias/${id}?campos=tipo`, { token })).body.data
+    expect(shape('denunciasParcial')(partial)).toBe(true)
+    expect(shape('denunciasRecord')(partial)).toBe(false)
   })
 
   it('an update names at least one field besides _version, in the document and in the service', async () => {

@@ -12,6 +12,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import { loadRegistry } from '../../core/registry/load.js'
 import { parseDateTime } from '../../core/time.js'
 import { buildSchemas } from '../../generate/schemas.js'
+import { FILE_ITEM, fileItemSchema } from '../../generate/read-schemas.js'
 import { listQuerystring } from '../../generate/list-parameters.js'
 import { DATE_PATTERN, DATETIME_INPUT_PATTERN, DATETIME_PATTERN, TIME_PATTERN, idPattern } from '../../generate/field-formats.js'
 import { sortable } from '../../records/list-query.js'
@@ -20,7 +21,7 @@ type Schema = Record<string, any>
 const registry = loadRegistry('modules.yaml')
 const TZ = 'Europe/Madrid'
 const ajv = new Ajv2020({ strict: false, allErrors: true })
-const docs = registry.modules.map((mod) => ({ mod, doc: buildSchemas(mod, registry, TZ).doc as unknown as Record<'create' | 'update' | 'record' | 'partial', Schema>, query: listQuerystring(mod, registry, TZ) as Schema }))
+const docs = registry.modules.map((mod) => ({ mod, doc: buildSchemas(mod, registry, TZ).doc as unknown as Record<'create' | 'update' | 'record' | 'expanded' | 'partial', Schema>, query: listQuerystring(mod, registry, TZ) as Schema }))
 
 describe('the formats of every field', () => {
   it('decimals take multipleOf 0.01; refs, ids and instants their patterns, in bodies and records', () => {
@@ -85,10 +86,11 @@ describe('the list parameters', () => {
 describe('the examples', () => {
   it('every request body and record (whole and partial) has an example that validates against its own schema', () => {
     for (const { mod, doc } of docs) {
-      for (const kind of ['create', 'update', 'record', 'partial'] as const) {
+      for (const kind of ['create', 'update', 'record', 'expanded', 'partial'] as const) {
         const examples = doc[kind].examples as unknown[] | undefined
         expect(examples?.length, `${mod.name} ${kind}`).toBe(1)
-        const check = ajv.compile({ ...doc[kind], $id: undefined })
+        // A file field's items refer to the shared ArchivoAdjunto, as in the document's components.
+        const check = ajv.compile({ ...doc[kind], $id: undefined, components: { schemas: { [FILE_ITEM]: fileItemSchema(TZ) } } })
         expect(check(examples![0]), `${mod.name} ${kind}: ${JSON.stringify(check.errors)}`).toBe(true)
       }
       // Every field a body can carry has an example value.

@@ -30,7 +30,12 @@ export const getUser: Operation = {
     return {
       openapi: {
         etag: 'with-version',
-        answer: envelope(Type.Union([Type.Intersect([ctx.recordRef, lock]), Type.Ref(ctx.schemas.partial)])),
+        // As every module's read (generate/read-schemas.ts): whole, expanded (with refs) or partial; the lock fields beside.
+        answer: envelope(Type.Union([
+          Type.Intersect([ctx.recordRef, lock]),
+          ...(mod.fields.some((f) => f.type === 'ref') ? [Type.Intersect([Type.Ref(ctx.schemas.expanded), lock])] : []),
+          Type.Ref(ctx.schemas.partial),
+        ])),
         querystring: Type.Object(readShapeParameters(mod), { additionalProperties: false }),
       },
       schema: { ...schema, params: IdParams, response: { 200: envelope(record) } },
