@@ -37,6 +37,16 @@ const FAMILY: Readonly<Record<string, readonly string[]>> = {
   'image/jpeg': ['image/jpg', 'image/pjpeg'],
 }
 
+/**
+ * The types an upload's document names (docs/user-guide.md "Evidence
+ * files"): `application/octet-stream` first, which declares nothing and so
+ * stands for any type (the bytes then tell it, `recordedType`), then those
+ * whose bytes this service checks, their families and plain text. Any
+ * other media type is taken too; a generated client sends the first.
+ */
+export const NAMED_UPLOAD_TYPES: readonly string[] = [...new Set(['application/octet-stream',
+  ...SIGNATURES.map((s) => s.type), ...Object.values(FAMILY).flat(), 'text/plain'])]
+
 /** Types a browser would run or render as a page: never inline, and never accepted under another name. */
 const ACTIVE = new Set(['text/html', 'application/xhtml+xml', 'image/svg+xml', 'text/javascript', 'application/javascript',
   'application/ecmascript', 'text/ecmascript', 'application/xml', 'text/xml', 'text/xsl', 'application/x-shockwave-flash'])

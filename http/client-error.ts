@@ -8,6 +8,7 @@
  * Fastify's `clientErrorHandler` (app.ts) and by the starting server
  * before the app serves (starting-server.ts).
  */
+import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { ERRORS, type ErrorCode } from '../core/errors.js'
@@ -36,6 +37,8 @@ export function answerClientError (err: ClientError, socket: Duplex, log?: Trace
     socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      // Every answer names a request id (docs/user-guide.md "The document is the contract"); one that did not parse sent none to keep.
+      `X-Request-Id: ${randomUUID()}\r\n` +
       'Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n' +
       body)
   }

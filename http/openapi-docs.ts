@@ -67,8 +67,13 @@ function codesOf (status: number): string[] {
   return Object.entries(ERRORS).filter(([, e]) => e.status === status).map(([code]) => code)
 }
 
-/** What `detalles` is sent with (core/errors.ts: validation, an import's row limit, a duplicate or a transition, a store named down). */
-export const DETAIL_STATUSES: readonly number[] = [400, 409, 413, 503]
+/**
+ * What `detalles` is sent with (core/errors.ts): validation, a duplicate or
+ * a transition, an import's row limit, an uploaded file whose content
+ * contradicts its type (docs/user-guide.md "Evidence files"), a user's
+ * streams at their limit, a store named down.
+ */
+export const DETAIL_STATUSES: readonly number[] = [400, 409, 413, 415, 429, 503]
 
 const DETALLES = {
   type: 'array',
@@ -116,8 +121,10 @@ export function errorSchema (status: number): Schema {
 /** The error statuses a route can answer with. */
 function errorStatuses (route: RouteOptions, documented: FastifySchema): number[] {
   const config = route.config ?? {}
-  // Any route can fail unexpectedly (docs/user-guide.md "Errors").
-  const s = new Set<number>([...(config.openapi?.errors ?? []), 500])
+  // Any route can fail unexpectedly, and any request can bring a request
+  // line and headers past Node's 16 KiB (a list sent every parameter it
+  // declares): 431, answered before routing (docs/user-guide.md "Errors").
+  const s = new Set<number>([...(config.openapi?.errors ?? []), 431, 500])
   // Any request that may carry a body has it parsed (plugins/json-body.ts): JSON only, within 1 MiB, well formed.
   const method = Array.isArray(route.method) ? route.method[0]! : route.method
   if (documented.body !== undefined || !['GET', 'HEAD'].includes(method)) [400, 413, 415].forEach((n) => s.add(n))

@@ -8,7 +8,7 @@ import { contentDisposition, showsInline } from '../../core/file-content.js'
 import { byteRange } from '../../http/byte-range.js'
 import { FILE_ANSWER } from '../../http/file-answer.js'
 import { idOf } from '../record-request.js'
-import { fileParams } from './file-params.js'
+import { documentedFileParams, fileParams } from './file-params.js'
 import type { Operation } from './operation.js'
 
 const binary = { schema: { type: 'string', format: 'binary' } }
@@ -20,7 +20,12 @@ export const downloadFile: Operation = {
   // CSP sandbox and no-store on every answer, errors included (http/file-answer.ts).
   config: FILE_ANSWER,
   schema: (mod, { tags, operationId }) => ({
-    openapi: { headers: { type: 'object', properties: { Range: { type: 'string', description: 'Un rango de bytes: bytes=inicio-fin, bytes=inicio-, bytes=-n' } } }, errors: [416] },
+    openapi: {
+      headers: { type: 'object', properties: { Range: { type: 'string', description: 'Un rango de bytes: bytes=inicio-fin, bytes=inicio-, bytes=-n' } } },
+      params: documentedFileParams(mod, true),
+      // 400: a field that holds no files, an archivo id past 64 characters.
+      errors: [400, 416],
+    },
     schema: {
       tags,
       summary: `Descargar un archivo de un registro de ${mod.label}`,

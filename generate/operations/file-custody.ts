@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox'
 import { envelope } from '../../http/schemas.js'
 import { idOf } from '../record-request.js'
-import { fileParams, FileView } from './file-params.js'
+import { documentedFileParams, fileParams, FileView } from './file-params.js'
 import type { Operation } from './operation.js'
 
 const Event = Type.Object({
@@ -22,6 +22,8 @@ export const fileCustody: Operation = {
   url: '/:id/archivos/:campo/:archivo/custodia',
   action: 'ver',
   schema: (mod, { tags, operationId }) => ({
+    // 400: a field that holds no files, an archivo id past 64 characters.
+    openapi: { params: documentedFileParams(mod, true), errors: [400] },
     schema: {
       tags,
       summary: `Cadena de custodia de un archivo de ${mod.label}`,

@@ -1,7 +1,7 @@
 /**
  * `POST /{module}/{id}/archivos/{campo}?nombre=…`: the raw body is a file,
  * streamed to the file store and added to the field as an update of the
- * record (docs/user-guide.md "Evidence files"). Any content type; the body
+ * record (docs/user-guide.md "Evidence files"). Any media type; the body
  * reaches the handler unread (generate/routes.ts gives `fileBody` routes a
  * parser of their own), up to FILE_MAX_BYTES.
  */
@@ -9,7 +9,8 @@ import type { Readable } from 'node:stream'
 import { Type } from '@sinclair/typebox'
 import { envelope } from '../../http/schemas.js'
 import { idOf } from '../record-request.js'
-import { fileParams, FileView } from './file-params.js'
+import { NAMED_UPLOAD_TYPES } from '../../core/file-content.js'
+import { documentedFileParams, fileParams, FileView } from './file-params.js'
 import type { Operation } from './operation.js'
 
 const Query = Type.Object({
@@ -23,7 +24,12 @@ export const uploadFile: Operation = {
   config: { fileBody: true },
   schema: (mod, { recordRef, tags, operationId }) => ({
     openapi: {
-      body: { description: 'El contenido del archivo tal cual; Content-Type, su tipo (debe coincidir con el contenido)', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } },
+      body: {
+        description: 'El contenido del archivo tal cual. Content-Type, su tipo, debe coincidir con el contenido; application/octet-stream sirve para cualquiera (el tipo se reconoce por los primeros bytes), y también se admite otro tipo de medio que no esté en la lista',
+        // Concrete types: `*/*` would have a generated client send `Content-Type: */*`, which is no media type (400).
+        content: Object.fromEntries(NAMED_UPLOAD_TYPES.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])),
+      },
+      params: documentedFileParams(mod, false),
       errors: [409, 413, 415],
     },
     schema: {

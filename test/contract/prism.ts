@@ -17,7 +17,9 @@ export interface Proxy {
 export async function startPrism (documentPath: string, upstream: string): Promise<Proxy> {
   const port = await freePort()
   const bin = new URL('../../node_modules/.bin/prism', import.meta.url).pathname
-  const child: ChildProcess = spawn(bin, ['proxy', documentPath, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] })
+  // Prism's own Node would refuse a request past 16 KiB itself: it takes 64 KiB, so the service's 431 is what comes back.
+  const env = { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-http-header-size=65536`.trim() }
+  const child: ChildProcess = spawn(bin, ['proxy', documentPath, upstream, '--errors', '--host', '127.0.0.1', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], env })
   let output = ''
   child.stdout!.on('data', (d: Buffer) => { output += d.toString() })
   child.stderr!.on('data', (d: Buffer) => { output += d.toString() })

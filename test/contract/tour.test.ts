@@ -204,8 +204,8 @@ const STEPS: Record<string, Step> = {
  * Error statuses driven apart from the routes (each once): a value the
  * document's pattern lets through but the service refuses (a local time
  * in the spring gap, named in the description), a permission the caller lacks, a duplicate, an
- * Idempotency-Key reused, a body over 1 MiB, a content type the service
- * does not read. 500 and 503 are
+ * Idempotency-Key reused, a body over 1 MiB, a URL past 16 KiB, a
+ * content type the service does not read. 500 and 503 are
  * declared on every route but not driven: the service has no way to fail
  * on request, and 503 needs PostgreSQL or Redis gone (test/faults/ does that).
  */
@@ -218,6 +218,8 @@ const ERROR_STEPS: Array<(t: Tour) => Request> = [
   (t) => ({ method: 'POST', path: '/denuncias', body: { ...sampleBody(registry.byName.get('denuncias')!, t.ids), testigos: Array.from({ length: 50 }, () => ({ nombre: 'Testigo', declaracion: '€'.repeat(8000) })) }, status: 413 }),
   // An Idempotency-Key answered for another body (the keyed create of 'POST /{module}').
   (t) => ({ method: 'POST', path: '/denuncias', body: sampleBody(registry.byName.get('denuncias')!, t.ids), headers: { 'Idempotency-Key': 'tour-denuncias' }, status: 422 }),
+  // A list with a long filter, each value within the document's limits: past 16 KiB of request line, the service's 431.
+  () => ({ method: 'GET', path: '/denuncias', query: { lugar_hechos: Array.from({ length: 100 }, (_, i) => `Calle Mayor ${i} `.padEnd(200, 'x')) }, status: 431 }),
   // Only JSON: the document says so too, so Prism refuses another type before the service can.
   () => ({ method: 'POST', path: '/denuncias', raw: { text: 'denunciante_nombre=Ana', type: 'text/plain' }, status: 415, refusedByDocument: true }),
 ]

@@ -171,8 +171,9 @@ describe('the document', () => {
       expect(schema.allOf).toEqual([{ $ref: '#/components/schemas/Error' }])
       expect(schema.properties.error.enum).toEqual(Object.values(ERRORS).filter((e) => e.status === status).map((e) => e.message))
       expect(schema.properties.codigo.enum).toEqual(Object.entries(ERRORS).filter(([, e]) => e.status === status).map(([code]) => code))
-      // detalles: validation (400), a duplicate or a transition (409), an import's row limit (413), a store named down (503); no other status sends it.
-      expect(schema.properties.detalles, name).toBe([400, 409, 413, 503].includes(status) ? undefined : false)
+      // detalles: validation (400), a duplicate or a transition (409), an import's row limit (413), an upload's type its
+      // bytes contradict (415), a user's streams at their limit (429), a store named down (503); no other status sends it.
+      expect(schema.properties.detalles, name).toBe([400, 409, 413, 415, 429, 503].includes(status) ? undefined : false)
       expect(response.headers['X-Request-Id'].required, name).toBe(true)
       // 429 always; 409 when the first request with the same Idempotency-Key still runs; 503 when the file store is down.
       expect(response.headers['Retry-After'] !== undefined, name).toBe(status === 429 || status === 409 || status === 503)
@@ -186,7 +187,7 @@ describe('the document', () => {
       if (op.security === undefined) expect(errors, `${method} ${path}`).toEqual(expect.arrayContaining(['401']))
     }
     const create = doc.paths['/denuncias'].post
-    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503'])
+    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '431', '500', '503'])
     // Creates and imports take an Idempotency-Key (docs/user-guide.md "Retries and Idempotency-Key").
     for (const op of [create, doc.paths['/denuncias/importar'].post, doc.paths['/suscripciones'].post]) {
       expect(op.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'Idempotency-Key', required: false }))
@@ -196,7 +197,7 @@ describe('the document', () => {
     expect(doc.paths['/denuncias/{id}'].put.parameters).not.toContainEqual(expect.objectContaining({ name: 'Idempotency-Key' }))
     const get = doc.paths['/denuncias/{id}'].get
     // campos and expandir: a GET by id can be a 400 too.
-    expect(Object.keys(get.responses)).toEqual(['200', '400', '401', '403', '404', '429', '500', '503'])
+    expect(Object.keys(get.responses)).toEqual(['200', '400', '401', '403', '404', '429', '431', '500', '503'])
     for (const op of [get, create, doc.paths['/denuncias/{id}'].put, doc.paths['/denuncias/{id}/restaurar'].post]) {
       const success = Object.values(op.responses as Record<string, Schema>)[0]!
       // A GET by id with campos that leaves out _version has no version to send.
@@ -213,7 +214,7 @@ describe('the document', () => {
     expect(doc.paths['/health'].get.responses['200'].headers['X-Request-Id']).toBeDefined()
     const loginOp = doc.paths['/auth/login'].post
     expect(loginOp.security).toEqual([])
-    expect(Object.keys(loginOp.responses)).toEqual(['200', '400', '401', '413', '415', '429', '500', '503'])
+    expect(Object.keys(loginOp.responses)).toEqual(['200', '400', '401', '413', '415', '429', '431', '500', '503'])
     expect(doc.paths['/ready'].get.responses['503']).toBeDefined()
   })
 
