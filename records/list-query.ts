@@ -212,7 +212,8 @@ export interface ListFilter {
 
 /** Every filter of `mod`, as `parseListQuery` reads it, so the OpenAPI document lists exactly these. */
 export function listFilters (mod: ModuleDef): ListFilter[] {
-  const names = [...SYSTEM_TARGETS, ...mod.fields.filter((f) => f.encrypted ? f.searchable : f.filterable).map((f) => f.name)]
+  // A field that is not filterable may still take its type's search operators (a text's contiene, an array's vacio).
+  const names = [...SYSTEM_TARGETS, ...mod.fields.filter((f) => operatorsOf(f).length > 0).map((f) => f.name)]
   return names.map((name) => {
     const t = targetOf(mod, name)!
     return { name, operators: t.operators, blind: t.blind }

@@ -1,20 +1,20 @@
 /**
  * A client program against the SDK @hey-api/openapi-ts generates from the
  * service's OpenAPI document (`npm run openapi:sdk`, into the git-ignored
- * test/client/generated/sdk). It is only type-checked, under `tsc --strict`
- * (test/client/tsconfig.sdk.json): what it shows is that the document lets
- * a client list a module with typed filters and update a record against
- * the version it read (If-Match), and refuses what the service refuses;
- * that a read with `o` groups, `campos` and `expandir` is typed as the
- * whole record or a partial one, its refs an id or the related record.
- * Never run.
+ * test/client/generated/sdk), type-checked under `tsc --strict` with no
+ * cast (test/client/tsconfig.sdk.json) and run against a listening service
+ * through Stoplight Prism (test/contract/sdk.test.ts): a login, a create
+ * with witnesses, a list with any-of groups, an update against the version
+ * read (If-Match), an upload, the history, each answer typed by the
+ * document; and lines that must not compile (`@ts-expect-error`), where the
+ * document refuses what the service refuses.
  */
 import { createClient } from './generated/sdk/client/index.js'
-import { getDenuncias, listDenuncias, updateDenuncias } from './generated/sdk/sdk.gen.js'
-import type { DenunciasParcial, DenunciasRecord, Error as ApiError } from './generated/sdk/types.gen.js'
+import { createDenuncias, getDenuncias, historyDenuncias, listDenuncias, login, updateDenuncias, uploadFileDenuncias } from './generated/sdk/sdk.gen.js'
+import type { DenunciasExpandido, DenunciasParcial, DenunciasRecord, Error as ApiError } from './generated/sdk/types.gen.js'
 
-/** A list or a GET by id answers the whole record, or with campos a partial one (docs/decisions.md "A read with campos is a partial record"). */
-type Read = DenunciasRecord | DenunciasParcial
+/** A list or a GET by id answers the whole record, the expanded one or with campos a partial one (docs/decisions.md "A read with campos is a partial record"). */
+type Read = DenunciasRecord | DenunciasExpandido | DenunciasParcial
 
 /**
  * The document declares each any-of group `o[N]` as JSON text (`content:
@@ -32,76 +32,123 @@ function querySerializer (query: Record<string, unknown>): string {
   return search.toString()
 }
 
-export async function example (token: string): Promise<Read[]> {
-  const client = createClient({ baseUrl: 'http://127.0.0.1:3000', auth: token, querySerializer })
+export interface TourOptions {
+  readonly baseUrl: string
+  readonly username: string
+  readonly password: string
+  /** The fetch the client uses (the contract test's watches Prism's verdicts). */
+  readonly fetch?: typeof fetch
+}
 
-  // A repeated equality filter is an array (?estado=a&estado=b); [in] a comma-separated list.
+export interface TourResult {
+  readonly id: string
+  readonly witnesses: readonly string[]
+  readonly foundByGroups: boolean
+  readonly version: number
+  readonly file: { readonly nombre: string, readonly bytes: number, readonly sha256: string }
+  readonly versions: readonly number[]
+  readonly partial: Read
+}
+
+function failed (what: string, error: ApiError): never {
+  throw new Error(`${what}: ${error.codigo} ${error.error}${error.detalles === undefined ? '' : ` ${JSON.stringify(error.detalles)}`}`)
+}
+
+export async function sdkTour (options: TourOptions): Promise<TourResult> {
+  const common = { baseUrl: options.baseUrl, querySerializer, ...(options.fetch !== undefined && { fetch: options.fetch }) }
+  const session = await login({ client: createClient(common), body: { username: options.username, password: options.password } })
+  if (session.error !== undefined) failed('login', session.error)
+  const client = createClient({ ...common, auth: session.data.data.token })
+
+  // A create with witnesses: a structured array's items are objects of its declared sub-fields.
+  const created = await createDenuncias({
+    client,
+    body: {
+      denunciante_nombre: 'Ana García',
+      tipo: 'robo',
+      fecha_hechos: '2026-05-01 10:00:00',
+      lugar_hechos: 'Plaza de la Constitución',
+      descripcion: 'Robo de una bicicleta atada a una farola',
+      prioridad: 'alta',
+      testigos: [{ nombre: 'Luis Pérez' }, { nombre: 'Marta Ruiz' }],
+    },
+  })
+  if (created.error !== undefined) failed('create', created.error)
+  const record: DenunciasRecord = created.data.data
+  const witnesses = (record.testigos ?? []).map((t) => typeof t === 'object' && t !== null && typeof t.nombre === 'string' ? t.nombre : String(t))
+
+  // Any-of groups (o[1]={"estado":"pendiente","prioridad":{"in":["alta","urgente"]}}) beside a plain filter.
   const list = await listDenuncias({
     client,
     query: {
-      estado: ['pendiente', 'investigacion'],
-      'prioridad[in]': 'alta,urgente',
-      'fecha_hechos[gte]': '2026-01-01 00:00:00',
-      'lugar_hechos[contiene]': 'plaza',
-      sort: '-fecha_hechos,_id',
+      'lugar_hechos[contiene]': 'Constitución',
+      'o[1]': { estado: 'pendiente', prioridad: { in: ['alta', 'urgente'] } },
+      'o[2]': { testigos: { vacio: false } },
+      sort: '-_created',
       limit: 20,
-      offset: 40,
     },
   })
-  if (list.error !== undefined) {
-    const failure: ApiError = list.error
-    throw new Error(`${failure.codigo}: ${failure.error}`)
-  }
-  const records = list.data.data.records
-  const first = records[0]
-  if (first === undefined) return records
+  if (list.error !== undefined) failed('list', list.error)
+  const foundByGroups = list.data.data.records.some((r) => r._id === record._id)
 
   // An update against the version read: the record's ETag goes back in If-Match.
-  const etag = list.response.headers.get('etag') ?? `"${first._version}"`
-  const updated = await updateDenuncias({
-    client,
-    path: { id: first._id },
-    headers: { 'If-Match': etag },
-    body: { estado: 'archivada' },
-  })
-  if (updated.error !== undefined && updated.error.codigo === 'CONFLICTO_VERSION') return records
-  const version: number | undefined = updated.data?.data._version
-  void version
+  const read = await getDenuncias({ client, path: { id: record._id } })
+  if (read.error !== undefined) failed('get', read.error)
+  const etag = read.response.headers.get('etag') ?? `"${record._version}"`
+  const updated = await updateDenuncias({ client, path: { id: record._id }, headers: { 'If-Match': etag }, body: { prioridad: 'urgente' } })
+  if (updated.error !== undefined) failed('update', updated.error)
+  const version: number = updated.data.data._version
 
-  // @ts-expect-error an enum filter takes only the enum values
-  await listDenuncias({ client, query: { estado: ['cerrada'] } })
-
-  // Any-of groups (o[1]={"estado":"pendiente","prioridad":{"in":["alta","urgente"]}}), only some fields, the related record.
-  const chosen = await listDenuncias({
+  // An upload: the bytes as they are, their media type named.
+  const bytes = new TextEncoder().encode('Acta de la inspección ocular')
+  const upload = await uploadFileDenuncias({
     client,
-    query: {
-      'o[1]': { estado: 'pendiente', prioridad: { in: ['alta', 'urgente'] } },
-      'o[2]': { agente_asignado: { vacio: false } },
-      campos: 'estado,agente_asignado,agente_asignado.nombre,_version',
-      expandir: 'agente_asignado',
-    },
+    path: { id: record._id, campo: 'adjuntos' },
+    query: { nombre: 'acta inspección.txt' },
+    headers: { 'Content-Type': 'text/plain' },
+    body: new Blob([bytes], { type: 'text/plain' }),
   })
-  const agent = chosen.data?.data.records[0]?.agente_asignado
-  // A ref is its id, or the related record with its _id when expanded.
-  const agentId: string | undefined = typeof agent === 'object' && agent !== null ? agent._id : agent ?? undefined
+  if (upload.error !== undefined) failed('upload', upload.error)
+  const file = upload.data.data.archivo
+
+  // The history: every version, oldest first.
+  const history = await historyDenuncias({ client, path: { id: record._id } })
+  if (history.error !== undefined) failed('history', history.error)
+  const versions = history.data.data.versiones.map((v) => v._version)
+
+  // A GET by id with campos: a partial record; its refs an id or, expanded, the related record.
+  const one = await getDenuncias({ client, path: { id: record._id }, query: { campos: 'estado,agente_asignado', expandir: 'agente_asignado' } })
+  if (one.error !== undefined) failed('get with campos', one.error)
+  const partial: Read = one.data.data
+  const agent = partial.agente_asignado
+  const agentId: string | null | undefined = typeof agent === 'object' && agent !== null ? agent._id : agent
   void agentId
 
-  // A GET by id with campos: a partial record; without _version, no ETag.
-  const one = await getDenuncias({ client, path: { id: first._id }, query: { campos: 'estado,prioridad' } })
-  const read: Read | undefined = one.data?.data
-  const estado: DenunciasRecord['estado'] | undefined = read?.estado
-  const sent: string | null = one.response.headers.get('etag')
-  void estado
-  void sent
+  return {
+    id: record._id,
+    witnesses,
+    foundByGroups,
+    version,
+    file: { nombre: file.nombre, bytes: file.bytes, sha256: file.sha256 },
+    versions,
+    partial,
+  }
+}
 
+/** What the document refuses, as the service does: each line must not compile. */
+export async function refused (options: TourOptions): Promise<void> {
+  const client = createClient({ baseUrl: options.baseUrl, querySerializer })
+  // @ts-expect-error an enum filter takes only the enum values
+  await listDenuncias({ client, query: { estado: ['cerrada'] } })
   // @ts-expect-error an any-of group takes the filter's type: an enum filter only its enum values
   await listDenuncias({ client, query: { 'o[1]': { estado: ['cerrada'] } } })
-
   // @ts-expect-error a misspelt filter (estado → estados)
   await listDenuncias({ client, query: { estados: ['pendiente'] } })
-
-  // @ts-expect-error an update names at least the fields it changes, with their types
-  await updateDenuncias({ client, path: { id: first._id }, body: { prioridad: 3 } })
-
-  return records
+  // @ts-expect-error an update names the fields it changes with their types
+  await updateDenuncias({ client, path: { id: 'DEN-2026-00001' }, body: { prioridad: 3 } })
+  // @ts-expect-error a witness is an object of its sub-fields, not a text
+  await createDenuncias({ client, body: { denunciante_nombre: 'A', tipo: 'robo', fecha_hechos: '2026-05-01 10:00:00', lugar_hechos: 'B', descripcion: 'C', testigos: ['Luis'] } })
+  // @ts-expect-error a plain record's reference is an id, not the related record
+  const id: DenunciasRecord['agente_asignado'] = { _id: 'PER-2026-00001' }
+  void id
 }

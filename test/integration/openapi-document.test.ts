@@ -108,7 +108,7 @@ describe('the document', () => {
       for (const f of listFilters(m)) {
         for (const op of f.operators) expected.add(op === 'eq' ? f.name : `${f.name}[${op}]`)
         const field = m.fieldMap.get(f.name)
-        if (field !== undefined && !field.encrypted) expect(f.operators, f.name).toEqual(typeOf(field).operators)
+        if (field !== undefined && !field.encrypted) expect(f.operators, f.name).toEqual(field.filterable ? typeOf(field).operators : typeOf(field).searchOperators)
       }
       expect(new Set(query.keys()), m.name).toEqual(expected)
     }
@@ -120,7 +120,10 @@ describe('the document', () => {
     expect(denuncias.has('lugar_hechos[contiene]')).toBe(true)
     expect(denuncias.has('denunciante_dni')).toBe(true) // searchable encrypted: blind index, exact
     expect(denuncias.has('denunciante_dni[contiene]')).toBe(false)
-    expect(denuncias.has('descripcion')).toBe(false) // text: not filterable
+    expect(denuncias.has('descripcion')).toBe(false) // text: not filterable, only searched
+    expect(denuncias.has('descripcion[contiene]')).toBe(true)
+    expect(denuncias.has('testigos[vacio]')).toBe(true) // an array: only whether it holds anything
+    expect(denuncias.has('testigos')).toBe(false)
     expect(denuncias.has('_hash')).toBe(false)
   })
 
