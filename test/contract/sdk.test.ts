@@ -18,6 +18,11 @@ import { call } from '../helpers/http.js'
 import { listenApp } from '../helpers/free-port.js'
 import { startPrism, type Proxy } from './prism.js'
 
+/** test/client/sdk-check.ts's `sdkTour`, as far as this test reads it. */
+type SdkTour = (options: { baseUrl: string, username: string, password: string, fetch?: typeof fetch }) => Promise<{
+  witnesses: string[], foundByGroups: boolean, version: number, file: unknown, versions: number[], partial: Record<string, unknown>
+}>
+
 let h: Harness
 let prism: Proxy
 let dir: string
@@ -40,7 +45,9 @@ afterAll(async () => {
 })
 
 it('the generated SDK logs in, creates with witnesses, lists with any-of groups, updates with If-Match, uploads and reads the history, all as the document says', async () => {
-  const { sdkTour } = await import('../client/sdk-check.js')
+  // Imported by a path tsc does not follow: the program is compiled against the generated SDK by its own tsconfig (test/client/tsconfig.sdk.json).
+  const program = '../client/sdk-check.js'
+  const { sdkTour } = await import(program) as { sdkTour: SdkTour }
   const violations: string[] = []
   const watched: typeof fetch = async (input, init) => {
     const res = await fetch(input, init)
