@@ -42,6 +42,7 @@ import sessionsPlugin from './plugins/sessions.js'
 import bootstrapAdmin from './plugins/bootstrap-admin.js'
 import healthPlugin from './routes/health.js'
 import notFound from './plugins/not-found.js'
+import methodCollector, { otherMethods } from './plugins/method-not-allowed.js'
 import openapi from './plugins/openapi.js'
 import consolePlugin from './plugins/console.js'
 import { moduleRoutes } from './generate/routes.js'
@@ -111,6 +112,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   try {
     await app.register(configPlugin, { config, registry })
     await app.register(errorHandler)
+    // Before any route: it notes every route's path and methods (405 for another method).
+    await app.register(methodCollector)
     // Before CORS and authentication: a preflight, a 401 or a 429 carries them too.
     await app.register(securityHeaders)
     await app.register(corsPlugin)
@@ -145,6 +148,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       await app.register(moduleRoutes(mod), { prefix: `/${mod.path}` })
     }
     await app.register(eventRoutes)
+    // After the last route: every path answers its other methods with 405.
+    await app.register(otherMethods)
     await app.register(bootstrapAdmin)
     await app.ready()
     const warning = trustProxyWarning(config.trustProxy)

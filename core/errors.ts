@@ -24,6 +24,8 @@ export const ERRORS = {
   /** A file id the record's file field does not hold (docs/user-guide.md "Evidence files"). */
   ARCHIVO_NO_ENCONTRADO: { status: 404, message: 'Archivo no encontrado' },
   RUTA_NO_ENCONTRADA: { status: 404, message: 'Ruta no encontrada' },
+  /** A method the path does not have, with `Allow` naming those it has (docs/user-guide.md "Errors"). */
+  METODO_NO_PERMITIDO: { status: 405, message: 'Método no permitido en esta ruta' },
   CONFLICTO_VERSION: { status: 409, message: 'Conflicto de versión' },
   REGISTRO_DUPLICADO: { status: 409, message: 'Registro duplicado' },
   TRANSICION_NO_PERMITIDA: { status: 409, message: 'Transición de estado no permitida' },

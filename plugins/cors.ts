@@ -28,6 +28,10 @@ async function corsPlugin (app: FastifyInstance): Promise<void> {
     exposedHeaders: EXPOSED,
     credentials: false,
     maxAge: 600,
+    // An OPTIONS from an allowed origin is a preflight, with or without
+    // Access-Control-Request-Method: the strict mode's refusal is a
+    // text/plain 400, outside the envelope (docs/decisions.md "Errors as they happen").
+    strictPreflight: false,
   })
 }
 

@@ -1,7 +1,8 @@
 /**
  * Unknown addresses. The token is checked first (docs/user-guide.md "Errors" order), then the
  * first path segment decides: not a module → `Módulo no encontrado`; a
- * module or service path with a wrong tail or method → `Ruta no encontrada`.
+ * module or service path with a wrong tail → `Ruta no encontrada`. A known
+ * path with another method is a 405 (plugins/method-not-allowed.ts).
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'

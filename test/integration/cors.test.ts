@@ -1,7 +1,7 @@
 /**
  * CORS (docs/operator-guide.md "CORS"): CORS_ORIGINS lets pages on those origins call the API,
  * preflight included; other origins get no CORS header; without
- * CORS_ORIGINS no CORS header is ever sent and OPTIONS is an unknown route.
+ * CORS_ORIGINS no CORS header is ever sent and OPTIONS is a method no path has.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
@@ -63,7 +63,7 @@ describe('CORS_ORIGINS', () => {
     expect(lookalike.headers['access-control-allow-origin']).toBeUndefined()
   })
 
-  it('without CORS_ORIGINS sends no CORS header and a preflight is an unknown route', async () => {
+  it('without CORS_ORIGINS sends no CORS header and a preflight is not answered (a method the path does not have)', async () => {
     const res = await plain.inject({ method: 'GET', url: '/health', headers: { origin: ALLOWED } })
     expect(res.headers['access-control-allow-origin']).toBeUndefined()
     const pre = await preflight(plain, ALLOWED)

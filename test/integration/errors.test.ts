@@ -273,11 +273,22 @@ describe('404', () => {
     for (const url of ['/nada', '/nada/DEN-2026-00001', '/Denuncias']) fail(await admin.get(url), 'MODULO_NO_ENCONTRADO')
     fail(await admin.post('/nada', { a: 1 }), 'MODULO_NO_ENCONTRADO')
   })
-  it('Ruta no encontrada for a wrong tail or method on a known path', async () => {
+  it('Ruta no encontrada for a wrong tail on a known path', async () => {
     fail(await admin.get(`/denuncias/${denId}/extra`), 'RUTA_NO_ENCONTRADA')
     fail(await admin.get('/auth/nada'), 'RUTA_NO_ENCONTRADA')
-    fail(await call(app, 'PATCH', `/denuncias/${denId}`, { token: adminToken, body: { lugar_hechos: 'Plaza' } }), 'RUTA_NO_ENCONTRADA')
-    fail(await admin.del('/denuncias'), 'RUTA_NO_ENCONTRADA')
+  })
+})
+
+describe('405', () => {
+  it('Método no permitido en esta ruta for a method a known path does not have, with Allow; nothing is written', async () => {
+    const v = (await admin.get(`/denuncias/${denId}`)).body.data._version
+    const patch = await call(app, 'PATCH', `/denuncias/${denId}`, { token: adminToken, body: { lugar_hechos: 'Plaza' } })
+    fail(patch, 'METODO_NO_PERMITIDO')
+    expect(patch.headers.allow).toBe('GET, HEAD, PUT, DELETE')
+    expect((await admin.get(`/denuncias/${denId}`)).body.data._version).toBe(v)
+    const del = await admin.del('/denuncias')
+    fail(del, 'METODO_NO_PERMITIDO')
+    expect(del.headers.allow).toBe('GET, HEAD, POST')
   })
 })
 
