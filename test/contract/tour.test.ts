@@ -279,6 +279,8 @@ async function send (r: Request): Promise<string[]> {
   const violations = res.headers.get('sl-violations')
   if (violations !== null) problems.push(`${what}: ${violations.slice(0, 1000)}`)
   const json = /^application\/json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) as Schema : undefined
+  // The 431 is the service's envelope, not Prism's own Node refusing a long URL.
+  if (res.status === 431 && json?.codigo !== 'CABECERAS_DEMASIADO_GRANDES') problems.push(`${what}: 431 not the service's: ${text.slice(0, 200)}`)
   // An upload answers the record as written beside the file.
   const written = json?.data?.registro ?? json?.data
   if (res.status < 300 && written?._version !== undefined) lastVersion = written._version as number
