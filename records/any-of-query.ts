@@ -9,7 +9,7 @@
  * sent.
  */
 import { invalid } from '../core/errors.js'
-import { hint } from '../core/registry/suggest.js'
+import { apiHint } from '../core/registry/suggest.js'
 import type { Where } from '../db/where-sql.js'
 import type { Condition } from './search-query.js'
 
@@ -75,7 +75,7 @@ export function anyOfConditions (query: Record<string, string | string[] | undef
     const terms = groups.get(group) ?? []
     for (const [field, fieldOp, value] of name === undefined ? jsonGroup(key, raw) : [[name, op, raw] as Filter]) {
       const c = read(key, field, fieldOp, value)
-      if (c === undefined) throw invalid(key, `campo desconocido "${field}"${hint(field, names())}`)
+      if (c === undefined) throw invalid(key, `campo desconocido "${field}"${apiHint(field, names())}`)
       terms.push(term(c))
     }
     if (terms.length === 0) throw invalid(key, `falta el campo: ${USE}`)

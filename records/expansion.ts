@@ -11,7 +11,7 @@
  */
 import { invalid } from '../core/errors.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
-import { hint } from '../core/registry/suggest.js'
+import { apiHint } from '../core/registry/suggest.js'
 import { nameList, parseFields, type FieldSelection } from './fields-query.js'
 import type { ApiRecord } from './records-service.js'
 
@@ -47,9 +47,9 @@ export function parseReadShape (mod: ModuleDef, campos: string | string[] | unde
   const refs = mod.fields.filter((f) => f.type === 'ref')
   for (const name of expandir === undefined ? [] : nameList('expandir', expandir)) {
     const f = mod.fieldMap.get(name)
-    if (f === undefined) throw invalid('expandir', `campo desconocido "${name}"${hint(name, refs.map((r) => r.name))}`)
+    if (f === undefined) throw invalid('expandir', `campo desconocido "${name}"${apiHint(name, refs.map((r) => r.name))}`)
     const target = f.type === 'ref' && f.ref !== undefined ? moduleNamed(f.ref) : undefined
-    if (target === undefined) throw invalid('expandir', `"${name}" no es una referencia a otro registro${hint(name, refs.map((r) => r.name))}`)
+    if (target === undefined) throw invalid('expandir', `"${name}" no es una referencia a otro registro${apiHint(name, refs.map((r) => r.name))}`)
     targets.set(name, target)
   }
   const { selection, nested } = parseFields(mod, campos, targets)

@@ -9,7 +9,7 @@
  */
 import { invalid } from '../core/errors.js'
 import type { ModuleDef } from '../core/registry/types.js'
-import { hint } from '../core/registry/suggest.js'
+import { apiHint } from '../core/registry/suggest.js'
 import { SYSTEM_FIELDS, systemField } from '../core/system-fields.js'
 import { typeOf } from '../core/field-types/index.js'
 import { valueColumn } from '../db/columns.js'
@@ -47,7 +47,7 @@ export function selectionOf (mod: ModuleDef, names: Iterable<string>, param = 'c
   const all = selectable(mod)
   const wanted = new Set(['_id'])
   for (const name of names) {
-    if (!all.includes(name)) throw invalid(param, `campo desconocido "${prefix}${name}"${hint(name, all)}`)
+    if (!all.includes(name)) throw invalid(param, `campo desconocido "${prefix}${name}"${apiHint(name, all)}`)
     wanted.add(name)
   }
   const ordered = all.filter((n) => wanted.has(n))
@@ -73,7 +73,7 @@ export function parseFields (mod: ModuleDef, raw: string | string[] | undefined,
     const dot = name.indexOf('.')
     if (dot < 0) { top.push(name); continue }
     const [outer, field] = [name.slice(0, dot), name.slice(dot + 1)]
-    if (!expanded.has(outer)) throw invalid('campos', `"${name}": "${outer}" no se expande; añádalo a expandir${hint(outer, [...expanded.keys()])}`)
+    if (!expanded.has(outer)) throw invalid('campos', `"${name}": "${outer}" no se expande; añádalo a expandir${apiHint(outer, [...expanded.keys()])}`)
     inner.set(outer, [...(inner.get(outer) ?? []), field])
   }
   for (const [outer, fields] of inner) nested.set(outer, selectionOf(expanded.get(outer)!, fields, 'campos', `${outer}.`))

@@ -7,7 +7,7 @@
 import { AppError, invalid } from '../core/errors.js'
 import type { FieldCipher } from '../core/crypto.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
-import { hint } from '../core/registry/suggest.js'
+import { apiHint } from '../core/registry/suggest.js'
 import { SYSTEM_FIELDS, systemField } from '../core/system-fields.js'
 import { isCleanText } from '../core/text.js'
 import { blindIndexColumn, valueColumn } from '../db/columns.js'
@@ -139,7 +139,7 @@ function parseSort (mod: ModuleDef, raw: string | string[] | undefined): Array<R
     const sys = systemTarget(name)
     const f = mod.fieldMap.get(name)
     const column = sys?.column ?? (f !== undefined && f.filterable && !f.encrypted ? valueColumn(f) : undefined)
-    if (column === undefined) throw invalid('sort', `no se puede ordenar por "${name}"${hint(name, sortable(mod))}`)
+    if (column === undefined) throw invalid('sort', `no se puede ordenar por "${name}"${apiHint(name, sortable(mod))}`)
     order.push({ [column]: desc ? 'desc' : 'asc' })
   }
   if (!order.some((o) => '_id' in o)) order.push({ _id: Object.values(order[0]!)[0]! })
@@ -161,7 +161,7 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
     // A field that takes no filter: a plain filter names the field (as ever), a group's the parameter as sent.
     const target = targetOf(mod, name, isAnyOfKey(key) ? key : name)
     if (target === undefined) return undefined
-    if (!(FILTER_OPERATORS as readonly string[]).includes(op)) throw invalid(key, `operador desconocido "${op}"${hint(op, FILTER_OPERATORS)}; use ${FILTER_OPERATORS.join(', ')}`)
+    if (!(FILTER_OPERATORS as readonly string[]).includes(op)) throw invalid(key, `operador desconocido "${op}"${apiHint(op, FILTER_OPERATORS)}; use ${FILTER_OPERATORS.join(', ')}`)
     if (!target.operators.includes(op as FilterOperator)) throw invalid(key, `el operador "${op}" no se aplica a este campo`)
     if (target.blind) {
       filtersEncrypted = true
@@ -175,7 +175,7 @@ export function parseListQuery (mod: ModuleDef, query: RawQuery, timeZone: strin
     const m = /^([^[\]]+)(?:\[([a-z]+)\])?$/.exec(key)
     const name = m?.[1]
     const c = name === undefined ? undefined : filter(key, name, m?.[2] ?? 'eq', raw)
-    if (c === undefined) throw invalid(key, `parámetro desconocido${hint(name ?? key, [...RESERVED, ...names()])}`)
+    if (c === undefined) throw invalid(key, `parámetro desconocido${apiHint(name ?? key, [...RESERVED, ...names()])}`)
     if ('sql' in c) search.push(c.sql)
     else conditions.push(c.where)
   }

@@ -12,7 +12,7 @@
  */
 import type { Db } from '../db/statement.js'
 import { invalid } from '../core/errors.js'
-import { hint } from '../core/registry/suggest.js'
+import { apiHint } from '../core/registry/suggest.js'
 import { isCleanText } from '../core/text.js'
 import { formatDateTime, parseDateTime } from '../core/time.js'
 import type { ReadLogKind, ReadLogRow } from '../db/read-log-entity.js'
@@ -71,7 +71,7 @@ function text (query: Record<string, unknown>, key: string): string | undefined 
 /** One page of the read log; any parameter it does not know is a 400 naming it. */
 export async function listReads (em: Db, query: Record<string, unknown>, timeZone: string): Promise<{ records: ReadLogView[], total: number, limit: number, offset: number }> {
   for (const key of Object.keys(query)) {
-    if (!PARAMS.includes(key)) throw invalid(key, `parámetro desconocido${hint(key, PARAMS)}`)
+    if (!PARAMS.includes(key)) throw invalid(key, `parámetro desconocido${apiHint(key, PARAMS)}`)
   }
   const where: ReadLogFilter = {}
   for (const key of ['usuario', 'modulo', 'registro'] as const) {

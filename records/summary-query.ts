@@ -8,7 +8,7 @@
  */
 import { invalid } from '../core/errors.js'
 import type { FieldType, ModuleDef } from '../core/registry/types.js'
-import { hint } from '../core/registry/suggest.js'
+import { apiHint } from '../core/registry/suggest.js'
 import { SYSTEM_FIELDS } from '../core/system-fields.js'
 import { valueColumn } from '../db/columns.js'
 import { parsePage, single } from './list-query.js'
@@ -85,7 +85,7 @@ function fieldOf (mod: ModuleDef, fields: Map<string, SummaryField>, param: stri
   const declared = mod.fieldMap.get(name)
   if (declared?.encrypted === true) throw invalid(param, `"${name}" es un campo cifrado: no se puede agrupar ni medir`)
   if (declared !== undefined) throw invalid(param, `"${name}" no se puede agrupar ni medir`)
-  throw invalid(param, `campo desconocido "${name}"${hint(name, fields.keys())}`)
+  throw invalid(param, `campo desconocido "${name}"${apiHint(name, fields.keys())}`)
 }
 
 function items (param: string, raw: string | string[] | undefined): string[] {
@@ -109,7 +109,7 @@ function parseKey (mod: ModuleDef, fields: Map<string, SummaryField>, item: stri
     return { name: item, field }
   }
   if (bucket === undefined) throw invalid('agrupar', `"${name}" es una fecha: indique un intervalo (${BUCKETS.map((b) => `${name}:${b}`).join(', ')})`)
-  if (!(BUCKETS as readonly string[]).includes(bucket)) throw invalid('agrupar', `intervalo desconocido ":${bucket}"${hint(bucket, BUCKETS)}; use ${BUCKETS.join(', ')}`)
+  if (!(BUCKETS as readonly string[]).includes(bucket)) throw invalid('agrupar', `intervalo desconocido ":${bucket}"${apiHint(bucket, BUCKETS)}; use ${BUCKETS.join(', ')}`)
   if (bucket === 'hora' && field.type === 'date') throw invalid('agrupar', `"${name}" es una fecha sin hora: no admite ":hora"`)
   return { name: item, field, bucket: bucket as Bucket }
 }
@@ -119,7 +119,7 @@ function parseMeasure (mod: ModuleDef, fields: Map<string, SummaryField>, item: 
   if (colon === -1) throw invalid('medidas', `"${item}" debe ser medida:campo (${MEASURES.join(', ')})`)
   const measure = item.slice(0, colon)
   const name = item.slice(colon + 1)
-  if (!(MEASURES as readonly string[]).includes(measure)) throw invalid('medidas', `medida desconocida "${measure}"${hint(measure, MEASURES)}; use ${MEASURES.join(', ')}`)
+  if (!(MEASURES as readonly string[]).includes(measure)) throw invalid('medidas', `medida desconocida "${measure}"${apiHint(measure, MEASURES)}; use ${MEASURES.join(', ')}`)
   const field = fieldOf(mod, fields, 'medidas', name)
   const fits = NUMERIC.has(field.type) || (DATED.has(field.type) && (measure === 'min' || measure === 'max'))
   if (!fits) {
@@ -133,7 +133,7 @@ function parseOrder (raw: string | string[] | undefined, names: readonly string[
   return items('sort', raw).map((part) => {
     const desc = part.startsWith('-')
     const name = desc ? part.slice(1) : part
-    if (!names.includes(name)) throw invalid('sort', `no se puede ordenar por "${name}"${hint(name, names)}; use cantidad, una clave de agrupar o una de medidas`)
+    if (!names.includes(name)) throw invalid('sort', `no se puede ordenar por "${name}"${apiHint(name, names)}; use cantidad, una clave de agrupar o una de medidas`)
     return { name, desc }
   })
 }

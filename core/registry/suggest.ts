@@ -1,4 +1,8 @@
-/** Closest-name hints for misspelt keys ("did you mean …"). */
+/**
+ * Closest-name hints for misspelt names: `hint` for the operators' texts
+ * (modules.yaml, environment; English), `apiHint` for the API's error texts
+ * a person of the force reads (Spanish).
+ */
 
 export function levenshtein (a: string, b: string): number {
   if (a === b) return 0
@@ -29,4 +33,10 @@ export function closest (word: string, candidates: Iterable<string>): string | u
 export function hint (word: string, candidates: Iterable<string>): string {
   const c = closest(word, candidates)
   return c === undefined ? '' : ` (did you mean "${c}"?)`
+}
+
+/** As `hint`, in the API's language: ` (¿quería decir "estado"?)`. */
+export function apiHint (word: string, candidates: Iterable<string>): string {
+  const c = closest(word, candidates)
+  return c === undefined ? '' : ` (¿quería decir "${c}"?)`
 }

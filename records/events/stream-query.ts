@@ -10,7 +10,7 @@
 import { AppError, invalid } from '../../core/errors.js'
 import type { FieldCipher } from '../../core/crypto.js'
 import type { ModuleDef } from '../../core/registry/types.js'
-import { hint } from '../../core/registry/suggest.js'
+import { apiHint } from '../../core/registry/suggest.js'
 import { parseListQuery } from '../list-query.js'
 import { EVENT_KINDS, type FeedEntry } from './feed.js'
 import { NotOnStream, rowFilter, type RowPredicate } from './row-filter.js'
@@ -54,7 +54,7 @@ export function parseStreamQuery (query: RawQuery, modules: readonly ModuleDef[]
     if (modulos.length === 0) throw new AppError('SIN_PERMISOS')
   } else {
     const byName = new Map(modules.map((m) => [m.name, m]))
-    modulos = names('modulos', query.modulos).map((n) => byName.get(n) ?? (() => { throw invalid('modulos', `módulo desconocido "${n}"${hint(n, [...byName.keys()])}`) })())
+    modulos = names('modulos', query.modulos).map((n) => byName.get(n) ?? (() => { throw invalid('modulos', `módulo desconocido "${n}"${apiHint(n, [...byName.keys()])}`) })())
     if (!modulos.every(sees)) throw new AppError('SIN_PERMISOS')
   }
   const tipos = query.tipos === undefined ? undefined : parseTipos(query.tipos, modulos)
@@ -79,7 +79,7 @@ function parseTipos (raw: string | string[], modulos: readonly ModuleDef[]): Rea
   for (const t of names('tipos', raw)) {
     if (KINDS.includes(t)) for (const m of modulos) out.add(`${m.name}.${t}`)
     else if (full.includes(t)) out.add(t)
-    else throw invalid('tipos', `tipo desconocido "${t}" en este flujo${hint(t, [...KINDS, ...full])}; use ${KINDS.join(', ')} o <módulo>.<tipo> de un módulo del flujo`)
+    else throw invalid('tipos', `tipo desconocido "${t}" en este flujo${apiHint(t, [...KINDS, ...full])}; use ${KINDS.join(', ')} o <módulo>.<tipo> de un módulo del flujo`)
   }
   return out
 }

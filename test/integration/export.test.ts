@@ -257,7 +257,7 @@ describe('campos', () => {
       expectError(res, 'DATOS_INVALIDOS')
       expect(res.body.detalles).toEqual([{ campo, mensaje: expect.stringMatching(text) }])
     }
-    await bad('?campos=tipo,estdo', 'campos', /desconocido "estdo".*did you mean "estado"/)
+    await bad('?campos=tipo,estdo', 'campos', /desconocido "estdo".*¿quería decir "estado"/)
     await bad('?campos=agente_asignado.nombre', 'campos', /"agente_asignado.nombre": una exportación no incluye campos de registros relacionados/)
     await bad('?expandir=agente_asignado', 'expandir', /no expande referencias/)
     await bad('?campos=', 'campos', /lista de campos/)
@@ -393,8 +393,10 @@ describe('bad parameters', () => {
     await bad('?sort=descripcion', 'sort')
   })
 
-  it('/exportar is not taken for a record id', async () => {
-    expectError(await jefe.put('/denuncias/exportar', { tipo: 'x' }), 'REGISTRO_NO_ENCONTRADO')
+  it('/exportar is not taken for a record id: a PUT there is a method the path does not have', async () => {
+    const res = await jefe.put('/denuncias/exportar', { tipo: 'x' })
+    expectError(res, 'METODO_NO_PERMITIDO')
+    expect(res.headers?.allow).toBe('GET, HEAD')
   })
 })
 

@@ -146,8 +146,8 @@ describe('campos', () => {
   })
 
   it('unknown names, empty lists and repeated parameters are a 400 naming campos, with a hint', async () => {
-    expectInvalid(await admin.get('/personal?campos=nombr'), 'campos', /desconocido "nombr".*did you mean "nombre"/)
-    expectInvalid(await admin.get(`/personal/${p1}?campos=_versoin`), 'campos', /did you mean "_version"/)
+    expectInvalid(await admin.get('/personal?campos=nombr'), 'campos', /desconocido "nombr".*¿quería decir "nombre"/)
+    expectInvalid(await admin.get(`/personal/${p1}?campos=_versoin`), 'campos', /¿quería decir "_version"/)
     expectInvalid(await admin.get('/usuarios?campos=password'), 'campos', /desconocido "password"/)
     expectInvalid(await admin.get('/personal?campos=nombre,'), 'campos', /separados por comas/)
     expectInvalid(await admin.get('/personal?campos=nombre&campos=tip'), 'campos', /varios valores/)
@@ -217,11 +217,11 @@ describe('expandir', () => {
   })
 
   it('an unknown field, a field that is no ref, and campos naming a field not expanded or unknown in the target are a 400', async () => {
-    expectInvalid(await admin.get('/turnos?expandir=vehiculo_asignad'), 'expandir', /desconocido "vehiculo_asignad".*did you mean "vehiculo_asignado"/)
+    expectInvalid(await admin.get('/turnos?expandir=vehiculo_asignad'), 'expandir', /desconocido "vehiculo_asignad".*¿quería decir "vehiculo_asignado"/)
     expectInvalid(await admin.get(`/turnos/${t1}?expandir=fecha`), 'expandir', /"fecha" no es una referencia/)
     expectInvalid(await admin.get('/turnos?expandir=agente_id,'), 'expandir', /separados por comas/)
     expectInvalid(await admin.get('/turnos?campos=agente_id.nombre'), 'campos', /"agente_id" no se expande/)
-    expectInvalid(await admin.get(`/turnos/${t1}?expandir=agente_id&campos=agente_id.nombr`), 'campos', /desconocido "agente_id.nombr".*did you mean "nombre"/)
-    expectInvalid(await admin.get('/turnos?expandir=agente_id&campos=agente_i.nombre'), 'campos', /did you mean "agente_id"/)
+    expectInvalid(await admin.get(`/turnos/${t1}?expandir=agente_id&campos=agente_id.nombr`), 'campos', /desconocido "agente_id.nombr".*¿quería decir "nombre"/)
+    expectInvalid(await admin.get('/turnos?expandir=agente_id&campos=agente_i.nombre'), 'campos', /¿quería decir "agente_id"/)
   })
 })

@@ -84,7 +84,7 @@ describe('a malformed group: 400 naming the parameter as sent', () => {
     [{ o: 'taller' }, /grupo mal formado/],
     [{ 'o[1][estado][eq][x]': 'taller' }, /grupo mal formado/],
     [{ 'o[1][estado]x': 'taller' }, /grupo mal formado/],
-    [{ 'o[1][estdo]': 'taller' }, /campo desconocido "estdo" \(did you mean "estado"\?\)/],
+    [{ 'o[1][estdo]': 'taller' }, /campo desconocido "estdo" \(¿quería decir "estado"\?\)/],
     [{ 'o[1][km_actuales][mayor]': '5' }, /operador desconocido "mayor"/],
     [{ 'o[1][km_actuales][contiene]': '5' }, /no se aplica/],
     [{ 'o[1][km_actuales][gt]': 'cinco' }, /entero/],

@@ -94,7 +94,7 @@ describe('sort', () => {
 
   it('400 for an unknown sort field, with a hint', () => {
     expectInvalid({ sort: 'kilometros' }, 'sort', /kilometros/)
-    expectInvalid({ sort: 'km_actuale' }, 'sort', /did you mean "km_actuales"/)
+    expectInvalid({ sort: 'km_actuale' }, 'sort', /¿quería decir "km_actuales"/)
     expectInvalid({ sort: 'matricula,,marca' }, 'sort')
   })
 
@@ -105,9 +105,9 @@ describe('sort', () => {
 })
 
 describe('filters', () => {
-  it('an unknown field is 400 with a "did you mean" hint', () => {
-    expectInvalid({ matriclua: 'X' }, 'matriclua', /did you mean "matricula"/)
-    expectInvalid({ 'km_actual[gte]': '5' }, 'km_actual[gte]', /did you mean "km_actuales"/)
+  it('an unknown field is 400 with a "¿quería decir?" hint', () => {
+    expectInvalid({ matriclua: 'X' }, 'matriclua', /¿quería decir "matricula"/)
+    expectInvalid({ 'km_actual[gte]': '5' }, 'km_actual[gte]', /¿quería decir "km_actuales"/)
     expectInvalid({ zzzzzzzz: '1' }, 'zzzzzzzz', /desconocido/)
   })
 
