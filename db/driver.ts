@@ -84,6 +84,12 @@ export class ServiceConnection extends PostgreSqlConnection {
     // A knex builder (MikroORM's virtual entities; the service passes none): MikroORM's own way.
     if (Utils.isObject(queryOrKnex)) return super.execute<T>(queryOrKnex, params, method, ctx ?? undefined, loggerContext)
     const sql = this.config.get('onQuery')(queryOrKnex, params)
+    // PGlite: the values inlined as MikroORM's own execute does, one simple-protocol message on the
+    // pooled connection, without knex's runner (a tenth of an embedded create's CPU, docs/performance.md).
+    if (!this.namedStatements && !sql.includes('??') && !sql.includes('\\?')) {
+      const res = await this.run(params.length === 0 ? sql : this.platform.formatQuery(sql, params), [], undefined, ctx, loggerContext)
+      return this.transformRawResult<T>(res!, method)
+    }
     // No values: nothing to gain, and a text of several statements can only run unprepared.
     const values = !this.namedStatements || params.length === 0 || sql.includes('??') || sql.includes('\\?') ? undefined : this.statements.values(params)
     const statement = values === undefined ? undefined : this.statements.statement(sql)
