@@ -121,10 +121,11 @@ export function errorSchema (status: number): Schema {
 /** The error statuses a route can answer with. */
 function errorStatuses (route: RouteOptions, documented: FastifySchema): number[] {
   const config = route.config ?? {}
-  // Any route can fail unexpectedly, and any request can bring a request
-  // line and headers past Node's 16 KiB (a list sent every parameter it
-  // declares): 431, answered before routing (docs/user-guide.md "Errors").
-  const s = new Set<number>([...(config.openapi?.errors ?? []), 431, 500])
+  // Any route can fail unexpectedly, any request can bring a request line
+  // and headers past Node's 16 KiB (a list sent every parameter it
+  // declares): 431, or arrive too slowly: 408; both answered before routing
+  // (http/client-error.ts, docs/user-guide.md "Errors").
+  const s = new Set<number>([...(config.openapi?.errors ?? []), 408, 431, 500])
   // Any request that may carry a body has it parsed (plugins/json-body.ts): JSON only, within 1 MiB, well formed.
   const method = Array.isArray(route.method) ? route.method[0]! : route.method
   if (documented.body !== undefined || !['GET', 'HEAD'].includes(method)) [400, 413, 415].forEach((n) => s.add(n))

@@ -12,7 +12,9 @@ import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { errorOf } from '../helpers/errors.js'
 import { startingServer, type StartingServer } from '../../http/starting-server.js'
-import { listenApp } from '../helpers/free-port.js'
+import { listenApp, listenFree } from '../helpers/free-port.js'
+import { createServer } from 'node:http'
+import { answerClientError } from '../../http/client-error.js'
 
 let h: Harness
 let app: FastifyInstance
@@ -83,5 +85,23 @@ describe('a request that parses', () => {
   it('is served as usual on the same listener', async () => {
     const res = await raw(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
     expect(res.status).toBe(200)
+  })
+})
+
+describe('a request that stops arriving', () => {
+  // The service's server waits 60 s for headers and 15 min for a whole request (http/starting-server.ts);
+  // the same answer on a server that waits half a second.
+  it('→ 408 Tiempo de espera agotado in the envelope, and the connection closes', async () => {
+    const server = createServer({ requestTimeout: 500, headersTimeout: 500, connectionsCheckingInterval: 100 }, (req, res) => { req.resume(); req.on('end', () => { res.end() }) })
+    server.on('clientError', (err, socket) => { answerClientError(err, socket) })
+    try {
+      const slow = await listenFree(server)
+      const res = await raw(slow, 'POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"username":')
+      expect({ status: res.status, body: res.body }).toEqual({ status: 408, body: errorOf('TIEMPO_AGOTADO') })
+      expect(res.headers.connection).toBe('close')
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/)
+    } finally {
+      server.close()
+    }
   })
 })

@@ -190,7 +190,7 @@ describe('the document', () => {
       if (op.security === undefined) expect(errors, `${method} ${path}`).toEqual(expect.arrayContaining(['401']))
     }
     const create = doc.paths['/denuncias'].post
-    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '409', '413', '415', '422', '429', '431', '500', '503'])
+    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '408', '409', '413', '415', '422', '429', '431', '500', '503'])
     // Creates and imports take an Idempotency-Key (docs/user-guide.md "Retries and Idempotency-Key").
     for (const op of [create, doc.paths['/denuncias/importar'].post, doc.paths['/suscripciones'].post]) {
       expect(op.parameters).toContainEqual(expect.objectContaining({ in: 'header', name: 'Idempotency-Key', required: false }))
@@ -200,7 +200,7 @@ describe('the document', () => {
     expect(doc.paths['/denuncias/{id}'].put.parameters).not.toContainEqual(expect.objectContaining({ name: 'Idempotency-Key' }))
     const get = doc.paths['/denuncias/{id}'].get
     // campos and expandir: a GET by id can be a 400 too.
-    expect(Object.keys(get.responses)).toEqual(['200', '400', '401', '403', '404', '429', '431', '500', '503'])
+    expect(Object.keys(get.responses)).toEqual(['200', '400', '401', '403', '404', '408', '429', '431', '500', '503'])
     for (const op of [get, create, doc.paths['/denuncias/{id}'].put, doc.paths['/denuncias/{id}/restaurar'].post]) {
       const success = Object.values(op.responses as Record<string, Schema>)[0]!
       // A GET by id with campos that leaves out _version has no version to send.
@@ -217,7 +217,7 @@ describe('the document', () => {
     expect(doc.paths['/health'].get.responses['200'].headers['X-Request-Id']).toBeDefined()
     const loginOp = doc.paths['/auth/login'].post
     expect(loginOp.security).toEqual([])
-    expect(Object.keys(loginOp.responses)).toEqual(['200', '400', '401', '413', '415', '429', '431', '500', '503'])
+    expect(Object.keys(loginOp.responses)).toEqual(['200', '400', '401', '408', '413', '415', '429', '431', '500', '503'])
     expect(doc.paths['/ready'].get.responses['503']).toBeDefined()
   })
 
