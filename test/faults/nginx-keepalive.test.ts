@@ -164,8 +164,9 @@ http {
       await burst()
       const after = upstreamConnections(ports)
       for (const c of after) seen.add(c)
-      // A connection open before an idle gap shorter than nginx's 60 s and still open after the burst was used again.
-      if (gap < 60 && [...before].some((c) => after.has(c))) reusedAfterGaps++
+      // Connections open before an idle gap shorter than nginx's 60 s and still open after the burst were used again:
+      // most of them, not just one.
+      if (gap < 60 && [...before].filter((c) => after.has(c)).length * 2 >= before.size) reusedAfterGaps++
       if (gap === 7) {
         for (let i = 0; i < TRICKLE; i++) {
           await sleep(TRICKLE_MS + i * 2)
@@ -180,11 +181,13 @@ http {
     expect(Object.fromEntries(statuses)).toEqual({ 200: sent / 2, 201: sent / 2 + trickled })
     const log = readFileSync(join(stack.dir, 'keepalive-access.log'), 'utf8').split('\n').filter((l) => l !== '')
     expect(log.filter((l) => !/^2\d\d /.test(l))).toEqual([])
-    // Reused: far fewer connections than requests, and kept across the gaps below 60 s.
+    // Reused: far fewer connections than requests, and kept across the gaps below 60 s. nginx keeps up to
+    // 32 idle ones (deploy/nginx.conf), and after each gap past its 60 s opens new ones: three sets here,
+    // 20 connections each on the machine of 11-29 (72 in all, with those the trickle renews).
     expect(sent).toBe(BURST * (GAPS.length + 1))
     expect(trickled).toBe(TRICKLE)
     expect(seen.size).toBeGreaterThan(0)
-    expect(seen.size).toBeLessThan(sent / 4)
+    expect(seen.size).toBeLessThan((sent + trickled) / 3)
     expect(reusedAfterGaps).toBeGreaterThanOrEqual(GAPS.filter((g) => g < 60).length - 1)
   }, 420_000)
 })
