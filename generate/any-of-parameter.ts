@@ -35,8 +35,9 @@ const name = (n: number): string => `${ANY_OF_PARAMETER}[${n}]`
 export function anyOfParameters (filters: readonly ListFilter[], value: GroupValue, id: string): Record<string, TSchema> {
   // One schema for the nine groups: http/openapi-docs.ts lifts it into the components under this name.
   const group = { [GROUP_SCHEMA]: id, ...groupSchema(filters, value) }
-  // An example any module's filters make: the last two that take `vacio` (not encrypted), either with a value.
-  const [a, b] = filters.filter((f) => !f.blind && f.operators.includes('vacio')).slice(-2)
+  // An example any module's filters make: the last two filterable fields that take `vacio` (not encrypted,
+  // not search-only), either with a value. Only on o[1]: the API explorer sends every example it is given.
+  const [a, b] = filters.filter((f) => !f.blind && f.operators.includes('eq') && f.operators.includes('vacio')).slice(-2)
   const example = a === undefined || b === undefined ? undefined : { [a.name]: { vacio: false }, [b.name]: { vacio: false } }
   const out: Record<string, TSchema> = {}
   for (let n = 1; n <= MAX_GROUPS; n++) {
@@ -49,7 +50,7 @@ export function anyOfParameters (filters: readonly ListFilter[], value: GroupVal
           `p. ej. ${name(1)}={"estado":"pendiente","prioridad":{"in":["alta","urgente"]}}. ` +
           `También se admite entre corchetes: ${name(1)}[estado]=pendiente&${name(1)}[prioridad][in]=alta,urgente. Un grupo mal formado: 400 que nombra el parámetro`
         : `Grupo "cualquiera de" número ${n}, como ${name(1)}`,
-      ...(example !== undefined && { examples: [example] }),
+      ...(n === 1 && example !== undefined && { examples: [example] }),
     } as unknown as TSchema
   }
   return out

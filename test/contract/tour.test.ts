@@ -69,7 +69,9 @@ const everyParameter = (t: Tour, mod: ModuleDef, suffix = '', id?: string, along
     // A parameter sent as JSON text (an any-of group, docs/user-guide.md "Any-of filters (o[N])") has its schema under content.
     const json = p.content?.['application/json'] as Schema | undefined
     const schema = (p.schema ?? json?.schema) as Schema
-    const value = (p.example ?? json?.example ?? schema.example ?? schema.examples?.[0] ?? sampleFor(schema, registry, t.ids)) as string | string[] | Schema | undefined
+    // Only o[1] carries the groups' example (the explorer would send every one); o[2] … o[9] take it too.
+    const sibling = json !== undefined && json.example === undefined && p.example === undefined ? params.find((x) => x.content?.['application/json']?.schema?.$ref === schema.$ref && (x.example ?? x.content['application/json'].example) !== undefined) : undefined
+    const value = (p.example ?? json?.example ?? sibling?.example ?? sibling?.content?.['application/json']?.example ?? schema.example ?? schema.examples?.[0] ?? sampleFor(schema, registry, t.ids)) as string | string[] | Schema | undefined
     if (value === undefined) throw new Error(`no sample value for ${documented} ?${p.name}: give the parameter an example (${JSON.stringify(schema)})`)
     return { [p.name]: json !== undefined || (typeof value === 'object' && !Array.isArray(value)) ? JSON.stringify(value) : Array.isArray(value) ? value : String(value) }
   }
