@@ -13,6 +13,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import type { ModuleDef } from '../core/registry/types.js'
 import { nullable } from '../core/field-types/common.js'
+import { FileObject } from '../core/field-types/file.js'
 import { DATETIME_PATTERN } from './field-formats.js'
 
 type Schema = Record<string, unknown>
@@ -21,15 +22,11 @@ type Schema = Record<string, unknown>
 export const FILE_ITEM = 'ArchivoAdjunto'
 
 export function fileItemSchema (timeZone: string): TSchema {
+  // The stored shape (core/field-types/file.ts), with `subido` as the API shows it: in the service zone.
   return Type.Object({
-    id: Type.String({ maxLength: 64, description: 'Id del archivo en su registro (ruta de descarga)' }),
-    nombre: Type.String({ maxLength: 255, description: 'Nombre con que se subió' }),
-    tipo: Type.String({ maxLength: 255, description: 'Tipo de contenido (MIME)' }),
-    bytes: Type.Integer({ minimum: 0 }),
-    sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Huella del contenido' }),
+    ...FileObject.properties,
     subido: Type.String({ pattern: DATETIME_PATTERN, description: `Cuándo se subió (hora de ${timeZone})` }),
-    subido_por: Type.String({ maxLength: 64, description: 'Id del usuario que lo subió' }),
-  }, { additionalProperties: false, required: ['id', 'nombre', 'tipo', 'bytes', 'sha256', 'subido', 'subido_por'] })
+  }, { additionalProperties: false })
 }
 
 /** A file field's value: its stored files, or URLs kept from when it was a plain array. */

@@ -35,7 +35,8 @@ export function isFileItem (item: unknown): item is FileItem {
     typeof (item as FileItem).id === 'string' && Number.isSafeInteger((item as FileItem).bytes)
 }
 
-const FileObject = Type.Object({
+/** A stored file's keys and types (generate/read-schemas.ts documents it from these). */
+export const FileObject = Type.Object({
   id: Type.String({ maxLength: 64 }),
   nombre: Type.String({ maxLength: 255 }),
   tipo: Type.String({ maxLength: 255 }),
