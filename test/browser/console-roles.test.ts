@@ -193,8 +193,14 @@ it('shows a module appended to modules.yaml after a restart: its list, its gener
     await page.getByLabel('Fecha de retirada').fill('2026-06-04')
     await page.getByLabel('devuelto', { exact: true }).check()
     await checkScreen(page, 'modulo-nuevo-formulario')
+    // The create's answer and, should the record not show, what the page shows instead.
+    const saved = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/retiradas_grua')
     await page.getByRole('button', { name: 'Guardar' }).click()
-    await page.getByRole('heading', { name: 'Historial' }).waitFor()
+    const answer = await saved
+    expect(answer.status(), await answer.text()).toBe(201)
+    await page.getByRole('heading', { name: 'Historial' }).waitFor().catch(async (e: Error) => {
+      throw new Error(`${e.message}\nLa página muestra: ${await page.locator('body').innerText()}`)
+    })
     const id = decodeURIComponent(new URL(page.url()).hash.split('/')[2]!)
     expect(id).toMatch(/^GRU-\d{4}-\d+$/)
     const token = await login(again)
