@@ -35,8 +35,10 @@ import authRoutes from './routes/auth.js'
 import auditRoutes from './routes/audit.js'
 import myModulesRoutes from './routes/my-modules.js'
 import directoryRoutes from './routes/directory.js'
+import documentRoutes from './routes/documents.js'
 import eventRoutes from './routes/events.js'
 import recordsPlugin from './plugins/records.js'
+import documentsPlugin from './plugins/documents.js'
 import filesPlugin from './plugins/files.js'
 import sessionsPlugin from './plugins/sessions.js'
 import bootstrapAdmin from './plugins/bootstrap-admin.js'
@@ -134,6 +136,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(authPlugin)
     await app.register(filesPlugin)
     await app.register(recordsPlugin)
+    await app.register(documentsPlugin)
     await app.register(eventsPlugin)
     await app.register(webhooksPlugin)
     await app.register(sessionsPlugin)
@@ -144,6 +147,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(auditRoutes)
     await app.register(myModulesRoutes)
     await app.register(directoryRoutes)
+    await app.register(documentRoutes)
     for (const mod of registry.modules) {
       await app.register(moduleRoutes(mod), { prefix: `/${mod.path}` })
     }

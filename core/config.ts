@@ -12,6 +12,7 @@ import { ConfigError } from './errors.js'
 import { s3FilesConfig, type S3FilesConfig } from './files-s3-config.js'
 import { redisTarget, type RedisTarget } from './redis-config.js'
 import { ADDRESS_LIST_FORMS, parseAddressList, type AddressList } from './address-list.js'
+import { isCleanText } from './text.js'
 
 export interface Config {
   readonly production: boolean
@@ -55,6 +56,8 @@ export interface Config {
   readonly checkpointDir: string
   /** How often the global chain is sealed and its head published. */
   readonly checkpointIntervalMs: number
+  /** What heads every page of a printed record (FORCE_NAME, FORCE_LOGO; docs/operator-guide.md "Printed records"). */
+  readonly printing: { readonly force: string, readonly logo?: string }
   /** Origins allowed to call the API from a browser (CORS); empty: none. */
   readonly corsOrigins: readonly string[]
   /** Port of the Prometheus listener (GET /metrics); 0: no metrics listener. */
@@ -276,6 +279,7 @@ export function loadConfig (env: Env = process.env): Config {
     tokenTtlSeconds: 7 * 24 * 3600,
     checkpointDir: resolve(env.CHECKPOINT_DIR || join(dataDir, 'puntos-control')),
     checkpointIntervalMs: windowMs(env, 'CHECKPOINT_INTERVAL', 60_000),
+    printing: Object.freeze({ force: forceName(env.FORCE_NAME), ...((env.FORCE_LOGO ?? '') !== '' && { logo: resolve(env.FORCE_LOGO!) }) }),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     metricsPort: int(env, 'METRICS_PORT', 9464, 0, 65535),
     startupWaitMs: startupWaitMs(env),
@@ -305,6 +309,14 @@ export function loadConfig (env: Env = process.env): Config {
     }),
   }
   return Object.freeze(config)
+}
+
+/** The force's name atop a printed record: one line of clean text. */
+function forceName (value: string | undefined): string {
+  const name = (value ?? '').trim()
+  if (name === '') return 'Policía Local'
+  if (name.length > 120 || !isCleanText(name) || /[\r\n]/.test(name)) throw new ConfigError('FORCE_NAME must be one line of at most 120 characters, e.g. FORCE_NAME="Policía Local de Villanueva"')
+  return name
 }
 
 /** Short, stable id of a key, stored beside each ciphertext. */

@@ -30,3 +30,12 @@ export async function historyEntries (db: Db, modulo: string, registro: string):
   for (const r of rows) r.fecha = new Date(r.fecha)
   return rows
 }
+
+const SEAL_SQL = 'select "hash", (select max("version") from "sys_historial" where "modulo" = ? and "registro" = ?) as "ultima" ' +
+  'from "sys_historial" where "modulo" = ? and "registro" = ? and "version" = ?'
+
+/** One version's `_hash` and the record's newest version number, or undefined when the record has no such version. */
+export async function versionSeal (db: Db, modulo: string, registro: string, version: number): Promise<{ hash: string, latest: number } | undefined> {
+  const [row] = await ormErrors(db, queryRows<{ hash: string, ultima: number | string }>(db, SEAL_SQL, [modulo, registro, modulo, registro, version]))
+  return row === undefined ? undefined : { hash: row.hash, latest: Number(row.ultima) }
+}

@@ -7,8 +7,11 @@
  */
 import { EntitySchema } from '@mikro-orm/core'
 
-/** `descarga`: an encrypted evidence file downloaded; `acceso`: a plain one (the access log); `filtro` holds the file's id (records/files/custody.ts). */
-export type ReadLogKind = 'lectura' | 'busqueda' | 'exportar' | 'descarga' | 'acceso'
+/**
+ * `descarga`: an encrypted evidence file downloaded; `acceso`: a plain one (the access log); `filtro` holds the file's id (records/files/custody.ts).
+ * `documento`: a record printed (records/documents/), its decrypted fields in `campos`.
+ */
+export type ReadLogKind = 'lectura' | 'busqueda' | 'exportar' | 'descarga' | 'acceso' | 'documento'
 
 export interface ReadLogRow {
   id?: string

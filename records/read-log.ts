@@ -5,7 +5,8 @@
  * one row (`busqueda`) — who, when, module, the fields filtered on and the
  * number of matches, never the value — and every export that lets
  * decrypted values out one row (`exportar`) with its filter, besides its
- * records' `lectura` rows — written before the values are sent. Queryable by superadmins (holders of `*.*`) at GET
+ * records' `lectura` rows — and every printed copy one row (`documento`), the
+ * decrypted fields it printed in `campos` — written before the values are sent. Queryable by superadmins (holders of `*.*`) at GET
  * /auditoria/lecturas: filters tipo, usuario, modulo, registro (exact),
  * desde/hasta (date-times in the service zone, both inclusive to the
  * second); limit/offset as in every list; newest first.
@@ -41,9 +42,9 @@ export interface ReadLogView {
 }
 
 const PARAMS = ['tipo', 'usuario', 'modulo', 'registro', 'desde', 'hasta', 'limit', 'offset']
-export const READ_LOG_KINDS: readonly ReadLogKind[] = ['lectura', 'busqueda', 'exportar', 'descarga', 'acceso']
+export const READ_LOG_KINDS: readonly ReadLogKind[] = ['lectura', 'busqueda', 'exportar', 'descarga', 'acceso', 'documento']
 const KINDS = READ_LOG_KINDS
-const ON_A_RECORD: ReadonlySet<ReadLogKind> = new Set(['lectura', 'descarga', 'acceso'])
+const ON_A_RECORD: ReadonlySet<ReadLogKind> = new Set(['lectura', 'descarga', 'acceso', 'documento'])
 
 function view (r: ReadLogRow, timeZone: string): ReadLogView {
   const tipo = r.tipo ?? 'lectura'

@@ -25,6 +25,7 @@ import { importRecords, type ImportAnswer, type ImportRequest } from './import-r
 import type { CallerRecords } from './caller-records.js'
 import { expandRecords, parseReadShape, withoutReadShape, type ReadShape } from './expansion.js'
 import { ownerColumns, type FieldSelection } from './fields-query.js'
+import { printedSelection } from './documents/printed-record.js'
 import { logReads } from './read-log.js'
 import { columnTitles, CONTENT_TYPES, exportBody, recordColumns, type ExportAnswer } from './export-stream.js'
 import { exportFields, loggedFilter, parseExportQuery } from './export-query.js'
@@ -147,19 +148,20 @@ export class RecordsService {
    * the record as it is now), else withheld. Decrypted values leave only
    * after the read is logged (docs/operator-guide.md "Read log").
    */
-  private async views (rows: Row[], owner?: Row, search?: ReadLogRow, fields?: FieldSelection): Promise<ApiRecord[]> {
+  private async views (rows: Row[], owner?: Row, search?: ReadLogRow, fields?: FieldSelection, printed = false): Promise<ApiRecord[]> {
     const { mod } = this.plan
     const encrypted = fields?.encrypted ?? this.plan.encrypted
     const { caller } = this.ctx
     const descifrar = encrypted.length > 0 ? this.scope('descifrar') : 'none'
     const out = rows.map((r) => toApiRecord(mod, r, { timeZone: this.deps.timeZone, cipher: this.deps.cipher, canDecrypt: descifrar !== 'none' && reaches(descifrar, mod, caller, owner ?? r) }, fields))
-    if (descifrar !== 'none') {
+    // A printed copy is logged whatever it holds (`documento`); another read when it shows decrypted values (`lectura`).
+    if (descifrar !== 'none' || printed) {
       const fecha = search?.fecha ?? nowSeconds()
       let ruta = search?.ruta
       const entries: ReadLogRow[] = search === undefined ? [] : [search]
       for (const rec of out) {
-        const campos = encrypted.filter((name) => holdsValue(rec, name))
-        if (campos.length > 0) entries.push({ tipo: 'lectura', usuario: caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta: ruta ??= this.ctx.route(), coincidencias: null })
+        const campos = descifrar === 'none' ? [] : encrypted.filter((name) => holdsValue(rec, name))
+        if (campos.length > 0 || printed) entries.push({ tipo: printed ? 'documento' : 'lectura', usuario: caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta: ruta ??= this.ctx.route(), coincidencias: null })
       }
       // One insert for the search and the records it shows.
       await logReads(this.ctx.em, entries)
@@ -255,6 +257,18 @@ export class RecordsService {
     const records = await this.views([row], undefined, undefined, shape.fields)
     if (shape.expand.length > 0) await this.expand(records, shape)
     return records[0]!
+  }
+
+  /**
+   * One record as its printed copy shows it (records/documents/): the
+   * fields `documento.excluir` leaves out are not read, and the read is
+   * logged as one `documento` entry, with the decrypted fields it holds.
+   */
+  async printable (id: string): Promise<ApiRecord> {
+    this.authorize('ver')
+    const fields = printedSelection(this.plan.mod)
+    const row = await this.plan.storage.findLive(this.ctx.reads, id, this.visible(), false, this.columns(fields))
+    return (await this.views([row], undefined, undefined, fields, true))[0]!
   }
 
   /** The live records among `ids` the caller may see, as a list shows them: the records `expandir` brings (records/expansion.ts). */

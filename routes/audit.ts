@@ -19,7 +19,7 @@ const instant = (which: string, timeZone: string): ReturnType<typeof Type.String
 
 /** The read log's query parameters (records/read-log.ts), documented only: the records service checks them. */
 const readsQuery = (timeZone: string): ReturnType<typeof Type.Object> => Type.Object({
-  tipo: Type.Optional(Type.String({ enum: [...READ_LOG_KINDS], description: 'lectura: datos cifrados mostrados; busqueda: un listado filtrado por un campo cifrado; exportar: una exportación con datos descifrados; descarga: un archivo cifrado descargado; acceso: un archivo sin cifrar descargado' })),
+  tipo: Type.Optional(Type.String({ enum: [...READ_LOG_KINDS], description: 'lectura: datos cifrados mostrados; busqueda: un listado filtrado por un campo cifrado; exportar: una exportación con datos descifrados; descarga: un archivo cifrado descargado; acceso: un archivo sin cifrar descargado; documento: una copia impresa (PDF) de un registro' })),
   usuario: Type.Optional(Type.String({ description: 'Id del usuario que leyó (USR-…)' })),
   modulo: Type.Optional(Type.String({ description: 'Módulo del registro leído' })),
   registro: Type.Optional(Type.String({ description: 'Id del registro leído' })),

@@ -5,9 +5,11 @@
  * `Eliminar` (after a confirming dialog) and `Restaurar` for those who may
  * `eliminar`. Each write names the version the screen shows (`_version`,
  * `If-Match`), so a record changed meanwhile is reloaded, not overwritten.
+ * `Imprimir` downloads the record's printed copy, a PDF with a verifiable
+ * code (docs/user-guide.md "Printed records (documento)"), with the token in the header.
  */
 import { useRef, useState } from 'preact/hooks'
-import { ApiError, request } from './api.js'
+import { ApiError, download, request } from './api.js'
 import { EDIT_PATH } from './form-screen.js'
 import { fieldOf, labelIn, valueLabel, type ModuleInfo } from './modules.js'
 import { href } from './route.js'
@@ -24,6 +26,7 @@ export interface ActionsProps {
 export function RecordActions ({ mod, record, onDone }: ActionsProps) {
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState(false)
+  const [printed, setPrinted] = useState<string>()
   const dialog = useRef<HTMLDialogElement>(null)
   const id = String(record._id)
   const base = `/${mod.ruta}/${encodeURIComponent(id)}`
@@ -56,11 +59,24 @@ export function RecordActions ({ mod, record, onDone }: ActionsProps) {
       return { ...record, _deleted: true, _version: Number(record._version) + 1 }
     }, 'Registro eliminado')
   }
+  const print = async (): Promise<void> => {
+    setBusy(true)
+    setError(undefined)
+    setPrinted(undefined)
+    try {
+      setPrinted(`Copia impresa descargada: ${await download(`${base}/documento`)}`)
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'Error inesperado')
+    } finally {
+      setBusy(false)
+    }
+  }
   const restore = (): Promise<void> => run(async () => (await request<{ data: Row }>('POST', `${base}/restaurar`)).data, 'Registro restaurado')
 
   return (
     <section class="actions" aria-label="Acciones">
       {mod.acciones.editar !== undefined && !deleted && <a class="button" href={href([mod.ruta, id, EDIT_PATH])}>Editar</a>}
+      {!deleted && <button type="button" class="secondary" disabled={busy} onClick={() => { void print() }}>Imprimir</button>}
       {moves.map((t) => {
         const missing = t.requiere.filter((f) => record[f] === null || record[f] === undefined || record[f] === '')
         return (
@@ -73,6 +89,7 @@ export function RecordActions ({ mod, record, onDone }: ActionsProps) {
       {mod.acciones.eliminar !== undefined && !deleted && <button type="button" class="danger" disabled={busy} onClick={() => dialog.current?.showModal()}>Eliminar</button>}
       {mod.acciones.eliminar !== undefined && deleted && <button type="button" disabled={busy} onClick={() => { void restore() }}>Restaurar</button>}
       {error !== undefined && <p class="error" role="alert">{error}</p>}
+      {printed !== undefined && <p class="notice" role="status">{printed}</p>}
       <dialog ref={dialog} aria-labelledby="eliminar-titulo" aria-describedby="eliminar-texto">
         <h2 id="eliminar-titulo">Eliminar {id}</h2>
         <p id="eliminar-texto">El registro dejará de aparecer en las listas. Quien pueda eliminar podrá restaurarlo; su historial se conserva.</p>

@@ -10,6 +10,7 @@ import { asDeclared, asStored, described, takesNoDefault } from './common.js'
 import { AS_JSON } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 import { itemInput, itemOutput } from './array-items.js'
+import type { FieldDef } from '../registry/types.js'
 
 const Item = Type.Unsafe<unknown>({
   type: ['string', 'number', 'boolean', 'object'],
@@ -45,4 +46,15 @@ export const arrayType: FieldTypeImpl = {
   output: (f) => Type.Array(f.items === undefined ? Type.Unknown() : itemOutput(f.items)),
   defaultProblem: takesNoDefault('array'),
   view: asStored,
+  printed: (value, f, each) => (value as unknown[]).map((item) => `• ${printedItem(item, f, each)}`).join('\n'),
+}
+
+/**
+ * One item: a structured one by its sub-fields' labels (those `each` writes
+ * as empty left out), a scalar as it is, another object as JSON.
+ */
+function printedItem (item: unknown, f: FieldDef, each: (value: unknown, f: FieldDef) => string): string {
+  if (item === null || typeof item !== 'object') return String(item)
+  const parts = (f.items ?? []).map((s) => [s.label, each((item as Record<string, unknown>)[s.name], s)] as const).filter(([, text]) => text !== '')
+  return parts.length === 0 ? JSON.stringify(item) : parts.map(([label, text]) => `${label}: ${text}`).join('; ')
 }

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox'
 import { asDeclared, asStored, described, NO_SEARCH } from './common.js'
 import { AS_JSON } from './plaintext.js'
+import { yesNo } from '../spanish-text.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 
 export const booleanType: FieldTypeImpl = {
@@ -18,5 +19,6 @@ export const booleanType: FieldTypeImpl = {
   defaultProblem: (declared) => typeof declared === 'boolean' ? undefined : 'the default of a boolean field must be true or false',
   writeOnly: false,
   view: asStored,
+  printed: yesNo,
   ...AS_JSON,
 }

@@ -4,6 +4,7 @@ import { isValidDate, today } from '../time.js'
 import { asStored, described, NO_SEARCH, ORDERED, stringOutput } from './common.js'
 import { AS_TEXT } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
+import { dateText } from '../spanish-text.js'
 
 export const dateType: FieldTypeImpl = {
   // The pattern gives clients the shape; normalize checks the day exists.
@@ -22,5 +23,6 @@ export const dateType: FieldTypeImpl = {
     : 'the default of a date field is "now" or YYYY-MM-DD',
   writeOnly: false,
   view: asStored,
+  printed: (value) => dateText(String(value)),
   ...AS_TEXT,
 }

@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox'
 import { parseDateTime } from '../time.js'
 import { described, NO_SEARCH, nowOrDeclared, ORDERED, stringOutput } from './common.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
+import { dateText } from '../spanish-text.js'
 
 export const datetimeType: FieldTypeImpl = {
   input: (f) => Type.String({ ...described(f), maxLength: 40, description: "'YYYY-MM-DD HH:MM:SS' (zona del servicio) o ISO 8601 con desfase" }),
@@ -25,6 +26,7 @@ export const datetimeType: FieldTypeImpl = {
   writeOnly: false,
   // Rows read back hold Dates; history snapshots (JSON) hold ISO strings.
   view: (stored, instant) => instant(stored instanceof Date ? stored : new Date(stored as string)),
+  printed: (value) => dateText(String(value)),
   // Encrypted, digested and blind-indexed as its UTC instant
   // `YYYY-MM-DDTHH:MM:SSZ` (the form the hash uses for plain datetimes).
   toPlaintext: (value) => (value instanceof Date ? value : new Date(value as string)).toISOString().replace(/\.\d{3}Z$/, 'Z'),

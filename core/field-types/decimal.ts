@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox'
 import { asDeclared, described, NO_SEARCH, ORDERED } from './common.js'
 import { formatOf } from './formats/index.js'
 import { AS_JSON } from './plaintext.js'
+import type { DecimalFormat } from './formats/format.js'
+import { amountText } from '../spanish-text.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 
 /** JSON numbers are binary: 0.1 * 100 is not 10 exactly, so allow for the rounding error. */
@@ -31,5 +33,6 @@ export const decimalType: FieldTypeImpl = {
   writeOnly: false,
   // The driver returns numeric columns as strings, to keep their precision.
   view: (stored) => Number(stored),
+  printed: (value, f) => (formatOf(f)?.type === 'decimal' ? (formatOf(f) as DecimalFormat).printed : amountText)(value as number),
   ...AS_JSON,
 }

@@ -12,6 +12,7 @@ import { Type } from '@sinclair/typebox'
 import { described, takesNoDefault } from './common.js'
 import { JSON_LIST } from './array.js'
 import type { FieldTypeImpl, InstantFormat } from './types.js'
+import { countText } from '../spanish-text.js'
 
 /** One stored file of a file field; `subido` is UTC (`YYYY-MM-DDTHH:MM:SSZ`) as stored and in the seal. */
 export interface FileItem {
@@ -59,4 +60,8 @@ export const fileType: FieldTypeImpl = {
   output: () => Type.Array(Type.Unknown()),
   defaultProblem: takesNoDefault('file'),
   view: (stored, instant) => Array.isArray(stored) ? stored.map((item) => viewItem(item, instant)) : stored,
+  // A file by its name, type and size, with the start of its SHA-256 that ties the paper to the stored bytes.
+  printed: (value) => (value as unknown[]).map((item) => isFileItem(item)
+    ? `• ${item.nombre} (${item.tipo}, ${countText(item.bytes)} bytes, SHA-256 ${item.sha256.slice(0, 16)}…)`
+    : `• ${String(item)}`).join('\n'),
 }

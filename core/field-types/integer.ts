@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { asDeclared, asStored, described, NO_SEARCH, ORDERED } from './common.js'
 import { AS_JSON } from './plaintext.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
+import { countText } from '../spanish-text.js'
 
 const INT_MIN = -2_147_483_648
 const INT_MAX = 2_147_483_647
@@ -28,5 +29,6 @@ export const integerType: FieldTypeImpl = {
   defaultProblem: (declared) => Number.isInteger(declared) ? undefined : 'the default of an integer field must be a whole number',
   writeOnly: false,
   view: asStored,
+  printed: (value) => countText(value as number),
   ...AS_JSON,
 }

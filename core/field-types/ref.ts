@@ -30,5 +30,6 @@ export const refType: FieldTypeImpl = {
   defaultProblem: takesNoDefault('ref'),
   writeOnly: false,
   view: asStored,
+  printed: (value) => String(value),
   ...AS_TEXT,
 }

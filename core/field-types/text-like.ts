@@ -51,5 +51,6 @@ export const TEXT_LIKE = {
   initial: asDeclared,
   defaultProblem: textDefaultProblem,
   view: asStored,
+  printed: (value) => String(value),
   ...AS_TEXT,
 } satisfies Partial<FieldTypeImpl>

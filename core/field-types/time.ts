@@ -21,5 +21,6 @@ export const timeType: FieldTypeImpl = {
   writeOnly: false,
   // PostgreSQL returns `HH:MM:SS`.
   view: (stored) => String(stored).slice(0, 5),
+  printed: (value) => String(value),
   ...AS_TEXT,
 }

@@ -80,6 +80,12 @@ export interface FieldTypeImpl {
   readonly writeOnly: boolean
   /** A non-null stored value in API form (instants written by `instant`); also its form in `_hash`. */
   view (stored: unknown, instant: InstantFormat): unknown
+  /**
+   * A non-null API value as a printed copy writes it, in Spanish
+   * (core/spanish-text.ts; records/documents/printed-record.ts); `each`
+   * writes a structured array's sub-values, each by its own type.
+   */
+  printed (value: unknown, f: FieldDef, each: (value: unknown, f: FieldDef) => string): string
   /** The text a value is encrypted, blind-indexed and digested as. */
   toPlaintext (value: unknown): string
   /** The value back from the text `toPlaintext` made. */

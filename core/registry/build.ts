@@ -16,6 +16,7 @@ import { labelsOf } from './field-labels.js'
 import { checkSubscriptionsModule } from './subscriptions-module.js'
 import { checkCreatorIndex, checkIndexKeys, fullTextOf, systemIndexesOf, withIndex } from './index-keys.js'
 import { listColumnsOf } from './list-columns.js'
+import { printedExclusionsOf } from './printed-fields.js'
 import { compileAccess } from '../access.js'
 
 export class RegistryProblem extends Error {
@@ -25,7 +26,7 @@ export class RegistryProblem extends Error {
 }
 
 /** Path segments the service itself uses; a module may not take them. */
-export const RESERVED_PATHS = ['auth', 'me', 'health', 'ready', 'docs', 'metrics', 'auditoria', 'consola'] as const
+export const RESERVED_PATHS = ['auth', 'me', 'health', 'ready', 'docs', 'metrics', 'auditoria', 'consola', 'documentos'] as const
 
 function buildField (name: string, f: FieldFile, path: Array<string | number>, moduleNames: string[]): FieldDef {
   const p = (key: string): Array<string | number> => [...path, key]
@@ -160,6 +161,7 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffN
     fullText,
     indexedSystemFields: systemIndexesOf(m),
     listColumns: listColumnsOf(m.list_columns, fields, stateField, [...path, 'list_columns']),
+    printExcluded: printedExclusionsOf(m.documento, fields, [...path, 'documento']),
   }
   return Object.freeze(def)
 }

@@ -82,6 +82,9 @@ export const SystemFieldsSchema = Type.Object(
   Object.fromEntries(OPTIONAL_SYSTEM_INDEXES.map((name) => [name, Type.Optional(SystemFieldSchema)])) as Record<string, TOptional<typeof SystemFieldSchema>>,
   { additionalProperties: false })
 
+/** `documento`: what a printed copy of the module's records leaves out (core/registry/printed-fields.ts). */
+export const PrintedCopySchema = Type.Object({ excluir: Type.Optional(Type.Array(Type.String(), { uniqueItems: true })) }, { additionalProperties: false })
+
 export const ModuleSchema = Type.Object({
   path: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 63 })),
   prefix: Type.String({ pattern: '^[A-Z0-9]{2,6}$' }),
@@ -98,6 +101,8 @@ export const ModuleSchema = Type.Object({
   system_fields: Type.Optional(SystemFieldsSchema),
   // The fields a list shows beside _id (core/registry/list-columns.ts checks them against the module's).
   list_columns: Type.Optional(Type.Array(Type.String(), { uniqueItems: true, minItems: 1, maxItems: 12 })),
+  // What a printed copy leaves out (core/registry/printed-fields.ts checks the names).
+  documento: Type.Optional(PrintedCopySchema),
   fields: Type.Record(Name, FieldSchema, { minProperties: 1, additionalProperties: false }),
 }, { additionalProperties: false })
 

@@ -129,6 +129,8 @@ export interface ModuleDef {
   readonly indexedSystemFields: readonly string[]
   /** The fields a list shows beside `_id` (`list_columns:`, or the default of core/registry/list-columns.ts), in the file's order when declared. */
   readonly listColumns: readonly string[]
+  /** The fields a printed copy leaves out (`documento: { excluir }`, core/registry/printed-fields.ts). */
+  readonly printExcluded: readonly string[]
 }
 
 export interface RoleDef {

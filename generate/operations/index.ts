@@ -15,6 +15,7 @@ import { remove } from './remove.js'
 import { restore } from './restore.js'
 import { history } from './history.js'
 import { verify } from './verify.js'
+import { printRecord } from './document.js'
 import { exportRecords } from './export.js'
 import { importRecords } from './import.js'
 import { uploadFile } from './upload-file.js'
@@ -28,7 +29,7 @@ import { subscriptionDeliveries } from './subscriptions/deliveries.js'
 import { resumeSubscription } from './subscriptions/resume.js'
 import { replaySubscription } from './subscriptions/replay.js'
 
-export const EVERY_MODULE: readonly Operation[] = [list, summary, get, create, update, remove, restore, history, verify, exportRecords, importRecords]
+export const EVERY_MODULE: readonly Operation[] = [list, summary, get, create, update, remove, restore, history, verify, printRecord, exportRecords, importRecords]
 
 /** The users module's own operations: a user's sessions and lock-out. */
 const USERS: readonly Operation[] = [endSessions, unlock]

@@ -31,6 +31,18 @@ export interface Signer {
   sign (head: ChainHead, fecha: string, cadena: string): Checkpoint
   /** Whether a checkpoint (of unknown origin) is well formed and signed by this key. */
   valid (cp: unknown): cp is Checkpoint
+  /** The signature of another message this key vouches for (a printed record's code, records/documents/document-code.ts). */
+  signMessage (message: Buffer): Buffer
+}
+
+/** Whether `signature` is the raw Ed25519 public key's (base64, as published) over `message`; false for a malformed key or signature. */
+export function verifyWithPublicKey (publicKey: string, message: Buffer, signature: Buffer): boolean {
+  try {
+    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey, 'base64').toString('base64url') }, format: 'jwk' })
+    return verify(null, message, key, signature)
+  } catch {
+    return false
+  }
 }
 
 /** PKCS#8 DER prefix of an Ed25519 private key, before its 32-byte seed. */
@@ -60,6 +72,7 @@ export function createSigner (seed: Buffer): Signer {
       const cp = { formato: 2 as const, cadena, seq: head.seq, cabeza: head.enlace, fecha }
       return { ...cp, firma: sign(null, signed(cp), privateKey).toString('base64') }
     },
+    signMessage: (message) => sign(null, message, privateKey),
     valid (cp): cp is Checkpoint {
       if (!wellFormed(cp)) return false
       try {

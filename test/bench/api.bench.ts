@@ -8,6 +8,7 @@
  */
 import autocannon from 'autocannon'
 import { BENCH_ADMIN, startBenchServer } from './bench-app.js'
+import { documentCost, documentLine } from './document-cost.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 20)
@@ -66,6 +67,7 @@ try {
   const knownMs = await failedLoginMedian(known)
   const unknownMs = await failedLoginMedian(known.map((u) => `${u}-nadie`))
   loginLine = `\nFailed login, median of 20: known username ${knownMs.toFixed(1)} ms, unknown username ${unknownMs.toFixed(1)} ms\n`
+  loginLine += documentLine(await documentCost(server, token))
 } finally {
   await server.stop()
 }

@@ -179,6 +179,12 @@ const STEPS: Record<string, Step> = {
   ],
   'GET /{module}/{id}/historial': (t, mod) => [{ method: 'GET', path: `/${mod.path}/${id(t, mod)}/historial`, status: 200 }],
   'GET /{module}/{id}/verificar': (t, mod) => [{ method: 'GET', path: `/${mod.path}/${id(t, mod)}/verificar`, status: 200 }],
+  'GET /{module}/{id}/documento': (t, mod) => [{ method: 'GET', path: `/${mod.path}/${id(t, mod)}/documento`, status: 200 }],
+  // A code of the right shape that this deployment did not sign, and a text that is no code (test/integration/documents.test.ts verifies real ones).
+  'POST /documentos/verificar': () => [
+    { method: 'POST', path: '/documentos/verificar', body: { codigo: `DEN-2026-00001.1.${'A'.repeat(154)}` }, token: 'none', status: 200 },
+    { method: 'POST', path: '/documentos/verificar', body: { codigo: 'DEN-2026-00001' }, token: 'none', status: 400 },
+  ],
   'DELETE /{module}/{id}': (t, mod) => [
     { method: 'DELETE', path: `/${mod.path}/${id(t, mod)}`, headers: { 'If-Match': '"999"' }, status: 409 },
     { method: 'DELETE', path: `/${mod.path}/${id(t, mod)}`, headers: { 'If-Match': version(t, mod) }, status: 200 },

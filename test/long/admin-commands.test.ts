@@ -40,7 +40,7 @@ function run (command: string, args: string[], env: Record<string, string | unde
 }
 
 describe('--help', () => {
-  it.each(['server', 'check', 'migrate', 'rotate-keys', 'integrity-key', 'checkpoint', 'diagrams', 'import'])('%s --help explains itself and its exit status, exit 0, touching nothing', async (command) => {
+  it.each(['server', 'check', 'migrate', 'rotate-keys', 'integrity-key', 'checkpoint', 'diagrams', 'import', 'verificar-documento'])('%s --help explains itself and its exit status, exit 0, touching nothing', async (command) => {
     const dataDir = tmp()
     // Even with a database URL that points nowhere and no secrets: --help reads neither.
     const r = await run(command, ['--help'], { DATA_DIR: dataDir, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' })

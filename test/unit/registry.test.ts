@@ -219,6 +219,12 @@ describe('mistakes in modules.yaml', () => {
     expectProblem(edit(real, 'requires: [fecha_pago]', 'requires: [fecha_pgo]'), l, 'modules.sanciones.transitions.4.requires', 'unknown field "fecha_pgo"', 'did you mean "fecha_pago"')
   })
 
+  it('a printed copy leaving out an unknown field, with a hint; or with an unknown key', () => {
+    const l = lineOf('    documento: { excluir: [observaciones] }')
+    expectProblem(edit(real, 'documento: { excluir: [observaciones] }', 'documento: { excluir: [observacione] }'), l, 'modules.denuncias.documento.excluir.0', 'unknown field "observacione"', 'did you mean "observaciones"')
+    expectProblem(edit(real, 'documento: { excluir: [observaciones] }', 'documento: { exluir: [observaciones] }'), l, 'modules.denuncias.documento.exluir', 'unknown key "exluir"', 'did you mean "excluir"')
+  })
+
   it('searchable without encrypted', () => {
     const l = lineOf('infractor_dni:')
     expectProblem(edit(real, 'infractor_dni: { type: string, format: dni, max_length: 20, encrypted: true, searchable: true,', 'infractor_dni: { type: string, format: dni, max_length: 20, searchable: true,'),

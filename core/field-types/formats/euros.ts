@@ -5,6 +5,7 @@
  * document and to a client (the console shows `200,50 €`).
  */
 import type { DecimalFormat } from './format.js'
+import { eurosText } from '../../spanish-text.js'
 
 export const euros: DecimalFormat = {
   type: 'decimal',
@@ -13,4 +14,5 @@ export const euros: DecimalFormat = {
   importSample: 10.5,
   input: { type: 'text', inputMode: 'decimal', autocomplete: 'off', hint: 'Importe en euros, con coma decimal (200,50)' },
   filter: 'range',
+  printed: eurosText,
 }

@@ -54,6 +54,8 @@ export interface DecimalFormat extends FormatCommon {
   readonly example: number
   readonly importSample: number
   readonly filter: 'range'
+  /** How a printed copy writes an amount (records/documents/printed-record.ts). */
+  readonly printed: (n: number) => string
 }
 
 export type FieldFormatImpl = StringFormat | DecimalFormat
