@@ -39,6 +39,11 @@ export function pdfInfo (pdf: Buffer): Record<string, string> {
   return Object.fromEntries(out.split('\n').filter((l) => l.includes(':')).map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()]))
 }
 
+/** The tagged structure as `pdfinfo -struct` prints it: one element per line, indented by depth. */
+export function pdfStructure (pdf: Buffer): string {
+  return withFile(pdf, (file) => execFileSync('pdfinfo', ['-struct', file], { encoding: 'utf8' }))
+}
+
 /** How many images `pdfimages -list` finds (each page's drawing of one counts; an image's transparency, its `smask`, does not). */
 export function pdfImageCount (pdf: Buffer): number {
   const out = withFile(pdf, (file) => execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' }))

@@ -16,7 +16,7 @@ import type { FastifyInstance } from 'fastify'
 import { call } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
-import { HAS_POPPLER, pdfImageCount, pdfInfo, pdfQr, pdfText } from '../helpers/pdf.js'
+import { HAS_POPPLER, pdfImageCount, pdfInfo, pdfQr, pdfStructure, pdfText } from '../helpers/pdf.js'
 import { expectError } from '../helpers/errors.js'
 
 const DENUNCIA = {
@@ -79,6 +79,12 @@ describe.skipIf(!HAS_POPPLER)('a printed denuncia', () => {
     expect(info.Tagged).toBe('yes')
     expect(info['Page size']).toMatch(/^595\.\d+ x 841\.\d+ pts \(A4\)/)
     expect(info.Title).toBe(`Denuncias ${id}`)
+    // Tagged: a heading, each field a list item of label and value, the seal and the code as code, the QR code as a figure.
+    const structure = pdfStructure(pdf).split('\n').map((l) => l.trim().replace(/ \(.*\)$/, ''))
+    expect(structure[0]).toBe('Document')
+    const denuncias = t.app.registry.byName.get('denuncias')!
+    expect(structure.filter((e) => e === 'LBody').length).toBe(denuncias.fields.length - denuncias.printExcluded.length)
+    for (const element of ['H1', 'L', 'LI', 'Lbl', 'H2', 'Code', 'Figure']) expect(structure).toContain(element)
     text = pdfText(pdf)
     flat = text.replace(/\s+/g, ' ')
     const record = (await t.admin.get(`/denuncias/${id}`)).body.data
