@@ -48,6 +48,8 @@ async function draw (store: RedisSequenceStore, key: string, floor = 0): Promise
 async function drawsSent (fn: () => Promise<void>): Promise<number> {
   const sha = createHash('sha1').update(NEXT_MANY).digest('hex')
   const monitor = await redis.monitor()
+  // Lines Redis still sends while the connection closes reach ioredis as replies to no command: an 'error' of teardown, not of the test.
+  monitor.on('error', () => undefined)
   let sent = 0
   monitor.on('monitor', (_time: string, args: string[]) => { if (args[0]?.toLowerCase() === 'evalsha' && args[1] === sha) sent++ })
   try {
