@@ -18,8 +18,11 @@ export function startProcess (command: string, args: string[], opts: SpawnOption
   const { logFile, ...spawnOpts } = opts
   const child = spawn(command, args, { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'] })
   const log = createWriteStream(logFile, { flags: 'a' })
-  child.stdout!.pipe(log)
-  child.stderr!.pipe(log)
+  // Two sources into one file: neither may end it (stderr writing after stdout ended it was an uncaught
+  // 'write after end' in a fault run); it ends once the child's output has closed.
+  child.stdout!.pipe(log, { end: false })
+  child.stderr!.pipe(log, { end: false })
+  child.once('close', () => { log.end() })
   running.add(child)
   child.once('exit', () => { running.delete(child) })
   return child
