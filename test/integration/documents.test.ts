@@ -16,7 +16,7 @@ import type { FastifyInstance } from 'fastify'
 import { call } from '../helpers/http.js'
 import { newUser } from '../helpers/users.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
-import { HAS_POPPLER, pdfImageCount, pdfInfo, pdfQr, pdfStructure, pdfText } from '../helpers/pdf.js'
+import { pdfImageCount, pdfInfo, pdfQr, pdfStructure, pdfText } from '../helpers/pdf.js'
 import { expectError } from '../helpers/errors.js'
 
 const DENUNCIA = {
@@ -61,7 +61,7 @@ beforeAll(async () => {
 })
 afterAll(async () => { await t?.h.close() })
 
-describe.skipIf(!HAS_POPPLER)('a printed denuncia', () => {
+describe('a printed denuncia', () => {
   let text: string
   /** The text with every run of spaces and line breaks as one space (where pdftotext breaks a line is the layout's business). */
   let flat: string
@@ -180,7 +180,7 @@ describe('refusals, in the envelope and never a broken PDF', () => {
   })
 })
 
-describe.skipIf(!HAS_POPPLER)('the force\'s logo', () => {
+describe('the force\'s logo', () => {
   it('prints FORCE_LOGO atop each page; a file that is no image stops the start with the fix', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'policia-logo-'))
     const logo = join(dir, 'escudo.png')
