@@ -197,7 +197,7 @@ it('meets a version conflict on an edit: reloads the record and keeps the user\'
 
 it('moves the state by the button named by the target state, deletes after a dialog and restores, from the record and from the list', async () => {
   const { id, w, page } = await onNewRecord(768)
-  expect(await page.getByRole('region', { name: 'Acciones' }).getByRole('button').allTextContents()).toEqual(['Pasar a «En investigación»', 'Pasar a «Archivada»', 'Eliminar'])
+  expect(await page.getByRole('region', { name: 'Acciones' }).getByRole('button').allTextContents()).toEqual(['Imprimir', 'Pasar a «En investigación»', 'Pasar a «Archivada»', 'Eliminar'])
   await checkScreen(page, 'registro-acciones')
   await page.getByRole('button', { name: 'Pasar a «En investigación»' }).click()
   await page.getByRole('status').filter({ hasText: 'Estado cambiado a «En investigación»' }).waitFor()
@@ -323,7 +323,8 @@ it('offers a read-only role no form, action or upload: its files still listed wi
   await openRecord(page, id)
   await page.getByRole('button', { name: 'Custodia de foto.png' }).click()
   await page.getByRole('table', { name: 'Cadena de custodia de foto.png' }).waitFor()
-  expect(await page.getByRole('region', { name: 'Acciones' }).getByRole('button').count()).toBe(0)
+  // Printing is a read: the one action a read-only role has.
+  expect(await page.getByRole('region', { name: 'Acciones' }).getByRole('button').allTextContents()).toEqual(['Imprimir'])
   expect(await page.getByRole('link', { name: 'Editar' }).count()).toBe(0)
   expect(await page.getByLabel('Añadir archivos a archivos adjuntos').count()).toBe(0)
   await checkScreen(page, 'registro-solo-lectura')
