@@ -83,7 +83,9 @@ async function openapiPlugin (app: FastifyInstance): Promise<void> {
     })
     await scope.register(fastifySwaggerUi, {
       routePrefix: '/docs',
-      uiConfig: { validatorUrl: null, deepLinking: true, docExpansion: 'list', persistAuthorization: false },
+      // Sections closed and a filter by section: a dozen modules make a document of a few MB, whose every
+      // operation open at once took Swagger UI 20 s or more (docs/user-guide.md "API explorer").
+      uiConfig: { validatorUrl: null, deepLinking: true, docExpansion: 'none', filter: true, persistAuthorization: false },
       uiHooks: {
         onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
           const url = request.routeOptions.url?.replace(/\/$/, '')

@@ -58,6 +58,11 @@ it('opens /docs, authorises with a token and runs GET /denuncias from the explor
   await page.locator('.opblock-tag-section').first().waitFor()
   const tags = await page.locator('.opblock-tag').allTextContents()
   for (const m of registry.modules) expect(tags.some((t) => t.startsWith(m.label)), `${m.label} in ${tags.join(' | ')}`).toBe(true)
+  // Sections start closed; the filter keeps the one named.
+  expect(await page.locator('.opblock').count()).toBe(0)
+  await page.locator('.filter input').fill('Denuncias')
+  await expect.poll(() => page.locator('.opblock-tag').allTextContents()).toEqual([expect.stringMatching(/^Denuncias/)])
+  await page.locator('#operations-tag-Denuncias').click()
 
   // Authorize: the bearer token, through the dialog.
   await page.locator('.auth-wrapper .authorize').click()
