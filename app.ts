@@ -36,6 +36,7 @@ import auditRoutes from './routes/audit.js'
 import myModulesRoutes from './routes/my-modules.js'
 import directoryRoutes from './routes/directory.js'
 import documentRoutes from './routes/documents.js'
+import dataProtectionRoutes from './routes/data-protection.js'
 import eventRoutes from './routes/events.js'
 import recordsPlugin from './plugins/records.js'
 import documentsPlugin from './plugins/documents.js'
@@ -148,6 +149,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(myModulesRoutes)
     await app.register(directoryRoutes)
     await app.register(documentRoutes)
+    await app.register(dataProtectionRoutes)
     for (const mod of registry.modules) {
       await app.register(moduleRoutes(mod), { prefix: `/${mod.path}` })
     }

@@ -25,6 +25,10 @@ export interface AccessTable {
   scope (role: string, module: string, action: Action): Scope
   /** True when the role holds `*.*` (only such a role manages its peers). */
   isSuper (role: string): boolean
+  /** True for a data-protection officer's role (`proteccion_datos: true`, SPEC S27); `*.*` does not give it. */
+  protectsData (role: string): boolean
+  /** Who may read the read log (GET /auditoria/lecturas, a record's accesses): superadmins and data-protection officers. */
+  readsLog (role: string): boolean
 }
 
 const rank: Record<Scope, number> = { none: 0, own: 1, all: 2 }
@@ -32,6 +36,7 @@ const rank: Record<Scope, number> = { none: 0, own: 1, all: 2 }
 export function compileAccess (registry: Registry): AccessTable {
   const table = new Map<string, Scope>()
   const supers = new Set<string>()
+  const protectors = new Set(registry.roles.filter((r) => r.dataProtection).map((r) => r.name))
   for (const role of registry.roles) {
     for (const perm of role.permissions) {
       const [grant, suffix] = perm.split(':') as [string, string | undefined]
@@ -52,5 +57,7 @@ export function compileAccess (registry: Registry): AccessTable {
   return Object.freeze({
     scope: (role: string, module: string, action: Action): Scope => table.get(`${role}\u0000${module}\u0000${action}`) ?? 'none',
     isSuper: (role: string) => supers.has(role),
+    protectsData: (role: string) => protectors.has(role),
+    readsLog: (role: string) => supers.has(role) || protectors.has(role),
   })
 }

@@ -31,6 +31,10 @@ export const ERRORS = {
   TRANSICION_NO_PERMITIDA: { status: 409, message: 'Transición de estado no permitida' },
   /** The first request with this Idempotency-Key still runs; with Retry-After (docs/user-guide.md "Retries and Idempotency-Key"). */
   PETICION_EN_CURSO: { status: 409, message: 'Petición en curso con esta clave de idempotencia' },
+  /** An erasure of a record none of whose versions holds personal data (docs/user-guide.md "Personal data"). */
+  SIN_DATOS_PERSONALES: { status: 409, message: 'El registro no tiene datos personales que suprimir' },
+  /** An erasure of a record whose chain does not hold: nothing is erased (docs/decisions.md "Erasing personal data keeps the chain"); `detalles` say where. */
+  INTEGRIDAD_NO_VERIFICADA: { status: 409, message: 'La cadena de integridad del registro no se sostiene' },
   /** The Idempotency-Key was answered for another route, query or body (docs/user-guide.md "Retries and Idempotency-Key"). */
   CLAVE_IDEMPOTENCIA_REUTILIZADA: { status: 422, message: 'Clave de idempotencia reutilizada con otra petición' },
   TIEMPO_AGOTADO: { status: 408, message: 'Tiempo de espera agotado' },
@@ -128,6 +132,7 @@ export const DETAILS = {
   TIPO_NO_VALIDO: 'Content-Type no es un tipo de contenido válido',
   CLAVE_IDEMPOTENCIA_NO_VALIDA: 'debe tener de 1 a 255 caracteres ASCII imprimibles',
   DIRECTORIO_MAXIMO: (max: number) => `admite como máximo ${max} ids por consulta`,
+  SUPRESION_RECHAZADA: (motivo: string, version: number | undefined) => `${motivo}${version === undefined ? '' : ` (versión ${version})`}; no se ha suprimido nada: avise al responsable de la integridad`,
   ALMACEN_ARCHIVOS_NO_DISPONIBLE: 'el almacén de archivos no está disponible (lleno o inalcanzable); no se guardó ni cambió nada: reintente más tarde',
   IMPORTACION_SIN_ESPACIO: 'el espacio temporal del servidor para importaciones no está disponible (lleno o inaccesible); no se ha escrito nada: reintente más tarde',
 } as const

@@ -6,7 +6,19 @@
 import { EntitySchema } from '@mikro-orm/core'
 import type { Row } from './module-entity.js'
 
-export type HistoryAction = 'crear' | 'editar' | 'eliminar' | 'restaurar'
+export type HistoryAction = 'crear' | 'editar' | 'eliminar' | 'restaurar' | 'suprimir'
+
+/**
+ * The certificate an erasure of personal data writes in its own entry
+ * (docs/decisions.md "Erasing personal data keeps the chain"): why, which
+ * fields, and each earlier version's original hash with its residue.
+ */
+export interface ErasureCertificate {
+  motivo: string
+  /** Fields erased, sub-fields as `testigos.dni`. */
+  campos: string[]
+  versiones: Array<{ version: number, hash: string, residuo: string }>
+}
 
 export interface HistoryRow {
   id?: string
@@ -33,6 +45,8 @@ export interface HistoryRow {
    * its default 1 is what the rows written before it read as.
    */
   sello: number
+  /** Only in an erasure's entry (`suprimir`): its certificate, sealed by the version's `_supresion`. */
+  supresion: ErasureCertificate | null
   /**
    * Id of the transaction that wrote the row (xid8, as text): the global
    * chain's sealer (records/integrity/global-chain.ts) takes rows in transaction order once
@@ -65,6 +79,7 @@ const HISTORY_PROPERTIES = {
   datos: { type: 'json', columnType: 'jsonb', fieldName: 'datos', nullable: true },
   anterior: { type: 'json', columnType: 'jsonb', fieldName: 'anterior', nullable: true },
   sello: { type: 'smallint', fieldName: 'sello', default: 1 },
+  supresion: { type: 'json', columnType: 'jsonb', fieldName: 'supresion', nullable: true },
   xid: { type: 'bigint', columnType: 'xid8', fieldName: 'xid', defaultRaw: 'pg_current_xact_id()', index: 'sys_historial_xid_idx', lazy: true },
 } as const satisfies Record<keyof HistoryRow, { readonly type: string, readonly fieldName: string } & Readonly<Record<string, unknown>>>
 

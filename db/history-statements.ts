@@ -21,7 +21,7 @@ export async function appendHistoryEntry (db: Db, entry: HistoryEntry): Promise<
 }
 
 /** Every column but the transaction id (`xid`, read only by the chain's sealer). */
-const ENTRIES_SQL = 'select "id", "modulo", "registro", "version", "accion", "usuario", "fecha", "hash", "campos", "datos", "anterior", "sello" ' +
+const ENTRIES_SQL = 'select "id", "modulo", "registro", "version", "accion", "usuario", "fecha", "hash", "campos", "datos", "anterior", "sello", "supresion" ' +
   'from "sys_historial" where "modulo" = ? and "registro" = ? order by "version" asc'
 
 /** Every entry of a record, oldest first. */

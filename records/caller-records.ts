@@ -8,6 +8,7 @@ import { AppError, DETAILS, MOTIVOS } from '../core/errors.js'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { Checkpoint } from './integrity/checkpoints.js'
 import { listReads } from './read-log.js'
+import { eraseRecord, type ErasureAnswer } from './data-protection/erasure.js'
 import { RecordsService, type ModulePlan, type RecordsServiceDeps, type RequestContext } from './records-service.js'
 
 export interface CheckpointAnswer {
@@ -41,9 +42,14 @@ export class CallerRecords {
     return this.plans.get(name)?.mod
   }
 
-  /** A page of the read log (superadmins only, else 403). */
+  /** Erases a record's personal data (data-protection officers only, else 403; records/data-protection/erasure.ts). */
+  erase (mod: ModuleDef, id: string, motivo: string): Promise<ErasureAnswer> {
+    return eraseRecord(this.ctx.em, this.deps, this.ctx.caller, mod, this.plans.get(mod.name)!.storage, id, motivo)
+  }
+
+  /** A page of the read log (superadmins and data-protection officers only, else 403). */
   async reads (query: Record<string, unknown>): ReturnType<typeof listReads> {
-    if (!this.deps.access.isSuper(this.ctx.caller.rol)) throw new AppError('SIN_PERMISOS')
+    if (!this.deps.access.readsLog(this.ctx.caller.rol)) throw new AppError('SIN_PERMISOS')
     return listReads(this.ctx.em, query, this.deps.timeZone)
   }
 

@@ -10,18 +10,18 @@
 import type { Db } from '../db/statement.js'
 import type { ModuleDef } from '../core/registry/types.js'
 import type { Row } from '../db/module-entity.js'
-import type { HistoryAction, HistoryEntry, HistoryRow } from '../db/history-entity.js'
+import type { ErasureCertificate, HistoryAction, HistoryEntry, HistoryRow } from '../db/history-entity.js'
 import { appendHistoryEntry, historyEntries } from '../db/history-statements.js'
 import { currentSeal, sealOf } from './integrity/seal-format.js'
 
-export type { HistoryAction, HistoryEntry, HistoryRow } from '../db/history-entity.js'
+export type { ErasureCertificate, HistoryAction, HistoryEntry, HistoryRow } from '../db/history-entity.js'
 
 /**
  * The history entry of one version of a row, carrying the stored row of the
  * version before it (`before`, none for a create): its type is the entity's
  * written columns (db/history-entity.ts), so none can be left out or added.
  */
-export function versionEntry (mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[], before: Row | null = null): HistoryEntry {
+export function versionEntry (mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[], before: Row | null = null, supresion: ErasureCertificate | null = null): HistoryEntry {
   return {
     modulo: mod.name,
     registro: row._id as string,
@@ -34,12 +34,13 @@ export function versionEntry (mod: ModuleDef, row: Row, accion: HistoryAction, c
     datos: null,
     anterior: before,
     sello: currentSeal(mod).format,
+    supresion,
   }
 }
 
 /** Appends the entry of `row`'s new version; `before`: the stored row it replaces. */
-export async function appendVersion (em: Db, mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[], before: Row): Promise<void> {
-  await appendHistoryEntry(em, versionEntry(mod, row, accion, campos, before))
+export async function appendVersion (em: Db, mod: ModuleDef, row: Row, accion: HistoryAction, campos: string[], before: Row, supresion: ErasureCertificate | null = null): Promise<void> {
+  await appendHistoryEntry(em, versionEntry(mod, row, accion, campos, before, supresion))
 }
 
 /** A history entry with the stored row of its version. */

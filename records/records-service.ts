@@ -19,7 +19,7 @@ import { entityName, type Row } from '../db/module-entity.js'
 import type { ReadLogRow } from '../db/read-log-entity.js'
 import { verifyChain, type Verdict } from './integrity/chain.js'
 import type { Checkpoints } from './integrity/checkpoints.js'
-import { sealInfo, versionsOf, type HistoryAction } from './history.js'
+import { sealInfo, versionsOf, type ErasureCertificate, type HistoryAction } from './history.js'
 import { parseListQuery, type ListQuery } from './list-query.js'
 import { importRecords, type ImportAnswer, type ImportRequest } from './import-rows.js'
 import type { CallerRecords } from './caller-records.js'
@@ -68,6 +68,8 @@ export interface HistoryEntryView {
   campos: string[]
   sello: number
   campos_sellados?: string[]
+  /** An erasure's certificate (docs/decisions.md "Erasing personal data keeps the chain"). */
+  supresion?: ErasureCertificate
   registro: ApiRecord
 }
 
@@ -409,6 +411,7 @@ export class RecordsService {
       _hash: v.hash,
       campos: hidden === undefined ? v.campos : v.campos.filter((c) => !hidden.has(c)),
       ...sealInfo(mod, v),
+      ...(v.supresion !== null && { supresion: v.supresion }),
       registro: records[i]!,
     }))
   }
@@ -439,12 +442,15 @@ export class RecordsService {
     return streamFilter(this.plan.mod, filtro, this.deps.timeZone, this.deps.cipher)
   }
 
-  async verify (id: string): Promise<Verdict> {
+  async verify (id: string): Promise<Verdict<string>> {
     const live = await this.audited(id)
-    const verdict = await verifyChain(this.ctx.em, this.plan.mod, live, this.deps.cipher, this.deps.checkpoints)
-    if (!verdict.valido || this.deps.files === undefined || fileFields(this.plan.mod).length === 0) return verdict
+    const { supresiones, ...verdict } = await verifyChain(this.ctx.em, this.plan.mod, live, this.deps.cipher, this.deps.checkpoints)
+    if (!verdict.valido) return verdict
+    // Erasures are named with the service zone's date-time, as the history names its versions.
+    const erasures = supresiones === undefined ? {} : { supresiones: supresiones.map((s) => ({ ...s, fecha: formatDateTime(s.fecha, this.deps.timeZone) })) }
+    if (this.deps.files === undefined || fileFields(this.plan.mod).length === 0) return { ...verdict, ...erasures }
     // The seals hold: so must the files they seal (records/files/verify-files.ts).
     const broken = await verifyFiles(this.filesContext(), this.plan.mod, live._id as string, await versionsOf(this.ctx.em, this.plan.mod, live))
-    return broken === undefined ? verdict : { valido: false, version_rota: broken.version, motivo: MOTIVOS[broken.motivo], archivo: broken.archivo }
+    return broken === undefined ? { ...verdict, ...erasures } : { valido: false, version_rota: broken.version, motivo: MOTIVOS[broken.motivo], archivo: broken.archivo }
   }
 }

@@ -55,7 +55,7 @@ async function auditRoutes (app: FastifyInstance): Promise<void> {
     schema: {
       tags: ['Auditoría'],
       operationId: 'listLecturas',
-      summary: 'Registro de lecturas de datos cifrados (solo superadmin)',
+      summary: 'Registro de lecturas de datos cifrados (superadmin y delegado de protección de datos)',
       response: { 200: envelope(Type.Object({ records: Type.Array(Entry), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() })) },
     },
   }, async (request) => {

@@ -28,6 +28,8 @@ const Me = Type.Object({
   _id: Type.String(), username: Type.String(), nombre: Type.String(), rol: Type.String(),
   email: Type.Union([Type.String(), Type.Null()]), _created: Type.String(),
   personal_id: Type.Union([Type.String(), Type.Null()], { description: 'Ficha de personal vinculada (decide qué registros son propios)' }),
+  lecturas: Type.Boolean({ description: 'true: puede consultar el registro de lecturas (GET /auditoria/lecturas), también los accesos a un registro' }),
+  proteccion_datos: Type.Boolean({ description: 'true: su rol es de delegado de protección de datos (proteccion_datos en modules.yaml)' }),
 })
 
 async function authRoutes (app: FastifyInstance): Promise<void> {
@@ -130,7 +132,8 @@ async function authRoutes (app: FastifyInstance): Promise<void> {
   app.get('/me', {
     schema: { tags, summary: 'Usuario actual', operationId: 'getMe', response: { 200: envelope(Me) } },
   }, async (request) => {
-    return { success: true, data: await app.sessions.me(request.em, request.caller) }
+    const { rol } = request.caller
+    return { success: true, data: { ...await app.sessions.me(request.em, request.caller), lecturas: app.access.readsLog(rol), proteccion_datos: app.access.protectsData(rol) } }
   })
 }
 

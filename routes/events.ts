@@ -40,7 +40,7 @@ const CLOSE_WAIT_MS = 2_000
 
 const EventsQuery = Type.Object({
   modulos: Type.Optional(Type.String({ description: 'Módulos separados por comas (por defecto, todos los que el usuario puede ver)', examples: ['sala092,denuncias'] })),
-  tipos: Type.Optional(Type.String({ description: 'Tipos separados por comas: creado, actualizado, eliminado, restaurado (de todos los módulos del flujo) o <módulo>.<tipo>', examples: ['creado,denuncias.actualizado'] })),
+  tipos: Type.Optional(Type.String({ description: 'Tipos separados por comas: creado, actualizado, eliminado, restaurado, suprimido (de todos los módulos del flujo) o <módulo>.<tipo>', examples: ['creado,denuncias.actualizado'] })),
 }, { additionalProperties: Type.String({ description: 'Con un único módulo en modulos: los filtros de su listado (p. ej. tipo_incidencia=urgente); no q, contiene sobre texto ni filtros por campos cifrados' }) })
 
 const DESCRIPTION = [

@@ -84,12 +84,14 @@ export function save (blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 60_000)
 }
 
-export interface User { id: string, username: string, nombre: string, rol: string }
+/** The signed-in user; `lecturas`: may read the read log (a record's accesses; GET /me). */
+export interface User { id: string, username: string, nombre: string, rol: string, lecturas: boolean }
 
 export async function signIn (username: string, password: string): Promise<User> {
-  const res = await request<{ data: { token: string, user: User } }>('POST', LOGIN, { username, password, recordar_dispositivo: true })
+  const res = await request<{ data: { token: string, user: Omit<User, 'lecturas'> } }>('POST', LOGIN, { username, password, recordar_dispositivo: true })
   token = res.data.token
-  return res.data.user
+  const me = await request<{ data: { lecturas?: boolean } }>('GET', '/me')
+  return { ...res.data.user, lecturas: me.data.lecturas === true }
 }
 
 /** Revokes the token on the service, then forgets it (forgotten even when the service cannot be reached). */

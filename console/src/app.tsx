@@ -58,7 +58,7 @@ export function App () {
       </nav>
       <ToolsNav modules={modules ?? []} route={route} />
       <main id="contenido" tabIndex={-1}>
-        {modules === undefined ? <p aria-busy="true">Cargando…</p> : <Screen modules={modules} route={route} />}
+        {modules === undefined ? <p aria-busy="true">Cargando…</p> : <Screen modules={modules} route={route} readsLog={user.lecturas} />}
       </main>
     </div>
   )
@@ -70,7 +70,7 @@ function roleLabel (modules: ModuleInfo[], rol: string): string {
   return valueLabel(users === undefined ? undefined : fieldOf(users, 'rol'), rol)
 }
 
-function Screen ({ modules, route }: { modules: ModuleInfo[], route: Route }) {
+function Screen ({ modules, route, readsLog }: { modules: ModuleInfo[], route: Route, readsLog: boolean }) {
   const [ruta, id, sub] = route.path
   const mod = modules.find((m) => m.ruta === ruta)
   if (ruta === undefined) return <><h1>Inicio</h1><p>Elija un módulo en la lista.</p></>
@@ -82,6 +82,6 @@ function Screen ({ modules, route }: { modules: ModuleInfo[], route: Route }) {
   if (id === IMPORT_PATH) return <ImportScreen key={ruta} mod={mod} />
   if (id === NEW_PATH) return <FormScreen key={`${ruta}/${id}`} mod={mod} modules={modules} />
   if (id !== undefined && sub === EDIT_PATH) return <FormScreen key={`${ruta}/${id}/${sub}`} mod={mod} id={id} modules={modules} />
-  if (id !== undefined) return <RecordScreen key={`${ruta}/${id}`} mod={mod} id={id} modules={modules} />
+  if (id !== undefined) return <RecordScreen key={`${ruta}/${id}`} mod={mod} id={id} modules={modules} readsLog={readsLog} />
   return <ListScreen key={ruta} mod={mod} modules={modules} params={route.params} />
 }

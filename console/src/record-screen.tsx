@@ -2,7 +2,8 @@
  * A record (docs/user-guide.md "Console"): every field as the API shows it, withheld encrypted
  * ones marked `Restringido`, related records by name and linked, the
  * system fields, the verification result and the history as a timeline;
- * its actions (record-actions.tsx) and files (record-files.tsx).
+ * its actions (record-actions.tsx) and files (record-files.tsx); its
+ * accesses to those who may read the log (record-accesses.tsx).
  */
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
@@ -13,14 +14,15 @@ import { Restricted, Shown, SystemValue } from './shown.js'
 import { dateTimeText } from './spanish.js'
 import { RecordActions } from './record-actions.js'
 import { RecordFiles } from './record-files.js'
+import { RecordAccesses } from './record-accesses.js'
 import { RefLink } from './ref-link.js'
 
 type Row = Record<string, unknown>
 interface Version { _version: number, accion: string, usuario: string, fecha: string, campos: string[] }
 const SYSTEM = ['_created', '_created_by', '_modified', '_modified_by', '_version', '_deleted']
-const ACTIONS: Record<string, string> = { crear: 'Creación', editar: 'Edición', eliminar: 'Eliminación', restaurar: 'Restauración' }
+const ACTIONS: Record<string, string> = { crear: 'Creación', editar: 'Edición', eliminar: 'Eliminación', restaurar: 'Restauración', suprimir: 'Supresión de datos personales' }
 
-export function RecordScreen ({ mod, id, modules }: { mod: ModuleInfo, id: string, modules: ModuleInfo[] }) {
+export function RecordScreen ({ mod, id, modules, readsLog }: { mod: ModuleInfo, id: string, modules: ModuleInfo[], readsLog: boolean }) {
   const [record, setRecord] = useState<Row>()
   const [history, setHistory] = useState<Version[]>()
   const [valid, setValid] = useState<{ valido: boolean, version_rota?: number }>()
@@ -87,6 +89,7 @@ export function RecordScreen ({ mod, id, modules }: { mod: ModuleInfo, id: strin
           </ol>
         </section>
       )}
+      {readsLog && record !== undefined && <RecordAccesses mod={mod} id={id} version={record._version} />}
     </>
   )
 }

@@ -17,6 +17,7 @@ import { checkSubscriptionsModule } from './subscriptions-module.js'
 import { checkCreatorIndex, checkIndexKeys, fullTextOf, systemIndexesOf, withIndex } from './index-keys.js'
 import { listColumnsOf } from './list-columns.js'
 import { printedExclusionsOf } from './printed-fields.js'
+import { retentionOf } from './retention.js'
 import { compileAccess } from '../access.js'
 
 export class RegistryProblem extends Error {
@@ -26,7 +27,7 @@ export class RegistryProblem extends Error {
 }
 
 /** Path segments the service itself uses; a module may not take them. */
-export const RESERVED_PATHS = ['auth', 'me', 'health', 'ready', 'docs', 'metrics', 'auditoria', 'consola', 'documentos'] as const
+export const RESERVED_PATHS = ['auth', 'me', 'health', 'ready', 'docs', 'metrics', 'auditoria', 'consola', 'documentos', 'proteccion-datos'] as const
 
 function buildField (name: string, f: FieldFile, path: Array<string | number>, moduleNames: string[]): FieldDef {
   const p = (key: string): Array<string | number> => [...path, key]
@@ -37,6 +38,9 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
     if (!moduleNames.includes(f.ref)) at('ref', `unknown module "${f.ref}"${hint(f.ref, moduleNames)}`)
   }
   if (f.enum !== undefined && f.type !== 'string') at('enum', 'only string fields may declare enum values')
+  if (f.personal === true && f.type === 'password') at('personal', 'a password is never shown, printed or exported: it needs no "personal"')
+  if (f.personal === true && f.type === 'file') at('personal', 'evidence files are not erased with a record\'s personal data (docs/decisions.md "Erasing personal data keeps the chain")')
+  if (f.personal === true && f.items !== undefined) at('personal', 'an array with declared items is personal by its sub-fields: set "personal: true" on those that are')
   if (f.searchable === true && (f.encrypted !== true || f.type === 'file')) at('searchable', 'only encrypted fields are searchable through a blind index')
   if ((f.min_length !== undefined || f.max_length !== undefined || f.pattern !== undefined) &&
       !['string', 'text', 'password'].includes(f.type)) {
@@ -72,6 +76,7 @@ function buildField (name: string, f: FieldFile, path: Array<string | number>, m
     encrypted: f.type !== 'file' && (f.encrypted ?? false),
     ...(f.type === 'file' && f.encrypted === true && { encryptedFiles: true }),
     searchable: f.searchable ?? false,
+    personal: (f.personal ?? false) || (f.type !== 'file' && (f.encrypted ?? false)),
     filterable: f.filterable ?? (type.filterable && f.encrypted !== true),
     // Settled by buildModule, which knows the field's role (state, owner).
     indexed: false,
@@ -162,6 +167,7 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffN
     indexedSystemFields: systemIndexesOf(m),
     listColumns: listColumnsOf(m.list_columns, fields, stateField, [...path, 'list_columns']),
     printExcluded: printedExclusionsOf(m.documento, fields, [...path, 'documento']),
+    ...(m.conservacion !== undefined && { retention: retentionOf(m.conservacion, fields, stateField, [...path, 'conservacion']) }),
   }
   return Object.freeze(def)
 }
@@ -244,7 +250,7 @@ export function buildRegistry (file: RegistryFile, fileName: string): Registry {
   const roles: RoleDef[] = roleNames.map((name) => {
     const r = file.roles[name]!
     r.permissions.forEach((perm, i) => checkPermission(perm, ['roles', name, 'permissions', i], moduleNames))
-    return Object.freeze({ name, permissions: Object.freeze([...r.permissions]), ...(r.description !== undefined && { description: r.description }) })
+    return Object.freeze({ name, permissions: Object.freeze([...r.permissions]), dataProtection: r.proteccion_datos ?? false, ...(r.description !== undefined && { description: r.description }) })
   })
   const registry: Registry = Object.freeze({
     file: fileName,

@@ -9,7 +9,7 @@ import { LineCounter, parseDocument } from 'yaml'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors'
 import { ConfigError } from '../errors.js'
-import { RegistryFileSchema, FieldSchema, ItemFieldSchema, ModuleSchema, PrintedCopySchema, RoleSchema, SystemFieldSchema, SystemFieldsSchema, TransitionSchema, type RegistryFile } from './schema.js'
+import { RegistryFileSchema, FieldSchema, ItemFieldSchema, ModuleSchema, PrintedCopySchema, RetentionSchema, RoleSchema, SystemFieldSchema, SystemFieldsSchema, TransitionSchema, type RegistryFile } from './schema.js'
 import { buildRegistry, RegistryProblem } from './build.js'
 import { lineOf } from './locate.js'
 import { hint } from './suggest.js'
@@ -28,6 +28,7 @@ function allowedKeys (path: string[]): string[] {
     if (path[2] === 'fields' && path[4] === 'items' && path.length === 6) return keysOf(ItemFieldSchema)
     if (path[2] === 'transitions' && path.length === 4) return keysOf(TransitionSchema)
     if (path[2] === 'documento' && path.length === 3) return keysOf(PrintedCopySchema)
+    if (path[2] === 'conservacion' && path.length === 3) return keysOf(RetentionSchema)
     if (path[2] === 'system_fields') return path.length === 3 ? keysOf(SystemFieldsSchema) : path.length === 4 ? keysOf(SystemFieldSchema) : []
   }
   return []

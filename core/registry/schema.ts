@@ -36,6 +36,7 @@ export const ItemFieldSchema = Type.Object({
   max: Type.Optional(Type.Number()),
   pattern: Type.Optional(Type.String()),
   format: Type.Optional(Type.String()),
+  personal: Type.Optional(Type.Boolean()),
   description: Type.Optional(Type.String()),
   ...Labels,
 }, { additionalProperties: false })
@@ -48,6 +49,8 @@ export const FieldSchema = Type.Object({
   unique: Type.Optional(Type.Boolean()),
   encrypted: Type.Optional(Type.Boolean()),
   searchable: Type.Optional(Type.Boolean()),
+  // Personal data a data-protection officer may erase (docs/administrator-guide.md "Personal data"); encrypted fields are too.
+  personal: Type.Optional(Type.Boolean()),
   ref: Type.Optional(Name),
   min_length: Type.Optional(Type.Integer({ minimum: 0 })),
   max_length: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
@@ -85,6 +88,13 @@ export const SystemFieldsSchema = Type.Object(
 /** `documento`: what a printed copy of the module's records leaves out (core/registry/printed-fields.ts). */
 export const PrintedCopySchema = Type.Object({ excluir: Type.Optional(Type.Array(Type.String(), { uniqueItems: true })) }, { additionalProperties: false })
 
+/** `conservacion`: when a record is due for review (core/registry/retention.ts checks the names). */
+export const RetentionSchema = Type.Object({
+  años: Type.Integer({ minimum: 1, maximum: 100 }),
+  desde: Type.Optional(Type.String()),
+  estados: Type.Optional(Type.Array(Type.String(), { uniqueItems: true, minItems: 1 })),
+}, { additionalProperties: false })
+
 export const ModuleSchema = Type.Object({
   path: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]*$', maxLength: 63 })),
   prefix: Type.String({ pattern: '^[A-Z0-9]{2,6}$' }),
@@ -103,12 +113,16 @@ export const ModuleSchema = Type.Object({
   list_columns: Type.Optional(Type.Array(Type.String(), { uniqueItems: true, minItems: 1, maxItems: 12 })),
   // What a printed copy leaves out (core/registry/printed-fields.ts checks the names).
   documento: Type.Optional(PrintedCopySchema),
+  // How long records are kept before review (core/registry/retention.ts checks the names).
+  conservacion: Type.Optional(RetentionSchema),
   fields: Type.Record(Name, FieldSchema, { minProperties: 1, additionalProperties: false }),
 }, { additionalProperties: false })
 
 export const RoleSchema = Type.Object({
   description: Type.Optional(Type.String()),
   permissions: Type.Array(Type.String({ pattern: '^(\\*|[a-z0-9_ñ]+)\\.(\\*|[a-z]+)(:[a-z]+)?$' })),
+  // The data-protection officer's work (docs/user-guide.md "Personal data"); `*.*` does not give it.
+  proteccion_datos: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false })
 
 export const RegistryFileSchema = Type.Object({

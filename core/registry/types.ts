@@ -42,6 +42,8 @@ export interface FieldDef {
    */
   readonly encryptedFiles?: boolean
   readonly searchable: boolean
+  /** Personal data a data-protection officer may erase: declared `personal: true`, or encrypted (SPEC S27). */
+  readonly personal: boolean
   /** Target module name for `type: ref`. */
   readonly ref?: string
   readonly minLength?: number
@@ -131,12 +133,25 @@ export interface ModuleDef {
   readonly listColumns: readonly string[]
   /** The fields a printed copy leaves out (`documento: { excluir }`, core/registry/printed-fields.ts). */
   readonly printExcluded: readonly string[]
+  /** When its records are due for review (`conservacion:`, core/registry/retention.ts), if declared. */
+  readonly retention?: RetentionDef
+}
+
+/** `conservacion: { años, desde, estados }`. */
+export interface RetentionDef {
+  readonly years: number
+  /** A date or datetime field, or `_created`. */
+  readonly from: string
+  /** Only records in one of these states are due; every record when absent. */
+  readonly states?: readonly string[]
 }
 
 export interface RoleDef {
   readonly name: string
   readonly description?: string
   readonly permissions: readonly string[]
+  /** `proteccion_datos: true`: reviews, blocks and erases personal data, searches a person's data (SPEC S27). */
+  readonly dataProtection: boolean
 }
 
 export interface Registry {

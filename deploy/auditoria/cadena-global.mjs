@@ -209,7 +209,7 @@ async function audit (opt, key, files) {
   // 3. Each record: its history runs 1..n, its live row is version n, and n is not older than what the chain sealed.
   // `claves`: the columns of a format-1 version's row. Only entries written before the history kept each version once
   // are format 1, and those hold their row in `datos`; the newest entry has no next one whose `anterior` could hold it.
-  const history = await q(`select distinct on (modulo, registro) modulo, registro, version, hash, sello, count(*) over (partition by modulo, registro) as n,
+  const history = await q(`select distinct on (modulo, registro) modulo, registro, version, hash, sello, supresion, count(*) over (partition by modulo, registro) as n,
       lag(hash) over (partition by modulo, registro order by version) as prev,
       case when sello = 1 then (select array_agg(k) from jsonb_object_keys(datos) k) end as claves
     from sys_historial order by modulo, registro, version desc`)

@@ -31,7 +31,10 @@
  *    encrypted sub-field of a structured array's items as the HMAC of its
  *    plaintext; 1 holds the fields
  *    named in `campos_sellados`, null included. A history exported before `sello`
- *    existed is all format 1 with every field of --modulos.
+ *    existed is all format 1 with every field of --modulos. An erasure's
+ *    version (`suprimir`) also seals `_supresion`, the SHA-256 of its
+ *    certificate; each version before it holds as the residue the newest
+ *    erasure's certificate gives (docs/operator-guide.md "Erasures").
  *
  * Exit code 0 when everything checks, 1 when something does not, 2 on a
  * usage error or an input it cannot read (never a stack trace).
@@ -193,9 +196,14 @@ if (!Array.isArray(versions) || versions.some((v) => typeof v !== 'object' || v 
   fail(`${positionals[0]} is not the answer of GET /{module}/{id}/historial (data.versiones with each registro is missing)`)
 }
 
+// An erasure of personal data (docs/operator-guide.md "The hash chain", "Erasures"): the version that writes it seals its
+// certificate as `_supresion`; each earlier version, its values erased, holds as the residue the newest such certificate gives.
+const digestOf = (certificate) => createHash('sha256').update(canonical(certificate), 'utf8').digest('hex')
+const covering = versions.map((v, i) => versions.slice(i + 1).filter((w) => w.accion === 'suprimir' && w.supresion != null).at(-1))
+
 let prev = ''
 let ok = true
-for (const v of versions) {
+for (const [i, v] of versions.entries()) {
   // A file's `subido` is shown in the zone and sealed in UTC (the earlier instant on the autumn fold).
   const r = { ...v.registro }
   for (const [name, f] of Object.entries(fields)) {
@@ -221,11 +229,21 @@ for (const v of versions) {
     if (key === undefined) { console.error(`${name} is encrypted: pass --clave-integridad (npm run integrity-key)`); process.exit(2) }
     return createHmac('sha256', key).update(plain, 'utf8').digest('hex')
   }
-  const hashes = combos.map((dt) => createHash('sha256').update(canonical(payloadOf(r, fields, { prev, sealedNulls, at: dt, hmac, sello })), 'utf8').digest('hex'))
+  const sealed = (dt) => {
+    const payload = payloadOf(r, fields, { prev, sealedNulls, at: dt, hmac, sello })
+    if (v.supresion != null) payload._supresion = digestOf(v.supresion)
+    return createHash('sha256').update(canonical(payload), 'utf8').digest('hex')
+  }
+  const hashes = combos.map(sealed)
+  const cover = covering[i]
+  const line = cover?.supresion.versiones?.find((x) => x.version === v._version)
+  // Covered by an erasure: its stored values give its residue, and the certificate gives its hash.
+  const expected = cover === undefined ? v._hash : line?.hash === v._hash ? line.residuo : undefined
   const hasPassword = Object.values(fields).some((f) => f.type === 'password')
-  const good = hasPassword ? undefined : hashes.includes(v._hash) && r._hash === v._hash
+  const good = hasPassword ? undefined : expected !== undefined && hashes.includes(expected) && r._hash === v._hash
   if (good === false) ok = false
-  console.log(`version ${v._version} (${v.accion}, ${v.fecha}): ${good === undefined ? 'not verifiable (passwords)' : good ? 'correct' : 'DOES NOT MATCH'}`)
+  const erased = cover === undefined ? '' : ` (its personal data erased at version ${cover._version})`
+  console.log(`version ${v._version} (${v.accion}, ${v.fecha}): ${good === undefined ? 'not verifiable (passwords)' : good ? `correct${erased}` : 'DOES NOT MATCH'}`)
   prev = v._hash
 }
 if (opt.archivos !== undefined) {

@@ -5,6 +5,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { IdParams, envelope } from '../../http/schemas.js'
+import { ErasureCertificate } from '../../http/erasure-schemas.js'
 import { idOf } from '../record-request.js'
 import type { Operation } from './operation.js'
 
@@ -22,13 +23,14 @@ export const history: Operation = {
         200: envelope(Type.Object({
           versiones: Type.Array(Type.Object({
             _version: Type.Integer(),
-            accion: Type.String({ enum: ['crear', 'editar', 'eliminar', 'restaurar'] }),
+            accion: Type.String({ enum: ['crear', 'editar', 'eliminar', 'restaurar', 'suprimir'] }),
             usuario: Type.String(),
             fecha: Type.String(),
             _hash: Type.String(),
             campos: Type.Array(Type.String(), { description: 'Campos cuyo valor cambió en esta versión' }),
-            sello: Type.Integer({ description: 'Formato del sello de _hash (1, 2 o 3; docs/operator-guide.md, "The hash chain")' }),
+            sello: Type.Integer({ description: 'Formato del sello de _hash (1, 2, 3 o 4; docs/operator-guide.md, "The hash chain")' }),
             campos_sellados: Type.Optional(Type.Array(Type.String(), { description: 'Formato 1: campos que entraron en _hash, también los nulos' })),
+            supresion: Type.Optional(ErasureCertificate),
             registro: recordRef,
           })),
         })),

@@ -5,6 +5,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import { IdParams, envelope } from '../../http/schemas.js'
+import { ErasureSummary } from '../../http/erasure-schemas.js'
 import { idOf } from '../record-request.js'
 import type { Operation } from './operation.js'
 
@@ -24,6 +25,7 @@ export const verify: Operation = {
           version_rota: Type.Optional(Type.Integer({ description: 'Primera versión que no se sostiene, cuando se sabe' })),
           motivo: Type.Optional(Type.String({ description: 'Qué no se sostiene (docs/operator-guide.md, "History and verification"); junto a valido true, un aviso: un punto de control ilegible' })),
           archivo: Type.Optional(Type.String({ description: 'El archivo de prueba cuyo contenido almacenado no es el sellado (alterado, cambiado o borrado)' })),
+          supresiones: Type.Optional(Type.Array(ErasureSummary, { description: 'Con valido true: cada supresión de datos personales del registro, la más antigua primero' })),
         })),
       },
     },

@@ -9,7 +9,7 @@ import { EVENT_KINDS, type FeedEntry } from './feed.js'
 
 export interface FeedEvent {
   posicion: number
-  /** `<module>.creado`, `.actualizado`, `.eliminado` or `.restaurado`. */
+  /** `<module>.creado`, `.actualizado`, `.eliminado`, `.restaurado` or `.suprimido`. */
   tipo: string
   modulo: string
   registro_id: string

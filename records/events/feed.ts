@@ -27,6 +27,8 @@ export const EVENT_KINDS: Readonly<Record<HistoryAction, string>> = {
   editar: 'actualizado',
   eliminar: 'eliminado',
   restaurar: 'restaurado',
+  // An erasure of personal data (docs/user-guide.md "Personal data"): a receiver that keeps copies erases them too.
+  suprimir: 'suprimido',
 }
 
 /**

@@ -24,9 +24,22 @@ import { blindIndexColumn, valueColumn } from '../../db/columns.js'
 import type { Checkpoints } from './checkpoints.js'
 import { verifyInGlobalChain } from './global-chain-verify.js'
 import { itemKeyIds } from '../item-fields.js'
+import type { ErasureCertificate } from '../../db/history-entity.js'
+import { certificateDigest, erasedFields } from './residue.js'
 
-export interface Verdict {
+/** An erasure of personal data, as verification names it (docs/user-guide.md "Personal data"). */
+export interface ErasureSummary<When = Date> {
+  version: number
+  fecha: When
+  usuario: string
+  motivo: string
+  campos: string[]
+}
+
+export interface Verdict<When = Date> {
   valido: boolean
+  /** When valid: each erasure of the record's personal data, oldest first. */
+  supresiones?: Array<ErasureSummary<When>>
   /** First version at which the chain does not hold. */
   version_rota?: number
   /** What does not hold (core/errors.ts MOTIVOS), when valido is false. */
@@ -54,7 +67,7 @@ export function changedFields (mod: ModuleDef, before: Record<string, unknown> |
  * (tampered). A value under a key that is simply not configured is an
  * operations problem, not tampering: it throws (500, logged).
  */
-function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string, seal: Seal): { hash: string, payload: Record<string, unknown> } | undefined {
+function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string, seal: Seal, erasure?: string): { hash: string, payload: Record<string, unknown> } | undefined {
   for (const f of mod.fields) {
     const kids = f.encrypted ? [keyIdOf(String(row[valueColumn(f)] ?? ''))] : itemKeyIds(f, row[valueColumn(f)])
     for (const kid of kids) {
@@ -64,7 +77,7 @@ function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string,
     }
   }
   try {
-    return versionHash(mod, row, cipher, prev, seal)
+    return versionHash(mod, row, cipher, prev, seal, erasure)
   } catch {
     return undefined // a ciphertext that no longer decrypts was tampered with
   }
@@ -72,9 +85,10 @@ function recompute (mod: ModuleDef, row: Row, cipher: FieldCipher, prev: string,
 
 const time = (v: unknown): number => new Date(v as string | Date).getTime()
 
-/** The action a version must record, from the deletion marks of it and the one before. */
-function actionOf (version: number, before: Row | undefined, now: Row): string {
+/** The action a version must record, from the deletion marks of it and the one before (an erasure changes none). */
+function actionOf (version: number, before: Row | undefined, now: Row, recorded: string): string {
   if (version === 1) return 'crear'
+  if (recorded === 'suprimir' && (before?._deleted ?? null) === (now._deleted ?? null)) return 'suprimir'
   const was = before?._deleted !== null && before?._deleted !== undefined
   const is = now._deleted !== null && now._deleted !== undefined
   return !was && is ? 'eliminar' : was && !is ? 'restaurar' : 'editar'
@@ -118,26 +132,44 @@ export async function verifyChain (em: Db, mod: ModuleDef, live: Row, cipher: Fi
 async function verifyVersions (em: Db, mod: ModuleDef, live: Row, cipher: FieldCipher): Promise<Verdict> {
   const versions = await versionsOf(em, mod, live)
   const broken = (version: number, motivo: keyof typeof MOTIVOS = 'VERSION'): Verdict => ({ valido: false, version_rota: version, motivo: MOTIVOS[motivo] })
+  // Each version's covering erasure: the newest one written after it (docs/decisions.md "Erasing personal data keeps the chain").
+  const covering: Array<ErasureCertificate | undefined> = []
+  let newer: ErasureCertificate | undefined
+  for (let i = versions.length - 1; i >= 0; i--) {
+    covering[i] = newer
+    if (versions[i]!.accion === 'suprimir' && versions[i]!.supresion !== null) newer = versions[i]!.supresion!
+  }
+  const erased = erasedFields(versions.flatMap((v) => v.supresion?.campos ?? []))
   let prev = ''
-  let before: { row: Row, payload: Record<string, unknown>, seal: Seal } | undefined
+  let before: { row: Row, payload: Record<string, unknown>, seal: Seal, covered: boolean } | undefined
   for (const [i, v] of versions.entries()) {
     const expected = i + 1
     if (v.version !== expected) return broken(expected)
     const snapshot = v.datos
     if (Object.keys(snapshot).length === 0) return broken(missingRowAt(v.version, versions[i + 1], live._version as number))
     if (snapshot._version !== v.version || snapshot._hash !== v.hash || snapshot._id !== live._id) return broken(v.version)
+    if ((v.accion === 'suprimir') !== (v.supresion !== null)) return broken(v.version)
     const seal = sealOf(mod, v)
-    const got = recompute(mod, snapshot, cipher, prev, seal)
-    if (got === undefined || got.hash !== v.hash) return broken(v.version)
+    const got = recompute(mod, snapshot, cipher, prev, seal, v.supresion === null ? undefined : certificateDigest(v.supresion))
+    // A version an erasure covers holds as its residue, which the certificate gives beside its original hash.
+    const cover = covering[i]
+    const line = cover?.versiones.find((x) => x.version === v.version)
+    if (cover !== undefined && line?.hash !== v.hash) return broken(v.version)
+    if (got === undefined || got.hash !== (line?.residuo ?? v.hash)) return broken(v.version)
     // The entry's own columns must say what its snapshot says.
     if (v.usuario !== snapshot._modified_by || time(v.fecha) !== time(snapshot._modified)) return broken(v.version)
-    if (v.accion !== actionOf(v.version, before?.row, snapshot)) return broken(v.version)
+    if (v.accion !== actionOf(v.version, before?.row, snapshot, v.accion)) return broken(v.version)
     // The write compared the version before in the new version's format (format 4 digests what 3 kept as stored).
     const compared = before === undefined || before.seal.format === seal.format ? before?.payload : recompute(mod, before.row, cipher, '', seal)?.payload
-    if (canonicalJson(v.campos) !== canonicalJson(changedFields(mod, compared, got.payload))) return broken(v.version)
+    const changed = changedFields(mod, compared, got.payload)
+    // Beside erased values, the fields a version changed show only where something else changed too.
+    const nearErasure = cover !== undefined || before?.covered === true || v.accion === 'suprimir'
+    if (nearErasure
+      ? changed.some((f) => !v.campos.includes(f)) || v.campos.some((f) => !changed.includes(f) && !erased.has(f))
+      : canonicalJson(v.campos) !== canonicalJson(changed)) return broken(v.version)
     if (!blindIndexesHold(mod, snapshot, cipher)) return broken(v.version, 'INDICE_CIEGO')
     prev = v.hash
-    before = { row: snapshot, payload: got.payload, seal }
+    before = { row: snapshot, payload: got.payload, seal, covered: cover !== undefined }
   }
   const last = versions.length
   const liveVersion = live._version as number
@@ -145,7 +177,11 @@ async function verifyVersions (em: Db, mod: ModuleDef, live: Row, cipher: FieldC
   const previous = last >= 2 ? versions[last - 2]!.hash : ''
   // The live row is its last version, sealed as that version was.
   const seal = last >= 1 ? sealOf(mod, versions[last - 1]!) : currentSeal(mod)
-  if (live._hash !== prev || recompute(mod, live, cipher, previous, seal)?.hash !== live._hash) return broken(liveVersion)
+  const erasure = versions[last - 1]?.supresion
+  if (live._hash !== prev || recompute(mod, live, cipher, previous, seal, erasure === null || erasure === undefined ? undefined : certificateDigest(erasure))?.hash !== live._hash) return broken(liveVersion)
   if (!blindIndexesHold(mod, live, cipher)) return broken(liveVersion, 'INDICE_CIEGO')
-  return { valido: true }
+  const supresiones = versions.filter((v) => v.supresion !== null).map((v) => ({
+    version: v.version, fecha: new Date(v.fecha), usuario: v.usuario, motivo: v.supresion!.motivo, campos: v.supresion!.campos,
+  }))
+  return supresiones.length > 0 ? { valido: true, supresiones } : { valido: true }
 }

@@ -23,9 +23,12 @@ export function sha256 (text: string): string {
  * The hash of a stored row (or history snapshot) as version of `mod`,
  * given the previous version's hash and the seal format it is sealed with
  * (the current one for a new version), and the payload hashed (for the
- * history entry's `campos`). Throws when an encrypted value does not decrypt.
+ * history entry's `campos`). `erasure`: in an erasure's version, the digest
+ * of its certificate (`_supresion`). Throws when an encrypted value does not decrypt.
  */
-export function versionHash (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string, seal: Seal = currentSeal(mod)): { hash: string, payload: Record<string, unknown> } {
+export function versionHash (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string, seal: Seal = currentSeal(mod), erasure?: string): { hash: string, payload: Record<string, unknown> } {
   const payload = hashPayload(mod, row, cipher, previousHash, seal)
+  // An erasure's version seals its certificate (records/integrity/residue.ts).
+  if (erasure !== undefined) payload._supresion = erasure
   return { hash: sha256(canonicalJson(payload)), payload }
 }

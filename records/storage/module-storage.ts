@@ -13,6 +13,7 @@ import type { Db } from '../../db/statement.js'
 import type { Caller } from '../../core/access.js'
 import type { FieldDef } from '../../core/registry/types.js'
 import type { Row } from '../../db/module-entity.js'
+import type { ErasureCertificate } from '../../db/history-entity.js'
 import type { RowCursor } from '../../db/row-cursor.js'
 import type { ListQuery } from '../list-query.js'
 import type { ColumnValue } from '../normalize.js'
@@ -120,6 +121,15 @@ export interface ModuleStorage {
 
   /** A record whether deleted or not (history, verification, restore); else 404 as findLive. */
   findAny (em: Db, id: string, visible?: Where, lock?: boolean): Promise<Row>
+
+  /**
+   * Erases personal data (docs/decisions.md "Erasing personal data keeps the
+   * chain"): in one transaction, reads and locks the record (deleted or
+   * not; 404), asks `certify` for the certificate (which may refuse), nulls
+   * its paths in every stored version and writes the erasure as a new
+   * version. Returns the row as written.
+   */
+  erase (em: Db, caller: Caller, id: string, certify: (tem: Db, before: Row) => Promise<ErasureCertificate>): Promise<Row>
 
   /** A page of the stored rows matching `where` and its exact total. */
   list (em: Db, where: Where, page: ListPageOptions & { columns?: readonly string[] }): Promise<{ rows: Row[], total: number }>

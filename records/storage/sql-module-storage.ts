@@ -15,7 +15,7 @@ import { AppError } from '../../core/errors.js'
 import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js'
 import { nowSeconds } from '../../core/time.js'
 import { columnSpec, valueColumn } from '../../db/columns.js'
-import { HISTORY_VERSION_UNIQUE } from '../../db/history-entity.js'
+import { HISTORY_VERSION_UNIQUE, type ErasureCertificate } from '../../db/history-entity.js'
 import { storedName } from '../../db/identifier.js'
 import { InsertBatch } from '../../db/insert-batch.js'
 import type { InsertColumn } from '../../db/insert-with-history.js'
@@ -39,6 +39,7 @@ import type { ListQuery } from '../list-query.js'
 import { BulkChecks, type FirstRows } from './bulk-checks.js'
 import { BulkCreate, type CreateManyOptions, type RecordBatches } from './bulk-create.js'
 import { CreatePath } from './create-path.js'
+import { writeErasure } from './erase-path.js'
 import type { ChangeBody, CreateEms, ListPageOptions, ModuleStorage, NewRecord, RowGuard, RowProblem } from './module-storage.js'
 import { hashPasswords, RowBuilder } from './row-builder.js'
 import { WriteChecks } from './write-checks.js'
@@ -262,6 +263,13 @@ export class SqlModuleStorage implements ModuleStorage {
     await updateRow(tem, this.mod.table, this.columns, before._id as string, { ...changes, _hash: after._hash })
     await appendVersion(tem, this.mod, after, accion, [], before)
     return after
+  }
+
+  async erase (em: Db, caller: Caller, id: string, certify: (tem: Db, before: Row) => Promise<ErasureCertificate>): Promise<Row> {
+    return inTransaction(em, async (tem) => {
+      const before = await this.readRow(tem, id, { live: false, lock: true, visible: undefined })
+      return writeErasure(tem, this.mod, this.deps.cipher, this.columns, caller, before, await certify(tem, before))
+    })
   }
 
   async list (em: Db, where: Where, page: ListPageOptions & { columns?: readonly string[] }): Promise<{ rows: Row[], total: number }> {

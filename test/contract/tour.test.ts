@@ -37,7 +37,7 @@ interface Request {
   raw?: { text: string, type: string }
   headers?: Record<string, string>
   /** No Authorization header; `as` another token. */
-  token?: 'none' | 'invalid' | 'limited'
+  token?: 'none' | 'invalid' | 'limited' | 'dpo'
   status: number
   /** The document refuses the request itself: Prism answers 422 naming this status, the service is not asked. */
   refusedByDocument?: true
@@ -195,6 +195,18 @@ const STEPS: Record<string, Step> = {
   'GET /suscripciones/{id}/entregas': (t) => [{ method: 'GET', path: `/suscripciones/${t.ids.get('suscripciones')}/entregas`, query: { limit: '10', offset: '0' }, status: 200 }],
   'POST /suscripciones/{id}/reanudar': (t) => [{ method: 'POST', path: `/suscripciones/${t.ids.get('suscripciones')}/reanudar`, status: 200 }],
   'POST /suscripciones/{id}/reproducir': (t) => [{ method: 'POST', path: `/suscripciones/${t.ids.get('suscripciones')}/reproducir`, body: { desde: 1 }, status: 200 }],
+  // The data-protection officer erases the denuncia the tour made; then nothing is left (409); a superadmin may not (403).
+  'POST /proteccion-datos/{modulo}/{id}/suprimir': (t) => {
+    const path = `/proteccion-datos/denuncias/${t.ids.get('denuncias')}/suprimir`
+    const body = { motivo: 'Plazo de conservación cumplido' }
+    return [
+      { method: 'POST', path, body, token: 'dpo', status: 200 },
+      { method: 'POST', path, body, token: 'dpo', status: 409 },
+      { method: 'POST', path, body, status: 403 },
+      { method: 'POST', path: '/proteccion-datos/denuncia/DEN-2026-00001/suprimir', body, token: 'dpo', status: 404 },
+      { method: 'POST', path, body: { motivo: '  ' }, token: 'dpo', status: 400 },
+    ]
+  },
   'GET /auditoria/lecturas': () => [{ method: 'GET', path: '/auditoria/lecturas', query: { limit: '10' }, status: 200 }],
   'POST /auditoria/puntos-control': () => [{ method: 'POST', path: '/auditoria/puntos-control', status: 200 }],
   // A stream does not end by itself, so the tour drives its refusals (test/integration/event-stream.test.ts reads the stream).
@@ -249,6 +261,7 @@ beforeAll(async () => {
   prism = await startPrism(join(dir, 'openapi.json'), upstream)
   tokens.admin = await login(app)
   tokens.limited = (await newUser(app, tokens.admin!, 'agente')).token
+  tokens.dpo = (await newUser(app, tokens.admin!, 'delegado_proteccion_datos')).token
 }, 400_000)
 
 afterAll(async () => {
@@ -262,7 +275,7 @@ async function send (r: Request): Promise<string[]> {
   const url = new URL(r.path, prism.base)
   for (const [k, v] of Object.entries(r.query ?? {})) for (const one of [v].flat()) url.searchParams.append(k, one)
   const headers: Record<string, string> = { ...r.headers }
-  const token = r.token === 'invalid' ? 'no-es-un-token' : r.token === 'limited' ? tokens.limited : tokens.admin
+  const token = r.token === 'invalid' ? 'no-es-un-token' : r.token === 'limited' || r.token === 'dpo' ? tokens[r.token] : tokens.admin
   if (r.token !== 'none') headers.authorization = `Bearer ${token}`
   let body: string | undefined
   if (r.raw !== undefined) { body = r.raw.text; headers['content-type'] = r.raw.type } else if (r.body !== undefined) { body = JSON.stringify(r.body); headers['content-type'] = 'application/json' }

@@ -68,12 +68,12 @@ describe('login, tokens, /me and logout', () => {
     expectError(await tryLogin(appA, 'nadie.existe', 'no-es-la-buena'), 'CREDENCIALES_INVALIDAS')
   })
 
-  it('/me returns _id, username, nombre, rol, email, _created and personal_id', async () => {
+  it('/me returns _id, username, nombre, rol, email, _created, personal_id and what of the read log and personal data the role may see', async () => {
     const u = await newUser(appA, adminToken, 'oficial', { email: 'oficial@policia.example' })
     const res = await client(appB, u.token).get('/me')
     const _created = (await adminA.get(`/usuarios/${u.id}`)).body.data._created as string
     expect(_created).toMatch(DATETIME)
-    expect(res.body).toEqual({ success: true, data: { _id: u.id, username: u.username, nombre: 'Usuario oficial', rol: 'oficial', email: 'oficial@policia.example', _created, personal_id: null } })
+    expect(res.body).toEqual({ success: true, data: { _id: u.id, username: u.username, nombre: 'Usuario oficial', rol: 'oficial', email: 'oficial@policia.example', _created, personal_id: null, lecturas: false, proteccion_datos: false } })
   })
 
   it('missing, malformed, tampered, alg-none and expired tokens are refused', async () => {

@@ -28,7 +28,7 @@ type Rec = Record<string, any>
 // Two roles for this file: `exportador` exports every record it sees but
 // decrypts nothing; `propio` sees everything and exports only its own. A
 // signed integer field shows a negative number in a CSV.
-const ROLE_ENUM = 'enum: [superadmin, administrador, jefe, oficial, agente, consulta]'
+const ROLE_ENUM = 'enum: [superadmin, administrador, jefe, oficial, agente, delegado_proteccion_datos, consulta]'
 let text = readFileSync('modules.yaml', 'utf8')
 text = edit(text, '\nmodules:\n', `
   exportador:

@@ -19,7 +19,7 @@ import { queriesOf, type SentQuery } from '../helpers/sql-capture.js'
 import { startTestApp } from '../helpers/test-app.js'
 import { newUser } from '../helpers/users.js'
 
-const ROLE_ENUM = 'enum: [superadmin, administrador, jefe, oficial, agente, consulta]'
+const ROLE_ENUM = 'enum: [superadmin, administrador, jefe, oficial, agente, delegado_proteccion_datos, consulta]'
 const registry = parseRegistry(readFileSync('modules.yaml', 'utf8')
   .replace('\nmodules:\n', `
   turnero:

@@ -21,7 +21,7 @@ import { expectError } from '../helpers/errors.js'
 import { startTestApp } from '../helpers/test-app.js'
 import { newUser } from '../helpers/users.js'
 
-const ROLE_ENUM = 'enum: [superadmin, administrador, jefe, oficial, agente, consulta]'
+const ROLE_ENUM = 'enum: [superadmin, administrador, jefe, oficial, agente, delegado_proteccion_datos, consulta]'
 const text = readFileSync('modules.yaml', 'utf8')
   .replace('\nmodules:\n', `
   propio:
