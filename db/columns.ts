@@ -20,6 +20,19 @@ export function blindIndexColumn (f: FieldDef): string {
   return `${f.column}_bidx`
 }
 
+/**
+ * Column holding the blind indexes of a structured array's searchable
+ * encrypted sub-fields, every item's (a jsonb array; records/item-index.ts).
+ */
+export function itemIndexColumn (f: FieldDef): string {
+  return `${f.column}_bidx`
+}
+
+/** The searchable encrypted sub-fields of a structured array (none for any other field). */
+export function searchableItems (f: FieldDef): readonly FieldDef[] {
+  return f.items === undefined ? [] : f.items.filter((s) => s.searchable && s.encrypted)
+}
+
 /** An encrypted value is ciphertext text whatever its type. */
 export function columnSpec (f: FieldDef): ColumnSpec {
   return f.encrypted ? { type: 'text', columnType: 'text' } : typeOf(f).column(f)

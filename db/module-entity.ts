@@ -10,7 +10,7 @@
 import { EntitySchema } from '@mikro-orm/core'
 import type { ModuleDef } from '../core/registry/types.js'
 import { SYSTEM_FIELDS } from '../core/system-fields.js'
-import { blindIndexColumn, columnSpec, valueColumn } from './columns.js'
+import { blindIndexColumn, columnSpec, itemIndexColumn, searchableItems, valueColumn } from './columns.js'
 import { storedName } from './identifier.js'
 import { recordIndexes } from './record-indexes.js'
 import { documentColumn, searchIndexes } from './search-sql.js'
@@ -32,6 +32,10 @@ export function buildEntity (mod: ModuleDef): EntitySchema<Row> {
       fieldName: column,
       nullable: true,
       ...(f.unique && !f.encrypted ? { unique: storedName(`${mod.table}_${column}_unique`) } : {}),
+    }
+    if (searchableItems(f).length > 0) {
+      const col = itemIndexColumn(f)
+      properties[col] = { type: 'json', columnType: 'jsonb', fieldName: col, nullable: true }
     }
     if (f.searchable) {
       const bidx = blindIndexColumn(f)

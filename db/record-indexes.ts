@@ -33,7 +33,7 @@
  * Names past PostgreSQL's 63 bytes are shortened with a hash (db/identifier.ts).
  */
 import type { ModuleDef } from '../core/registry/types.js'
-import { isIndexed, valueColumn } from './columns.js'
+import { isIndexed, itemIndexColumn, searchableItems, valueColumn } from './columns.js'
 import { storedName } from './identifier.js'
 
 export interface RecordIndex {
@@ -70,6 +70,10 @@ export function recordIndexes (mod: ModuleDef): RecordIndex[] {
   for (const column of liveIndexedColumns(mod)) {
     out.push(index(`${mod.table}_${column}_live_idx`, `(${ident(column)}, "_created", "_id") where ${LIVE}`))
     out.push(index(`${mod.table}_${column}_count_idx`, `(${ident(column)}) where ${LIVE}`))
+  }
+  // A structured array's sub-field indexes: which records hold a value (a person's search, records/item-index.ts).
+  for (const f of mod.fields) {
+    if (searchableItems(f).length > 0) out.push(index(`${mod.table}_${itemIndexColumn(f)}_gin`, `using gin (${ident(itemIndexColumn(f))} jsonb_path_ops)`))
   }
   out.push(index(`${mod.table}_created_id_idx`, '("_created", "_id")'))
   out.push(index(`${mod.table}_deleted_idx`, '("_deleted") where "_deleted" is not null'))

@@ -9,6 +9,7 @@ import type { ModuleDef } from '../core/registry/types.js'
 import type { Checkpoint } from './integrity/checkpoints.js'
 import { listReads } from './read-log.js'
 import { eraseRecord, type ErasureAnswer } from './data-protection/erasure.js'
+import { searchPerson, type PersonAnswer } from './data-protection/interested-party.js'
 import { RecordsService, type ModulePlan, type RecordsServiceDeps, type RequestContext } from './records-service.js'
 
 export interface CheckpointAnswer {
@@ -45,6 +46,11 @@ export class CallerRecords {
   /** Erases a record's personal data (data-protection officers only, else 403; records/data-protection/erasure.ts). */
   erase (mod: ModuleDef, id: string, motivo: string): Promise<ErasureAnswer> {
     return eraseRecord(this.ctx.em, this.deps, this.ctx.caller, mod, this.plans.get(mod.name)!.storage, id, motivo)
+  }
+
+  /** Every record holding a person's DNI, with who read each (data-protection officers only, else 403; records/data-protection/interested-party.ts). */
+  person (query: Record<string, unknown>): Promise<PersonAnswer> {
+    return searchPerson(this.ctx.em, this.deps, this.ctx.caller, [...this.plans.values()].map((p) => p.mod), query, this.ctx.route())
   }
 
   /** A page of the read log (superadmins and data-protection officers only, else 403). */

@@ -69,7 +69,7 @@ export function encryptItems (f: FieldDef, items: unknown, id: string, cipher: F
 }
 
 /** The plaintext of one stored value: decrypted, or as stored before the declaration. */
-function plaintextOf (f: FieldDef, s: FieldDef, v: unknown, i: number, id: string, cipher: FieldCipher): string {
+export function plaintextOf (f: FieldDef, s: FieldDef, v: unknown, i: number, id: string, cipher: FieldCipher): string {
   return isCiphertext(v) ? cipher.decrypt(v, id, aadField(f, i, s)) : itemPlaintext(v)
 }
 

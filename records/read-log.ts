@@ -42,7 +42,7 @@ export interface ReadLogView {
 }
 
 const PARAMS = ['tipo', 'usuario', 'modulo', 'registro', 'desde', 'hasta', 'limit', 'offset']
-export const READ_LOG_KINDS: readonly ReadLogKind[] = ['lectura', 'busqueda', 'exportar', 'descarga', 'acceso', 'documento']
+export const READ_LOG_KINDS: readonly ReadLogKind[] = ['lectura', 'busqueda', 'exportar', 'descarga', 'acceso', 'documento', 'interesado']
 const KINDS = READ_LOG_KINDS
 const ON_A_RECORD: ReadonlySet<ReadLogKind> = new Set(['lectura', 'descarga', 'acceso', 'documento'])
 
@@ -56,7 +56,7 @@ function view (r: ReadLogRow, timeZone: string): ReadLogView {
     registro: ON_A_RECORD.has(tipo) ? r.registro : null,
     campos: r.campos,
     ruta: r.ruta,
-    ...(tipo === 'busqueda' && { coincidencias: r.coincidencias ?? 0 }),
+    ...((tipo === 'busqueda' || tipo === 'interesado') && { coincidencias: r.coincidencias ?? 0 }),
     ...(tipo === 'exportar' && { filtro: r.filtro ?? '' }),
     ...((tipo === 'descarga' || tipo === 'acceso') && { archivo: r.filtro ?? '' }),
   }
@@ -96,4 +96,10 @@ export async function listReads (em: Db, query: Record<string, unknown>, timeZon
   const { limit, offset } = parsePage(query as Record<string, string | string[]>)
   const [rows, total] = await readLogPage(em, where, limit, offset)
   return { records: rows.map((r: ReadLogRow) => view(r, timeZone)), total, limit, offset }
+}
+
+/** The latest `limit` entries of the log on one record, newest first, and how many it holds (a person's data, records/data-protection/). */
+export async function readsOfRecord (em: Db, modulo: string, registro: string, limit: number, timeZone: string): Promise<{ total: number, records: ReadLogView[] }> {
+  const [rows, total] = await readLogPage(em, { modulo, registro }, limit, 0)
+  return { total, records: rows.map((r) => view(r, timeZone)) }
 }

@@ -19,7 +19,7 @@ const instant = (which: string, timeZone: string): ReturnType<typeof Type.String
 
 /** The read log's query parameters (records/read-log.ts), documented only: the records service checks them. */
 const readsQuery = (timeZone: string): ReturnType<typeof Type.Object> => Type.Object({
-  tipo: Type.Optional(Type.String({ enum: [...READ_LOG_KINDS], description: 'lectura: datos cifrados mostrados; busqueda: un listado filtrado por un campo cifrado; exportar: una exportación con datos descifrados; descarga: un archivo cifrado descargado; acceso: un archivo sin cifrar descargado; documento: una copia impresa (PDF) de un registro' })),
+  tipo: Type.Optional(Type.String({ enum: [...READ_LOG_KINDS], description: 'lectura: datos cifrados mostrados; busqueda: un listado filtrado por un campo cifrado; exportar: una exportación con datos descifrados; descarga: un archivo cifrado descargado; acceso: un archivo sin cifrar descargado; documento: una copia impresa (PDF) de un registro; interesado: una búsqueda de los registros de una persona por su DNI (nunca el DNI)' })),
   usuario: Type.Optional(Type.String({ description: 'Id del usuario que leyó (USR-…)' })),
   modulo: Type.Optional(Type.String({ description: 'Módulo del registro leído' })),
   registro: Type.Optional(Type.String({ description: 'Id del registro leído' })),
@@ -29,13 +29,14 @@ const readsQuery = (timeZone: string): ReturnType<typeof Type.Object> => Type.Ob
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
 }, { additionalProperties: false })
 
-const Entry = Type.Object({
+/** One entry of the read log as GET /auditoria/lecturas answers it (also in a person's search, routes/data-protection.ts). */
+export const ReadLogEntry = Type.Object({
   tipo: Type.String({ enum: [...READ_LOG_KINDS] }),
   usuario: Type.String(), fecha: Type.String(), modulo: Type.String(),
   registro: Type.Union([Type.String(), Type.Null()], { description: 'Registro leído o cuyo archivo se descargó (null en una busqueda o una exportación)' }),
   campos: Type.Array(Type.String(), { description: 'Campos cifrados leídos, o por los que se filtró (nunca el valor buscado)' }),
   ruta: Type.String(),
-  coincidencias: Type.Optional(Type.Integer({ description: 'Solo en una busqueda: registros que coincidieron (el total del listado)' })),
+  coincidencias: Type.Optional(Type.Integer({ description: 'Solo en una busqueda (el total del listado) o una búsqueda de interesado: registros que coincidieron' })),
   filtro: Type.Optional(Type.String({ description: 'Solo en una exportación: su consulta, con los valores de filtros de campos cifrados como *' })),
   archivo: Type.Optional(Type.String({ description: 'Solo en una descarga o un acceso: el id del archivo' })),
 })
@@ -56,7 +57,7 @@ async function auditRoutes (app: FastifyInstance): Promise<void> {
       tags: ['Auditoría'],
       operationId: 'listLecturas',
       summary: 'Registro de lecturas de datos cifrados (superadmin y delegado de protección de datos)',
-      response: { 200: envelope(Type.Object({ records: Type.Array(Entry), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() })) },
+      response: { 200: envelope(Type.Object({ records: Type.Array(ReadLogEntry), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() })) },
     },
   }, async (request) => {
     return { success: true, data: await request.records.reads(request.query as Record<string, unknown>) }

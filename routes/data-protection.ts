@@ -3,7 +3,9 @@
  * SPEC S27), for roles with `proteccion_datos: true` in modules.yaml only:
  * POST /proteccion-datos/{module}/{id}/suprimir erases a record's personal
  * data in every stored version and keeps its chain verifiable
- * (records/data-protection/erasure.ts).
+ * (records/data-protection/erasure.ts); GET /proteccion-datos/interesado
+ * finds every record holding a person's DNI, with who read each
+ * (records/data-protection/interested-party.ts).
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
@@ -11,6 +13,8 @@ import { Type } from '@sinclair/typebox'
 import { AppError, invalid } from '../core/errors.js'
 import { envelope } from '../http/schemas.js'
 import { ErasureSummary } from '../http/erasure-schemas.js'
+import { ReadLogEntry } from './audit.js'
+import { READS_SHOWN } from '../records/data-protection/interested-party.js'
 import '../http/openapi-docs.js'
 
 const tags = ['Protección de datos']
@@ -45,6 +49,35 @@ async function dataProtectionRoutes (app: FastifyInstance): Promise<void> {
     const motivo = (request.body as { motivo: string }).motivo.trim()
     if (motivo === '') throw invalid('motivo', 'no puede estar vacío')
     return { success: true, data: await request.records.erase(mod, id, motivo) }
+  })
+
+  app.get('/proteccion-datos/interesado', {
+    config: { openapi: { querystring: Type.Object({ dni: Type.String({ description: 'DNI o NIE de la persona, con su letra de control', examples: ['12345678Z'] }) }), errors: [400, 403] } },
+    schema: {
+      tags,
+      operationId: 'buscarInteresado',
+      summary: 'Los registros de una persona por su DNI, y quién los leyó (solo delegado de protección de datos)',
+      description: 'Todos los registros de todos los módulos, también los eliminados, que guardan el DNI en un campo o un subcampo de formato dni (los cifrados, por su índice ciego), con las últimas lecturas de cada uno. ' +
+        'La búsqueda queda en el registro de lecturas (tipo interesado), sin el DNI. no_buscables nombra los campos de formato dni cifrados sin índice (searchable) que no se pueden consultar.',
+      response: {
+        200: envelope(Type.Object({
+          registros: Type.Array(Type.Object({
+            modulo: Type.String(),
+            id: Type.String(),
+            campos: Type.Array(Type.String(), { description: 'Dónde guarda el DNI; los subcampos como testigos.dni' }),
+            eliminado: Type.Boolean(),
+            lecturas: Type.Object({
+              total: Type.Integer(),
+              records: Type.Array(ReadLogEntry, { description: `Las ${READS_SHOWN} más recientes, la última primero` }),
+            }),
+          })),
+          total: Type.Integer(),
+          no_buscables: Type.Array(Type.String(), { description: 'modulo.campo de formato dni cifrados sin índice ciego' }),
+        })),
+      },
+    },
+  }, async (request) => {
+    return { success: true, data: await request.records.person(request.query as Record<string, unknown>) }
   })
 }
 

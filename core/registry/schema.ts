@@ -29,6 +29,8 @@ export const ItemFieldSchema = Type.Object({
   type: Type.Union(ITEM_FIELD_TYPES.map((t) => Type.Literal(t))),
   required: Type.Optional(Type.Boolean()),
   encrypted: Type.Optional(Type.Boolean()),
+  // With encrypted: every item's value blind-indexed, for a person's search (records/item-index.ts).
+  searchable: Type.Optional(Type.Boolean()),
   enum: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
   min_length: Type.Optional(Type.Integer({ minimum: 0 })),
   max_length: Type.Optional(Type.Integer({ minimum: 1, maximum: 20_000 })),

@@ -20,7 +20,8 @@ import type { Row } from '../../db/module-entity.js'
 import { versionsOf } from '../history.js'
 import { currentSeal, sealOf, type Seal } from './seal-format.js'
 import { versionHash } from './version-hash.js'
-import { blindIndexColumn, valueColumn } from '../../db/columns.js'
+import { blindIndexColumn, itemIndexColumn, searchableItems, valueColumn } from '../../db/columns.js'
+import { storedItemIndexes } from '../item-index.js'
 import type { Checkpoints } from './checkpoints.js'
 import { verifyInGlobalChain } from './global-chain-verify.js'
 import { itemKeyIds } from '../item-fields.js'
@@ -106,6 +107,19 @@ function blindIndexesHold (mod: ModuleDef, row: Row, cipher: FieldCipher): boole
       return false
     }
     if ((row[blindIndexColumn(f)] ?? null) !== expected) return false
+  }
+  // A structured array's searchable sub-fields: the record's indexes, when it has them, are those its items' values give
+  // (records/item-index.ts). None (a row written before the sub-field was searchable) keeps it out of a person's search
+  // until `rotate-keys --reindexar`, and misattributes nothing (docs/decisions.md "A person's data is found…").
+  for (const f of mod.fields) {
+    if (searchableItems(f).length === 0 || (row[itemIndexColumn(f)] ?? null) === null) continue
+    let expected: string[] | null
+    try {
+      expected = storedItemIndexes(mod, f, row[valueColumn(f)], row._id as string, cipher)
+    } catch {
+      return false
+    }
+    if (canonicalJson(row[itemIndexColumn(f)] ?? null) !== canonicalJson(expected)) return false
   }
   return true
 }

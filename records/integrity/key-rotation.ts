@@ -14,7 +14,8 @@ import type { FieldCipher } from '../../core/crypto.js'
 import { keyIdOf } from '../../core/crypto.js'
 import type { ModuleDef, Registry } from '../../core/registry/types.js'
 import { entityName, type Row } from '../../db/module-entity.js'
-import { blindIndexColumn, valueColumn } from '../../db/columns.js'
+import { blindIndexColumn, itemIndexColumn, searchableItems, valueColumn } from '../../db/columns.js'
+import { storedItemIndexes } from '../item-index.js'
 import { storedRowsChanged } from '../history.js'
 import { countRows, findRows } from '../../db/row-query.js'
 import { countHistoryEntries, historyEntriesAfter, rewriteHistoryEntry, rewriteModuleRow } from '../../db/stored-value-rewrites.js'
@@ -53,6 +54,11 @@ export function refreshed (mod: ModuleDef, row: Row, id: string, cipher: FieldCi
       try {
         const items = reencryptItems(f, row[valueColumn(f)], id, cipher)
         if (items !== undefined) changes[valueColumn(f)] = items
+        // Its searchable sub-fields' indexes (records/item-index.ts), rebuilt from the values.
+        if (reindex && searchableItems(f).length > 0) {
+          const indexes = storedItemIndexes(mod, f, row[valueColumn(f)], id, cipher)
+          if (JSON.stringify(indexes) !== JSON.stringify(row[itemIndexColumn(f)] ?? null)) changes[itemIndexColumn(f)] = indexes
+        }
       } catch (err) {
         if (!skipUnreadable) throw err
       }

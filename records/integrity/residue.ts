@@ -9,7 +9,7 @@
  */
 import { canonicalJson } from '../../core/canonical.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
-import { blindIndexColumn, valueColumn } from '../../db/columns.js'
+import { blindIndexColumn, itemIndexColumn, searchableItems, valueColumn } from '../../db/columns.js'
 import type { ErasureCertificate } from '../../db/history-entity.js'
 import type { Row } from '../../db/module-entity.js'
 import type { FieldCipher } from '../../core/crypto.js'
@@ -56,6 +56,9 @@ export function erasedColumns (mod: ModuleDef, row: Row, paths: readonly string[
       return { ...item, ...Object.fromEntries(names.filter((n) => Object.hasOwn(item, n)).map((n) => [n, null])) }
     })
     if (changed) changes[valueColumn(f)] = erased
+    // Indexes of erased searchable sub-fields go with them (records/item-index.ts); searchable ones are encrypted, so all personal.
+    const searchable = searchableItems(f)
+    if (searchable.length > 0 && searchable.every((s) => names.includes(s.name)) && (row[itemIndexColumn(f)] ?? null) !== null) changes[itemIndexColumn(f)] = null
   }
   return changes
 }

@@ -11,12 +11,13 @@ import { hashPassword } from '../../core/passwords.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { SYSTEM_COLUMNS } from '../../core/system-fields.js'
 import { nowSeconds } from '../../core/time.js'
-import { blindIndexColumn, valueColumn } from '../../db/columns.js'
+import { blindIndexColumn, itemIndexColumn, searchableItems, valueColumn } from '../../db/columns.js'
 import type { Row } from '../../db/module-entity.js'
 import { changedFields } from '../integrity/chain.js'
 import { versionHash } from '../integrity/version-hash.js'
 import type { ColumnValue } from '../normalize.js'
 import { encryptItems } from '../item-fields.js'
+import { itemIndexesOf } from '../item-index.js'
 
 /**
  * Passwords replaced by their Argon2id hash — done before any transaction
@@ -35,9 +36,13 @@ export class RowBuilder {
   /** Every column null: what a new row starts from. */
   private readonly empty: Readonly<Row>
 
+  /** Structured arrays with searchable sub-fields, whose indexes a write keeps (records/item-index.ts). */
+  private readonly indexedArrays: ReadonlySet<FieldDef>
+
   constructor (private readonly mod: ModuleDef, private readonly cipher: FieldCipher) {
-    this.columns = [...SYSTEM_COLUMNS, ...mod.fields.flatMap((f) => f.searchable ? [valueColumn(f), blindIndexColumn(f)] : [valueColumn(f)])]
+    this.columns = [...SYSTEM_COLUMNS, ...mod.fields.flatMap((f) => f.searchable ? [valueColumn(f), blindIndexColumn(f)] : searchableItems(f).length > 0 ? [valueColumn(f), itemIndexColumn(f)] : [valueColumn(f)])]
     this.empty = Object.freeze(Object.fromEntries(this.columns.map((c) => [c, null])))
+    this.indexedArrays = new Set(mod.fields.filter((f) => searchableItems(f).length > 0))
   }
 
   /** Column values of the declared fields (passwords already hashed): encrypted and blind-indexed. */
@@ -50,8 +55,9 @@ export class RowBuilder {
         if (f.searchable) out[blindIndexColumn(f)] = plaintext === null ? null : this.cipher.blindIndex(this.mod.name, f.name, plaintext)
         continue
       }
-      // A structured array's encrypted sub-fields, value by value (records/item-fields.ts).
+      // A structured array's encrypted sub-fields, value by value (records/item-fields.ts), and its searchable ones' indexes (records/item-index.ts).
       out[valueColumn(f)] = v !== null && f.items !== undefined ? encryptItems(f, v, id, this.cipher) as ColumnValue : v
+      if (this.indexedArrays.has(f)) out[itemIndexColumn(f)] = itemIndexesOf(this.mod, f, v, this.cipher)
     }
     return out
   }

@@ -14,7 +14,7 @@ import type { FieldCipher } from '../../core/crypto.js'
 import { AppError } from '../../core/errors.js'
 import type { FieldDef, ModuleDef, Registry } from '../../core/registry/types.js'
 import { nowSeconds } from '../../core/time.js'
-import { columnSpec, valueColumn } from '../../db/columns.js'
+import { columnSpec, itemIndexColumn, searchableItems, valueColumn } from '../../db/columns.js'
 import { HISTORY_VERSION_UNIQUE, type ErasureCertificate } from '../../db/history-entity.js'
 import { storedName } from '../../db/identifier.js'
 import { InsertBatch } from '../../db/insert-batch.js'
@@ -84,7 +84,10 @@ export class SqlModuleStorage implements ModuleStorage {
     this.entity = entityName(mod)
     this.rows = new RowBuilder(mod, deps.cipher)
     this.checks = new WriteChecks(mod, deps.registry, deps.cipher)
-    const jsonColumns = new Set(mod.fields.filter((f) => !f.encrypted && columnSpec(f).type === 'json').map(valueColumn))
+    const jsonColumns = new Set([
+      ...mod.fields.filter((f) => !f.encrypted && columnSpec(f).type === 'json').map(valueColumn),
+      ...mod.fields.filter((f) => searchableItems(f).length > 0).map(itemIndexColumn),
+    ])
     const insertColumns = this.rows.columns.map((name) => ({ name, json: jsonColumns.has(name) }))
     this.columns = new Map(insertColumns.map((c) => [c.name, c]))
     this.idShape = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)

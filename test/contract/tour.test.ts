@@ -207,6 +207,11 @@ const STEPS: Record<string, Step> = {
       { method: 'POST', path, body: { motivo: '  ' }, token: 'dpo', status: 400 },
     ]
   },
+  'GET /proteccion-datos/interesado': () => [
+    { method: 'GET', path: '/proteccion-datos/interesado', query: { dni: '12345678Z' }, token: 'dpo', status: 200 },
+    { method: 'GET', path: '/proteccion-datos/interesado', query: { dni: '12345678A' }, token: 'dpo', status: 400 },
+    { method: 'GET', path: '/proteccion-datos/interesado', query: { dni: '12345678Z' }, status: 403 },
+  ],
   'GET /auditoria/lecturas': () => [{ method: 'GET', path: '/auditoria/lecturas', query: { limit: '10' }, status: 200 }],
   'POST /auditoria/puntos-control': () => [{ method: 'POST', path: '/auditoria/puntos-control', status: 200 }],
   // A stream does not end by itself, so the tour drives its refusals (test/integration/event-stream.test.ts reads the stream).

@@ -16,8 +16,12 @@ import { startTestApp, type TestApp } from '../helpers/test-app.js'
 import { expectError } from '../helpers/errors.js'
 import { client } from '../helpers/http.js'
 import { setInVersion } from '../helpers/version-row.js'
+import { rotateKeys } from '../../bin/rotate-keys.js'
+import { TEST_KEY } from '../helpers/app.js'
+import { redisEnv } from '../helpers/services.js'
 
 let t: TestApp
+const query = (text: string, params: unknown[]): Promise<any[]> => t.h.db.query(text, params)
 let dpo: { id: string, token: string }
 let consulta: { id: string, token: string }
 
@@ -58,7 +62,7 @@ const DENUNCIA = {
 const PERSONAL = ['Begoña', '12345678Z', '600 111 222', 'begona@example.es', 'Łukasz', '00000000T', '600 333 444', 'cortar el candado']
 
 describe('erasure', () => {
-  const query = (text: string, params: unknown[]): Promise<any[]> => t.h.db.query(text, params)
+
   const dpoApi = (): ReturnType<typeof client> => client(t.app, dpo.token)
   const erase = async (id: string, motivo = 'Plazo de conservación cumplido'): Promise<any> => dpoApi().post(`/proteccion-datos/denuncias/${id}/suprimir`, { motivo })
   const verdict = async (id: string): Promise<any> => ok(await t.admin.get(`/denuncias/${id}/verificar`))
@@ -147,5 +151,69 @@ describe('erasure', () => {
     expect(refused.body.detalles[0].mensaje).toMatch(/\(versión 1\); no se ha suprimido nada/)
     expect(await stored(id)).toContain('Begoña')
     expect(ok(await t.admin.get(`/denuncias/${id}/historial`)).versiones).toHaveLength(1)
+  })
+})
+
+describe("a person's data", () => {
+  const PERSON = '11111111H'
+  const search = async (dni: string, token = dpo.token): Promise<any> => client(t.app, token).get(`/proteccion-datos/interesado?dni=${encodeURIComponent(dni)}`)
+  const base = { tipo: 'hurto', fecha_hechos: '2026-03-01 10:30:00', lugar_hechos: 'Calle Mayor', descripcion: 'Cartera' }
+
+  it('finds the DNI in a denuncia, a witness of another and a sanción, not elsewhere, with who read each; the search is logged without it', async () => {
+    const complainant = ok(await t.admin.post('/denuncias', { ...base, denunciante_nombre: 'Persona Buscada', denunciante_dni: PERSON }), 201)._id as string
+    const witness = ok(await t.admin.post('/denuncias', { ...base, denunciante_nombre: 'Otra', denunciante_dni: '22222222J', testigos: [{ nombre: 'Alguien', dni: '33333333P' }, { nombre: 'Persona Buscada', dni: PERSON }] }), 201)._id as string
+    const sancion = ok(await t.admin.post('/sanciones', { tipo: 'trafico', infractor_nombre: 'Persona Buscada', infractor_dni: PERSON, fecha_infraccion: '2026-03-02 09:00:00', lugar_infraccion: 'Avenida', importe: 90 }), 201)._id as string
+    const elsewhere = ok(await t.admin.post('/denuncias', { ...base, denunciante_nombre: 'Nadie', denunciante_dni: '44444444A', testigos: [{ nombre: 'Tampoco', dni: '55555555K' }] }), 201)._id as string
+    ok(await client(t.app, consulta.token).get(`/sanciones/${sancion}`))
+
+    // Typed as a person would: lower case, spaces around.
+    const found = ok(await search(` ${PERSON.toLowerCase()} `))
+    const ids = found.registros.map((r: any) => r.id)
+    expect(ids).toEqual(expect.arrayContaining([complainant, witness, sancion]))
+    expect(ids).not.toContain(elsewhere)
+    const byId = new Map<string, any>(found.registros.map((r: any) => [r.id, r]))
+    expect(byId.get(complainant)).toMatchObject({ modulo: 'denuncias', campos: ['denunciante_dni'], eliminado: false })
+    expect(byId.get(witness)).toMatchObject({ modulo: 'denuncias', campos: ['testigos.dni'] })
+    expect(byId.get(sancion)).toMatchObject({ modulo: 'sanciones', campos: ['infractor_dni'] })
+    // Who read the sanción (the create's answer, then consulta's read without descifrar is no read of encrypted data).
+    expect(byId.get(sancion).lecturas.records.map((r: any) => [r.tipo, r.usuario])).toEqual([['lectura', expect.stringMatching(/^USR-/)]])
+    expect(found.no_buscables).toEqual([])
+
+    const logged = ok(await client(t.app, dpo.token).get(`/auditoria/lecturas?tipo=interesado&usuario=${dpo.id}`))
+    expect(logged.records[0]).toMatchObject({ tipo: 'interesado', usuario: dpo.id, registro: null, coincidencias: found.total, campos: ['denuncias', 'sanciones'] })
+    expect(await query("select count(*)::int as n from sys_lecturas where tipo = 'interesado' and (ruta like $1 or filtro like $1 or campos::text like $1)", [`%${PERSON}%`])).toEqual([{ n: 0 }])
+
+    // The witnesses' index is the one their values give: copied from another record, /verificar names it.
+    expect(ok(await t.admin.get(`/denuncias/${witness}/verificar`)).valido).toBe(true)
+    await query('update denuncias set testigos_bidx = (select testigos_bidx from denuncias where "_id" = $2) where "_id" = $1', [witness, elsewhere])
+    expect(ok(await t.admin.get(`/denuncias/${witness}/verificar`))).toMatchObject({ valido: false, motivo: expect.stringContaining('índice') })
+    expect(ok(await search(PERSON)).registros.map((r: any) => r.id)).not.toContain(witness)
+
+    // Erased, the complainant's denuncia no longer holds it.
+    ok(await client(t.app, dpo.token).post(`/proteccion-datos/denuncias/${complainant}/suprimir`, { motivo: 'Solicitud del interesado' }))
+    expect(ok(await search(PERSON)).registros.map((r: any) => r.id)).not.toContain(complainant)
+  })
+
+  it('a record written before the witnesses\' DNI was searchable verifies, is not found, and is once rotate-keys --reindexar has run', async () => {
+    const id = ok(await t.admin.post('/denuncias', { ...base, denunciante_nombre: 'Antigua', testigos: [{ nombre: 'Testigo antiguo', dni: '66666666Q' }] }), 201)._id as string
+    await query('update denuncias set testigos_bidx = null where "_id" = $1', [id])
+    expect(ok(await t.admin.get(`/denuncias/${id}/verificar`)).valido).toBe(true)
+    expect(ok(await search('66666666Q')).total).toBe(0)
+    const h = t.h
+    await rotateKeys({
+      batchSize: 200, newIndexKey: false, reindex: true, quiet: true, ...(h.db.embedded !== undefined && { embedded: h.db.embedded }),
+      env: { ...(h.db.url !== undefined && { DATABASE_URL: h.db.url }), ...redisEnv(), REDIS_PREFIX: h.redisPrefix, JWT_SECRET: h.config.jwtSecret, ENCRYPTION_KEY: TEST_KEY, DATA_DIR: h.config.dataDir, MODULES_FILE: h.config.modulesFile, TZ: h.config.timeZone, LOG_LEVEL: 'silent' },
+    })
+    expect(ok(await search('66666666Q')).registros).toMatchObject([{ id, campos: ['testigos.dni'] }])
+    expect(ok(await t.admin.get(`/denuncias/${id}/verificar`)).valido).toBe(true)
+  }, 60_000)
+
+  it('refuses other roles, a text that is no DNI and unknown parameters', async () => {
+    expectError(await search(PERSON, t.token), 'SIN_PERMISOS')
+    const bad = await search('12345678A')
+    expect(bad.status).toBe(400)
+    expect(bad.body.detalles[0].campo).toBe('dni')
+    expect((await client(t.app, dpo.token).get('/proteccion-datos/interesado')).status).toBe(400)
+    expect((await client(t.app, dpo.token).get(`/proteccion-datos/interesado?dni=${PERSON}&nombre=x`)).body.detalles).toEqual([{ campo: 'nombre', mensaje: 'parámetro desconocido: solo dni' }])
   })
 })

@@ -187,11 +187,14 @@ describe('a record stored before testigos declared its items', () => {
     // The service as it was: testigos a free array, its items stored and sealed as sent.
     const real = readFileSync('modules.yaml', 'utf8')
     const before = parseRegistry(edit(real, real.match(/ {6}testigos:\n( {8}.*\n)+/)![0], '      testigos: { type: array }\n'), 'modules.yaml')
+    // That release had no index of the witnesses' DNIs (records/item-index.ts): its start would refuse to drop it.
+    await h.db.query('alter table denuncias drop column testigos_bidx')
     const oldApp = await h.app({ registry: before })
     const oldAdmin = client(oldApp, await login(oldApp))
     oldId = ok(await oldAdmin.post('/denuncias', { ...base, testigos: OLD_ITEMS }), 201)._id
     ok(await oldAdmin.put(`/denuncias/${oldId}`, { observaciones: 'Revisado' }))
     await h.closeApp(oldApp)
+    await h.db.query('alter table denuncias add column testigos_bidx jsonb')
     expect(await stored(oldId)).toContain('600333444')
   })
 

@@ -242,13 +242,14 @@ describe('mistakes in modules.yaml', () => {
   })
 
   it('structured array items (docs/administrator-guide.md "modules.yaml reference"): misspelt keys and types with hints, keys only arrays take, formats', () => {
-    const dni = '          dni: { type: string, format: dni, max_length: 20, encrypted: true, label: DNI }'
+    const dni = '          dni: { type: string, format: dni, max_length: 20, encrypted: true, searchable: true, label: DNI }'
     const l = lineOf(dni)
     const at = 'modules.denuncias.fields.testigos.items.dni'
     expectProblem(edit(real, dni, '          dni: { type: string, format: dni, max_length: 20, encrypetd: true }'), l, `${at}.encrypetd`, 'unknown key "encrypetd"', 'did you mean "encrypted"')
     expectProblem(edit(real, dni, '          dni: { type: strng, encrypted: true }'), l, `${at}.type`, '"strng" is not one of string, text, integer, decimal, boolean, date, datetime, time', 'did you mean "string"')
     expectProblem(edit(real, dni, '          dni: { type: array }'), l, `${at}.type`, '"array" is not one of')
-    expectProblem(edit(real, dni, '          dni: { type: string, searchable: true }'), l, `${at}.searchable`, 'unknown key "searchable"')
+    expectProblem(edit(real, dni, '          dni: { type: string, searchable: true }'), l, `${at}.searchable`, 'only encrypted fields are searchable through a blind index')
+    expectProblem(edit(real, dni, '          dni: { type: string, unique: true }'), l, `${at}.unique`, 'unknown key "unique"')
     expectProblem(edit(real, dni, '          dni: { type: string, format: dnni, encrypted: true }'), l, `${at}.format`, 'unknown format "dnni" (did you mean "dni"?)')
     expectProblem(edit(real, dni, '          dni: { type: integer, format: dni }'), l, `${at}.format`, 'format dni is for string fields (this one is integer)')
     expectProblem(edit(real, dni, '          dni: { type: integer, max_length: 3 }'), l, `${at}.max_length`, 'not allowed on a integer field')
