@@ -97,10 +97,10 @@ export async function liveRows ({ q, opt, last, problem, decrypt, canonical, sha
     const hashOf = (row, h) => {
       const { r, at, undecrypted } = recordOf(row, fields, decrypt, fold)
       const sealedNulls = new Set(h.sello === 1 ? Object.entries(fields).filter(([n, f]) => (h.claves ?? []).includes((f.column ?? fold(n)) + (f.type === 'password' ? '_hash' : ''))).map(([n]) => n) : [])
-      if (undecrypted.length > 0 || (integrity === undefined && (Number(h.sello) >= 3 || Object.entries(fields).some(([n, f]) => f.encrypted && f.type !== 'file' && r[n] != null)))) return { undecrypted }
+      if (undecrypted.length > 0 || (integrity === undefined && (Number(h.sello) >= 3 || h.supresion != null || Object.entries(fields).some(([n, f]) => f.encrypted && f.type !== 'file' && r[n] != null)))) return { undecrypted }
       const payload = opt.payloadOf(r, fields, { prev: h.prev ?? '', sealedNulls, at, hmac, sello: Number(h.sello) })
-      // An erasure's version seals its certificate (docs/operator-guide.md "Erasures").
-      if (h.supresion != null) payload._supresion = sha(canonical(h.supresion))
+      // An erasure's version seals its certificate, keyed (docs/operator-guide.md "Erasures").
+      if (h.supresion != null) payload._supresion = hmac('_supresion', canonical(h.supresion))
       return { payload, hash: sha(canonical(payload)) }
     }
     let after = ''

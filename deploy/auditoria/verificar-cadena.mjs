@@ -32,8 +32,8 @@
  *    plaintext; 1 holds the fields
  *    named in `campos_sellados`, null included. A history exported before `sello`
  *    existed is all format 1 with every field of --modulos. An erasure's
- *    version (`suprimir`) also seals `_supresion`, the SHA-256 of its
- *    certificate; each version before it holds as the residue the newest
+ *    version (`suprimir`) also seals `_supresion`, the HMAC under the
+ *    integrity key of its certificate (so it needs --clave-integridad); each version before it holds as the residue the newest
  *    erasure's certificate gives (docs/operator-guide.md "Erasures").
  *
  * Exit code 0 when everything checks, 1 when something does not, 2 on a
@@ -197,8 +197,7 @@ if (!Array.isArray(versions) || versions.some((v) => typeof v !== 'object' || v 
 }
 
 // An erasure of personal data (docs/operator-guide.md "The hash chain", "Erasures"): the version that writes it seals its
-// certificate as `_supresion`; each earlier version, its values erased, holds as the residue the newest such certificate gives.
-const digestOf = (certificate) => createHash('sha256').update(canonical(certificate), 'utf8').digest('hex')
+// certificate as `_supresion` (keyed: the integrity key's HMAC); each earlier version, its values erased, holds as the residue the newest such certificate gives.
 const covering = versions.map((v, i) => versions.slice(i + 1).filter((w) => w.accion === 'suprimir' && w.supresion != null).at(-1))
 
 let prev = ''
@@ -231,7 +230,7 @@ for (const [i, v] of versions.entries()) {
   }
   const sealed = (dt) => {
     const payload = payloadOf(r, fields, { prev, sealedNulls, at: dt, hmac, sello })
-    if (v.supresion != null) payload._supresion = digestOf(v.supresion)
+    if (v.supresion != null) payload._supresion = hmac('_supresion', canonical(v.supresion))
     return createHash('sha256').update(canonical(payload), 'utf8').digest('hex')
   }
   const hashes = combos.map(sealed)

@@ -164,7 +164,7 @@ async function verifyVersions (em: Db, mod: ModuleDef, live: Row, cipher: FieldC
     if (snapshot._version !== v.version || snapshot._hash !== v.hash || snapshot._id !== live._id) return broken(v.version)
     if ((v.accion === 'suprimir') !== (v.supresion !== null)) return broken(v.version)
     const seal = sealOf(mod, v)
-    const got = recompute(mod, snapshot, cipher, prev, seal, v.supresion === null ? undefined : certificateDigest(v.supresion))
+    const got = recompute(mod, snapshot, cipher, prev, seal, v.supresion === null ? undefined : certificateDigest(v.supresion, cipher))
     // A version an erasure covers holds as its residue, which the certificate gives beside its original hash.
     const cover = covering[i]
     const line = cover?.versiones.find((x) => x.version === v.version)
@@ -192,7 +192,7 @@ async function verifyVersions (em: Db, mod: ModuleDef, live: Row, cipher: FieldC
   // The live row is its last version, sealed as that version was.
   const seal = last >= 1 ? sealOf(mod, versions[last - 1]!) : currentSeal(mod)
   const erasure = versions[last - 1]?.supresion
-  if (live._hash !== prev || recompute(mod, live, cipher, previous, seal, erasure === null || erasure === undefined ? undefined : certificateDigest(erasure))?.hash !== live._hash) return broken(liveVersion)
+  if (live._hash !== prev || recompute(mod, live, cipher, previous, seal, erasure === null || erasure === undefined ? undefined : certificateDigest(erasure, cipher))?.hash !== live._hash) return broken(liveVersion)
   if (!blindIndexesHold(mod, live, cipher)) return broken(liveVersion, 'INDICE_CIEGO')
   const supresiones = versions.filter((v) => v.supresion !== null).map((v) => ({
     version: v.version, fecha: new Date(v.fecha), usuario: v.usuario, motivo: v.supresion!.motivo, campos: v.supresion!.campos,

@@ -15,7 +15,7 @@ import type { Row } from '../../db/module-entity.js'
 import type { FieldCipher } from '../../core/crypto.js'
 import type { StoredVersion } from '../history.js'
 import { sealOf } from './seal-format.js'
-import { sha256, versionHash } from './version-hash.js'
+import { versionHash } from './version-hash.js'
 
 /** The personal data of `mod` an erasure destroys: fields by name, structured arrays' sub-fields as `testigos.dni`. */
 export function personalPaths (mod: ModuleDef): string[] {
@@ -63,9 +63,15 @@ export function erasedColumns (mod: ModuleDef, row: Row, paths: readonly string[
   return changes
 }
 
-/** The digest of a certificate that an erasure version's payload holds as `_supresion`. */
-export function certificateDigest (certificate: ErasureCertificate): string {
-  return sha256(canonicalJson(certificate))
+/**
+ * What an erasure version's payload holds as `_supresion`: the HMAC under
+ * the integrity key of its certificate's canonical JSON. Keyed in every
+ * seal format, so forging an erasure (which re-seals what is left of
+ * earlier versions) needs the integrity key even in a module whose
+ * versions carry no `_clave`.
+ */
+export function certificateDigest (certificate: ErasureCertificate, cipher: FieldCipher): string {
+  return cipher.digest(canonicalJson(certificate))
 }
 
 /**
@@ -79,7 +85,7 @@ export function erasureCertificate (mod: ModuleDef, versions: readonly StoredVer
   const held = paths.filter((p) => versions.some((v) => Object.keys(erasedColumns(mod, v.datos, [p])).length > 0))
   const versiones = versions.map((v, i) => {
     const row = { ...v.datos, ...erasedColumns(mod, v.datos, paths) }
-    const own = v.supresion === null ? undefined : certificateDigest(v.supresion)
+    const own = v.supresion === null ? undefined : certificateDigest(v.supresion, cipher)
     return { version: v.version, hash: v.hash, residuo: versionHash(mod, row, cipher, versions[i - 1]?.hash ?? '', sealOf(mod, v), own).hash }
   })
   return { motivo, campos: held, versiones }

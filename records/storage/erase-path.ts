@@ -31,7 +31,7 @@ export async function writeErasure (tem: Db, mod: ModuleDef, cipher: FieldCipher
   const cleared = erasedColumns(mod, before, certificate.campos)
   const changes: Row = { ...cleared, _modified: nowSeconds(), _modified_by: caller.id, _version: (before._version as number) + 1 }
   const after: Row = { ...before, ...changes }
-  after._hash = versionHash(mod, after, cipher, before._hash as string, currentSeal(mod), certificateDigest(certificate)).hash
+  after._hash = versionHash(mod, after, cipher, before._hash as string, currentSeal(mod), certificateDigest(certificate, cipher)).hash
   await updateRow(tem, mod.table, columns, id, { ...changes, _hash: after._hash })
   const campos = mod.fields.filter((f) => Object.hasOwn(cleared, valueColumn(f))).map((f) => f.name)
   await appendVersion(tem, mod, after, 'suprimir', campos, { ...before, ...cleared }, certificate)
