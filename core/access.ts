@@ -25,7 +25,7 @@ export interface AccessTable {
   scope (role: string, module: string, action: Action): Scope
   /** True when the role holds `*.*` (only such a role manages its peers). */
   isSuper (role: string): boolean
-  /** True for a data-protection officer's role (`proteccion_datos: true`, SPEC S27); `*.*` does not give it. */
+  /** True for a data-protection officer's role (`proteccion_datos: true`, docs/user-guide.md "Personal data"); `*.*` does not give it. */
   protectsData (role: string): boolean
   /** Who may read the read log (GET /auditoria/lecturas, a record's accesses): superadmins and data-protection officers. */
   readsLog (role: string): boolean

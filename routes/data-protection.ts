@@ -1,6 +1,6 @@
 /**
  * The data-protection officer's routes (docs/user-guide.md "Personal data";
- * SPEC S27), for roles with `proteccion_datos: true` in modules.yaml only:
+ * docs/administrator-guide.md "Personal data"), for roles with `proteccion_datos: true` in modules.yaml only:
  * POST /proteccion-datos/{module}/{id}/suprimir erases a record's personal
  * data in every stored version and keeps its chain verifiable
  * (records/data-protection/erasure.ts); GET /proteccion-datos/interesado

@@ -15,7 +15,7 @@ export type FormValue = string | boolean | Item[]
 export type Values = Record<string, FormValue>
 
 /**
- * Files enter only by upload (S22); a module with declared moves changes
+ * Files enter only by upload (docs/user-guide.md "Evidence files"); a module with declared moves changes
  * state by its buttons, and starts at its default; a user's password is
  * asked for only when the user is created (`Restablecer contraseña` in
  * Administrar usuarios sets a new one).

@@ -1,7 +1,7 @@
 /**
  * A module's `conservacion` (docs/administrator-guide.md "Personal data:
  * retention"): how long its records are kept before the data-protection
- * officer reviews them (SPEC S27). `años` counts from `desde`, a date or
+ * officer reviews them (docs/user-guide.md "Personal data"). `años` counts from `desde`, a date or
  * date-time field of the module or `_created` (the default); `estados`, when
  * given, limits the review to records in one of those states (a denuncia
  * still under investigation is not due).

@@ -42,7 +42,7 @@ export interface FieldDef {
    */
   readonly encryptedFiles?: boolean
   readonly searchable: boolean
-  /** Personal data a data-protection officer may erase: declared `personal: true`, or encrypted (SPEC S27). */
+  /** Personal data a data-protection officer may erase: declared `personal: true`, or encrypted (docs/user-guide.md "Personal data"). */
   readonly personal: boolean
   /** Target module name for `type: ref`. */
   readonly ref?: string
@@ -150,7 +150,7 @@ export interface RoleDef {
   readonly name: string
   readonly description?: string
   readonly permissions: readonly string[]
-  /** `proteccion_datos: true`: reviews, blocks and erases personal data, searches a person's data (SPEC S27). */
+  /** `proteccion_datos: true`: reviews, blocks and erases personal data, searches a person's data (docs/user-guide.md "Personal data"). */
   readonly dataProtection: boolean
 }
 

@@ -1,6 +1,6 @@
 /**
  * `GET /proteccion-datos/interesado?dni=…` in the records layer
- * (docs/user-guide.md "Personal data"; SPEC S27): every record of every
+ * (docs/user-guide.md "Personal data"): every record of every
  * module, deleted ones too, that holds the DNI in a field or a structured
  * array's sub-field of format `dni` — an encrypted one through its blind
  * index, a plain one by its value — with who read each record and when (the
