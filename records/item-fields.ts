@@ -39,7 +39,8 @@ function aadField (f: FieldDef, i: number, sub: FieldDef): string {
   return `${f.name}[${i}].${sub.name}`
 }
 
-const isItem = (v: unknown): v is Item => v !== null && typeof v === 'object' && !Array.isArray(v)
+/** An item that is an object (items stored before their sub-fields were declared may be texts). */
+export const isItem = (v: unknown): v is Item => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /** Whether a stored value is a ciphertext (else: plaintext stored before the declaration). */
 export function isCiphertext (v: unknown): v is string {

@@ -12,9 +12,8 @@ import type { FieldCipher } from '../core/crypto.js'
 import { itemPlaintext } from '../core/field-types/array-items.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { searchableItems } from '../db/columns.js'
-import { plaintextOf } from './item-fields.js'
+import { isItem, plaintextOf } from './item-fields.js'
 
-const isItem = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 function collect (mod: ModuleDef, f: FieldDef, items: unknown, cipher: FieldCipher, plain: (s: FieldDef, v: unknown, i: number) => string): string[] | null {
   if (!Array.isArray(items)) return null

@@ -14,6 +14,7 @@ import type { ErasureCertificate } from '../../db/history-entity.js'
 import type { Row } from '../../db/module-entity.js'
 import type { FieldCipher } from '../../core/crypto.js'
 import type { StoredVersion } from '../history.js'
+import { isItem } from '../item-fields.js'
 import { sealOf } from './seal-format.js'
 import { versionHash } from './version-hash.js'
 
@@ -29,7 +30,6 @@ export function erasedFields (paths: readonly string[]): Set<string> {
   return new Set(paths.map((p) => p.split('.')[0]!))
 }
 
-const isItem = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /** `row` with the values at `paths` null (and their blind indexes); the columns changed, or none. */
 export function erasedColumns (mod: ModuleDef, row: Row, paths: readonly string[]): Row {
