@@ -28,6 +28,7 @@ import storesPlugin, { type StoresOptions } from './plugins/stores.js'
 import ormPlugin, { type OrmPluginOptions } from './plugins/orm.js'
 import systemKeys from './plugins/system-keys.js'
 import checkpointsPlugin from './plugins/checkpoints.js'
+import retentionReview from './plugins/retention-review.js'
 import authPlugin from './plugins/auth.js'
 import eventsPlugin from './plugins/events.js'
 import webhooksPlugin from './plugins/webhooks.js'
@@ -37,6 +38,7 @@ import myModulesRoutes from './routes/my-modules.js'
 import directoryRoutes from './routes/directory.js'
 import documentRoutes from './routes/documents.js'
 import dataProtectionRoutes from './routes/data-protection.js'
+import dataProtectionReviewRoutes from './routes/data-protection-review.js'
 import eventRoutes from './routes/events.js'
 import recordsPlugin from './plugins/records.js'
 import documentsPlugin from './plugins/documents.js'
@@ -134,6 +136,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     })
     await app.register(systemKeys)
     await app.register(checkpointsPlugin)
+    await app.register(retentionReview)
     await app.register(authPlugin)
     await app.register(filesPlugin)
     await app.register(recordsPlugin)
@@ -150,6 +153,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(directoryRoutes)
     await app.register(documentRoutes)
     await app.register(dataProtectionRoutes)
+    await app.register(dataProtectionReviewRoutes)
     for (const mod of registry.modules) {
       await app.register(moduleRoutes(mod), { prefix: `/${mod.path}` })
     }

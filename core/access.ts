@@ -29,6 +29,8 @@ export interface AccessTable {
   protectsData (role: string): boolean
   /** Who may read the read log (GET /auditoria/lecturas, a record's accesses): superadmins and data-protection officers. */
   readsLog (role: string): boolean
+  /** Who may read a blocked record (docs/user-guide.md "Personal data"): superadmins and data-protection officers, every read logged. */
+  readsBlocked (role: string): boolean
 }
 
 const rank: Record<Scope, number> = { none: 0, own: 1, all: 2 }
@@ -59,5 +61,6 @@ export function compileAccess (registry: Registry): AccessTable {
     isSuper: (role: string) => supers.has(role),
     protectsData: (role: string) => protectors.has(role),
     readsLog: (role: string) => supers.has(role) || protectors.has(role),
+    readsBlocked: (role: string) => supers.has(role) || protectors.has(role),
   })
 }

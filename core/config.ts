@@ -56,6 +56,8 @@ export interface Config {
   readonly checkpointDir: string
   /** How often the global chain is sealed and its head published. */
   readonly checkpointIntervalMs: number
+  /** How often an instance asks whether today's retention review has run (REVIEW_CHECK_INTERVAL; docs/operator-guide.md "Retention review"). */
+  readonly reviewCheckMs: number
   /** What heads every page of a printed record (FORCE_NAME, FORCE_LOGO; docs/operator-guide.md "Printed records"). */
   readonly printing: { readonly force: string, readonly logo?: string }
   /** Origins allowed to call the API from a browser (CORS); empty: none. */
@@ -279,6 +281,7 @@ export function loadConfig (env: Env = process.env): Config {
     tokenTtlSeconds: 7 * 24 * 3600,
     checkpointDir: resolve(env.CHECKPOINT_DIR || join(dataDir, 'puntos-control')),
     checkpointIntervalMs: windowMs(env, 'CHECKPOINT_INTERVAL', 60_000),
+    reviewCheckMs: windowMs(env, 'REVIEW_CHECK_INTERVAL', 3_600_000),
     printing: Object.freeze({ force: forceName(env.FORCE_NAME), ...((env.FORCE_LOGO ?? '') !== '' && { logo: resolve(env.FORCE_LOGO!) }) }),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     metricsPort: int(env, 'METRICS_PORT', 9464, 0, 65535),

@@ -33,6 +33,12 @@ export const ERRORS = {
   PETICION_EN_CURSO: { status: 409, message: 'Petición en curso con esta clave de idempotencia' },
   /** An erasure of a record none of whose versions holds personal data (docs/user-guide.md "Personal data"). */
   SIN_DATOS_PERSONALES: { status: 409, message: 'El registro no tiene datos personales que suprimir' },
+  /** Blocking in a module no field of which is personal (docs/user-guide.md "Personal data"). */
+  MODULO_SIN_DATOS_PERSONALES: { status: 409, message: 'El módulo no guarda datos personales: no hay nada que bloquear' },
+  /** Prolonging in a module without `conservacion` (docs/user-guide.md "Personal data"). */
+  MODULO_SIN_CONSERVACION: { status: 409, message: 'El módulo no declara un plazo de conservación' },
+  REGISTRO_YA_BLOQUEADO: { status: 409, message: 'El registro ya está bloqueado' },
+  REGISTRO_NO_BLOQUEADO: { status: 409, message: 'El registro no está bloqueado' },
   /** An erasure of a record whose chain does not hold: nothing is erased (docs/decisions.md "Erasing personal data keeps the chain"); `detalles` say where. */
   INTEGRIDAD_NO_VERIFICADA: { status: 409, message: 'La cadena de integridad del registro no se sostiene' },
   /** The Idempotency-Key was answered for another route, query or body (docs/user-guide.md "Retries and Idempotency-Key"). */

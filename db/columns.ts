@@ -47,3 +47,11 @@ export function comparesByValue (f: FieldDef): boolean {
 export function isIndexed (f: FieldDef): boolean {
   return f.indexed && comparesByValue(f)
 }
+
+/**
+ * When the data-protection officer blocked a record, or null (modules with
+ * personal data only, ModuleDef.personalData): not sealed, since it changes
+ * who may read the record and not what it says (docs/decisions.md "Blocking
+ * personal data is access, not a version").
+ */
+export const BLOCKED_COLUMN = '_bloqueado'

@@ -10,7 +10,7 @@
 import { EntitySchema } from '@mikro-orm/core'
 import type { ModuleDef } from '../core/registry/types.js'
 import { SYSTEM_FIELDS } from '../core/system-fields.js'
-import { blindIndexColumn, columnSpec, itemIndexColumn, searchableItems, valueColumn } from './columns.js'
+import { BLOCKED_COLUMN, blindIndexColumn, columnSpec, itemIndexColumn, searchableItems, valueColumn } from './columns.js'
 import { storedName } from './identifier.js'
 import { recordIndexes } from './record-indexes.js'
 import { documentColumn, searchIndexes } from './search-sql.js'
@@ -45,6 +45,7 @@ export function buildEntity (mod: ModuleDef): EntitySchema<Row> {
       }
     }
   }
+  if (mod.personalData) properties[BLOCKED_COLUMN] = { type: 'datetime', columnType: 'timestamptz', fieldName: BLOCKED_COLUMN, nullable: true }
   // The stored search document (a generated column): never selected, never written by the ORM.
   const doc = documentColumn(mod)
   if (doc !== undefined) {

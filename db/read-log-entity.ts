@@ -11,8 +11,9 @@ import { EntitySchema } from '@mikro-orm/core'
  * `descarga`: an encrypted evidence file downloaded; `acceso`: a plain one (the access log); `filtro` holds the file's id (records/files/custody.ts).
  * `documento`: a record printed (records/documents/), its decrypted fields in `campos`.
  * `interesado`: a search of a person's records by DNI (records/data-protection/interested-party.ts): the modules it found records in, never the DNI.
+ * `bloqueado`: a blocked record read (by a data-protection officer or a superadmin), its decrypted fields in `campos`.
  */
-export type ReadLogKind = 'lectura' | 'busqueda' | 'exportar' | 'descarga' | 'acceso' | 'documento' | 'interesado'
+export type ReadLogKind = 'lectura' | 'busqueda' | 'exportar' | 'descarga' | 'acceso' | 'documento' | 'interesado' | 'bloqueado'
 
 export interface ReadLogRow {
   id?: string

@@ -67,6 +67,7 @@ export function buildSchemas (mod: ModuleDef, registry: Registry, timeZone: stri
     ...output,
     ...system(false),
     _restringidos: Type.Optional(Type.Array(Type.String(), { description: 'Campos cifrados que el usuario no puede ver' })),
+    ...(mod.personalData && { _bloqueado: Type.Optional(Type.String({ description: 'Solo en un registro bloqueado por el delegado de protección de datos: desde cuándo. Solo lo leen ese rol y el superadministrador, y cada lectura queda registrada.' })) }),
   }, {
     $id: `${mod.name}Record`,
     description: 'Todos los campos declarados están presentes (null si no tienen valor), salvo los cifrados que el usuario no puede ver, nombrados en _restringidos.',

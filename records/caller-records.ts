@@ -10,6 +10,8 @@ import type { Checkpoint } from './integrity/checkpoints.js'
 import { listReads } from './read-log.js'
 import { eraseRecord, type ErasureAnswer } from './data-protection/erasure.js'
 import { searchPerson, type PersonAnswer } from './data-protection/interested-party.js'
+import { listDecisions, prolong, setBlock, type DecisionView } from './data-protection/decisions.js'
+import { reviewPage, runReview, type ReviewPage, type ReviewRun } from './data-protection/retention-review.js'
 import { RecordsService, type ModulePlan, type RecordsServiceDeps, type RequestContext } from './records-service.js'
 
 export interface CheckpointAnswer {
@@ -51,6 +53,36 @@ export class CallerRecords {
   /** Every record holding a person's DNI, with who read each (data-protection officers only, else 403; records/data-protection/interested-party.ts). */
   person (query: Record<string, unknown>): Promise<PersonAnswer> {
     return searchPerson(this.ctx.em, this.deps, this.ctx.caller, [...this.plans.values()].map((p) => p.mod), query, this.ctx.route())
+  }
+
+  /** Prolongs a record's retention to `hasta` (data-protection officers only; records/data-protection/decisions.ts). */
+  prolong (mod: ModuleDef, id: string, body: { motivo: string, hasta: string }): Promise<DecisionView> {
+    return prolong(this.ctx.em, this.deps, this.ctx.caller, mod, this.plans.get(mod.name)!.storage, id, body)
+  }
+
+  /** Blocks or unblocks a record (data-protection officers only; records/data-protection/decisions.ts). */
+  block (mod: ModuleDef, id: string, motivo: string, block: boolean): ReturnType<typeof setBlock> {
+    return setBlock(this.ctx.em, this.deps, this.ctx.caller, mod, this.plans.get(mod.name)!.storage, id, motivo, block)
+  }
+
+  /** A page of the officers' decisions (superadmins and data-protection officers). */
+  decisions (query: Record<string, unknown>): ReturnType<typeof listDecisions> {
+    return listDecisions(this.ctx.em, this.deps, this.ctx.caller, this.modules(), query)
+  }
+
+  /** A page of the records due for review (data-protection officers only; records/data-protection/retention-review.ts). */
+  review (query: Record<string, unknown>): Promise<ReviewPage> {
+    return reviewPage(this.ctx.em, this.deps, this.ctx.caller, this.modules(), query)
+  }
+
+  /** Runs the retention review now (data-protection officers only), whether or not it ran today. */
+  async reviewNow (instance: string): Promise<ReviewRun> {
+    if (!this.deps.access.protectsData(this.ctx.caller.rol)) throw new AppError('SIN_PERMISOS')
+    return runReview(this.ctx.em, [...this.modules().values()], this.deps.timeZone, instance, { force: true })
+  }
+
+  private modules (): ReadonlyMap<string, ModuleDef> {
+    return new Map([...this.plans.values()].map((p) => [p.mod.name, p.mod]))
   }
 
   /** A page of the read log (superadmins and data-protection officers only, else 403). */

@@ -42,7 +42,7 @@ export interface ReadLogView {
 }
 
 const PARAMS = ['tipo', 'usuario', 'modulo', 'registro', 'desde', 'hasta', 'limit', 'offset']
-export const READ_LOG_KINDS: readonly ReadLogKind[] = ['lectura', 'busqueda', 'exportar', 'descarga', 'acceso', 'documento', 'interesado']
+export const READ_LOG_KINDS: readonly ReadLogKind[] = ['lectura', 'busqueda', 'exportar', 'descarga', 'acceso', 'documento', 'interesado', 'bloqueado']
 const KINDS = READ_LOG_KINDS
 const ON_A_RECORD: ReadonlySet<ReadLogKind> = new Set(['lectura', 'descarga', 'acceso', 'documento'])
 

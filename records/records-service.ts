@@ -48,7 +48,8 @@ import type { Custody } from './files/custody.js'
 import type { FilesContext, FoundFile, Upload } from './files/record-files.js'
 import type { OnAltered } from './files/sealed-read.js'
 import { custodyAction, downloadAction, uploadAction, type FileGate } from './files/file-actions.js'
-import { valueColumn } from '../db/columns.js'
+import { BLOCKED_COLUMN, valueColumn } from '../db/columns.js'
+import { blockedAmong } from '../db/data-protection-statements.js'
 
 export type ApiRecord = Record<string, unknown>
 
@@ -110,6 +111,12 @@ export function modulePlan (mod: ModuleDef, storage: ModuleStorage): ModulePlan 
   return { mod, storage, encrypted: [...mod.fields.filter((f) => f.encrypted).map((f) => f.name), ...mod.fields.flatMap(subFieldPaths)] }
 }
 
+const NOT_BLOCKED: Where = { [BLOCKED_COLUMN]: null }
+
+function isBlocked (row: Row): boolean {
+  return (row[BLOCKED_COLUMN] ?? null) !== null
+}
+
 const ACTION_INDEX: Record<Action, number> = { ver: 0, crear: 1, editar: 2, eliminar: 3, descifrar: 4, exportar: 5, importar: 6 }
 
 /**
@@ -126,9 +133,19 @@ export class RecordsService {
     return this.scopes[i] ??= this.deps.access.scope(this.ctx.caller.rol, this.plan.mod.name, action)
   }
 
+  /**
+   * Blocked records are out of the caller's sight unless their role reads
+   * them (docs/user-guide.md "Personal data"): a list, a GET and every
+   * other read or write then act as if they did not exist.
+   */
+  private hidesBlocked (): boolean {
+    return this.plan.mod.personalData && !this.deps.access.readsBlocked(this.ctx.caller.rol)
+  }
+
   /** Condition of the rows the caller may see. */
   private visible (): Where | undefined {
-    return scopeCondition(this.scope('ver'), this.plan.mod, this.ctx.caller)
+    const own = scopeCondition(this.scope('ver'), this.plan.mod, this.ctx.caller)
+    return this.hidesBlocked() ? and(own, NOT_BLOCKED) : own
   }
 
   private guard (action: 'editar' | 'eliminar'): RowGuard {
@@ -156,15 +173,21 @@ export class RecordsService {
     const { caller } = this.ctx
     const descifrar = encrypted.length > 0 ? this.scope('descifrar') : 'none'
     const out = rows.map((r) => toApiRecord(mod, r, { timeZone: this.deps.timeZone, cipher: this.deps.cipher, canDecrypt: descifrar !== 'none' && reaches(descifrar, mod, caller, owner ?? r) }, fields))
+    // Only those who read blocked records see them: they see since when, and each read is logged (`bloqueado`).
+    const blocked = mod.personalData && owner === undefined ? rows.map(isBlocked) : undefined
+    if (blocked?.includes(true) === true) {
+      out.forEach((rec, i) => { if (blocked[i]!) rec._bloqueado = formatDateTime(new Date(rows[i]![BLOCKED_COLUMN] as Date | string), this.deps.timeZone) })
+    }
     // A printed copy is logged whatever it holds (`documento`); another read when it shows decrypted values (`lectura`).
-    if (descifrar !== 'none' || printed) {
+    if (descifrar !== 'none' || printed || blocked?.includes(true) === true) {
       const fecha = search?.fecha ?? nowSeconds()
       let ruta = search?.ruta
       const entries: ReadLogRow[] = search === undefined ? [] : [search]
-      for (const rec of out) {
+      out.forEach((rec, i) => {
         const campos = descifrar === 'none' ? [] : encrypted.filter((name) => holdsValue(rec, name))
-        if (campos.length > 0 || printed) entries.push({ tipo: printed ? 'documento' : 'lectura', usuario: caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta: ruta ??= this.ctx.route(), coincidencias: null })
-      }
+        const isBlockedRead = blocked?.[i] === true
+        if (campos.length > 0 || printed || isBlockedRead) entries.push({ tipo: printed ? 'documento' : isBlockedRead ? 'bloqueado' : 'lectura', usuario: caller.id, fecha, modulo: mod.name, registro: rec._id as string, campos, ruta: ruta ??= this.ctx.route(), coincidencias: null })
+      })
       // One insert for the search and the records it shows.
       await logReads(this.ctx.em, entries)
     }
@@ -255,7 +278,9 @@ export class RecordsService {
   async get (id: string, query: Record<string, string | string[] | undefined> = {}): Promise<ApiRecord> {
     this.authorize('ver')
     const shape = this.shape(query.campos, query.expandir)
-    const row = await this.plan.storage.findLive(this.ctx.reads, id, this.visible(), false, shape.fields && this.columns(shape.fields))
+    // Blocked is judged on the row read, which keeps a GET on the shared statement of its turn (db/row-batch.ts).
+    const row = await this.plan.storage.findLive(this.ctx.reads, id, scopeCondition(this.scope('ver'), this.plan.mod, this.ctx.caller), false, shape.fields && this.columns(shape.fields))
+    if (this.hidesBlocked() && isBlocked(row)) throw new AppError('REGISTRO_NO_ENCONTRADO')
     const records = await this.views([row], undefined, undefined, shape.fields)
     if (shape.expand.length > 0) await this.expand(records, shape)
     return records[0]!
@@ -285,7 +310,9 @@ export class RecordsService {
 
   /** The columns a projection reads, with those the `descifrar:propios` decision needs when it names an encrypted field. */
   private columns (fields: FieldSelection): readonly string[] {
-    return fields.encrypted.length > 0 && this.scope('descifrar') === 'own' ? [...new Set([...fields.columns, ...ownerColumns(this.plan.mod)])] : fields.columns
+    const columns = fields.encrypted.length > 0 && this.scope('descifrar') === 'own' ? [...new Set([...fields.columns, ...ownerColumns(this.plan.mod)])] : fields.columns
+    // Whether the record is blocked decides who sees it and what is logged.
+    return this.plan.mod.personalData ? [...columns, BLOCKED_COLUMN] : columns
   }
 
   private expand (records: ApiRecord[], shape: ReadShape): Promise<void> {
@@ -388,6 +415,9 @@ export class RecordsService {
     this.authorize('ver')
     const live = await this.plan.storage.findAny(this.ctx.em, id, this.visible())
     if (live._deleted !== null && live._deleted !== undefined && this.scope('eliminar') === 'none') throw new AppError('REGISTRO_NO_ENCONTRADO')
+    if (this.plan.mod.personalData && isBlocked(live)) {
+      await logReads(this.ctx.em, [{ tipo: 'bloqueado', usuario: this.ctx.caller.id, fecha: nowSeconds(), modulo: this.plan.mod.name, registro: id, campos: [], ruta: this.ctx.route(), coincidencias: null }])
+    }
     return live
   }
 
@@ -427,9 +457,17 @@ export class RecordsService {
     const ver = this.scope('ver')
     if (ver === 'none') return []
     const { caller } = this.ctx
-    const seen = entries.filter((e) => e.modulo === mod.name && reaches(ver, mod, caller, e.datos))
+    let seen = entries.filter((e) => e.modulo === mod.name && reaches(ver, mod, caller, e.datos))
     if (seen.length === 0) return []
-    const records = await this.views(seen.map((e) => e.datos))
+    if (mod.personalData) {
+      // A blocked record's events, older ones too, reach only those who read it, and each is a logged read.
+      const blocked = await blockedAmong(this.ctx.em, mod.table, [...new Set(seen.map((e) => e.registro))])
+      if (blocked.size > 0 && this.hidesBlocked()) seen = seen.filter((e) => !blocked.has(e.registro))
+      else if (blocked.size > 0) await logReads(this.ctx.em, [...blocked].map((registro) => ({ tipo: 'bloqueado' as const, usuario: caller.id, fecha: nowSeconds(), modulo: mod.name, registro, campos: [], ruta: this.ctx.route(), coincidencias: null })))
+      if (seen.length === 0) return []
+    }
+    // Whether a record is blocked now decides, not the state its stored version was written in.
+    const records = await this.views(seen.map((e) => mod.personalData ? { ...e.datos, [BLOCKED_COLUMN]: null } : e.datos))
     const descifrar = encrypted.length > 0 ? this.scope('descifrar') : 'none'
     const all = new Set(encrypted)
     return seen.map((e, i) => eventOf(e, records[i]!, this.deps.timeZone,

@@ -168,6 +168,7 @@ function buildModule (name: string, m: ModuleFile, moduleNames: string[], staffN
     listColumns: listColumnsOf(m.list_columns, fields, stateField, [...path, 'list_columns']),
     printExcluded: printedExclusionsOf(m.documento, fields, [...path, 'documento']),
     ...(m.conservacion !== undefined && { retention: retentionOf(m.conservacion, fields, stateField, [...path, 'conservacion']) }),
+    personalData: fields.some((f) => f.personal || (f.items ?? []).some((s) => s.personal)),
   }
   return Object.freeze(def)
 }

@@ -20,6 +20,7 @@ export function retentionOf (declared: RetentionFile | undefined, fields: readon
     const dates = fields.filter((x) => x.type === 'date' || x.type === 'datetime').map((x) => x.name)
     if (f === undefined) throw new RegistryProblem([...path, 'desde'], `unknown field "${from}"${hint(from, [...dates, '_created'])}; "desde" is a date or datetime field, or _created`)
     if (!dates.includes(from)) throw new RegistryProblem([...path, 'desde'], `"${from}" is a ${f.type} field; "desde" is a date or datetime field, or _created`)
+    if (f.encrypted) throw new RegistryProblem([...path, 'desde'], `"${from}" is encrypted and the daily review compares dates in the database; name a plain date field, or _created`)
   }
   let states: readonly string[] | undefined
   if (declared.estados !== undefined) {

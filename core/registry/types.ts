@@ -135,6 +135,11 @@ export interface ModuleDef {
   readonly printExcluded: readonly string[]
   /** When its records are due for review (`conservacion:`, core/registry/retention.ts), if declared. */
   readonly retention?: RetentionDef
+  /**
+   * Some field or sub-field is personal: the officer may block its records
+   * (a `_bloqueado` column, docs/user-guide.md "Personal data").
+   */
+  readonly personalData: boolean
 }
 
 /** `conservacion: { años, desde, estados }`. */

@@ -10,7 +10,7 @@ import type { AccessTable, Caller } from '../../core/access.js'
 import type { FieldCipher } from '../../core/crypto.js'
 import { AppError, DETAILS } from '../../core/errors.js'
 import type { ModuleDef } from '../../core/registry/types.js'
-import { formatDateTime } from '../../core/time.js'
+import { formatDateTime, nowSeconds } from '../../core/time.js'
 import type { Db } from '../../db/statement.js'
 import type { ErasureCertificate } from '../../db/history-entity.js'
 import { versionsOf } from '../history.js'
@@ -18,6 +18,7 @@ import { verifyChain, type ErasureSummary } from '../integrity/chain.js'
 import type { Checkpoints } from '../integrity/checkpoints.js'
 import { erasureCertificate, personalPaths } from '../integrity/residue.js'
 import type { ModuleStorage } from '../storage/module-storage.js'
+import { recordErasure } from './decisions.js'
 
 export interface ErasureDeps {
   readonly access: AccessTable
@@ -44,6 +45,7 @@ export async function eraseRecord (em: Db, deps: ErasureDeps, caller: Caller, mo
     if (!verdict.valido) throw new AppError('INTEGRIDAD_NO_VERIFICADA', [{ campo: '_hash', mensaje: DETAILS.SUPRESION_RECHAZADA(verdict.motivo ?? '', verdict.version_rota) }])
     certificate = erasureCertificate(mod, await versionsOf(tem, mod, before), deps.cipher, paths, motivo)
     if (certificate.campos.length === 0) throw new AppError('SIN_DATOS_PERSONALES')
+    await recordErasure(tem, caller, mod, id, motivo, nowSeconds())
     return certificate
   })
   return {
