@@ -44,6 +44,12 @@ describe('the real modules.yaml', () => {
     expect(atestados.fields.filter((f) => f.personal).map((f) => f.name)).toEqual(['imputados', 'victimas'])
   })
 
+  it('lets the officer block records only of modules holding personal data', () => {
+    const blockable = registry.modules.filter((m) => m.personalData).map((m) => m.name)
+    expect(blockable).toEqual(expect.arrayContaining(['denuncias', 'sanciones', 'atestados', 'sala092']))
+    expect(blockable).not.toContain('vehiculos')
+  })
+
   it('declares conservacion on denuncias, sanciones and sala092, and the data-protection officer', () => {
     expect(registry.byName.get('denuncias')!.retention).toEqual({ years: 5, from: 'fecha_hechos', states: ['archivada', 'judicializada'] })
     expect(registry.byName.get('sanciones')!.retention).toEqual({ years: 5, from: '_created', states: ['cobrada', 'anulada'] })
@@ -61,6 +67,11 @@ describe('mistakes', () => {
   it('conservacion counting from an unknown field, or from one that is no date, with a hint', () => {
     expectProblem(edit(real, retention, 'conservacion: { años: 5, desde: fecha_hecho }'), l, 'modules.denuncias.conservacion.desde', 'unknown field "fecha_hecho"', 'did you mean "fecha_hechos"')
     expectProblem(edit(real, retention, 'conservacion: { años: 5, desde: tipo }'), l, 'modules.denuncias.conservacion.desde', '"tipo" is a string field; "desde" is a date or datetime field, or _created')
+  })
+
+  it('conservacion counting from an encrypted date, which the daily review cannot compare', () => {
+    const fecha = '      fecha_hechos: { type: datetime, required: true,'
+    expectProblem(edit(real, fecha, '      fecha_hechos: { type: datetime, encrypted: true, required: true,'), l, 'modules.denuncias.conservacion.desde', '"fecha_hechos" is encrypted', 'name a plain date field, or _created')
   })
 
   it('conservacion naming a state the module does not have, or states without a state field', () => {
