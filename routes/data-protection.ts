@@ -5,19 +5,23 @@
  * data in every stored version and keeps its chain verifiable
  * (records/data-protection/erasure.ts); GET /proteccion-datos/interesado
  * finds every record holding a person's DNI, with who read each
- * (records/data-protection/interested-party.ts).
+ * (records/data-protection/interested-party.ts), and
+ * GET /proteccion-datos/interesado/documento prints the same search as a PDF
+ * (records/documents/person-report.ts).
  */
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { AppError, invalid } from '../core/errors.js'
+import { contentDisposition } from '../core/file-content.js'
 import { envelope } from '../http/schemas.js'
 import { ErasureSummary } from '../http/erasure-schemas.js'
 import { ReadLogEntry } from './audit.js'
-import { READS_SHOWN } from '../records/data-protection/interested-party.js'
+import { personDni, READS_SHOWN } from '../records/data-protection/interested-party.js'
 import '../http/openapi-docs.js'
 
 const tags = ['Protección de datos']
+const DniQuery = Type.Object({ dni: Type.String({ description: 'DNI o NIE de la persona, con su letra de control', examples: ['12345678Z'] }) })
 
 async function dataProtectionRoutes (app: FastifyInstance): Promise<void> {
   const paths = app.registry.modules.map((m) => m.path)
@@ -52,7 +56,7 @@ async function dataProtectionRoutes (app: FastifyInstance): Promise<void> {
   })
 
   app.get('/proteccion-datos/interesado', {
-    config: { openapi: { querystring: Type.Object({ dni: Type.String({ description: 'DNI o NIE de la persona, con su letra de control', examples: ['12345678Z'] }) }), errors: [400, 403] } },
+    config: { openapi: { querystring: DniQuery, errors: [400, 403] } },
     schema: {
       tags,
       operationId: 'buscarInteresado',
@@ -79,6 +83,26 @@ async function dataProtectionRoutes (app: FastifyInstance): Promise<void> {
   }, async (request) => {
     return { success: true, data: await request.records.person(request.query as Record<string, unknown>) }
   })
+
+  app.get('/proteccion-datos/interesado/documento', {
+    config: { openapi: { querystring: DniQuery, errors: [400, 403] } },
+    schema: {
+      tags,
+      operationId: 'imprimirInteresado',
+      summary: 'Los registros de una persona por su DNI, en PDF (solo delegado de protección de datos)',
+      description: 'La misma búsqueda que GET /proteccion-datos/interesado, como un informe en PDF (A4) para entregar o archivar: el DNI buscado, cuándo y quién lo imprimió, y cada registro con su módulo, su identificador, si está eliminado, dónde guarda el DNI y sus últimas lecturas; al final, los campos de DNI que no se pueden buscar, si los hay. ' +
+        'La búsqueda queda en el registro de lecturas (tipo interesado), sin el DNI, como la otra.',
+      response: {
+        200: { description: 'El PDF: interesado-AAAA-MM-DD.pdf', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
+      },
+    },
+  }, async (request, reply) => {
+    const query = request.query as Record<string, unknown>
+    const answer = await request.records.person(query)
+    const { pdf, filename } = await app.printer.printPerson(app.registry.byName, answer, personDni(query.dni), request.caller)
+    // A report to hand over or file, so saved rather than shown in the browser (a printed record opens inline).
+    return reply.type('application/pdf').header('content-disposition', contentDisposition(filename, false)).header('cache-control', 'no-store').send(pdf)
+  })
 }
 
-export default fp(dataProtectionRoutes, { name: 'policia-data-protection-routes', fastify: '5.x', dependencies: ['policia-auth', 'policia-records'] })
+export default fp(dataProtectionRoutes, { name: 'policia-data-protection-routes', fastify: '5.x', dependencies: ['policia-auth', 'policia-records', 'policia-documents'] })

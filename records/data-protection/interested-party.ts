@@ -44,8 +44,8 @@ export interface PersonAnswer {
 
 export const READS_SHOWN = 100
 
-/** The DNI as stored (upper case, its letter checked), or a 400. */
-function normalised (text: unknown): string {
+/** The DNI as stored (upper case, its letter checked), or a 400; the officer's report prints it so (records/documents/person-report.ts). */
+export function personDni (text: unknown): string {
   const value = typeof text === 'string' ? text.trim().toUpperCase() : ''
   const checked = value !== '' && new RegExp(dni.pattern, 'u').test(value) ? dni.check(value) : undefined
   if (typeof checked !== 'string') throw invalid('dni', 'debe ser un DNI o NIE con su letra de control (12345678Z, X1234567L)')
@@ -79,7 +79,7 @@ function testsOf (mod: ModuleDef, value: string, cipher: FieldCipher): { tests: 
 export async function searchPerson (em: Db, deps: PersonSearchDeps, caller: Caller, modules: readonly ModuleDef[], query: Record<string, unknown>, route: string): Promise<PersonAnswer> {
   if (!deps.access.protectsData(caller.rol)) throw new AppError('SIN_PERMISOS')
   for (const key of Object.keys(query)) if (key !== 'dni') throw invalid(key, 'parámetro desconocido: solo dni')
-  const value = normalised(query.dni)
+  const value = personDni(query.dni)
   const registros: PersonRecord[] = []
   const noBuscables: string[] = []
   for (const mod of modules) {

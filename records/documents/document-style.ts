@@ -8,7 +8,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { ConfigError } from '../../core/errors.js'
-import type { DocumentStyle } from './pdf-document.js'
+import type { DocumentStyle } from './pdf-page.js'
 
 const LOGO_MAX_BYTES = 2 * 1024 * 1024
 const require = createRequire(import.meta.url)

@@ -1,25 +1,18 @@
 /**
  * A printed record laid out as a PDF (docs/user-guide.md "Printed
- * records") with pdfkit: A4, the force's name and logo atop every page,
- * the record's fields by label, then the verification block (the seal,
- * the signed code and its QR code), and "Página i de n" at the foot. The
- * text is real text in an embedded font (DejaVu, which has every Spanish
- * letter and most others), so `pdftotext` and a search read it; the PDF
- * is tagged (headings, a list of label and value, the code, the QR code
- * as a figure with its alternative text; header and foot as artifacts).
+ * records") with pdfkit, on the pages pdf-page.ts makes (A4, the force's
+ * name and logo atop every page, "Página i de n" at the foot): the
+ * record's fields by label, then the verification block (the seal, the
+ * signed code and its QR code). The text is real text in an embedded font
+ * (DejaVu, which has every Spanish letter and most others), so `pdftotext`
+ * and a search read it; the PDF is tagged (headings, a list of label and
+ * value, the code, the QR code as a figure with its alternative text;
+ * header and foot as artifacts).
  */
-import PDFDocument from 'pdfkit'
 import QRCode from 'qrcode'
 import { printedCode } from './document-code.js'
+import { furniture, GREY, MARGIN, openPdf, type Doc, type DocumentStyle, type Struct } from './pdf-page.js'
 import type { PrintedRecord } from './printed-record.js'
-
-/** The fonts and the force's identity, read once at start (plugins/documents.ts). */
-export interface DocumentStyle {
-  readonly force: string
-  /** PNG or JPEG bytes. */
-  readonly logo?: Buffer
-  readonly fonts: { readonly regular: Buffer, readonly bold: Buffer, readonly mono: Buffer }
-}
 
 export interface PrintOccasion {
   /** The signed verification code (records/documents/document-code.ts). */
@@ -29,34 +22,10 @@ export interface PrintOccasion {
   readonly printedBy: string
 }
 
-const MARGIN = { top: 92, bottom: 72, left: 56, right: 56 }
-const GREY = '#444444'
 const QR_SIZE = 118
 
-type Doc = PDFKit.PDFDocument
-type Struct = PDFKit.PDFStructureElement
-
 export async function renderPdf (rec: PrintedRecord, occasion: PrintOccasion, style: DocumentStyle): Promise<Buffer> {
-  const title = `${rec.title} ${rec.id}`
-  const doc = new PDFDocument({
-    size: 'A4',
-    margins: MARGIN,
-    bufferPages: true,
-    tagged: true,
-    lang: 'es-ES',
-    displayTitle: true,
-    pdfVersion: '1.7',
-    info: { Title: title, Subject: `Versión ${rec.version}`, Author: style.force, Creator: style.force },
-  })
-  const chunks: Buffer[] = []
-  doc.on('data', (c: Buffer) => chunks.push(c))
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => { resolve(Buffer.concat(chunks)) })
-    doc.on('error', reject)
-  })
-  doc.registerFont('texto', style.fonts.regular)
-  doc.registerFont('negrita', style.fonts.bold)
-  doc.registerFont('fija', style.fonts.mono)
+  const { doc, done } = openPdf({ title: `${rec.title} ${rec.id}`, subject: `Versión ${rec.version}` }, style)
 
   const root = doc.struct('Document')
   doc.addStructure(root)
@@ -82,7 +51,7 @@ export async function renderPdf (rec: PrintedRecord, occasion: PrintOccasion, st
 
   verification(doc, root, rec, occasion, width)
   root.end()
-  furniture(doc, rec, style)
+  furniture(doc, `${rec.title} ${rec.id} · versión ${rec.version}`, style)
   doc.end()
   return done
 }
@@ -129,29 +98,4 @@ function drawQr (doc: Doc, modules: { size: number, get (row: number, col: numbe
     }
   }
   doc.fillColor('black').fill()
-}
-
-/** Every page's header (logo, force) and foot (record, page i of n), as artifacts outside the text's flow. */
-function furniture (doc: Doc, rec: PrintedRecord, style: DocumentStyle): void {
-  const { start, count } = doc.bufferedPageRange()
-  for (let i = start; i < start + count; i++) {
-    doc.switchToPage(i)
-    const bottom = doc.page.margins.bottom
-    doc.page.margins.bottom = 0
-    doc.markContent('Artifact', { type: 'Pagination' })
-    let textLeft = MARGIN.left
-    if (style.logo !== undefined) {
-      doc.image(style.logo, MARGIN.left, 28, { fit: [120, 44] })
-      textLeft += 132
-    }
-    doc.font('negrita').fontSize(12).fillColor('black').text(style.force, textLeft, 40, { width: doc.page.width - textLeft - MARGIN.right, lineBreak: false })
-    doc.moveTo(MARGIN.left, 78).lineTo(doc.page.width - MARGIN.right, 78).lineWidth(0.5).strokeColor(GREY).stroke()
-    const footY = doc.page.height - 48
-    const footWidth = doc.page.width - MARGIN.left - MARGIN.right
-    doc.font('texto').fontSize(8.5).fillColor(GREY)
-    doc.text(`${rec.title} ${rec.id} · versión ${rec.version}`, MARGIN.left, footY, { width: footWidth, lineBreak: false })
-    doc.text(`Página ${i - start + 1} de ${count}`, MARGIN.left, footY, { width: footWidth, align: 'right', lineBreak: false })
-    doc.endMarkedContent()
-    doc.page.margins.bottom = bottom
-  }
 }

@@ -212,6 +212,11 @@ const STEPS: Record<string, Step> = {
     { method: 'GET', path: '/proteccion-datos/interesado', query: { dni: '12345678A' }, token: 'dpo', status: 400 },
     { method: 'GET', path: '/proteccion-datos/interesado', query: { dni: '12345678Z' }, status: 403 },
   ],
+  'GET /proteccion-datos/interesado/documento': () => [
+    { method: 'GET', path: '/proteccion-datos/interesado/documento', query: { dni: '12345678Z' }, token: 'dpo', status: 200 },
+    { method: 'GET', path: '/proteccion-datos/interesado/documento', query: { dni: '12345678A' }, token: 'dpo', status: 400 },
+    { method: 'GET', path: '/proteccion-datos/interesado/documento', query: { dni: '12345678Z' }, status: 403 },
+  ],
   'GET /auditoria/lecturas': () => [{ method: 'GET', path: '/auditoria/lecturas', query: { limit: '10' }, status: 200 }],
   'POST /auditoria/puntos-control': () => [{ method: 'POST', path: '/auditoria/puntos-control', status: 200 }],
   // A stream does not end by itself, so the tour drives its refusals (test/integration/event-stream.test.ts reads the stream).
