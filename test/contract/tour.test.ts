@@ -217,6 +217,51 @@ const STEPS: Record<string, Step> = {
     { method: 'GET', path: '/proteccion-datos/interesado/documento', query: { dni: '12345678A' }, token: 'dpo', status: 400 },
     { method: 'GET', path: '/proteccion-datos/interesado/documento', query: { dni: '12345678Z' }, status: 403 },
   ],
+  // The retention review, and the officer's decisions on the tour's sanción (a module with conservacion and personal data).
+  'POST /proteccion-datos/revision': () => [
+    { method: 'POST', path: '/proteccion-datos/revision', token: 'dpo', status: 200 },
+    { method: 'POST', path: '/proteccion-datos/revision', status: 403 },
+  ],
+  'GET /proteccion-datos/revision': () => [
+    { method: 'GET', path: '/proteccion-datos/revision', query: { modulo: 'sanciones', limit: '10' }, token: 'dpo', status: 200 },
+    { method: 'GET', path: '/proteccion-datos/revision', query: { modulo: 'vehiculos' }, token: 'dpo', status: 400 },
+    { method: 'GET', path: '/proteccion-datos/revision', status: 403 },
+  ],
+  'POST /proteccion-datos/{modulo}/{id}/prolongar': (t) => {
+    const path = `/proteccion-datos/sanciones/${t.ids.get('sanciones')}/prolongar`
+    return [
+      { method: 'POST', path, body: { motivo: 'Recurso pendiente', hasta: '2099-01-01' }, token: 'dpo', status: 200 },
+      { method: 'POST', path, body: { motivo: 'Recurso pendiente', hasta: '2020-01-01' }, token: 'dpo', status: 400 },
+      { method: 'POST', path, body: { motivo: 'Recurso pendiente', hasta: '2099-01-01' }, status: 403 },
+      { method: 'POST', path: '/proteccion-datos/sanciones/SAN-2026-99999/prolongar', body: { motivo: 'x', hasta: '2099-01-01' }, token: 'dpo', status: 404 },
+      { method: 'POST', path: `/proteccion-datos/atestados/${t.ids.get('atestados')}/prolongar`, body: { motivo: 'x', hasta: '2099-01-01' }, token: 'dpo', status: 409 },
+    ]
+  },
+  'POST /proteccion-datos/{modulo}/{id}/bloquear': (t) => {
+    const path = `/proteccion-datos/sanciones/${t.ids.get('sanciones')}/bloquear`
+    return [
+      { method: 'POST', path, body: { motivo: 'Pendiente de supresión' }, token: 'dpo', status: 200 },
+      { method: 'POST', path, body: { motivo: 'Pendiente de supresión' }, token: 'dpo', status: 409 },
+      { method: 'POST', path, body: { motivo: '   ' }, token: 'dpo', status: 400 },
+      { method: 'POST', path, body: { motivo: 'x' }, status: 403 },
+      { method: 'POST', path: '/proteccion-datos/sanciones/SAN-2026-99999/bloquear', body: { motivo: 'x' }, token: 'dpo', status: 404 },
+    ]
+  },
+  'POST /proteccion-datos/{modulo}/{id}/desbloquear': (t) => {
+    const path = `/proteccion-datos/sanciones/${t.ids.get('sanciones')}/desbloquear`
+    return [
+      { method: 'POST', path, body: { motivo: 'Bloqueada por error' }, token: 'dpo', status: 200 },
+      { method: 'POST', path, body: { motivo: 'Bloqueada por error' }, token: 'dpo', status: 409 },
+      { method: 'POST', path, body: { motivo: '   ' }, token: 'dpo', status: 400 },
+      { method: 'POST', path, body: { motivo: 'x' }, status: 403 },
+      { method: 'POST', path: '/proteccion-datos/sanciones/SAN-2026-99999/desbloquear', body: { motivo: 'x' }, token: 'dpo', status: 404 },
+    ]
+  },
+  'GET /proteccion-datos/decisiones': (t) => [
+    { method: 'GET', path: '/proteccion-datos/decisiones', query: { modulo: 'sanciones', id: t.ids.get('sanciones')!, limit: '10' }, status: 200 },
+    { method: 'GET', path: '/proteccion-datos/decisiones', query: { modulo: 'denuncia' }, token: 'dpo', status: 400 },
+    { method: 'GET', path: '/proteccion-datos/decisiones', token: 'limited', status: 403 },
+  ],
   'GET /auditoria/lecturas': () => [{ method: 'GET', path: '/auditoria/lecturas', query: { limit: '10' }, status: 200 }],
   'POST /auditoria/puntos-control': () => [{ method: 'POST', path: '/auditoria/puntos-control', status: 200 }],
   // A stream does not end by itself, so the tour drives its refusals (test/integration/event-stream.test.ts reads the stream).
