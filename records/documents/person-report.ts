@@ -23,13 +23,14 @@ export interface ReportOccasion {
   readonly printedBy: string
 }
 
-/** What each kind of read-log entry is called in the report (the console's record accesses say the same); any other by its code. */
-const KINDS: Partial<Record<ReadLogKind, string>> = {
+/** What each kind of read-log entry is called in the report, as the console names it (docs/operator-guide.md "Read log"); every kind has one. */
+const KINDS: Readonly<Record<ReadLogKind, string>> = {
   lectura: 'Lectura de datos cifrados',
   documento: 'Copia impresa',
   descarga: 'Descarga de un archivo cifrado',
   acceso: 'Descarga de un archivo',
-  busqueda: 'Búsqueda por un campo cifrado',
+  bloqueado: 'Lectura del registro bloqueado',
+  busqueda: 'Búsqueda',
   exportar: 'Exportación',
   interesado: 'Búsqueda de un interesado',
 }
@@ -87,7 +88,7 @@ export async function renderPersonReport (answer: PersonAnswer, dni: string, mod
     para('P', 'texto', 10, readsText(rec.lecturas.total, rec.lecturas.records.length))
     if (rec.lecturas.records.length > 0) {
       doc.moveDown(0.3)
-      readsTable(doc, root, rec.lecturas.records.map((r) => [dateText(r.fecha), r.usuario, KINDS[r.tipo] ?? r.tipo]), width)
+      readsTable(doc, root, rec.lecturas.records.map((r) => [dateText(r.fecha), r.usuario, KINDS[r.tipo]]), width)
     }
   }
 
