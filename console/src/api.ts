@@ -84,14 +84,18 @@ export function save (blob: Blob, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 60_000)
 }
 
-/** The signed-in user; `lecturas`: may read the read log (a record's accesses; GET /me). */
-export interface User { id: string, username: string, nombre: string, rol: string, lecturas: boolean }
+/**
+ * The signed-in user; from GET /me, `lecturas`: may read the read log (a
+ * record's accesses), `proteccion_datos`: is the data-protection officer
+ * (docs/user-guide.md "Personal data").
+ */
+export interface User { id: string, username: string, nombre: string, rol: string, lecturas: boolean, proteccion_datos: boolean }
 
 export async function signIn (username: string, password: string): Promise<User> {
-  const res = await request<{ data: { token: string, user: Omit<User, 'lecturas'> } }>('POST', LOGIN, { username, password, recordar_dispositivo: true })
+  const res = await request<{ data: { token: string, user: Omit<User, 'lecturas' | 'proteccion_datos'> } }>('POST', LOGIN, { username, password, recordar_dispositivo: true })
   token = res.data.token
-  const me = await request<{ data: { lecturas?: boolean } }>('GET', '/me')
-  return { ...res.data.user, lecturas: me.data.lecturas === true }
+  const me = await request<{ data: { lecturas?: boolean, proteccion_datos?: boolean } }>('GET', '/me')
+  return { ...res.data.user, lecturas: me.data.lecturas === true, proteccion_datos: me.data.proteccion_datos === true }
 }
 
 /** Revokes the token on the service, then forgets it (forgotten even when the service cannot be reached). */

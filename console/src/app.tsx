@@ -56,9 +56,9 @@ export function App () {
           {(modules ?? []).map((m) => <li key={m.nombre}><a href={href([m.ruta])} aria-current={route.path[0] === m.ruta ? 'page' : undefined}>{m.etiqueta}</a></li>)}
         </ul>
       </nav>
-      <ToolsNav modules={modules ?? []} route={route} />
+      <ToolsNav modules={modules ?? []} route={route} protectsData={user.proteccion_datos} />
       <main id="contenido" tabIndex={-1}>
-        {modules === undefined ? <p aria-busy="true">Cargando…</p> : <Screen modules={modules} route={route} readsLog={user.lecturas} />}
+        {modules === undefined ? <p aria-busy="true">Cargando…</p> : <Screen modules={modules} route={route} user={user} />}
       </main>
     </div>
   )
@@ -70,18 +70,18 @@ function roleLabel (modules: ModuleInfo[], rol: string): string {
   return valueLabel(users === undefined ? undefined : fieldOf(users, 'rol'), rol)
 }
 
-function Screen ({ modules, route, readsLog }: { modules: ModuleInfo[], route: Route, readsLog: boolean }) {
+function Screen ({ modules, route, user }: { modules: ModuleInfo[], route: Route, user: User }) {
   const [ruta, id, sub] = route.path
   const mod = modules.find((m) => m.ruta === ruta)
   if (ruta === undefined) return <><h1>Inicio</h1><p>Elija un módulo en la lista.</p></>
   if (ruta === PASSWORD_PATH) return <PasswordScreen />
-  const tool = toolScreen(modules, route)
+  const tool = toolScreen(modules, route, user.proteccion_datos)
   if (tool !== undefined) return tool
   if (mod === undefined) return <><h1>Módulo no disponible</h1><p>No existe o no tiene permiso para verlo.</p></>
   if (id === REPORT_PATH) return <ReportScreen key={ruta} mod={mod} modules={modules} params={route.params} />
   if (id === IMPORT_PATH) return <ImportScreen key={ruta} mod={mod} />
   if (id === NEW_PATH) return <FormScreen key={`${ruta}/${id}`} mod={mod} modules={modules} />
   if (id !== undefined && sub === EDIT_PATH) return <FormScreen key={`${ruta}/${id}/${sub}`} mod={mod} id={id} modules={modules} />
-  if (id !== undefined) return <RecordScreen key={`${ruta}/${id}`} mod={mod} id={id} modules={modules} readsLog={readsLog} />
+  if (id !== undefined) return <RecordScreen key={`${ruta}/${id}`} mod={mod} id={id} modules={modules} readsLog={user.lecturas} />
   return <ListScreen key={ruta} mod={mod} modules={modules} params={route.params} />
 }

@@ -9,16 +9,11 @@ import { useEffect, useState } from 'preact/hooks'
 import { ApiError, request } from './api.js'
 import { labelIn, type ModuleInfo } from './modules.js'
 import { Person } from './people.js'
+import { readKind } from './read-kinds.js'
 import { dateTimeText } from './spanish.js'
 
 interface Access { tipo: string, usuario: string, fecha: string, campos: string[], archivo?: string }
 const SHOWN = 50
-const KINDS: Record<string, string> = {
-  lectura: 'Lectura de datos cifrados',
-  documento: 'Copia impresa',
-  descarga: 'Descarga de un archivo cifrado',
-  acceso: 'Descarga de un archivo',
-}
 
 export function RecordAccesses ({ mod, id, version }: { mod: ModuleInfo, id: string, version: unknown }) {
   const [page, setPage] = useState<{ records: Access[], total: number }>()
@@ -42,7 +37,7 @@ export function RecordAccesses ({ mod, id, version }: { mod: ModuleInfo, id: str
               <tr key={i}>
                 <td>{dateTimeText(a.fecha, true)}</td>
                 <td><Person id={a.usuario} /></td>
-                <td>{KINDS[a.tipo] ?? a.tipo}</td>
+                <td>{readKind(a.tipo)}</td>
                 <td>{a.campos.length > 0 ? a.campos.map((c) => labelIn(mod, c)).join(', ') : '—'}</td>
               </tr>
             ))}

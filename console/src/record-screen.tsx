@@ -2,6 +2,7 @@
  * A record (docs/user-guide.md "Console"): every field as the API shows it, withheld encrypted
  * ones marked `Restringido`, related records by name and linked, the
  * system fields, the verification result and the history as a timeline;
+ * a notice when the record is blocked (`_bloqueado`);
  * its actions (record-actions.tsx) and files (record-files.tsx); its
  * accesses to those who may read the log (record-accesses.tsx).
  */
@@ -57,6 +58,10 @@ export function RecordScreen ({ mod, id, modules, readsLog }: { mod: ModuleInfo,
       {record !== undefined && (
         <>
           {record._deleted != null && <p class="notice">Registro eliminado</p>}
+          {/* Only the officer and superadmins ever read a blocked record (docs/user-guide.md "Personal data"). */}
+          {typeof record._bloqueado === 'string' && (
+            <p class="notice blocked-notice">Registro bloqueado desde el {dateTimeText(record._bloqueado)}: solo lo leen el delegado de protección de datos y el superadministrador, y cada lectura queda registrada.</p>
+          )}
           <RecordActions mod={mod} record={record} onDone={written} />
           <dl class="fields">
             {mod.campos.filter((f) => f.tipo !== 'file').map((f) => (
