@@ -4,6 +4,7 @@
  * position. Nothing is stored for the feed itself.
  */
 import type { HistoryAction } from './history-entity.js'
+import { BLOCKED_COLUMN } from './columns.js'
 import { entityName, type Row } from './module-entity.js'
 import { findRows } from './row-query.js'
 import { queryRows, type Db } from './statement.js'
@@ -72,6 +73,14 @@ export async function liveRowsOf (db: Db, modulo: string, ids: readonly string[]
   const entity = entityName({ name: modulo })
   if (db.getMetadata().find(entity) === undefined) return undefined
   return findRows(db, entity, { _id: { $in: [...ids] } }, {})
+}
+
+/** The ids among `ids` of blocked records of `modulo` (docs/user-guide.md "Personal data"); empty for a module without the column. */
+export async function blockedOf (db: Db, modulo: string, ids: readonly string[]): Promise<Set<string>> {
+  const meta = db.getMetadata().find(entityName({ name: modulo }))
+  if (meta?.properties[BLOCKED_COLUMN] === undefined || ids.length === 0) return new Set()
+  const rows = await findRows(db, entityName({ name: modulo }), { _id: { $in: [...ids] }, [BLOCKED_COLUMN]: { $ne: null } }, { columns: ['_id'] })
+  return new Set(rows.map((r) => r._id as string))
 }
 
 /** The stored row the entry after `version` of a record carries (`anterior`): that version's; null when there is none. */

@@ -49,7 +49,6 @@ import type { FilesContext, FoundFile, Upload } from './files/record-files.js'
 import type { OnAltered } from './files/sealed-read.js'
 import { custodyAction, downloadAction, uploadAction, type FileGate } from './files/file-actions.js'
 import { BLOCKED_COLUMN, valueColumn } from '../db/columns.js'
-import { blockedAmong } from '../db/data-protection-statements.js'
 
 export type ApiRecord = Record<string, unknown>
 
@@ -459,15 +458,10 @@ export class RecordsService {
     const { caller } = this.ctx
     let seen = entries.filter((e) => e.modulo === mod.name && reaches(ver, mod, caller, e.datos))
     if (seen.length === 0) return []
-    if (mod.personalData) {
-      // A blocked record's events, older ones too, reach only those who read it, and each is a logged read.
-      const blocked = await blockedAmong(this.ctx.em, mod.table, [...new Set(seen.map((e) => e.registro))])
-      if (blocked.size > 0 && this.hidesBlocked()) seen = seen.filter((e) => !blocked.has(e.registro))
-      else if (blocked.size > 0) await logReads(this.ctx.em, [...blocked].map((registro) => ({ tipo: 'bloqueado' as const, usuario: caller.id, fecha: nowSeconds(), modulo: mod.name, registro, campos: [], ruta: this.ctx.route(), coincidencias: null })))
-      if (seen.length === 0) return []
-    }
-    // Whether a record is blocked now decides, not the state its stored version was written in.
-    const records = await this.views(seen.map((e) => mod.personalData ? { ...e.datos, [BLOCKED_COLUMN]: null } : e.datos))
+    // A blocked record's events, older ones too, reach only those who read it; the feed says which are blocked now.
+    if (this.hidesBlocked()) seen = seen.filter((e) => !e.bloqueado)
+    if (seen.length === 0) return []
+    const records = await this.views(seen.map((e) => mod.personalData ? { ...e.datos, [BLOCKED_COLUMN]: e.bloqueado ? e.fecha : null } : e.datos))
     const descifrar = encrypted.length > 0 ? this.scope('descifrar') : 'none'
     const all = new Set(encrypted)
     return seen.map((e, i) => eventOf(e, records[i]!, this.deps.timeZone,

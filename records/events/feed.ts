@@ -11,7 +11,7 @@
  */
 import type { Db } from '../../db/statement.js'
 import type { HistoryAction } from '../../db/history-entity.js'
-import { chainEntriesAfter, chainEntryDate, chainHead, liveRowsOf, storedRowAfter, type ChainedEntry } from '../../db/feed-statements.js'
+import { blockedOf, chainEntriesAfter, chainEntryDate, chainHead, liveRowsOf, storedRowAfter, type ChainedEntry } from '../../db/feed-statements.js'
 import type { Row } from '../../db/module-entity.js'
 
 /** One entry of the feed: a sealed history version with its position. */
@@ -19,6 +19,8 @@ export interface FeedEntry extends Omit<ChainedEntry, 'seq' | 'datos'> {
   readonly posicion: number
   /** The stored row of this version (encrypted values still encrypted). */
   readonly datos: Row
+  /** Its record is blocked now, whenever the version was written (docs/user-guide.md "Personal data"). */
+  readonly bloqueado: boolean
 }
 
 /** What a write is called in an event's `tipo` (`denuncias.creado`). */
@@ -39,10 +41,16 @@ export async function readFeed (em: Db, after: number, limit: number, modulos?: 
   const rows = await chainEntriesAfter(em, after, limit, modulos)
   // A version's stored row: its entry's own (older entries) or the next entry's `anterior`; the newest is the live row (below).
   const newest = await newestRows(em, rows.filter((r) => r.datos === null))
+  // Read once for every reader of the batch: whether each record is blocked now.
+  const blocked = new Set<string>()
+  for (const modulo of new Set(rows.map((r) => r.modulo))) {
+    for (const id of await blockedOf(em, modulo, [...new Set(rows.filter((r) => r.modulo === modulo).map((r) => r.registro))])) blocked.add(`${modulo}/${id}`)
+  }
   return rows.map(({ seq, datos, ...r }) => ({
     posicion: seq,
     ...r,
     datos: datos ?? newest.get(`${r.modulo}/${r.registro}/${r.version}`) ?? {},
+    bloqueado: blocked.has(`${r.modulo}/${r.registro}`),
   }))
 }
 

@@ -222,7 +222,7 @@ const STEPS: Record<string, Step> = {
     { method: 'POST', path: '/proteccion-datos/revision', token: 'dpo', status: 200 },
     { method: 'POST', path: '/proteccion-datos/revision', status: 403 },
   ],
-  'GET /proteccion-datos/revision': () => [
+  'GET /proteccion-datos/revision': (): Request[] => [
     { method: 'GET', path: '/proteccion-datos/revision', query: { modulo: 'sanciones', limit: '10' }, token: 'dpo', status: 200 },
     { method: 'GET', path: '/proteccion-datos/revision', query: { modulo: 'vehiculos' }, token: 'dpo', status: 400 },
     { method: 'GET', path: '/proteccion-datos/revision', status: 403 },
@@ -257,7 +257,7 @@ const STEPS: Record<string, Step> = {
       { method: 'POST', path: '/proteccion-datos/sanciones/SAN-2026-99999/desbloquear', body: { motivo: 'x' }, token: 'dpo', status: 404 },
     ]
   },
-  'GET /proteccion-datos/decisiones': (t) => [
+  'GET /proteccion-datos/decisiones': (t): Request[] => [
     { method: 'GET', path: '/proteccion-datos/decisiones', query: { modulo: 'sanciones', id: t.ids.get('sanciones')!, limit: '10' }, status: 200 },
     { method: 'GET', path: '/proteccion-datos/decisiones', query: { modulo: 'denuncia' }, token: 'dpo', status: 400 },
     { method: 'GET', path: '/proteccion-datos/decisiones', token: 'limited', status: 403 },

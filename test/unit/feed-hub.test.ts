@@ -13,7 +13,7 @@ import { MemorySignalStore } from '../../stores/signals/memory.js'
 function fakeFeed () {
   const sealed: FeedEntry[] = []
   let pending = 0
-  const entry = (posicion: number): FeedEntry => ({ posicion, modulo: 'sala092', registro: `092-2026-${posicion}`, version: 1, accion: 'crear', usuario: 'u', fecha: new Date(), campos: [], hash: 'h', datos: {} })
+  const entry = (posicion: number): FeedEntry => ({ posicion, modulo: 'sala092', registro: `092-2026-${posicion}`, version: 1, accion: 'crear', usuario: 'u', fecha: new Date(), campos: [], hash: 'h', datos: {}, bloqueado: false })
   return {
     write (n = 1) { pending += n },
     pending: () => pending,

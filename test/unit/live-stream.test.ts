@@ -16,7 +16,7 @@ const DAY = 86_400_000
 
 const entry = (posicion: number, modulo = 'sala092'): FeedEntry => ({
   posicion, modulo, registro: `092-2026-${String(posicion).padStart(5, '0')}`, version: 1, accion: 'crear', usuario: 'USR-2026-00001',
-  fecha: new Date(), campos: [], hash: 'h', datos: { tipo_incidencia: posicion % 2 === 0 ? 'urgente' : 'normal' },
+  fecha: new Date(), campos: [], hash: 'h', datos: { tipo_incidencia: posicion % 2 === 0 ? 'urgente' : 'normal' }, bloqueado: false,
 })
 
 /** A feed of `size` entries (every third of another module), a listener to push live batches, and what the client got. */
