@@ -277,9 +277,10 @@ export class RecordsService {
   async get (id: string, query: Record<string, string | string[] | undefined> = {}): Promise<ApiRecord> {
     this.authorize('ver')
     const shape = this.shape(query.campos, query.expandir)
-    // Blocked is judged on the row read, which keeps a GET on the shared statement of its turn (db/row-batch.ts).
-    const row = await this.plan.storage.findLive(this.ctx.reads, id, scopeCondition(this.scope('ver'), this.plan.mod, this.ctx.caller), false, shape.fields && this.columns(shape.fields))
-    if (this.hidesBlocked() && isBlocked(row)) throw new AppError('REGISTRO_NO_ENCONTRADO')
+    const columns = shape.fields && this.columns(shape.fields)
+    // A whole row is judged blocked once read, which keeps a GET on the shared statement of its turn (db/row-batch.ts); a projection asks the database.
+    const row = await this.plan.storage.findLive(this.ctx.reads, id, columns === undefined ? scopeCondition(this.scope('ver'), this.plan.mod, this.ctx.caller) : this.visible(), false, columns)
+    if (columns === undefined && this.hidesBlocked() && isBlocked(row)) throw new AppError('REGISTRO_NO_ENCONTRADO')
     const records = await this.views([row], undefined, undefined, shape.fields)
     if (shape.expand.length > 0) await this.expand(records, shape)
     return records[0]!
@@ -310,8 +311,8 @@ export class RecordsService {
   /** The columns a projection reads, with those the `descifrar:propios` decision needs when it names an encrypted field. */
   private columns (fields: FieldSelection): readonly string[] {
     const columns = fields.encrypted.length > 0 && this.scope('descifrar') === 'own' ? [...new Set([...fields.columns, ...ownerColumns(this.plan.mod)])] : fields.columns
-    // Whether the record is blocked decides who sees it and what is logged.
-    return this.plan.mod.personalData ? [...columns, BLOCKED_COLUMN] : columns
+    // Those who read blocked records see which are, and each such read is logged.
+    return this.plan.mod.personalData && !this.hidesBlocked() ? [...columns, BLOCKED_COLUMN] : columns
   }
 
   private expand (records: ApiRecord[], shape: ReadShape): Promise<void> {

@@ -224,8 +224,9 @@ describe('campos', () => {
     })
     const reads = sent.filter((q) => /select .* from "denuncias"/s.test(q.sql))
     expect(reads.length).toBeGreaterThan(0)
+    // A superadmin exports blocked records too: whether each is blocked is read with it (docs/decisions.md "Blocking personal data is access, not a version").
     for (const q of reads) {
-      expect(q.sql).toMatch(/^(declare export_rows no scroll cursor for )?select "_id", "tipo", "saldo" from "denuncias"/)
+      expect(q.sql).toMatch(/^(declare export_rows no scroll cursor for )?select "_id", "tipo", "saldo", "_bloqueado" from "denuncias"/)
     }
   })
 
