@@ -19,9 +19,12 @@ export function RecordAccesses ({ mod, id, version }: { mod: ModuleInfo, id: str
   const [page, setPage] = useState<{ records: Access[], total: number }>()
   const [error, setError] = useState<string>()
   useEffect(() => {
+    // An answer to an earlier version's request may arrive last: only the newest request's is shown.
+    let current = true
     const query = new URLSearchParams({ modulo: mod.nombre, registro: id, limit: String(SHOWN) })
     request<{ data: { records: Access[], total: number } }>('GET', `/auditoria/lecturas?${query.toString()}`)
-      .then((res) => { setPage(res.data); setError(undefined) }, (err: unknown) => setError(err instanceof ApiError ? err.message : 'Error inesperado'))
+      .then((res) => { if (current) { setPage(res.data); setError(undefined) } }, (err: unknown) => { if (current) setError(err instanceof ApiError ? err.message : 'Error inesperado') })
+    return () => { current = false }
   }, [mod.nombre, id, version])
   return (
     <section aria-labelledby="accesos">
