@@ -9,6 +9,7 @@
  * of format dni that cannot be searched. Tagged like a printed record:
  * headings, paragraphs, a table of reads per record, a list.
  */
+import { READ_KIND_NAMES } from '../../core/read-kind-names.js'
 import type { ModuleDef } from '../../core/registry/types.js'
 import { dateText } from '../../core/spanish-text.js'
 import type { ReadLogKind } from '../../db/read-log-entity.js'
@@ -23,17 +24,8 @@ export interface ReportOccasion {
   readonly printedBy: string
 }
 
-/** What each kind of read-log entry is called in the report, as the console names it (docs/operator-guide.md "Read log"); every kind has one. */
-const KINDS: Readonly<Record<ReadLogKind, string>> = {
-  lectura: 'Lectura de datos cifrados',
-  documento: 'Copia impresa',
-  descarga: 'Descarga de un archivo cifrado',
-  acceso: 'Descarga de un archivo',
-  bloqueado: 'Lectura del registro bloqueado',
-  busqueda: 'Búsqueda',
-  exportar: 'Exportación',
-  interesado: 'Búsqueda de un interesado',
-}
+/** What each kind of read-log entry is called in the report, as the console names it; typed so that every kind has one. */
+const KINDS: Readonly<Record<ReadLogKind, string>> = READ_KIND_NAMES
 
 /** `testigos.dni` → `Testigos › DNI`, by the labels modules.yaml gives; a name the module does not know stays as it is. */
 function pathLabel (mod: ModuleDef | undefined, path: string): string {
