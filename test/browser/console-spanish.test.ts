@@ -90,6 +90,8 @@ for (const [width, locale] of [[1280, 'es-ES'], [768, 'en-US'], [1280, 'en-US'],
     expect(await text(page, field('Creado por'))).toBe('Administrador')
     expect(await page.locator(`${field('Creado por')} .person`).getAttribute('title')).toBe(adminId)
     await page.getByRole('link', { name: `90001 Rigoberta Menchú Pérez (${staff})` }).waitFor()
+    // The history draws its authors' names when the directory answers, which may be after the fields'.
+    await page.locator('.timeline li').filter({ hasText: 'por Administrador' }).first().waitFor()
     expect(await text(page, '.timeline li')).toMatch(/^Versión 1: Creación, \d{2}\/\d{2}\/\d{4} \d{2}:\d{2}, por Administrador/)
     expect(await page.getByRole('button', { name: 'Pasar a «Notificada»' }).count()).toBe(1)
     await checkScreen(page, `es-registro-${width}-${locale}`)
