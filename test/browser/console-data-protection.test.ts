@@ -53,7 +53,7 @@ it('lets the officer review, prolong, block and erase records, find a DNI\'s rec
   expect(await status.textContent()).toMatch(/^Revisión hecha \(\d{2}\/\d{2}\/\d{4}\): 3 registros pendientes de revisar$/)
   await row(erased).waitFor()
   expect(await row(prolonged).locator('td').allTextContents()).toEqual(['Denuncias', '01/05/2019', '01/05/2024', 'Archivada', 'No', 'No', expect.stringContaining('Prolongar')])
-  expect(await review.getByText(/^Última revisión: la del \d{2}\/\d{2}\/\d{4}, hecha el .*, que encontró 3 registros pendientes de revisar\./).count()).toBe(1)
+  await review.getByText(/^Última revisión: la del \d{2}\/\d{2}\/\d{4}, hecha el .*, que encontró 3 registros pendientes de revisar\./).waitFor()
   await checkScreen(page, 'proteccion-datos-revision')
 
   // Prolong: a date not after today is the API's refusal, shown in the dialog; a later one takes the record off the list.
@@ -86,7 +86,8 @@ it('lets the officer review, prolong, block and erase records, find a DNI\'s rec
   // Erase: nothing is sent until the officer confirms it is for good.
   await row(erased).getByRole('button', { name: 'Suprimir' }).click()
   const erase = page.getByRole('dialog', { name: `Suprimir los datos personales de ${erased}` })
-  expect(await erase.getByText(/para siempre .* No se podrán recuperar\./).count()).toBe(1)
+  // waitFor is strict: it fails if the warning is drawn twice, and waits while the dialog opens.
+  await erase.getByText(/para siempre .* No se podrán recuperar\./).waitFor()
   await erase.getByLabel('Motivo').fill('Plazo de conservación cumplido')
   await erase.getByRole('button', { name: 'Suprimir definitivamente' }).click()
   await erase.getByText('Marque la casilla para confirmar que la supresión es definitiva').waitFor()
