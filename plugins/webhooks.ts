@@ -43,7 +43,7 @@ async function webhooksPlugin (app: FastifyInstance): Promise<void> {
     // Woken only: the deliverer reads from its subscription's own position (records/events/feed-hub.ts `onAdvance`).
     listen: async (fn) => app.feed.onAdvance(fn),
     onAttempt: (resultado) => { app.countDelivery(resultado) },
-    announce: () => { app.stores.signals.publish(CHANGED, '') },
+    announce: () => { void app.stores.signals.publish(CHANGED, '') },
     onProblem: (message, err) => { app.log.warn({ err }, message) },
   })
   subscribeSubscriptionsPolicy(app.records.hooks, mod, {

@@ -6,7 +6,12 @@
  * - A write that commits on any instance calls `written()`: at most one
  *   `escrito` signal per WRITE_SIGNAL_MS leaves the instance
  *   (stores/signals), so a burst costs one message, and an instance with
- *   no listeners costs nothing more.
+ *   no listeners costs nothing more. Only instances with listeners or
+ *   wakers subscribe to `escrito`; when a signal reached none, the writer
+ *   signals at most once per QUIET_SIGNAL_MS until an instance announces
+ *   (`escuchando`) that it started listening, so a force whose events
+ *   nobody follows pays no message per write (docs/performance.md "A lone
+ *   request").
  * - An instance with listeners that hears `escrito` seals the chain now
  *   (`seal`, records/integrity/checkpoints.ts `sealNow`: the events are the
  *   chain's entries, records/events/feed.ts), and when that appended
@@ -47,6 +52,8 @@ export interface FeedHubDeps {
 
 /** Signals at most this often per instance for a burst of writes (ms). */
 export const WRITE_SIGNAL_MS = 20
+/** While no instance listens: at most one `escrito` this often, in case an `escuchando` was lost (ms). */
+export const QUIET_SIGNAL_MS = 1_000
 /** How long an instance with wakers only (no live stream) gathers writes before it seals them (ms). */
 export const WAKER_SEAL_MS = 200
 /** How often an instance with listeners looks for entries whose signal it missed (ms). */
@@ -56,6 +63,7 @@ const BATCH = 500
 
 const ESCRITO = 'feed:escrito'
 const AVANZADO = 'feed:avanzado'
+const ESCUCHANDO = 'feed:escuchando'
 
 export class FeedHub {
   private readonly listeners = new Set<FeedListener>()
@@ -66,6 +74,14 @@ export class FeedHub {
   private sealTimer: NodeJS.Timeout | undefined
   private pollTimer: NodeJS.Timeout | undefined
   private unsubscribe: Array<() => void> = []
+  /** The subscription to `escrito`, held while this instance has listeners or wakers. */
+  private hearing: Promise<(() => void) | undefined> | undefined
+  /** Whether the last `escrito` reached an instance (unknown counts as yes). */
+  private audience = true
+  /** When the last `escrito` left while nobody listened. */
+  private quietSince = 0
+  /** `escuchando` announcements heard: an answer of nobody older than one does not silence the writer. */
+  private announcements = 0
   /** Seals the chain, then reads (a run that appended nothing may follow another instance's that did). */
   private readonly sealing: CoalescedTask
   private readonly reading: CoalescedTask
@@ -86,11 +102,8 @@ export class FeedHub {
   /** Starts hearing the other instances. */
   async start (): Promise<void> {
     this.unsubscribe = await Promise.all([
-      this.deps.signals.subscribe(ESCRITO, () => {
-        if (this.listeners.size > 0) this.sealSoon()
-        else if (this.wakers.size > 0) this.sealWithinWindow()
-      }),
       this.deps.signals.subscribe(AVANZADO, () => { this.advanced() }),
+      this.deps.signals.subscribe(ESCUCHANDO, () => { this.announcements++; this.audience = true }),
     ])
   }
 
@@ -132,15 +145,34 @@ export class FeedHub {
   private get active (): boolean { return this.listeners.size + this.wakers.size > 0 }
 
   private activate (): void {
-    if (this.pollTimer !== undefined) return
+    if (this.pollTimer !== undefined || this.closed) return
     this.pollTimer = setInterval(() => { this.sealSoon() }, POLL_MS)
     this.pollTimer.unref()
+    // Hear every instance's writes from now on, and tell the writers that found nobody listening.
+    const hearing = this.deps.signals.subscribe(ESCRITO, () => {
+      if (this.listeners.size > 0) this.sealSoon()
+      else if (this.wakers.size > 0) this.sealWithinWindow()
+    }).then((unsubscribe) => {
+      if (this.hearing === hearing) void this.deps.signals.publish(ESCUCHANDO, '')
+      return unsubscribe
+    }, (err: unknown) => {
+      this.deps.onProblem('the event feed could not subscribe to writes; the poll reads them', err)
+      return undefined
+    })
+    this.hearing = hearing
   }
 
   private deactivate (): void {
     if (this.active) return
     clearInterval(this.pollTimer)
     this.pollTimer = undefined
+    void this.stopHearing()
+  }
+
+  private async stopHearing (): Promise<void> {
+    const hearing = this.hearing
+    this.hearing = undefined
+    ;(await hearing)?.()
   }
 
   /** How many listeners and wakers this instance holds. */
@@ -149,16 +181,25 @@ export class FeedHub {
   /** A write committed on this instance. */
   written (): void {
     if (this.signalTimer !== undefined || this.closed) return
+    if (!this.audience && Date.now() - this.quietSince < QUIET_SIGNAL_MS) return
     this.signalTimer = setTimeout(() => {
       this.signalTimer = undefined
-      this.deps.signals.publish(ESCRITO, '')
+      const heard = this.announcements
+      void this.deps.signals.publish(ESCRITO, '').then((receivers) => {
+        if (receivers === 0 && heard === this.announcements) {
+          this.audience = false
+          this.quietSince = Date.now()
+        } else if (receivers !== undefined && receivers > 0) {
+          this.audience = true
+        }
+      })
     }, WRITE_SIGNAL_MS)
     this.signalTimer.unref()
   }
 
   /** The chain grew here (a seal run of this instance): tell every instance. */
   sealed (): void {
-    if (!this.closed) this.deps.signals.publish(AVANZADO, '')
+    if (!this.closed) void this.deps.signals.publish(AVANZADO, '')
   }
 
   private sealSoon (): void { this.sealing.ask() }
@@ -200,6 +241,7 @@ export class FeedHub {
     clearTimeout(this.signalTimer)
     clearTimeout(this.sealTimer)
     clearInterval(this.pollTimer)
+    await this.stopHearing()
     for (const u of this.unsubscribe) u()
     this.listeners.clear()
     this.wakers.clear()

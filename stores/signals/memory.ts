@@ -5,9 +5,11 @@ import type { SignalListener, SignalStore } from './contract.js'
 export class MemorySignalStore implements SignalStore {
   private readonly bus = new EventEmitter().setMaxListeners(0)
 
-  publish (channel: string, message: string): void {
+  publish (channel: string, message: string): Promise<number | undefined> {
     // Asynchronous as over Redis: a publisher never runs a subscriber inside its own call.
+    const receivers = this.bus.listenerCount(channel)
     queueMicrotask(() => { this.bus.emit(channel, message) })
+    return Promise.resolve(receivers)
   }
 
   async subscribe (channel: string, fn: SignalListener): Promise<() => void> {

@@ -15,8 +15,8 @@ export class RedisSignalStore implements SignalStore {
 
   private key (channel: string): string { return `${this.prefix}senal:${channel}` }
 
-  publish (channel: string, message: string): void {
-    this.redis.publish(this.key(channel), message).catch(() => { /* a lost signal: the readers poll too */ })
+  publish (channel: string, message: string): Promise<number | undefined> {
+    return this.redis.publish(this.key(channel), message).catch(() => undefined /* a lost signal: the readers poll too */)
   }
 
   async subscribe (channel: string, fn: SignalListener): Promise<() => void> {
@@ -28,14 +28,20 @@ export class RedisSignalStore implements SignalStore {
         for (const l of this.listeners.get(key) ?? []) l(message)
       })
     }
+    const subscriber = this.subscriber
     const key = this.key(channel)
     let set = this.listeners.get(key)
     if (set === undefined) {
       this.listeners.set(key, set = new Set())
-      await this.subscriber.subscribe(key)
+      await subscriber.subscribe(key)
     }
     set.add(fn)
-    return () => { set.delete(fn) }
+    return () => {
+      if (!set.delete(fn) || set.size > 0 || this.listeners.get(key) !== set) return
+      // The last listener of the channel here: Redis stops counting this instance as a receiver.
+      this.listeners.delete(key)
+      if (this.subscriber === subscriber) subscriber.unsubscribe(key).catch(() => { /* closing, or Redis away: the channel goes with the connection */ })
+    }
   }
 
   async close (): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { CoalescedTask } from '../../core/coalesced-task.js'
-import { FeedHub, WAKER_SEAL_MS } from '../../records/events/feed-hub.js'
+import { FeedHub, QUIET_SIGNAL_MS, WAKER_SEAL_MS } from '../../records/events/feed-hub.js'
 import type { FeedEntry } from '../../records/events/feed.js'
 import { MemorySignalStore } from '../../stores/signals/memory.js'
 
@@ -24,6 +24,15 @@ function fakeFeed () {
       seal: async () => { const n = pending; pending = 0; for (let i = 0; i < n; i++) sealed.push(entry(sealed.length + 1)); return n },
       onProblem: (_m: string, err: unknown) => { problems.push(err) },
     }),
+  }
+}
+
+/** The in-process signal store, noting each channel published on. */
+class NotedSignals extends MemorySignalStore {
+  readonly published: string[] = []
+  override publish (channel: string, message: string): Promise<number | undefined> {
+    this.published.push(channel)
+    return super.publish(channel, message)
   }
 }
 
@@ -54,6 +63,41 @@ describe('FeedHub', () => {
     // Each batch starts right after the previous one (a listener can tell a gap from a batch).
     for (let i = 1; i < batches.length; i++) expect(batches[i]![0]).toBe(batches[i - 1]!.at(-1)! + 1)
     expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(500)
+  })
+
+  it('stops signalling writes that no instance listens for, and signals at once again when one starts listening', async () => {
+    const signals = new NotedSignals()
+    const feed = fakeFeed()
+    const [writer, reader] = [new FeedHub(feed.deps(signals)), new FeedHub(feed.deps(signals))]
+    hubs.push(writer, reader)
+    await writer.start()
+    await reader.start()
+    const escritos = (): number => signals.published.filter((c) => c === 'feed:escrito').length
+    // Ten writes over 400 ms: the first signal reaches nobody, the rest are not sent.
+    for (let i = 0; i < 10; i++) { feed.write(1); writer.written(); await new Promise((resolve) => setTimeout(resolve, 40)) }
+    expect(escritos()).toBe(1)
+    const seen: number[] = []
+    await reader.listen((entries) => { seen.push(...entries.map((e) => e.posicion)) })
+    await until(() => signals.published.includes('feed:escuchando'))
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    // The reader announced itself: the next write is signalled and sealed well before the 2 s poll.
+    const t0 = Date.now()
+    feed.write(1); writer.written()
+    await until(() => seen.length === 11)
+    expect(Date.now() - t0).toBeLessThan(500)
+    expect(escritos()).toBe(2)
+    expect(seen).toEqual(Array.from({ length: 11 }, (_, i) => i + 1))
+  })
+
+  it('while nobody listens, a writer still signals once per QUIET_SIGNAL_MS, in case an announcement was lost', async () => {
+    const signals = new NotedSignals()
+    const feed = fakeFeed()
+    const writer = new FeedHub(feed.deps(signals))
+    hubs.push(writer)
+    await writer.start()
+    const t0 = Date.now()
+    while (Date.now() - t0 < QUIET_SIGNAL_MS + 300) { feed.write(1); writer.written(); await new Promise((resolve) => setTimeout(resolve, 30)) }
+    expect(signals.published.filter((c) => c === 'feed:escrito').length).toBe(2)
   })
 
   it('does not seal for an instance with no listener, and a lost signal is made up by the poll', async () => {
