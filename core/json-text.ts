@@ -66,8 +66,36 @@ function outOfRange (token: string): boolean {
   return n === 0 && /[1-9]/.test(token.split(/[eE]/)[0]!)
 }
 
+/**
+ * A number token a double may not hold has an exponent (a digit then `e`)
+ * or over 15 characters, 15 of them digits or points: text without either
+ * holds none.
+ */
+const NUMBER_SUSPECT = /[0-9][eE]|[0-9.]{15}/
+
+/**
+ * Whether the text is too short and too flat to hold any problem, found
+ * with native searches instead of the scan below (a record's body is
+ * usually both: docs/performance.md "A lone request"). Over
+ * MAX_TEXT_VALUES separators need more characters than that; deeper than
+ * MAX_TEXT_DEPTH needs more opening brackets, counted here in strings too.
+ */
+function plainEnough (text: string): boolean {
+  if (text.length > MAX_TEXT_VALUES) return false
+  let brackets = 0
+  for (const open of ['{', '[']) {
+    for (let i = text.indexOf(open); i >= 0; i = text.indexOf(open, i + 1)) if (++brackets > MAX_TEXT_DEPTH) return false
+  }
+  return !NUMBER_SUSPECT.test(text)
+}
+
 /** The first problem of the text, or undefined. */
 export function jsonTextProblem (text: string): JsonTextProblem | undefined {
+  return plainEnough(text) ? undefined : scanJsonText(text)
+}
+
+/** jsonTextProblem without its shortcut: every character looked at (test/unit/json-text.test.ts compares the two). */
+export function scanJsonText (text: string): JsonTextProblem | undefined {
   let depth = 0
   /** Separators outside strings: a value follows each comma, a member each colon. */
   let separators = 0

@@ -12,9 +12,14 @@ import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
 import { DETAILS } from '../../core/errors.js'
 
 /** The file fields of a module. */
-export function fileFields (mod: ModuleDef): FieldDef[] {
-  return mod.fields.filter((f) => f.type === 'file')
+export function fileFields (mod: ModuleDef): readonly FieldDef[] {
+  let fields = fieldsByModule.get(mod)
+  if (fields === undefined) fieldsByModule.set(mod, fields = Object.freeze(mod.fields.filter((f) => f.type === 'file')))
+  return fields
 }
+
+/** A module's file fields, found once: every create and PUT asks (holdsFileObjects). */
+const fieldsByModule = new WeakMap<ModuleDef, readonly FieldDef[]>()
 
 /** The stored files of a field value (URL strings and other items left out). */
 export function filesOf (value: unknown): FileItem[] {

@@ -24,9 +24,10 @@ import { itemIndexesOf } from '../item-index.js'
  * opens, so the slow hashing never holds a connection or a row lock.
  */
 export async function hashPasswords (values: Map<FieldDef, ColumnValue>): Promise<Map<FieldDef, ColumnValue>> {
-  const out = new Map(values)
-  for (const [f, v] of values) if (typeOf(f).writeOnly && v !== null) out.set(f, await hashPassword(v as string))
-  return out
+  // Copied only when a password is there to hash: most writes hold none.
+  let out: Map<FieldDef, ColumnValue> | undefined
+  for (const [f, v] of values) if (typeOf(f).writeOnly && v !== null) (out ??= new Map(values)).set(f, await hashPassword(v as string))
+  return out ?? values
 }
 
 export class RowBuilder {
