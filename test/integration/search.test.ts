@@ -231,7 +231,8 @@ describe('over 100,000 rows', () => {
       } finally {
         knex.off('query', onQuery)
       }
-      const queries = seen.filter((q) => /from "denuncias"/.test(q.sql))
+      // The request's statements only: the retention review (its first check a minute after start) also reads the table.
+      const queries = seen.filter((q) => /from "denuncias"/.test(q.sql) && !/^insert into "sys_revision"/.test(q.sql))
       expect(queries, query).toHaveLength(2) // the page and its total
       for (const q of queries) {
         // The stored search document is matched and ranked, never read out.
