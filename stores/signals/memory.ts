@@ -7,6 +7,7 @@ export class MemorySignalStore implements SignalStore {
 
   publish (channel: string, message: string): Promise<number | undefined> {
     // Asynchronous as over Redis: a publisher never runs a subscriber inside its own call.
+    // Listeners, not instances, are counted here: what a publisher reads of it is whether any received it (records/events/feed-hub.ts).
     const receivers = this.bus.listenerCount(channel)
     queueMicrotask(() => { this.bus.emit(channel, message) })
     return Promise.resolve(receivers)
