@@ -94,9 +94,22 @@ function utc (y: number, mo: number, d: number, h = 0, mi = 0, s = 0): number {
   return date.getTime()
 }
 
+/** The last instant formatDateTime wrote, and in which zone: a new record shows one instant twice (`_created`, `_modified`). */
+let lastMs = NaN
+let lastZone = ''
+let lastText = ''
+
 /** `YYYY-MM-DD HH:MM:SS` of an instant in the zone. */
 export function formatDateTime (date: Date, timeZone: string): string {
   const ms = date.getTime()
+  if (ms === lastMs && timeZone === lastZone) return lastText
+  lastText = wallText(ms, timeZone)
+  lastMs = ms
+  lastZone = timeZone
+  return lastText
+}
+
+function wallText (ms: number, timeZone: string): string {
   const offset = quarterOffset(ms, timeZone)
   if (offset !== null) {
     // The wall clock as milliseconds of a UTC calendar: its day's text, then the time of day.

@@ -5,7 +5,7 @@
  */
 import type { FieldCipher } from '../core/crypto.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
-import { SYSTEM_FIELDS, type SystemField } from '../core/system-fields.js'
+import { SYSTEM_FIELDS } from '../core/system-fields.js'
 import { formatDateTime } from '../core/time.js'
 import { valueColumn } from '../db/columns.js'
 import type { Row } from '../db/module-entity.js'
@@ -23,11 +23,19 @@ export interface ViewContext {
   readonly canDecrypt: boolean
 }
 
+/** The last instant isoSeconds wrote: a new version's `_created` and `_modified` are one instant. */
+let lastInstant = NaN
+let lastIso = ''
+
 /** UTC instant as `YYYY-MM-DDTHH:MM:SSZ`: the time-zone-free form used in hashes. */
 export function isoSeconds (d: Date): string {
+  const ms = d.getTime()
+  if (ms === lastInstant) return lastIso
   const iso = d.toISOString()
   // `YYYY-MM-DDTHH:MM:SS.sssZ`; a year past 9999 or before 0 is longer, and written by the pattern.
-  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z')
+  lastIso = iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z')
+  lastInstant = ms
+  return lastIso
 }
 
 /** A stored (non-encrypted) value in API form, instants written by `instant`; empty is null. */
@@ -35,17 +43,8 @@ function shown (type: FieldTypeImpl, v: unknown, instant: InstantFormat): unknow
   return v === null || v === undefined ? null : type.view(v, instant)
 }
 
-type SystemPart = ReadonlyArray<readonly [string, FieldTypeImpl]>
-/** The system fields that `which` picks, in their order, with their type: worked out once, used for every record. */
-const part = (which: (s: SystemField) => boolean): SystemPart => SYSTEM_FIELDS.filter(which).map((s) => [s.name, FIELD_TYPES_IMPL[s.type]] as const)
-const LEADING_SEALED = part((s) => s.leads && s.sealed)
-const TRAILING_SEALED = part((s) => !s.leads && s.sealed)
-
-/** Writes the system fields of `fields` into `out`, instants written by `instant`. */
-function systemFields (out: Record<string, unknown>, row: Row, instant: InstantFormat, fields: SystemPart): Record<string, unknown> {
-  for (const [name, type] of fields) out[name] = shown(type, row[name], instant)
-  return out
-}
+/** The system fields that enter the hash payload, with their type: worked out once, used for every record. */
+const SEALED_SYSTEM: ReadonlyArray<readonly [string, FieldTypeImpl]> = SYSTEM_FIELDS.filter((s) => s.sealed).map((s) => [s.name, FIELD_TYPES_IMPL[s.type]] as const)
 
 function decryptField (f: FieldDef, row: Row, cipher: FieldCipher): unknown {
   const stored = row[valueColumn(f)]
@@ -73,27 +72,57 @@ export function toApiRecord (mod: ModuleDef, row: Row, ctx: ViewContext, fields?
   return view(row, local, ctx.cipher)
 }
 
+/** One member of a hash payload: a system field, a declared field, `_prev` or `_clave`. */
+type PayloadPart =
+  | { readonly key: string, readonly system: FieldTypeImpl }
+  | { readonly key: string, readonly field: FieldDef }
+  | { readonly key: '_prev' | '_clave' }
+
+/**
+ * Each module's payload members in canonical order (core/canonical.ts
+ * then writes the payload without sorting it; docs/performance.md "A
+ * create beside the ceiling's"). Which of them a payload holds is decided per row.
+ */
+const payloadPlans = new WeakMap<ModuleDef, readonly PayloadPart[]>()
+
+function payloadPlan (mod: ModuleDef): readonly PayloadPart[] {
+  let plan = payloadPlans.get(mod)
+  if (plan === undefined) {
+    const parts: PayloadPart[] = [
+      ...SEALED_SYSTEM.map(([key, system]) => ({ key, system })),
+      ...mod.fields.map((field) => ({ key: field.name, field })),
+      { key: '_prev' }, { key: '_clave' },
+    ]
+    plan = parts.sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+    payloadPlans.set(mod, plan)
+  }
+  return plan
+}
+
 /**
  * The record as it enters `_hash` (docs/operator-guide.md "The hash chain"): field values in a time-zone-free
  * form; each encrypted field as an HMAC of its plaintext, never the plaintext;
  * which declared fields enter depends on the seal format (integrity/seal-format.ts),
  * format 3 adds the keyed `_clave`, and format 4 digests the encrypted
- * sub-fields of structured arrays (records/item-fields.ts).
+ * sub-fields of structured arrays (records/item-fields.ts). Its members are
+ * set in canonical order.
  */
 export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string, seal: Seal = currentSeal(mod)): Record<string, unknown> {
-  const payload = systemFields({}, row, isoSeconds, LEADING_SEALED)
-  for (const f of mod.fields) {
-    const v = row[valueColumn(f)]
-    if (!isSealed(seal, f.name, v)) continue
-    const type = typeOf(f)
-    payload[f.name] = f.encrypted && v !== null && v !== undefined
-      ? cipher.digest(type.toPlaintext(decryptField(f, row, cipher)))
-      : seal.format === 4 && f.items !== undefined && v !== null && v !== undefined
-        ? digestItems(f, v, row._id as string, cipher)
-        : shown(type, v, isoSeconds)
+  const payload: Record<string, unknown> = {}
+  for (const part of payloadPlan(mod)) {
+    if ('system' in part) payload[part.key] = shown(part.system, row[part.key], isoSeconds)
+    else if ('field' in part) {
+      const f = part.field
+      const v = row[valueColumn(f)]
+      if (!isSealed(seal, f.name, v)) continue
+      const type = typeOf(f)
+      payload[f.name] = f.encrypted && v !== null && v !== undefined
+        ? cipher.digest(type.toPlaintext(decryptField(f, row, cipher)))
+        : seal.format === 4 && f.items !== undefined && v !== null && v !== undefined
+          ? digestItems(f, v, row._id as string, cipher)
+          : shown(type, v, isoSeconds)
+    } else if (part.key === '_prev') payload._prev = previousHash
+    else if (seal.format >= 3) payload._clave = cipher.digest(sealKeyInput(row._id as string, row._version as number))
   }
-  systemFields(payload, row, isoSeconds, TRAILING_SEALED)
-  payload._prev = previousHash
-  if (seal.format >= 3) payload._clave = cipher.digest(sealKeyInput(row._id as string, row._version as number))
   return payload
 }

@@ -46,9 +46,8 @@ export class RowBuilder {
     this.indexedArrays = new Set(mod.fields.filter((f) => searchableItems(f).length > 0))
   }
 
-  /** Column values of the declared fields (passwords already hashed): encrypted and blind-indexed. */
-  toColumns (id: string, values: Map<FieldDef, ColumnValue>): Row {
-    const out: Row = {}
+  /** Column values of the declared fields (passwords already hashed): encrypted and blind-indexed; written into `out`. */
+  toColumns (id: string, values: Map<FieldDef, ColumnValue>, out: Row = {}): Row {
     for (const [f, v] of values) {
       if (f.encrypted) {
         const plaintext = v === null ? null : typeOf(f).toPlaintext(v)
@@ -73,7 +72,15 @@ export class RowBuilder {
   /** A new row with its system fields, sealed, and the fields its first history entry names. */
   newRow (id: string, stored: Map<FieldDef, ColumnValue>, caller: Caller): { row: Row, campos: string[] } {
     const now = nowSeconds()
-    const row: Row = { ...this.empty, ...this.toColumns(id, stored), _id: id, _created: now, _created_by: caller.id, _modified: now, _modified_by: caller.id, _version: 1, _deleted: null }
+    // One object: every column null, then the values, then the system fields (no second object to spread).
+    const row = this.toColumns(id, stored, { ...this.empty })
+    row._id = id
+    row._created = now
+    row._created_by = caller.id
+    row._modified = now
+    row._modified_by = caller.id
+    row._version = 1
+    row._deleted = null
     const payload = this.seal(row, '')
     return { row, campos: changedFields(this.mod, undefined, payload) }
   }
