@@ -56,6 +56,8 @@ export interface Config {
   readonly checkpointDir: string
   /** How often the global chain is sealed and its head published. */
   readonly checkpointIntervalMs: number
+  /** How long a write waits at most before its instance seals it into the global chain (records/events/feed-hub.ts). */
+  readonly chainSealDelayMs: number
   /** How often an instance asks whether today's retention review has run (REVIEW_CHECK_INTERVAL; docs/operator-guide.md "Retention review"). */
   readonly reviewCheckMs: number
   /** What heads every page of a printed record (FORCE_NAME, FORCE_LOGO; docs/operator-guide.md "Printed records"). */
@@ -281,6 +283,7 @@ export function loadConfig (env: Env = process.env): Config {
     tokenTtlSeconds: 7 * 24 * 3600,
     checkpointDir: resolve(env.CHECKPOINT_DIR || join(dataDir, 'puntos-control')),
     checkpointIntervalMs: windowMs(env, 'CHECKPOINT_INTERVAL', 60_000),
+    chainSealDelayMs: windowMs(env, 'CHAIN_SEAL_DELAY', 1_000),
     reviewCheckMs: windowMs(env, 'REVIEW_CHECK_INTERVAL', 3_600_000),
     printing: Object.freeze({ force: forceName(env.FORCE_NAME), ...((env.FORCE_LOGO ?? '') !== '' && { logo: resolve(env.FORCE_LOGO!) }) }),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),

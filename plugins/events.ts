@@ -28,6 +28,7 @@ async function eventsPlugin (app: FastifyInstance): Promise<void> {
       return sealed
     },
     onProblem: (message, err) => { app.log.warn({ err }, message) },
+    writeSealMs: app.config.chainSealDelayMs,
   })
   await hub.start()
   app.checkpoints.onSealed = (result) => { hub.sealed(); app.countEvents(result.sealed) }

@@ -12,6 +12,9 @@
  *   (`escuchando`) that it started listening, so a force whose events
  *   nobody follows pays no message per write (docs/performance.md "A lone
  *   request").
+ * - Every instance seals its own writes within CHAIN_SEAL_DELAY (a
+ *   second) of the first, listened to or not: one sealing transaction per
+ *   burst, and the chain is never a checkpoint interval behind.
  * - An instance with listeners that hears `escrito` seals the chain now
  *   (`seal`, records/integrity/checkpoints.ts `sealNow`: the events are the
  *   chain's entries, records/events/feed.ts), and when that appended
@@ -48,6 +51,8 @@ export interface FeedHubDeps {
   seal (): Promise<number>
   /** A failure nobody waits for (a read or a seal in the background). */
   onProblem (message: string, err: unknown): void
+  /** How long this instance's writes wait at most before it seals them (WRITE_SEAL_MS unless given). */
+  readonly writeSealMs?: number
 }
 
 /** Signals at most this often per instance for a burst of writes (ms). */
@@ -56,6 +61,8 @@ export const WRITE_SIGNAL_MS = 20
 export const QUIET_SIGNAL_MS = 1_000
 /** How long an instance with wakers only (no live stream) gathers writes before it seals them (ms). */
 export const WAKER_SEAL_MS = 200
+/** How long a write waits at most before its instance seals it, whoever listens (ms; CHAIN_SEAL_DELAY). */
+export const WRITE_SEAL_MS = 1_000
 /** How often an instance with listeners looks for entries whose signal it missed (ms). */
 export const POLL_MS = 2_000
 /** Entries read per round trip. */
@@ -72,6 +79,8 @@ export class FeedHub {
   private handed: number | undefined
   private signalTimer: NodeJS.Timeout | undefined
   private sealTimer: NodeJS.Timeout | undefined
+  /** When `sealTimer` fires (ms since the epoch). */
+  private sealAt = Infinity
   private pollTimer: NodeJS.Timeout | undefined
   private unsubscribe: Array<() => void> = []
   /** The subscription to `escrito`, held while this instance has listeners or wakers. */
@@ -178,9 +187,16 @@ export class FeedHub {
   /** How many listeners and wakers this instance holds. */
   get size (): number { return this.listeners.size + this.wakers.size }
 
-  /** A write committed on this instance. */
+  /**
+   * A write committed on this instance: sealed within `writeSealMs` even
+   * when nobody listens, so its entry exists a second later (an on-demand
+   * checkpoint holds it) and each burst of writes pays for its own sealing,
+   * not a minute's at once (docs/decisions.md "Sealed as written").
+   */
   written (): void {
-    if (this.signalTimer !== undefined || this.closed) return
+    if (this.closed) return
+    this.sealWithin(this.deps.writeSealMs ?? WRITE_SEAL_MS)
+    if (this.signalTimer !== undefined) return
     if (!this.audience && Date.now() - this.quietSince < QUIET_SIGNAL_MS) return
     this.signalTimer = setTimeout(() => {
       this.signalTimer = undefined
@@ -204,12 +220,19 @@ export class FeedHub {
 
   private sealSoon (): void { this.sealing.ask() }
 
-  private sealWithinWindow (): void {
-    if (this.sealTimer !== undefined || this.closed) return
+  private sealWithinWindow (): void { this.sealWithin(WAKER_SEAL_MS) }
+
+  /** A seal within `ms`, unless one is due sooner. */
+  private sealWithin (ms: number): void {
+    const now = Date.now()
+    if (this.closed || this.sealAt <= now + ms) return
+    clearTimeout(this.sealTimer)
+    this.sealAt = now + ms
     this.sealTimer = setTimeout(() => {
       this.sealTimer = undefined
+      this.sealAt = Infinity
       this.sealSoon()
-    }, WAKER_SEAL_MS)
+    }, ms)
     this.sealTimer.unref()
   }
 

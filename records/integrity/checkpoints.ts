@@ -222,13 +222,16 @@ export class Checkpoints {
    * Why the chain as stored may not be signed: it no longer extends the
    * newest checkpoint known (entries deleted or rewritten). Signing it would
    * hide that from every later verification against the newest checkpoint.
+   * The links a run has just appended (`tip.desde` onwards) extend what it
+   * read by construction: only the stretch before them is read back.
    */
-  async unsignable (em: Db, tip: ChainHead): Promise<string | undefined> {
+  async unsignable (em: Db, tip: SealResult): Promise<string | undefined> {
     const known = await this.latest(em)
     if (known === undefined || known.seq === 0) return undefined
     if (tip.seq < known.seq) return 'TRUNCADA'
     if (await linkAt(em, known.seq) !== known.cabeza) return 'REESCRITA'
-    return (await brokenLink(em, { seq: known.seq, enlace: known.cabeza })) === undefined ? undefined : 'REESCRITA'
+    const upTo = tip.desde.seq >= known.seq ? tip.desde : undefined
+    return (await brokenLink(em, { seq: known.seq, enlace: known.cabeza }, upTo)) === undefined ? undefined : 'REESCRITA'
   }
 
   /**

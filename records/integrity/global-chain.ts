@@ -66,6 +66,8 @@ export interface SealResult extends ChainHead {
   rescanned: boolean
   /** Heads passed every `span` entries, for checkpoints.ts to anchor. */
   passed: ChainHead[]
+  /** The head this run started from: every link after it is this run's. */
+  desde: ChainHead
 }
 
 export async function chainHead (em: Db): Promise<ChainHead> {
@@ -90,7 +92,7 @@ export async function seal (em: Db, opts: { wait: boolean, span: number, inside?
     const rescanned = xmin < marca
     if (rescanned) marca = 0n
     let { seq, enlace } = await chainHead(tem)
-    const result: SealResult = { seq, enlace, sealed: 0, rescanned, passed: [] }
+    const result: SealResult = { seq, enlace, sealed: 0, rescanned, passed: [], desde: { seq, enlace } }
     let after: { xid: string, id: string } = { xid: marca.toString(), id: '0' }
     for (;;) {
       const rows = await unsealedHistory(tem, marca.toString(), xmin.toString(), after, BATCH)

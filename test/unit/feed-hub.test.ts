@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { CoalescedTask } from '../../core/coalesced-task.js'
-import { FeedHub, QUIET_SIGNAL_MS, WAKER_SEAL_MS } from '../../records/events/feed-hub.js'
+import { FeedHub, QUIET_SIGNAL_MS, WAKER_SEAL_MS, WRITE_SEAL_MS } from '../../records/events/feed-hub.js'
 import type { FeedEntry } from '../../records/events/feed.js'
 import { MemorySignalStore } from '../../stores/signals/memory.js'
 
@@ -100,10 +100,11 @@ describe('FeedHub', () => {
     expect(signals.published.filter((c) => c === 'feed:escrito').length).toBe(2)
   })
 
-  it('does not seal for an instance with no listener, and a lost signal is made up by the poll', async () => {
+  it('does not seal at once for an instance with no listener, and a lost signal is made up by the poll', async () => {
     const signals = new MemorySignalStore()
     const feed = fakeFeed()
-    const hub = new FeedHub(feed.deps(signals))
+    // A write's own seal comes later than the poll here: the poll is what is tested.
+    const hub = new FeedHub({ ...feed.deps(signals), writeSealMs: 60_000 })
     hubs.push(hub)
     await hub.start()
     feed.write(3)
@@ -115,6 +116,33 @@ describe('FeedHub', () => {
     // No signal at all: the 2 s poll seals and reads.
     await until(() => seen.length === 3, 4000)
     expect(seen).toEqual([1, 2, 3])
+  })
+
+  it('seals its own writes within writeSealMs though nobody listens: one seal for a burst, none without writes', async () => {
+    const signals = new MemorySignalStore()
+    const feed = fakeFeed()
+    let seals = 0
+    const deps = feed.deps(signals)
+    const hub = new FeedHub({ ...deps, writeSealMs: 150, seal: async () => { seals++; return deps.seal() } })
+    hubs.push(hub)
+    await hub.start()
+    const t0 = Date.now()
+    // A burst of writes 20 ms apart, all within the first window.
+    for (let i = 0; i < 5; i++) { feed.write(1); hub.written(); await new Promise((resolve) => setTimeout(resolve, 20)) }
+    expect(feed.pending()).toBe(5)
+    await until(() => feed.pending() === 0, 1000)
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(150)
+    expect(seals).toBe(1)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(seals).toBe(1)
+    // The default: a second at most.
+    const late = new FeedHub(feed.deps(signals))
+    hubs.push(late)
+    await late.start()
+    feed.write(2); late.written()
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(feed.pending()).toBe(2)
+    await until(() => feed.pending() === 0, WRITE_SEAL_MS + 1000)
   })
 
   it('wakes a waker on a write elsewhere without reading the feed for it', async () => {
