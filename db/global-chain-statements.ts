@@ -76,6 +76,12 @@ export async function unsealedHistory (db: Db, from: string, below: string, afte
     [from, below, after.xid, after.id])
 }
 
+/** Whether history rows at or past `xmin` exist: a run could not take them yet (their transaction, or an older one, was running). */
+export async function heldBack (db: Db, xmin: string): Promise<boolean> {
+  const [row] = await queryRows<{ held: boolean }>(db, 'select exists (select 1 from sys_historial where xid >= ?::xid8) as held', [xmin])
+  return row!.held
+}
+
 /** Appends entries to the chain in one statement. */
 export async function appendChainEntries (db: Db, entries: readonly NewChainEntry[]): Promise<void> {
   await runStatement(db,

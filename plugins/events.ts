@@ -23,9 +23,10 @@ async function eventsPlugin (app: FastifyInstance): Promise<void> {
     read: async (after, limit) => readFeed(app.orm.em.fork(), after, limit),
     head: async () => feedHead(app.orm.em.fork()),
     seal: async () => {
-      const sealed = (await app.checkpoints.sealNow(app.orm.em.fork()))?.sealed ?? 0
+      const result = await app.checkpoints.sealNow(app.orm.em.fork())
+      const sealed = result?.sealed ?? 0
       app.countEvents(sealed)
-      return sealed
+      return { sealed, behind: result?.behind ?? false }
     },
     onProblem: (message, err) => { app.log.warn({ err }, message) },
     writeSealMs: app.config.chainSealDelayMs,

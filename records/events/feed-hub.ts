@@ -14,7 +14,9 @@
  *   request").
  * - Every instance seals its own writes within CHAIN_SEAL_DELAY (a
  *   second) of the first, listened to or not: one sealing transaction per
- *   burst, and the chain is never a checkpoint interval behind.
+ *   burst, and the chain is never a checkpoint interval behind. A run that
+ *   a transaction still running kept from some rows is followed by
+ *   another, less and less often (up to HELD_BACK_MAX_MS), until none is.
  * - An instance with listeners that hears `escrito` seals the chain now
  *   (`seal`, records/integrity/checkpoints.ts `sealNow`: the events are the
  *   chain's entries, records/events/feed.ts), and when that appended
@@ -47,8 +49,12 @@ export interface FeedHubDeps {
   read (after: number, limit: number): Promise<FeedEntry[]>
   /** The newest position. */
   head (): Promise<number>
-  /** Seals what became stable; how many entries it appended (0 when another instance did). */
-  seal (): Promise<number>
+  /**
+   * Seals what became stable: how many entries it appended (0 when another
+   * instance did), and whether rows were left for later (`behind`: a
+   * transaction still running held them back).
+   */
+  seal (): Promise<{ sealed: number, behind: boolean }>
   /** A failure nobody waits for (a read or a seal in the background). */
   onProblem (message: string, err: unknown): void
   /** How long this instance's writes wait at most before it seals them (WRITE_SEAL_MS unless given). */
@@ -63,6 +69,8 @@ export const QUIET_SIGNAL_MS = 1_000
 export const WAKER_SEAL_MS = 200
 /** How long a write waits at most before its instance seals it, whoever listens (ms; CHAIN_SEAL_DELAY). */
 export const WRITE_SEAL_MS = 1_000
+/** The longest wait between runs while a transaction still running holds writes back (ms). */
+export const HELD_BACK_MAX_MS = 30_000
 /** How often an instance with listeners looks for entries whose signal it missed (ms). */
 export const POLL_MS = 2_000
 /** Entries read per round trip. */
@@ -81,6 +89,8 @@ export class FeedHub {
   private sealTimer: NodeJS.Timeout | undefined
   /** When `sealTimer` fires (ms since the epoch). */
   private sealAt = Infinity
+  /** The wait before the next run while writes are held back: doubled each run that still finds them so, 0 once none is. */
+  private heldBackMs = 0
   private pollTimer: NodeJS.Timeout | undefined
   private unsubscribe: Array<() => void> = []
   /** The subscription to `escrito`, held while this instance has listeners or wakers. */
@@ -99,7 +109,11 @@ export class FeedHub {
   constructor (private readonly deps: FeedHubDeps) {
     this.sealing = new CoalescedTask(async () => {
       try {
-        if (await deps.seal() > 0) this.sealed()
+        const { sealed, behind } = await deps.seal()
+        if (sealed > 0) this.sealed()
+        // A long transaction held writes back: they have no write of their own left to seal them, so again, less and less often.
+        this.heldBackMs = behind ? Math.min(HELD_BACK_MAX_MS, Math.max(this.heldBackMs * 2, deps.writeSealMs ?? WRITE_SEAL_MS)) : 0
+        if (behind) this.sealWithin(this.heldBackMs)
       } finally {
         if (this.listeners.size > 0) this.reading.ask()
       }

@@ -28,7 +28,7 @@ import type { Db } from '../../db/statement.js'
 import { canonicalJson } from '../../core/canonical.js'
 import { tryTransactionLock, waitForTransactionLock } from '../../db/advisory-lock.js'
 import {
-  appendChainEntries, chainStretch, chainTip, moveSealWatermark, recordChainEntries, recordEntryColumns, sealWatermark,
+  appendChainEntries, chainStretch, chainTip, heldBack, moveSealWatermark, recordChainEntries, recordEntryColumns, sealWatermark,
   snapshotXmin, unsealedBelowWatermark, unsealedHistory, type EntryColumns,
 } from '../../db/global-chain-statements.js'
 import { inReadCommittedTransaction } from '../../db/transaction.js'
@@ -68,6 +68,8 @@ export interface SealResult extends ChainHead {
   passed: ChainHead[]
   /** The head this run started from: every link after it is this run's. */
   desde: ChainHead
+  /** History rows it could not take yet: their transaction, or an older one anywhere on the cluster, was still running. */
+  behind: boolean
 }
 
 export async function chainHead (em: Db): Promise<ChainHead> {
@@ -92,7 +94,7 @@ export async function seal (em: Db, opts: { wait: boolean, span: number, inside?
     const rescanned = xmin < marca
     if (rescanned) marca = 0n
     let { seq, enlace } = await chainHead(tem)
-    const result: SealResult = { seq, enlace, sealed: 0, rescanned, passed: [], desde: { seq, enlace } }
+    const result: SealResult = { seq, enlace, sealed: 0, rescanned, passed: [], desde: { seq, enlace }, behind: false }
     let after: { xid: string, id: string } = { xid: marca.toString(), id: '0' }
     for (;;) {
       const rows = await unsealedHistory(tem, marca.toString(), xmin.toString(), after, BATCH)
@@ -109,6 +111,7 @@ export async function seal (em: Db, opts: { wait: boolean, span: number, inside?
       after = { xid: rows.at(-1)!.xid, id: rows.at(-1)!.id }
     }
     if (xmin > stored || rescanned) await moveSealWatermark(tem, xmin.toString())
+    result.behind = await heldBack(tem, xmin.toString())
     Object.assign(result, { seq, enlace })
     await opts.inside?.(tem, result)
     return result

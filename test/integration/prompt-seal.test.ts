@@ -3,10 +3,14 @@
  * instance that wrote it, though no stream or webhook listens and the
  * periodic checkpoint run is an hour away (records/events/feed-hub.ts
  * `written`; docs/operator-guide.md "Tamper evidence: the global chain and
- * checkpoints"). The other tests set the delay to an hour (test/helpers/app.ts).
+ * checkpoints"), and a write a longer transaction held back is sealed
+ * once it ends, with no write after it. The other tests set the delay to
+ * an hour (test/helpers/app.ts).
  */
+import pg from 'pg'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { ok } from '../helpers/http.js'
+import { usingPostgres } from '../helpers/services.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
 
 let t: TestApp
@@ -36,8 +40,8 @@ async function waitSealed (id: string, versions: number): Promise<number> {
 it('seals a create and an update within the delay, with nobody listening and no checkpoint run', async () => {
   const created = ok(await t.admin.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Ruido en la plaza' }), 201)
   const id = created._id as string
-  expect(await sealed(id)).toBe(0)
   await waitSealed(id, 1)
+  // The run that sealed the create is over: the update waits for a run of its own, up to the delay.
   ok(await t.admin.put(`/sala092/${id}`, { descripcion: 'Ruido en la plaza mayor', _version: 1 }))
   expect(await sealed(id)).toBe(1)
   await waitSealed(id, 2)
@@ -45,4 +49,22 @@ it('seals a create and an update within the delay, with nobody listening and no 
   // Anchors only every 1000 entries, and no periodic run: nothing was published.
   expect(anchors!.n).toBe(0)
   expect(ok(await t.admin.get(`/sala092/${id}/verificar`))).toEqual({ valido: true })
+})
+
+// Embedded: PGlite is one session that every connection shares, so no transaction can hold another's back.
+it.runIf(usingPostgres)('a write that a transaction still running held back is sealed once that ends, with no write after it', async () => {
+  const holder = new pg.Client({ connectionString: t.h.db.url })
+  await holder.connect()
+  try {
+    await holder.query('begin')
+    await holder.query('select pg_current_xact_id()')
+    const id = ok(await t.admin.post('/sala092', { tipo_incidencia: 'normal', descripcion: 'Retenida' }), 201)._id as string
+    // The run the create asked for (2 s) came and could not take it.
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    expect(await sealed(id)).toBe(0)
+    await holder.query('rollback')
+    await waitSealed(id, 1)
+  } finally {
+    await holder.end()
+  }
 })
