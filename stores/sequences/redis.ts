@@ -78,7 +78,7 @@ return redis.call('INCRBY', KEYS[1], ARGV[2])`
  * where the lease is this instance's and renewed, 0 where it is not (any
  * longer), was asked for (shared) or given up.
  */
-const RENEW = `
+export const RENEW = `
 local n = #KEYS / 3
 local me, leaseMs = ARGV[2 * n + 1], ARGV[2 * n + 2]
 local out = {}

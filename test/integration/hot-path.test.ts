@@ -13,8 +13,10 @@ import { usingRedis } from '../helpers/services.js'
 import { POLL_SQL } from '../../db/revocation-epoch.js'
 import { WRITE_SIGNAL_MS } from '../../records/events/feed-hub.js'
 import { ADD_MANY } from '../../stores/rate-limits/redis.js'
+import { RENEW } from '../../stores/sequences/redis.js'
 
 const ADD_MANY_SHA = createHash('sha1').update(ADD_MANY).digest('hex')
+const RENEW_SHA = createHash('sha1').update(RENEW).digest('hex')
 
 let h: Harness
 let app: FastifyInstance
@@ -51,10 +53,12 @@ async function measure (api: Api, url: string): Promise<Cost> {
     redis.sendCommand = ((...args: unknown[]) => {
       const command = args[0] as { name: string, args: unknown[] }
       const name = command.name
-      // Hits admitted ahead of Redis are added every few milliseconds (stores/admission.ts), not per request.
-      const addsHits = name === 'evalsha' && command.args[0] === ADD_MANY_SHA
-      if (name !== 'publish' && !addsHits) commands.push(name)
-      signal = name === 'publish' || addsHits
+      // Timers' scripts, not the request's: hits admitted ahead of Redis are added every few milliseconds
+      // (stores/admission.ts), and an id counter drawn in the last second (a user or record created just
+      // before) is written back and its lease renewed every 50 ms (stores/sequences/leases.ts).
+      const timers = name === 'evalsha' && (command.args[0] === ADD_MANY_SHA || command.args[0] === RENEW_SHA)
+      if (name !== 'publish' && !timers) commands.push(name)
+      signal = name === 'publish' || timers
       try { return (originalSend as (...a: unknown[]) => unknown).apply(redis, args) } finally { signal = false }
     }) as typeof redis.sendCommand
   }
