@@ -76,10 +76,16 @@ export async function unsealedHistory (db: Db, from: string, below: string, afte
     [from, below, after.xid, after.id])
 }
 
-/** Whether history rows at or past `xmin` exist: a run could not take them yet (their transaction, or an older one, was running). */
+/**
+ * Whether history rows at or past `xmin` exist: a run could not take them
+ * yet (their transaction, or an older one, was running). Read as the first
+ * such row in `xid` order, so that every plan walks the `xid` index: an
+ * `exists` would get a generic plan expecting a third of the table to
+ * match, and scan the table from its oldest rows when none does.
+ */
 export async function heldBack (db: Db, xmin: string): Promise<boolean> {
-  const [row] = await queryRows<{ held: boolean }>(db, 'select exists (select 1 from sys_historial where xid >= ?::xid8) as held', [xmin])
-  return row!.held
+  const rows = await queryRows<{ held: number }>(db, 'select 1 as held from sys_historial where xid >= ?::xid8 order by xid limit 1', [xmin])
+  return rows.length > 0
 }
 
 /** Appends entries to the chain in one statement. */
