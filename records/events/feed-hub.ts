@@ -112,7 +112,7 @@ export class FeedHub {
         const { sealed, behind } = await deps.seal()
         if (sealed > 0) this.sealed()
         // A long transaction held writes back: they have no write of their own left to seal them, so again, less and less often.
-        this.heldBackMs = behind ? Math.min(HELD_BACK_MAX_MS, Math.max(this.heldBackMs * 2, deps.writeSealMs ?? WRITE_SEAL_MS)) : 0
+        this.heldBackMs = behind ? Math.min(HELD_BACK_MAX_MS, Math.max(this.heldBackMs * 2, this.writeSealMs)) : 0
         if (behind) this.sealWithin(this.heldBackMs)
       } finally {
         if (this.listeners.size > 0) this.reading.ask()
@@ -174,7 +174,7 @@ export class FeedHub {
     // Hear every instance's writes from now on, and tell the writers that found nobody listening.
     const hearing = this.deps.signals.subscribe(ESCRITO, () => {
       if (this.listeners.size > 0) this.sealSoon()
-      else if (this.wakers.size > 0) this.sealWithinWindow()
+      else if (this.wakers.size > 0) this.sealWithin(WAKER_SEAL_MS)
     }).then((unsubscribe) => {
       if (this.hearing === hearing) void this.deps.signals.publish(ESCUCHANDO, '')
       return unsubscribe
@@ -198,6 +198,8 @@ export class FeedHub {
     ;(await hearing)?.()
   }
 
+  private get writeSealMs (): number { return this.deps.writeSealMs ?? WRITE_SEAL_MS }
+
   /** How many listeners and wakers this instance holds. */
   get size (): number { return this.listeners.size + this.wakers.size }
 
@@ -209,7 +211,7 @@ export class FeedHub {
    */
   written (): void {
     if (this.closed) return
-    this.sealWithin(this.deps.writeSealMs ?? WRITE_SEAL_MS)
+    this.sealWithin(this.writeSealMs)
     if (this.signalTimer !== undefined) return
     if (!this.audience && Date.now() - this.quietSince < QUIET_SIGNAL_MS) return
     this.signalTimer = setTimeout(() => {
@@ -233,8 +235,6 @@ export class FeedHub {
   }
 
   private sealSoon (): void { this.sealing.ask() }
-
-  private sealWithinWindow (): void { this.sealWithin(WAKER_SEAL_MS) }
 
   /** A seal within `ms`, unless one is due sooner. */
   private sealWithin (ms: number): void {
