@@ -65,14 +65,18 @@ export async function moveSealWatermark (db: Db, xmin: string): Promise<void> {
 
 /**
  * Up to `limit` history rows not yet in the chain whose transaction id lies
- * in [from, below), after `after` in (transaction id, row id) order.
+ * in [from, below), after `after` in (transaction id, row id) order. The
+ * order names the table's columns: `xid` and `id` alone would be the
+ * select list's text copies, ordered as text (`10000` before `9999`), and
+ * a run of more than one batch would skip the rows past its `after`
+ * (test/integration/seal-order.test.ts).
  */
 export async function unsealedHistory (db: Db, from: string, below: string, after: { xid: string, id: string }, limit: number): Promise<PendingRow[]> {
   return queryRows<PendingRow>(db,
     `select id::text as id, xid::text as xid, ${ENTRY_COLUMNS_SQL} from sys_historial h
           where xid >= ?::xid8 and xid < ?::xid8 and (xid, id) > (?::xid8, ?::bigint)
             and not exists (select 1 from sys_cadena c where c.historial = h.id)
-          order by xid, id limit ${limit}`,
+          order by h.xid, h.id limit ${limit}`,
     [from, below, after.xid, after.id])
 }
 

@@ -161,8 +161,10 @@ export async function brokenLink (em: Db, from: ChainHead, to?: ChainHead): Prom
 /**
  * Versions of one record that the chain should hold and does not: history
  * rows whose transaction ended before the last sealing run (below the
- * watermark) yet have no entry. The sealer never leaves such a row behind;
- * one written in SQL with a back-dated transaction id would be.
+ * watermark) yet have no entry. The sealer leaves no such row behind (a
+ * build before 2026-11-30 could: docs/operator-guide.md "Versions left
+ * out of the chain"); one written in SQL with a back-dated transaction id
+ * would be.
  */
 export async function strayVersions (em: Db, modulo: string, registro: string): Promise<number[]> {
   return unsealedBelowWatermark(em, modulo, registro)
