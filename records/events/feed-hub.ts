@@ -15,8 +15,9 @@
  * - Every instance seals its own writes within CHAIN_SEAL_DELAY (a
  *   second) of the first, listened to or not: one sealing transaction per
  *   burst, and the chain is never a checkpoint interval behind. A run that
- *   a transaction still running kept from some rows is followed by
- *   another, less and less often (up to HELD_BACK_MAX_MS), until none is.
+ *   a transaction still running kept from some rows, or that failed, is
+ *   followed by another, less and less often (up to HELD_BACK_MAX_MS),
+ *   until one takes every row.
  * - An instance with listeners that hears `escrito` seals the chain now
  *   (`seal`, records/integrity/checkpoints.ts `sealNow`: the events are the
  *   chain's entries, records/events/feed.ts), and when that appended
@@ -108,16 +109,19 @@ export class FeedHub {
 
   constructor (private readonly deps: FeedHubDeps) {
     this.sealing = new CoalescedTask(async () => {
+      // A run that failed (the database away) left its rows for later, as one a transaction still running held back.
+      let behind = true
       try {
-        const { sealed, behind } = await deps.seal()
-        if (sealed > 0) this.sealed()
-        // A long transaction held writes back: they have no write of their own left to seal them, so again, less and less often.
+        const result = await deps.seal()
+        behind = result.behind
+        if (result.sealed > 0) this.sealed()
+      } finally {
+        // Rows left for later have no write of their own left to seal them: again, less and less often.
         this.heldBackMs = behind ? Math.min(HELD_BACK_MAX_MS, Math.max(this.heldBackMs * 2, this.writeSealMs)) : 0
         if (behind) this.sealWithin(this.heldBackMs)
-      } finally {
         if (this.listeners.size > 0) this.reading.ask()
       }
-    }, (err) => { deps.onProblem('the event feed could not seal the global chain; retrying at the next write or poll', err) })
+    }, (err) => { deps.onProblem(`the event feed could not seal the global chain; retrying within ${this.heldBackMs / 1000} s or at the next write`, err) })
     this.reading = new CoalescedTask(async () => this.drain(),
       (err) => { deps.onProblem('the event feed could not be read; retrying at the next signal or poll', err) })
   }

@@ -166,6 +166,32 @@ describe('FeedHub', () => {
     expect(runs[2]! - runs[1]!).toBeGreaterThanOrEqual(95)
   })
 
+  it('seals again, less and less often, after a run that failed, and stops once one succeeds', async () => {
+    const signals = new MemorySignalStore()
+    const feed = fakeFeed()
+    const runs: number[] = []
+    const problems: string[] = []
+    const deps = feed.deps(signals)
+    const t0 = Date.now()
+    // The first two runs fail (the database away); nothing is written after them.
+    const hub = new FeedHub({
+      ...deps,
+      writeSealMs: 50,
+      onProblem: (message) => { problems.push(message) },
+      seal: async () => { runs.push(Date.now() - t0); if (runs.length <= 2) throw new Error('connection refused'); return deps.seal() },
+    })
+    hubs.push(hub)
+    await hub.start()
+    feed.write(1); hub.written()
+    await until(() => feed.pending() === 0, 3000)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(runs).toHaveLength(3)
+    expect(runs[1]! - runs[0]!).toBeGreaterThanOrEqual(45)
+    expect(runs[2]! - runs[1]!).toBeGreaterThanOrEqual(95)
+    expect(problems).toHaveLength(2)
+    expect(problems[0]).toMatch(/could not seal the global chain; retrying within/)
+  })
+
   it('wakes a waker on a write elsewhere without reading the feed for it', async () => {
     const signals = new MemorySignalStore()
     const feed = fakeFeed()
