@@ -101,9 +101,9 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     // Errors the router raises before any hook (bad percent-encoding, an id
     // past maxParamLength) leave in the envelope too: no id is that long.
     // They carry the security headers too (plugins/security-headers.ts), which no hook set here.
-    frameworkErrors: (err, _request, reply) => {
+    frameworkErrors: (err, request, reply) => {
       void app.securityHeaders().catch(() => ({})).then((headers) => {
-        void sendError(reply.headers(headers), err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'REGISTRO_NO_ENCONTRADO' : 'DATOS_INVALIDOS')
+        void sendError(reply.headers(headers).header('x-request-id', request.id), err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'REGISTRO_NO_ENCONTRADO' : 'DATOS_INVALIDOS')
       })
     },
     // HTTP Node cannot parse, oversized headers: the envelope too (docs/user-guide.md "Errors").
@@ -113,7 +113,10 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   const wait = options.waitForServices === true ? { waitMs: config.startupWaitMs, ...(options.onWaiting !== undefined && { onWaiting: options.onWaiting }) } : {}
   const app: FastifyInstance = Fastify(serverOptions)
   // Synchronous hooks (here and in the plugins) take `done`: no promise per request.
-  app.addHook('onSend', (request, reply, payload, done) => { void reply.header('x-request-id', request.id); done(null, payload) })
+  // Set first, on the reply's headers, which an error answer keeps too; an
+  // onSend hook would add a hook runner to every answer (docs/performance.md
+  // "A create runs cold"). Framework errors, answered before any hook, set it themselves.
+  app.addHook('onRequest', (request, reply, done) => { void reply.header('x-request-id', request.id); done() })
   try {
     await app.register(configPlugin, { config, registry })
     await app.register(errorHandler)

@@ -63,7 +63,7 @@ export function moduleRoutes (mod: ModuleDef) {
     const idempotency = { store: app.stores.idempotency, cipher: app.cipher, ...app.config.idempotency }
     const register = (op: Operation, everyModule: boolean): void => {
       const { schema, openapi } = op.schema(mod, ctx)
-      const handle: Handler = async (request, reply) => op.handle(request, reply, mod)
+      const handle: Handler = (request, reply) => op.handle(request, reply, mod)
       const docs = { ...openapi, ...(everyModule && { everyModule }), ...(schema.params === IdParams && { params: idParams }) }
       const route = {
         method: op.method,

@@ -124,10 +124,11 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
         refused = err as AppError
       }
     }
-    const ip = ipLimit(request, app.config)
     // A station is not an attacker (docs/user-guide.md "Rate limits"): a
     // verified token is counted per token only, so officers behind one
-    // address do not share its budget; without one, per address.
+    // address do not share its budget; without one, per address. The
+    // address (proxy headers read under TRUST_PROXY) only when needed.
+    const ip = claims === undefined ? ipLimit(request, app.config) : undefined
     const limits = claims !== undefined ? [tokenLimit(claims.jti, app.config)] : ip === undefined ? [] : [ip]
     // An exempt address with no valid token: nothing to count.
     if (limits.length === 0) {
@@ -144,9 +145,10 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
       // A well-signed token that is revoked, never issued here or whose
       // user is gone is no credential: the request is an unauthenticated
       // one of its address too (429 past that limit, else the 401).
-      if (ip !== undefined && err instanceof AppError && err.code === 'TOKEN_INVALIDO') {
-        const [byIp] = await app.stores.rateLimits.hit([ip])
-        enforce(reply, [ip, limits[0]!], [byIp!, counters[0]!])
+      const byAddress = err instanceof AppError && err.code === 'TOKEN_INVALIDO' ? ipLimit(request, app.config) : undefined
+      if (byAddress !== undefined) {
+        const [byIp] = await app.stores.rateLimits.hit([byAddress])
+        enforce(reply, [byAddress, limits[0]!], [byIp!, counters[0]!])
       }
       throw err
     }

@@ -10,6 +10,9 @@ import type { CallerRecords } from '../records/caller-records.js'
 import { RecordsLayer } from '../records/records-layer.js'
 import { createFileCipher } from '../core/file-cipher.js'
 import { subscribeUsersPolicy } from '../records/users/users-policy.js'
+import type { RequestContext } from '../records/records-service.js'
+import type { Caller } from '../core/access.js'
+import type { Db } from '../db/statement.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,6 +23,23 @@ declare module 'fastify' {
     readonly records: CallerRecords
     callerRecords: CallerRecords | null
   }
+}
+
+/**
+ * What a request's records know of it. A class, not an object literal with
+ * a getter: V8 builds such a literal through its runtime, on every request
+ * (docs/performance.md "A create runs cold").
+ */
+class RecordsContext implements RequestContext {
+  readonly caller: Caller
+  constructor (private readonly request: FastifyRequest, readonly reads: Db) {
+    this.caller = request.caller
+  }
+
+  /** Forked on first use (plugins/orm.ts): a request that only reads never forks one. */
+  get em (): Db { return this.request.em }
+
+  route (): string { return `${this.request.method} ${this.request.routeOptions.url ?? this.request.url}` }
 }
 
 async function recordsPlugin (app: FastifyInstance): Promise<void> {
@@ -46,13 +66,7 @@ async function recordsPlugin (app: FastifyInstance): Promise<void> {
   app.decorateRequest('callerRecords', null)
   app.decorateRequest('records', {
     getter (this: FastifyRequest): CallerRecords {
-      const request = this
-      this.callerRecords ??= records.forRequest({
-        get em () { return request.em },
-        reads: app.orm.em,
-        caller: this.caller,
-        route: () => `${request.method} ${request.routeOptions.url ?? request.url}`,
-      })
+      this.callerRecords ??= records.forRequest(new RecordsContext(this, app.orm.em))
       return this.callerRecords
     },
   })

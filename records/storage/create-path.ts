@@ -51,8 +51,8 @@ export class CreatePath {
     return this.hooks.has(this.mod.name, 'after')
   }
 
-  /** The `before` hooks of one new record: they may refuse it (throw). */
-  before (caller: Caller, values: Map<FieldDef, ColumnValue>): Promise<void> {
+  /** The `before` hooks of one new record: they may refuse it (throw); undefined when none waits (records/hooks.ts `emit`). */
+  before (caller: Caller, values: Map<FieldDef, ColumnValue>): Promise<void> | undefined {
     return this.hooks.emit('before', { module: this.mod, action: 'crear', caller, values })
   }
 
@@ -77,8 +77,8 @@ export class CreatePath {
     return rows
   }
 
-  /** The `after` hooks of one committed record. */
-  after (caller: Caller, values: Map<FieldDef, ColumnValue>, row: Row): Promise<void> {
+  /** The `after` hooks of one committed record; undefined when none waits. */
+  after (caller: Caller, values: Map<FieldDef, ColumnValue>, row: Row): Promise<void> | undefined {
     return this.hooks.emit('after', { module: this.mod, action: 'crear', caller, values, after: row })
   }
 

@@ -37,6 +37,9 @@ export class RowBuilder {
   /** Every column null: what a new row starts from. */
   private readonly empty: Readonly<Row>
 
+  /** Whether the module has a password field (`hashPasswords` has work). */
+  readonly hashesPasswords: boolean
+
   /** Structured arrays with searchable sub-fields, whose indexes a write keeps (records/item-index.ts). */
   private readonly indexedArrays: ReadonlySet<FieldDef>
 
@@ -44,6 +47,7 @@ export class RowBuilder {
     this.columns = [...SYSTEM_COLUMNS, ...mod.fields.flatMap((f) => f.searchable ? [valueColumn(f), blindIndexColumn(f)] : searchableItems(f).length > 0 ? [valueColumn(f), itemIndexColumn(f)] : [valueColumn(f)])]
     this.empty = Object.freeze(Object.fromEntries(this.columns.map((c) => [c, null])))
     this.indexedArrays = new Set(mod.fields.filter((f) => searchableItems(f).length > 0))
+    this.hashesPasswords = mod.fields.some((f) => typeOf(f).writeOnly)
   }
 
   /** Column values of the declared fields (passwords already hashed): encrypted and blind-indexed; written into `out`. */

@@ -160,8 +160,10 @@ export class SqlModuleStorage implements ModuleStorage {
   async create (ems: CreateEms, caller: Caller, body: Record<string, unknown>): Promise<Row> {
     const { mod, deps, creates } = this
     const { values } = normalizeBody(mod, body, 'create', deps.timeZone)
-    await creates.before(caller, values)
-    const record = { values, stored: await hashPasswords(values) }
+    // Each await only when something waits: a lone create runs cold (docs/performance.md "A create runs cold").
+    const refusing = creates.before(caller, values)
+    if (refusing !== undefined) await refusing
+    const record = { values, stored: this.rows.hashesPasswords ? await hashPasswords(values) : values }
     // Nothing to check or run inside a transaction: the one statement is
     // the whole create, on an Db that need not be forked.
     const alone = !creates.hasInside && !this.checks.needed(values)
@@ -176,7 +178,8 @@ export class SqlModuleStorage implements ModuleStorage {
         return (await creates.write(tem, caller, [record], drew(await drawIds(tem, mod, deps.sequences, deps.timeZone, 1, floor))))[0]!
       })
     })
-    await creates.after(caller, values, row)
+    const told = creates.after(caller, values, row)
+    if (told !== undefined) await told
     return row
   }
 
