@@ -71,6 +71,9 @@ const USER_CACHE_MS = 5 * 60_000
 /** How often an instance reads the database's revocation epoch (docs/operator-guide.md, "Sessions and a Redis restore"). */
 export const EPOCH_CHECK_MS = 2_000
 
+/** A session that no longer admits the token: revoked, or another user's. */
+const refused = (claims: TokenClaims, s: CachedSession): boolean => s.state !== 'active' || s.userId !== claims.sub
+
 function bearer (request: FastifyRequest): string {
   const header = request.headers.authorization
   if (header === undefined || header.trim() === '') throw new AppError('TOKEN_NO_PROPORCIONADO')
@@ -135,12 +138,15 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
       if (!needsToken) return
       throw refused ?? new AppError('TOKEN_INVALIDO')
     }
-    const { counters, found } = await app.stores.admit(limits, claims === undefined ? undefined : { jti: claims.jti, userId: claims.sub })
+    // Awaited only when it has to wait: most admissions are answered here (docs/performance.md "A create runs cold").
+    const admission = app.stores.admit(limits, claims === undefined ? undefined : { jti: claims.jti, userId: claims.sub })
+    const { counters, found } = admission instanceof Promise ? await admission : admission
     enforce(reply, limits, counters)
     if (!needsToken) return
     if (refused !== undefined || claims === undefined || found === undefined) throw refused ?? new AppError('TOKEN_INVALIDO')
     try {
-      request.caller = await resolveCaller(() => request.em, claims, found)
+      const caller = resolveCaller(() => request.em, claims, found)
+      request.caller = caller instanceof Promise ? await caller : caller
     } catch (err) {
       // A well-signed token that is revoked, never issued here or whose
       // user is gone is no credential: the request is an unauthenticated
@@ -190,30 +196,38 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
    * session's user is refused, from the cache as from the database.
    * `em` (the request's EntityManager) is forked only on such a miss.
    */
-  async function resolveCaller (em: () => EntityManager, claims: TokenClaims, found: SessionLookup): Promise<AuthenticatedCaller> {
+  function resolveCaller (em: () => EntityManager, claims: TokenClaims, found: SessionLookup): AuthenticatedCaller | Promise<AuthenticatedCaller> {
+    const { session, user } = found
+    // Both cached (nearly every request): answered at once, no promise.
+    return session !== null && user !== null ? callerOf(claims, session, user) : resolveMissing(em, claims, found)
+  }
+
+  async function resolveMissing (em: () => EntityManager, claims: TokenClaims, found: SessionLookup): Promise<AuthenticatedCaller> {
     let { session, user } = found
-    const refuse = (s: CachedSession): boolean => s.state !== 'active' || s.userId !== claims.sub
-    if (session !== null && refuse(session)) throw new AppError('TOKEN_INVALIDO')
-    if (session === null || user === null) {
-      const fill: { session?: SessionFill['session'], user?: SessionFill['user'] } = {}
-      let epoch: number
-      if (session === null) {
-        const read = await readSessionAtEpoch(em(), claims.jti)
-        epoch = read.epoch
-        if (read.session === null) throw new AppError('TOKEN_INVALIDO') // never issued here
-        session = { state: read.session.revocado === null ? 'active' : 'revoked', userId: read.session.usuario }
-        fill.session = { jti: claims.jti, value: session, ttlMs: claims.exp * 1000 - Date.now() }
-      } else {
-        epoch = await readRevocationEpoch(em())
-      }
-      if (user === null && !refuse(session)) {
-        user = await app.loadUser(em(), claims.sub)
-        if (user !== null) fill.user = { snapshot: user, ttlMs: USER_CACHE_MS }
-      }
-      await app.stores.sessions.fill(epoch, fill, found.stamp)
-      if (refuse(session)) throw new AppError('TOKEN_INVALIDO')
+    if (session !== null && refused(claims, session)) throw new AppError('TOKEN_INVALIDO')
+    const fill: { session?: SessionFill['session'], user?: SessionFill['user'] } = {}
+    let epoch: number
+    if (session === null) {
+      const read = await readSessionAtEpoch(em(), claims.jti)
+      epoch = read.epoch
+      if (read.session === null) throw new AppError('TOKEN_INVALIDO') // never issued here
+      session = { state: read.session.revocado === null ? 'active' : 'revoked', userId: read.session.usuario }
+      fill.session = { jti: claims.jti, value: session, ttlMs: claims.exp * 1000 - Date.now() }
+    } else {
+      epoch = await readRevocationEpoch(em())
     }
-    if (user === null || !user.activo) throw new AppError('TOKEN_INVALIDO')
+    if (user === null && !refused(claims, session)) {
+      user = await app.loadUser(em(), claims.sub)
+      if (user !== null) fill.user = { snapshot: user, ttlMs: USER_CACHE_MS }
+    }
+    await app.stores.sessions.fill(epoch, fill, found.stamp)
+    if (user === null) throw new AppError('TOKEN_INVALIDO')
+    return callerOf(claims, session, user)
+  }
+
+  /** The caller of a token whose session and user are known; TOKEN_INVALIDO when the session is revoked or another user's, or the user inactive. */
+  function callerOf (claims: TokenClaims, session: CachedSession, user: UserSnapshot): AuthenticatedCaller {
+    if (refused(claims, session) || !user.activo) throw new AppError('TOKEN_INVALIDO')
     return { id: user.id, username: user.username, nombre: user.nombre, rol: user.rol, personalId: user.personalId, jti: claims.jti, exp: claims.exp }
   }
 

@@ -19,7 +19,8 @@ export interface Admission {
   readonly found?: SessionLookup
 }
 
-export type Admit = (windows: readonly Window[], token?: { readonly jti: string, readonly userId: string }) => Promise<Admission>
+/** The admission, itself when answered here without waiting (stores/admission.ts `admitAheadOfRedis`), else its promise. */
+export type Admit = (windows: readonly Window[], token?: { readonly jti: string, readonly userId: string }) => Admission | Promise<Admission>
 
 export function admitInProcess (rateLimits: RateLimitStore, sessions: SessionStore): Admit {
   return async (windows, token) => {
@@ -118,7 +119,8 @@ export function admitAheadOfRedis (rateLimits: RedisRateLimitStore, sessions: Re
     timer = setTimeout(() => { void flush() }, at - now).unref()
   }
 
-  const admit: Admit = async (windows, token) => {
+  // Not async: a request answered here gets its admission itself, no promise (docs/performance.md "A create runs cold").
+  const admit: Admit = (windows, token) => {
     if (token === undefined) return exact(windows)
     // Opened on the first request: a command-line tool that builds the stores never needs it.
     unlisten ??= changes.listen(onChange)
@@ -134,6 +136,10 @@ export function admitAheadOfRedis (rateLimits: RedisRateLimitStore, sessions: Re
       flushBy(counts.pressing ? Math.max(now, flushedAt + FLUSH_MS) : now + LAZY_FLUSH_MS, now)
       return { counters, found: { ...held, stamp } }
     }
+    return fromRedis(windows, token)
+  }
+
+  const fromRedis = async (windows: readonly Window[], token: { readonly jti: string, readonly userId: string }): Promise<Admission> => {
     // This instance's own hits go first (one connection, in order): Redis's count then includes them.
     if (timer !== undefined) {
       clearTimeout(timer)
