@@ -72,7 +72,7 @@ const USER_CACHE_MS = 5 * 60_000
 export const EPOCH_CHECK_MS = 2_000
 
 /** A session that no longer admits the token: revoked, or another user's. */
-const refused = (claims: TokenClaims, s: CachedSession): boolean => s.state !== 'active' || s.userId !== claims.sub
+const sessionRefuses = (claims: TokenClaims, s: CachedSession): boolean => s.state !== 'active' || s.userId !== claims.sub
 
 function bearer (request: FastifyRequest): string {
   const header = request.headers.authorization
@@ -204,7 +204,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
 
   async function resolveMissing (em: () => EntityManager, claims: TokenClaims, found: SessionLookup): Promise<AuthenticatedCaller> {
     let { session, user } = found
-    if (session !== null && refused(claims, session)) throw new AppError('TOKEN_INVALIDO')
+    if (session !== null && sessionRefuses(claims, session)) throw new AppError('TOKEN_INVALIDO')
     const fill: { session?: SessionFill['session'], user?: SessionFill['user'] } = {}
     let epoch: number
     if (session === null) {
@@ -216,7 +216,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
     } else {
       epoch = await readRevocationEpoch(em())
     }
-    if (user === null && !refused(claims, session)) {
+    if (user === null && !sessionRefuses(claims, session)) {
       user = await app.loadUser(em(), claims.sub)
       if (user !== null) fill.user = { snapshot: user, ttlMs: USER_CACHE_MS }
     }
@@ -227,7 +227,7 @@ async function authPlugin (app: FastifyInstance): Promise<void> {
 
   /** The caller of a token whose session and user are known; TOKEN_INVALIDO when the session is revoked or another user's, or the user inactive. */
   function callerOf (claims: TokenClaims, session: CachedSession, user: UserSnapshot): AuthenticatedCaller {
-    if (refused(claims, session) || !user.activo) throw new AppError('TOKEN_INVALIDO')
+    if (sessionRefuses(claims, session) || !user.activo) throw new AppError('TOKEN_INVALIDO')
     return { id: user.id, username: user.username, nombre: user.nombre, rol: user.rol, personalId: user.personalId, jti: claims.jti, exp: claims.exp }
   }
 
