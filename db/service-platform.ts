@@ -10,7 +10,8 @@
  * - a query's text is split at its `?` once, not searched again for every
  *   value of every execution.
  *
- * (docs/performance.md "The embedded default's literals")
+ * (docs/performance.md "At the edge at one connection; the embedded
+ * default's literals")
  */
 import { PostgreSqlPlatform } from '@mikro-orm/postgresql'
 

@@ -38,8 +38,15 @@ export function dropRestOfBody (raw: IncomingMessage): void {
     dropped += chunk.length
     if (dropped > DRAIN_BYTES) stop()
   })
-  // A connection kept alive may serve the next request once the body is in; a lingering one waits for the client to close.
-  raw.once('end', () => { if (!lingering) clearTimeout(timer) })
-  socket?.once('close', () => { clearTimeout(timer) })
+  const closed = (): void => { clearTimeout(timer) }
+  socket?.once('close', closed)
+  raw.once('end', () => {
+    // Lingering, it waits for the client to close. Else the body is in: the connection serves its next request as any other.
+    if (lingering) return
+    clearTimeout(timer)
+    if (socket === null) return
+    socket.off('close', closed)
+    Reflect.deleteProperty(socket, 'destroySoon')
+  })
   raw.resume()
 }
