@@ -10,6 +10,11 @@ export function isUntypedParameter (err: unknown): boolean {
   return (err as { code?: string }).code === '42P18' || (err as { code?: string }).code === '42P08'
 }
 
+/** PostgreSQL's answer to an EXECUTE of a statement the session has not prepared (`invalid_sql_statement_name`). */
+export function isUnknownStatement (err: unknown): boolean {
+  return (err as { code?: string }).code === '26000'
+}
+
 /** PostgreSQL's answer when a prepared statement's result columns changed type (`cached plan must not change result type`). */
 export function isStalePlan (err: unknown): boolean {
   return (err as { code?: string }).code === '0A000' && /cached plan/i.test((err as Error).message ?? '')

@@ -22,10 +22,11 @@
  */
 import { Utils, type AnyEntity, type Configuration, type EntityData, type LoggingOptions } from '@mikro-orm/core'
 import { AbstractSqlDriver, PostgreSqlConnection, PostgreSqlPlatform, type Knex, type QueryResult } from '@mikro-orm/postgresql'
-import { isStalePlan, isUntypedParameter } from '../core/postgres-errors.js'
+import { isStalePlan, isUnknownStatement, isUntypedParameter } from '../core/postgres-errors.js'
 import { PreparedStatements } from './prepared-statements.js'
 import { ServicePlatform } from './service-platform.js'
-import { acquireConnection, announceQuery, queryKnownShape, releaseConnection, notBegun, type PooledConnection, type QueryOutcome, type Shapes, type TypeParsers } from './driver-internals.js'
+import type { SessionStatements } from './session-statements.js'
+import { acquireConnection, announceQuery, queryKnownShape, releaseConnection, notBegun, type AnnouncedQuery, type PooledConnection, type QueryOutcome, type Shapes, type TypeParsers } from './driver-internals.js'
 
 type BeginOptions = Parameters<PostgreSqlConnection['begin']>[0]
 type Method = 'all' | 'get' | 'run'
@@ -63,6 +64,8 @@ export class ServiceConnection extends PostgreSqlConnection {
    * transaction there (db/row-cursor.ts). Set by db/open.ts.
    */
   oneSession = false
+  /** PGlite: named statements prepared and run in SQL (db/session-statements.ts). Set by db/open.ts. */
+  session?: SessionStatements
   /** How rows() reads values: as MikroORM's connection does, but instants as Dates already (what its mapping would make of them). */
   private rowTypes?: TypeParsers
   /** Result shapes of each pooled connection's named statements (db/driver-internals.ts). */
@@ -85,11 +88,15 @@ export class ServiceConnection extends PostgreSqlConnection {
     // A knex builder (MikroORM's virtual entities; the service passes none): MikroORM's own way.
     if (Utils.isObject(queryOrKnex)) return super.execute<T>(queryOrKnex, params, method, ctx ?? undefined, loggerContext)
     const sql = this.config.get('onQuery')(queryOrKnex, params)
-    // PGlite: the values inlined as MikroORM's own execute does, one simple-protocol message on the
-    // pooled connection, without knex's runner (a tenth of an embedded create's CPU, docs/performance.md).
     if (!this.namedStatements && !sql.includes('??') && !sql.includes('\\?')) {
-      const res = await this.run(params.length === 0 ? sql : this.platform.formatQuery(sql, params), [], undefined, ctx, loggerContext)
-      return this.transformRawResult<T>(res!, method)
+      // PGlite: a named statement as SQL's EXECUTE (db/session-statements.ts).
+      const values = this.session === undefined || params.length === 0 ? undefined : this.statements.values(params)
+      const statement = values === undefined ? undefined : this.statements.statement(sql)
+      const res = statement?.name === undefined ? undefined : await this.runInSession(statement.text, statement.name, values!, ctx, loggerContext)
+      if (res !== undefined) return this.transformRawResult<T>(res, method)
+      // Else the values inlined as MikroORM's own execute does, one simple-protocol message on the pooled
+      // connection, without knex's runner (a tenth of an embedded create's CPU, docs/performance.md).
+      return this.transformRawResult<T>((await this.run(params.length === 0 ? sql : this.platform.formatQuery(sql, params), [], undefined, ctx, loggerContext))!, method)
     }
     // No values: nothing to gain, and a text of several statements can only run unprepared.
     const values = !this.namedStatements || params.length === 0 || sql.includes('??') || sql.includes('\\?') ? undefined : this.statements.values(params)
@@ -112,6 +119,10 @@ export class ServiceConnection extends PostgreSqlConnection {
   async rows (text: string, params: unknown[], ctx?: Knex.Transaction | null, onePlan = false): Promise<Array<Record<string, unknown>>> {
     this.rowTypes ??= this.readTypes()
     if (!this.namedStatements) {
+      const values = this.session === undefined ? undefined : this.statements.values(params)
+      const name = values === undefined ? undefined : this.statements.name(text, onePlan)
+      const res = name === undefined ? undefined : await this.runInSession(text, name, values!, ctx, undefined, this.rowTypes)
+      if (res !== undefined) return res.rows
       const inlined = text.replace(/\$(\d+)/g, (_, i: string) => this.platform.quoteValue(params[Number(i) - 1]))
       return (await this.run(inlined, [], undefined, ctx, undefined, this.rowTypes))!.rows
     }
@@ -155,12 +166,12 @@ export class ServiceConnection extends PostgreSqlConnection {
    * happen to a statement the suite runs; should one reach production, the
    * text is never named again.
    */
-  private async run (text: string, values: unknown[], name: string | undefined, ctx?: Knex.Transaction | null, loggerContext?: LoggingOptions, types?: TypeParsers): Promise<QueryOutcome | undefined> {
+  private async run (text: string, values: unknown[], name: string | undefined, ctx?: Knex.Transaction | null, loggerContext?: LoggingOptions, types?: TypeParsers, announced?: AnnouncedQuery | null): Promise<QueryOutcome | undefined> {
     if (!this.connected) await this.ensureConnection()
     const source = ctx ?? this.getKnex()
     const query = async (): Promise<QueryOutcome> => {
       const conn = await acquireConnection(source)
-      announceQuery(source, { sql: text, bindings: values, ...(name !== undefined && { name }) })
+      if (announced !== null) announceQuery(source, announced ?? { sql: text, bindings: values, ...(name !== undefined && { name }) })
       try {
         if (name === undefined) return await conn.query({ text, values, ...(types !== undefined && { types }) })
         let shapes = this.shapes.get(conn)
@@ -176,11 +187,47 @@ export class ServiceConnection extends PostgreSqlConnection {
       return await (this.logger.isEnabled('query', context) ? this.executeQuery(text, query, context) : query())
     } catch (err) {
       if (name === undefined) throw err
-      if (isUntypedParameter(err)) this.statements.refuse(text)
-      else if (isStalePlan(err)) this.statements.forget()
-      else throw err
-      if (ctx) throw err
-      return undefined
+      return this.unnamed(err, text, ctx)
+    }
+  }
+
+  /**
+   * After a named statement's error: undefined when the caller may run the
+   * query another way (run() says when), the error thrown again otherwise.
+   */
+  private unnamed (err: unknown, text: string, ctx?: Knex.Transaction | null): undefined {
+    if (isUntypedParameter(err)) this.statements.refuse(text)
+    else if (isStalePlan(err)) this.statements.forget()
+    else if (!isUnknownStatement(err)) throw err // PGlite: a PREPARE sent ahead failed (db/session-statements.ts)
+    if (ctx) throw err
+    return undefined
+  }
+
+  /**
+   * PGlite: statement `name` of `text` run as SQL's EXECUTE, after its
+   * PREPARE the first time (db/session-statements.ts), announced as a named
+   * statement is on PostgreSQL; the PREPARE is not announced, as the Parse of
+   * a named statement is not. Undefined as run()'s, or when the statement
+   * cannot run prepared yet.
+   */
+  private async runInSession (text: string, name: string, values: unknown[], ctx?: Knex.Transaction | null, loggerContext?: LoggingOptions, types?: TypeParsers): Promise<QueryOutcome | undefined> {
+    const session = this.session!
+    const sessionName = session.name(name)
+    const step = session.next(sessionName, ctx != null)
+    if (step === 'inline') return undefined
+    try {
+      if (step === 'prepare') {
+        try {
+          await this.run(session.prepare(sessionName, text), [], undefined, ctx, loggerContext, undefined, null)
+        } catch (err) {
+          session.prepareEnded(sessionName, false)
+          throw err
+        }
+        session.prepareEnded(sessionName, true)
+      }
+      return await this.run(session.execute(sessionName, values), [], undefined, ctx, loggerContext, types, { sql: text, bindings: values, name: sessionName })
+    } catch (err) {
+      return this.unnamed(err, text, ctx)
     }
   }
 

@@ -13,6 +13,7 @@ import { buildEntity, type Row } from './module-entity.js'
 import { SYSTEM_ENTITIES } from './system-entities.js'
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js'
 import { ServiceConnection, ServiceDriver } from './driver.js'
+import { SessionStatements } from './session-statements.js'
 import { waitFor } from '../core/backoff.js'
 import { redactUrl } from '../core/redact-url.js'
 
@@ -130,8 +131,8 @@ export async function openDatabase (config: Config, registry: Registry, log: DbL
         onWait: (w) => { opts.onWaiting?.(); log.warn({ waitingFor: w.what, attempt: w.attempt, reason: w.reason, nextAttemptInMs: w.nextAttemptInMs }, `waiting for ${w.what} (${w.reason}); next attempt in ${w.nextAttemptInMs / 1000} s`) },
       })
     // Both modes run every query through db/driver.ts; PGlite's only
-    // difference: values stay inlined, never named (db/driver.ts says why).
-    if (embedded !== undefined) Object.assign(orm.em.getConnection() as ServiceConnection, { namedStatements: false, oneSession: true })
+    // difference: its named statements are SQL's PREPARE and EXECUTE (db/session-statements.ts says why).
+    if (embedded !== undefined) Object.assign(orm.em.getConnection() as ServiceConnection, { namedStatements: false, oneSession: true, ...(config.namedStatements && { session: new SessionStatements() }) })
     // Behind PgBouncer in transaction mode a statement prepared on one server connection is unknown to the next (docs/operations.md "PgBouncer").
     else if (!config.namedStatements) Object.assign(orm.em.getConnection() as ServiceConnection, { namedStatements: false })
     return {

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql'
 
 export interface SentQuery {
   sql: string
-  /** Values as parameters; empty in embedded mode, which inlines them (db/driver.ts). */
+  /** Values as parameters; empty when they were inlined into the text (embedded mode's unnamed statements, db/driver.ts). */
   bindings: unknown[]
   /** The prepared statement's name; absent: unnamed. */
   name?: string

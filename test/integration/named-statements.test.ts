@@ -2,11 +2,12 @@
  * The driver's named prepared statements (db/driver.ts,
  * db/prepared-statements.ts; a statement whose result's shape is known is
  * read through db/driver-internals.ts), against the database of
- * either mode (embedded mode sends values inlined and names nothing):
+ * either mode (embedded mode prepares and runs them in SQL,
+ * db/session-statements.ts):
  * - one read run again and again, on one connection and across the pool,
  *   returns the same rows and values every time: instants as Dates, dates
- *   as text, json parsed, numeric and bigint as text, nulls; on PostgreSQL
- *   under one statement name;
+ *   as text, json parsed, numeric and bigint as text, nulls; under one
+ *   statement name;
  * - after a column's type changed under the statement (another instance
  *   widened it), a read outside a transaction is answered with the new
  *   values and the statement gets a new name; inside a transaction the
@@ -37,6 +38,8 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => { await h.close() })
 
+/** A statement's name: on PGlite with its instance's tag (db/session-statements.ts). */
+const NAME = usingPostgres ? /^s\d+_[0-9a-f]{24}$/ : /^e[0-9a-f]{8}_s\d+_[0-9a-f]{24}$/
 const SELECT = 'select id, name, at, day, doc, amount, n from shapes where id = $1'
 const ONE = { id: 1, name: 'uno', at: new Date('2026-01-02T03:04:05Z'), day: '2026-01-02', doc: { a: [1, 2] }, amount: '12.50', n: '9007199254740993' }
 const TWO = { id: 2, name: null, at: null, day: null, doc: null, amount: null, n: null }
@@ -72,12 +75,8 @@ describe('named statements through the public query config', () => {
     })
     expect(reads).toEqual([[ONE], [TWO], [ONE], [TWO], [ONE], [], [ONE], [ONE], [TWO], [ONE]])
     expect(names).toHaveLength(10)
-    if (usingPostgres) {
-      expect(names[0]).toMatch(/^s\d+_[0-9a-f]{24}$/)
-      expect(new Set(names)).toEqual(new Set([names[0]]))
-    } else {
-      expect(names.every((n) => n === undefined)).toBe(true)
-    }
+    expect(names[0]).toMatch(NAME)
+    expect(new Set(names)).toEqual(new Set([names[0]]))
   })
 
   it('after a column changed type under the statement, a read outside a transaction gets the new values under a new name', async () => {
@@ -90,15 +89,15 @@ describe('named statements through the public query config', () => {
       for (let i = 0; i < 3; i++) reads.push(await connection.rows(text, [1]))
     })
     expect(reads).toEqual(Array.from({ length: 3 }, () => [{ id: 1, name: 'uno, más largo que diez' }]))
-    if (usingPostgres) {
-      // Every connection held the statement: the first read met the stale plan and was answered unnamed; the next ones run under a new name.
-      expect(after).toHaveLength(4)
-      expect(after[0]).toBe(before[0])
-      expect(after[1]).toBeUndefined()
-      expect(after[2]).toMatch(/^s\d+_[0-9a-f]{24}$/)
-      expect(after[2]).not.toBe(before[0])
-      expect(after[3]).toBe(after[2])
-    }
+    // Every connection (PGlite: its one session) held the statement: the first read met the stale plan and was
+    // answered unnamed; the next ones run under a new name.
+    expect(before[0]).toMatch(NAME)
+    expect(after).toHaveLength(4)
+    expect(after[0]).toBe(before[0])
+    expect(after[1]).toBeUndefined()
+    expect(after[2]).toMatch(NAME)
+    expect(after[2]).not.toBe(before[0])
+    expect(after[3]).toBe(after[2])
   })
 
   it('inside a transaction a stale plan fails that transaction, and the next one reads the new values', async () => {
@@ -106,8 +105,7 @@ describe('named statements through the public query config', () => {
     await onEveryConnection(async (tem) => connection.rows(text, [1], tem.getTransactionContext()))
     await h.db.query('alter table shapes alter column day type text')
     const failed = await inTransaction(app.orm.em.fork(), async (tem) => connection.rows(text, [1], tem.getTransactionContext())).catch((err: unknown) => err)
-    if (usingPostgres) expect(isStalePlan(failed), String(failed)).toBe(true)
-    else expect(failed).toEqual([{ id: 1, day: '2026-01-02' }])
+    expect(isStalePlan(failed), String(failed)).toBe(true)
     const again = await inTransaction(app.orm.em.fork(), async (tem) => connection.rows(text, [1], tem.getTransactionContext()))
     expect(again).toEqual([{ id: 1, day: '2026-01-02' }])
   })
