@@ -13,6 +13,14 @@
  * own batch: one script's arguments stay well within what a function call
  * can spread and one script run stays short for Redis's other clients.
  *
+ * `inFlight` bounds the batches running at once: the calls made while that
+ * many run wait, and go together in the turn after one of them ends. A
+ * module's inserts set it to the database pool's size (db/insert-batch.ts):
+ * a batch formed while every connection is busy would only wait for one,
+ * and the creates arriving meanwhile would form more small batches behind
+ * it, where one waiting batch takes them all (docs/performance.md "The
+ * embedded default's statements").
+ *
  * Each user (a Redis store, a module's inserts: db/insert-batch.ts) owns its
  * instances: nothing here is shared between clients or tables.
  */
@@ -25,25 +33,35 @@ interface Waiting<I, O> {
 
 export class Coalescer<I, O> {
   private pending: Array<Waiting<I, O>> = []
+  /** A flush waits for `setImmediate`. */
+  private scheduled = false
+  /** Batches started and not yet answered. */
+  private running = 0
 
   /** `run` answers one output per input, in their order. */
-  constructor (private readonly run: (inputs: readonly I[]) => Promise<readonly O[]>, private readonly max = 1000) {}
+  constructor (private readonly run: (inputs: readonly I[]) => Promise<readonly O[]>, private readonly max = 1000, private readonly inFlight = Infinity) {}
 
   /** `input`'s output, from the batch of this turn (not `async`: no second promise per call). */
   call (input: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      if (this.pending.length === 0) setImmediate(() => { this.flush() })
       this.pending.push({ input, resolve, reject })
+      this.schedule()
     })
   }
 
+  private schedule (): void {
+    if (this.scheduled || this.running >= this.inFlight) return
+    this.scheduled = true
+    setImmediate(() => { this.flush() })
+  }
+
   private flush (): void {
-    const pending = this.pending
-    this.pending = []
-    for (let i = 0; i < pending.length; i += this.max) this.start(pending.slice(i, i + this.max))
+    this.scheduled = false
+    while (this.pending.length > 0 && this.running < this.inFlight) this.start(this.pending.splice(0, this.max))
   }
 
   private start (batch: Array<Waiting<I, O>>): void {
+    this.running++
     let outputs: Promise<readonly O[]>
     try {
       outputs = this.run(batch.map((w) => w.input))
@@ -55,6 +73,9 @@ export class Coalescer<I, O> {
       for (let i = 0; i < batch.length; i++) batch[i]!.resolve(out[i]!)
     }).catch((err: unknown) => {
       for (const w of batch) w.reject(err)
+    }).finally(() => {
+      this.running--
+      if (this.pending.length > 0) this.schedule()
     })
   }
 }

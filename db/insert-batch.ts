@@ -40,11 +40,18 @@ interface Insert {
 
 export class InsertBatch {
   /** Each create's outcome: undefined when written, else its own error. */
-  private readonly inserts = new Coalescer<Insert, Error | undefined>(async (batch) => this.write(batch), MAX_ROWS)
+  private readonly inserts: Coalescer<Insert, Error | undefined>
   /** The statement for n rows, at n (made on first use; an import's batches use one or two sizes). */
   private readonly texts: string[] = []
 
-  constructor (private readonly table: string, private readonly columns: readonly InsertColumn[]) {}
+  /**
+   * `connections`: the pool's size. No more statements of a turn's creates
+   * run at once: the creates arriving while that many run wait, and go
+   * together when one ends (core/coalesce.ts `inFlight`).
+   */
+  constructor (private readonly table: string, private readonly columns: readonly InsertColumn[], connections = Infinity) {
+    this.inserts = new Coalescer(async (batch) => this.write(batch), MAX_ROWS, connections)
+  }
 
   /**
    * Writes rows and their history entries as one statement: in `em`'s

@@ -23,9 +23,12 @@ interface Read {
 }
 
 export class LiveRowBatch {
-  private readonly reads = new Coalescer<Read, Row | null>(async (batch) => this.read(batch), MAX_IDS)
+  private readonly reads: Coalescer<Read, Row | null>
 
-  constructor (private readonly entity: string) {}
+  /** `connections`: the pool's size, most statements of a turn's reads at once (core/coalesce.ts `inFlight`). */
+  constructor (private readonly entity: string, connections = Infinity) {
+    this.reads = new Coalescer(async (batch) => this.read(batch), MAX_IDS, connections)
+  }
 
   /** The live row of `id`, or null; `em` must hold no transaction. */
   row (em: EntityManager, id: string): Promise<Row | null> {

@@ -50,6 +50,7 @@ async function recordsPlugin (app: FastifyInstance): Promise<void> {
     sequences: app.stores.sequences,
     timeZone: app.config.timeZone,
     checkpoints: app.checkpoints,
+    connections: app.orm.config.get('pool')?.max,
     files: {
       store: app.files,
       cipher: createFileCipher(app.config.encryptionKeys),

@@ -27,6 +27,8 @@ export interface RecordsLayerDeps {
   readonly checkpoints?: Checkpoints
   /** Where evidence files live and the largest upload (records/files/). */
   readonly files?: RecordsServiceDeps['files']
+  /** The database pool's connections: most insert statements of one module at once (db/insert-batch.ts); default unbounded. */
+  readonly connections?: number
 }
 
 export class RecordsLayer {

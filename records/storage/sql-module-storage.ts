@@ -50,6 +50,8 @@ export interface StorageDeps {
   readonly cipher: FieldCipher
   readonly timeZone: string
   readonly hooks: HookBus
+  /** The database pool's connections (RecordsLayerDeps). */
+  readonly connections?: number
 }
 
 /** Rows an export reads at a time: memory stays about a batch of API records whatever the table's size. */
@@ -91,10 +93,10 @@ export class SqlModuleStorage implements ModuleStorage {
     const insertColumns = this.rows.columns.map((name) => ({ name, json: jsonColumns.has(name) }))
     this.columns = new Map(insertColumns.map((c) => [c.name, c]))
     this.idShape = new RegExp(`^${mod.prefix}-\\d{4}-\\d{5,}$`)
-    this.liveRows = new LiveRowBatch(this.entity)
+    this.liveRows = new LiveRowBatch(this.entity, deps.connections)
     // A create whose id was taken fails on one of these (the one-statement create meets the history's first).
     const idKeys = new Set([storedName(`${mod.table}_pkey`), HISTORY_VERSION_UNIQUE])
-    this.creates = new CreatePath(mod, deps.hooks, this.rows, new InsertBatch(mod.table, insertColumns), idKeys)
+    this.creates = new CreatePath(mod, deps.hooks, this.rows, new InsertBatch(mod.table, insertColumns, deps.connections), idKeys)
     this.bulkChecks = new BulkChecks(mod, deps, this.creates)
     this.bulk = new BulkCreate(mod, deps, { insertColumns, checks: this.bulkChecks, creates: this.creates })
   }

@@ -1,7 +1,8 @@
 /**
  * core/coalesce.ts: the calls of one turn of the event loop go to one
  * `run`, in call order; each caller gets its own output, or the batch's
- * error. What is built on it is tested against a real Redis and database:
+ * error; with `inFlight`, calls made while that many runs go wait for one
+ * to end and go together. What is built on it is tested against a real Redis and database:
  * test/integration/redis-batching.test.ts and admission.test.ts (the Redis
  * stores), create-batch.test.ts and read-batch.test.ts (db/).
  */
@@ -59,6 +60,41 @@ describe('Coalescer', () => {
     const results = await Promise.allSettled([short.call(1), short.call(2)])
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected'])
     expect((results[0] as PromiseRejectedResult).reason.message).toMatch(/batch of 2 calls was answered with 1 outputs/)
+  })
+
+  it('with inFlight, runs no more batches at once; calls made meanwhile wait and go together in the turn after one ends', async () => {
+    const batches: number[][] = []
+    let running = 0
+    let most = 0
+    const ends: Array<() => void> = []
+    const c = new Coalescer<number, number>(async (inputs) => {
+      batches.push([...inputs])
+      most = Math.max(most, ++running)
+      await new Promise<void>((resolve) => ends.push(resolve))
+      running--
+      return inputs.map((x) => 2 * x)
+    }, 3, 2)
+    const first = [c.call(1), c.call(2), c.call(3), c.call(4)]
+    await nextTurn()
+    expect(batches).toEqual([[1, 2, 3], [4]]) // two slices of at most 3, both running
+    const later = [5, 6, 7, 8, 9].map(async (x) => c.call(x))
+    await nextTurn()
+    await nextTurn()
+    expect(batches).toHaveLength(2) // both running: 5…9 wait
+    ends.shift()!()
+    expect(await Promise.all(first.slice(0, 3))).toEqual([2, 4, 6])
+    await nextTurn()
+    await nextTurn()
+    expect(batches).toEqual([[1, 2, 3], [4], [5, 6, 7]]) // one ended: one slice more
+    ends.shift()!()
+    expect(await first[3]).toBe(8)
+    await nextTurn()
+    await nextTurn()
+    expect(batches).toEqual([[1, 2, 3], [4], [5, 6, 7], [8, 9]])
+    ends.shift()!()
+    ends.shift()!()
+    expect(await Promise.all(later)).toEqual([10, 12, 14, 16, 18])
+    expect(most).toBe(2)
   })
 
   it('runs a turn of more than max calls in slices of max, in order', async () => {
