@@ -10,6 +10,11 @@ export function isUntypedParameter (err: unknown): boolean {
   return (err as { code?: string }).code === '42P18' || (err as { code?: string }).code === '42P08'
 }
 
+/** PostgreSQL's answer to a text it cannot read (`syntax error at or near …`). */
+export function isSyntaxError (err: unknown): boolean {
+  return (err as { code?: string }).code === '42601'
+}
+
 /** PostgreSQL's answer to an EXECUTE of a statement the session has not prepared (`invalid_sql_statement_name`). */
 export function isUnknownStatement (err: unknown): boolean {
   return (err as { code?: string }).code === '26000'

@@ -22,7 +22,7 @@
  */
 import { Utils, type AnyEntity, type Configuration, type EntityData, type LoggingOptions } from '@mikro-orm/core'
 import { AbstractSqlDriver, PostgreSqlConnection, PostgreSqlPlatform, type Knex, type QueryResult } from '@mikro-orm/postgresql'
-import { isStalePlan, isUnknownStatement, isUntypedParameter } from '../core/postgres-errors.js'
+import { isStalePlan, isSyntaxError, isUnknownStatement, isUntypedParameter } from '../core/postgres-errors.js'
 import { PreparedStatements } from './prepared-statements.js'
 import { ServicePlatform } from './service-platform.js'
 import type { SessionStatements } from './session-statements.js'
@@ -191,6 +191,12 @@ export class ServiceConnection extends PostgreSqlConnection {
     }
   }
 
+  /** A text that cannot be named: run it unnamed, from now on too. */
+  private refused (text: string): undefined {
+    this.statements.refuse(text)
+    return undefined
+  }
+
   /**
    * After a named statement's error: undefined when the caller may run the
    * query another way (run() says when), the error thrown again otherwise.
@@ -221,6 +227,8 @@ export class ServiceConnection extends PostgreSqlConnection {
           await this.run(session.prepare(sessionName, text), [], undefined, ctx, loggerContext, undefined, null)
         } catch (err) {
           session.prepareEnded(sessionName, false)
+          // PREPARE takes a query or a write only (an EXPLAIN, a CALL are refused as syntax, where the protocol's Parse takes them).
+          if (isSyntaxError(err) && !ctx) return this.refused(text)
           throw err
         }
         session.prepareEnded(sessionName, true)
