@@ -14,7 +14,11 @@
  * can spread and one script run stays short for Redis's other clients.
  *
  * `inFlight` bounds the batches running at once: the calls made while that
- * many run wait, and go together in the turn after one of them ends. A
+ * many run wait, and go together in the turn after one of them ends, or
+ * after `maxWaitMs` (1 s) when none has ended by then: a batch that hangs
+ * (a stalled database, a lock) must not hold the calls behind it for
+ * longer than the pool would have (their batch then waits for a
+ * connection as any query does, up to the pool's own limit). A
  * module's inserts set it to the database pool's size (db/insert-batch.ts):
  * a batch formed while every connection is busy would only wait for one,
  * and the creates arriving meanwhile would form more small batches behind
@@ -37,9 +41,11 @@ export class Coalescer<I, O> {
   private scheduled = false
   /** Batches started and not yet answered. */
   private running = 0
+  /** Set while calls wait for a running batch to end: when it fires, they go anyway. */
+  private overdue: NodeJS.Timeout | undefined
 
   /** `run` answers one output per input, in their order. */
-  constructor (private readonly run: (inputs: readonly I[]) => Promise<readonly O[]>, private readonly max = 1000, private readonly inFlight = Infinity) {}
+  constructor (private readonly run: (inputs: readonly I[]) => Promise<readonly O[]>, private readonly max = 1000, private readonly inFlight = Infinity, private readonly maxWaitMs = 1000) {}
 
   /** `input`'s output, from the batch of this turn (not `async`: no second promise per call). */
   call (input: I): Promise<O> {
@@ -50,14 +56,23 @@ export class Coalescer<I, O> {
   }
 
   private schedule (): void {
-    if (this.scheduled || this.running >= this.inFlight) return
-    this.scheduled = true
-    setImmediate(() => { this.flush() })
+    if (this.scheduled) return
+    if (this.running < this.inFlight) {
+      this.scheduled = true
+      setImmediate(() => { this.flush(this.inFlight) })
+    } else if (this.overdue === undefined) {
+      this.overdue = setTimeout(() => { this.overdue = undefined; this.flush(Infinity) }, this.maxWaitMs).unref()
+    }
   }
 
-  private flush (): void {
+  /** Starts the pending calls' batches while fewer than `limit` run. */
+  private flush (limit: number): void {
     this.scheduled = false
-    while (this.pending.length > 0 && this.running < this.inFlight) this.start(this.pending.splice(0, this.max))
+    while (this.pending.length > 0 && this.running < limit) this.start(this.pending.splice(0, this.max))
+    if (this.pending.length === 0 && this.overdue !== undefined) {
+      clearTimeout(this.overdue)
+      this.overdue = undefined
+    }
   }
 
   private start (batch: Array<Waiting<I, O>>): void {

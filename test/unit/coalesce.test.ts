@@ -2,7 +2,7 @@
  * core/coalesce.ts: the calls of one turn of the event loop go to one
  * `run`, in call order; each caller gets its own output, or the batch's
  * error; with `inFlight`, calls made while that many runs go wait for one
- * to end and go together. What is built on it is tested against a real Redis and database:
+ * to end, or for `maxWaitMs`, and go together. What is built on it is tested against a real Redis and database:
  * test/integration/redis-batching.test.ts and admission.test.ts (the Redis
  * stores), create-batch.test.ts and read-batch.test.ts (db/).
  */
@@ -95,6 +95,23 @@ describe('Coalescer', () => {
     ends.shift()!()
     expect(await Promise.all(later)).toEqual([10, 12, 14, 16, 18])
     expect(most).toBe(2)
+  })
+
+  it('with inFlight, calls that waited maxWaitMs for a batch that does not end go anyway', async () => {
+    const batches: number[][] = []
+    const c = new Coalescer<number, number>(async (inputs) => {
+      batches.push([...inputs])
+      if (inputs[0] === 1) await new Promise<never>(() => undefined) // hangs, as a statement on a stalled database
+      return inputs
+    }, 16, 1, 50)
+    void c.call(1)
+    await nextTurn()
+    const later = [c.call(2), c.call(3)]
+    await nextTurn()
+    await nextTurn()
+    expect(batches).toEqual([[1]]) // waiting for the first
+    expect(await Promise.all(later)).toEqual([2, 3])
+    expect(batches).toEqual([[1], [2, 3]])
   })
 
   it('runs a turn of more than max calls in slices of max, in order', async () => {
