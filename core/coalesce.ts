@@ -15,7 +15,7 @@
  *
  * `inFlight` bounds the batches running at once: the calls made while that
  * many run wait, and go together in the turn after one of them ends, or
- * after `maxWaitMs` (1 s) when none has ended by then: a batch that hangs
+ * once `maxWaitMs` (1 s) passed without one ending: a batch that hangs
  * (a stalled database, a lock) must not hold the calls behind it for
  * longer than the pool would have (their batch then waits for a
  * connection as any query does, up to the pool's own limit). A
@@ -41,7 +41,7 @@ export class Coalescer<I, O> {
   private scheduled = false
   /** Batches started and not yet answered. */
   private running = 0
-  /** Set while calls wait for a running batch to end: when it fires, they go anyway. */
+  /** Set while calls wait for a running batch to end, from the last one that ended: when it fires, they go anyway. */
   private overdue: NodeJS.Timeout | undefined
 
   /** `run` answers one output per input, in their order. */
@@ -69,10 +69,7 @@ export class Coalescer<I, O> {
   private flush (limit: number): void {
     this.scheduled = false
     while (this.pending.length > 0 && this.running < limit) this.start(this.pending.splice(0, this.max))
-    if (this.pending.length === 0 && this.overdue !== undefined) {
-      clearTimeout(this.overdue)
-      this.overdue = undefined
-    }
+    if (this.pending.length > 0) this.schedule()
   }
 
   private start (batch: Array<Waiting<I, O>>): void {
@@ -90,6 +87,10 @@ export class Coalescer<I, O> {
       for (const w of batch) w.reject(err)
     }).finally(() => {
       this.running--
+      if (this.overdue !== undefined) {
+        clearTimeout(this.overdue)
+        this.overdue = undefined
+      }
       if (this.pending.length > 0) this.schedule()
     })
   }
