@@ -6,7 +6,7 @@
  * test's own client holding a transaction makes PGlite serve only that
  * client meanwhile (docs/decisions.md "Embedded: one connection").
  * - the creates of three later turns go as one statement after the first
- *   turn's, each answered 201 and sealed;
+ *   create's, each answered 201 and sealed;
  * - reads by id of later turns go as one statement, and each sees the
  *   records created before it was asked.
  */
@@ -30,25 +30,44 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => { await h.close() })
 
-const nextTurn = async (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+const pause = async (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Runs `start(i)` for 0…n-1, each in a turn of its own, while the test's client holds the database in a transaction. */
-async function whileHeld<T> (n: number, start: (i: number) => Promise<T>): Promise<T[]> {
-  await h.db.query('begin')
-  await h.db.query('select 1')
-  const started: Array<Promise<T>> = []
-  for (let i = 0; i < n; i++) {
-    started.push(start(i))
-    for (let t = 0; t < 5; t++) await nextTurn()
+/**
+ * While the test's client holds the database in a transaction: `start(0)`,
+ * until its statement (one that `mine` matches) is sent; then `start(i)`
+ * for 1…n-1, each a moment after the last, which reach the point where
+ * they wait (an id drawn from Redis takes a round trip). Answers the
+ * answers and the statements `mine` matches sent meanwhile, and after.
+ */
+async function whileHeld<T> (n: number, mine: RegExp, start: (i: number) => Promise<T>): Promise<{ answers: T[], held: number, sent: number }> {
+  const knex = app.orm.em.getConnection().getKnex()
+  let sent = 0
+  const onQuery = (q: { sql: string }): void => { if (mine.test(q.sql)) sent++ }
+  knex.on('query', onQuery)
+  try {
+    await h.db.query('begin')
+    await h.db.query('select 1')
+    const started = [start(0)]
+    for (let waited = 0; sent === 0 && waited < 10_000; waited += 10) await pause(10)
+    expect(sent, 'the first statement was sent while held').toBe(1)
+    for (let i = 1; i < n; i++) {
+      started.push(start(i))
+      await pause(20)
+    }
+    await pause(300)
+    const held = sent
+    await h.db.query('commit')
+    return { answers: await Promise.all(started), held, sent }
+  } finally {
+    knex.off('query', onQuery)
   }
-  await h.db.query('commit')
-  return Promise.all(started)
 }
 
 describe('with every connection running a statement of theirs', () => {
   it('the creates of later turns wait and go together in one statement', async () => {
-    const answers = await whileHeld(4, async (i) => call(app, 'POST', '/sala092', { token, body: { ...CALL, descripcion: `turno ${i}` } }))
+    const { answers, held, sent } = await whileHeld(4, /insert into "sala092"/, async (i) => call(app, 'POST', '/sala092', { token, body: { ...CALL, descripcion: `turno ${i}` } }))
     for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(201)
+    expect({ held, sent }).toEqual({ held: 1, sent: 2 })
     const ids = answers.map((res: Res) => res.body.data._id as string)
     const rows = await h.db.query<{ registro: string, xid: string }>(`select registro, xid::text as xid from sys_historial where modulo = 'sala092' and registro = any($1)`, [ids])
     const xid = new Map(rows.map((r) => [r.registro, r.xid]))
@@ -60,9 +79,11 @@ describe('with every connection running a statement of theirs', () => {
   it('the reads by id of later turns wait and go together in one statement, each seeing what was created before it', async () => {
     const ids: string[] = []
     for (let i = 0; i < 4; i++) ids.push((await call(app, 'POST', '/sala092', { token, body: { ...CALL, descripcion: `leída ${i}` } })).body.data._id as string)
+    // A read by one id before: its statement is prepared (db/session-statements.ts), so the first read while held is sent at once.
+    expect((await call(app, 'GET', `/sala092/${ids[0]!}`, { token })).status).toBe(200)
     let answers: Res[] = []
     const sent = await queriesOf(app.orm.em, async () => {
-      answers = await whileHeld(4, async (i) => call(app, 'GET', `/sala092/${ids[i]!}`, { token }))
+      ({ answers } = await whileHeld(4, /from "sala092"/, async (i) => call(app, 'GET', `/sala092/${ids[i]!}`, { token })))
     })
     expect(answers.map((res) => [res.status, res.body.data?.descripcion])).toEqual(ids.map((_, i) => [200, `leída ${i}`]))
     expect(sent.filter((q) => q.sql.includes('from "sala092"')).map((q) => q.bindings.filter((b) => ids.includes(b as string)).length)).toEqual([1, 3])
