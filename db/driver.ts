@@ -88,19 +88,18 @@ export class ServiceConnection extends PostgreSqlConnection {
     // A knex builder (MikroORM's virtual entities; the service passes none): MikroORM's own way.
     if (Utils.isObject(queryOrKnex)) return super.execute<T>(queryOrKnex, params, method, ctx ?? undefined, loggerContext)
     const sql = this.config.get('onQuery')(queryOrKnex, params)
-    if (!this.namedStatements && !sql.includes('??') && !sql.includes('\\?')) {
+    const plain = !sql.includes('??') && !sql.includes('\\?')
+    // No values: nothing to gain, and a text of several statements can only run unprepared.
+    const values = plain && params.length > 0 && (this.namedStatements || this.session !== undefined) ? this.statements.values(params) : undefined
+    const statement = values === undefined ? undefined : this.statements.statement(sql)
+    if (!this.namedStatements && plain) {
       // PGlite: a named statement as SQL's EXECUTE (db/session-statements.ts).
-      const values = this.session === undefined || params.length === 0 ? undefined : this.statements.values(params)
-      const statement = values === undefined ? undefined : this.statements.statement(sql)
       const res = statement?.name === undefined ? undefined : await this.runInSession(statement.text, statement.name, values!, ctx, loggerContext)
       if (res !== undefined) return this.transformRawResult<T>(res, method)
       // Else the values inlined as MikroORM's own execute does, one simple-protocol message on the pooled
       // connection, without knex's runner (a tenth of an embedded create's CPU, docs/performance.md).
       return this.transformRawResult<T>((await this.run(params.length === 0 ? sql : this.platform.formatQuery(sql, params), [], undefined, ctx, loggerContext))!, method)
     }
-    // No values: nothing to gain, and a text of several statements can only run unprepared.
-    const values = !this.namedStatements || params.length === 0 || sql.includes('??') || sql.includes('\\?') ? undefined : this.statements.values(params)
-    const statement = values === undefined ? undefined : this.statements.statement(sql)
     if (statement?.name === undefined) return super.execute<T>(sql, params, method, ctx ?? undefined, loggerContext)
     const res = await this.run(statement.text, values!, statement.name, ctx, loggerContext)
     return res === undefined ? super.execute<T>(sql, params, method, ctx ?? undefined, loggerContext) : this.transformRawResult<T>(res, method)
