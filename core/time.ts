@@ -148,6 +148,31 @@ export const MAX_YEAR = 9999
 
 const inYears = (y: number): boolean => y >= MIN_YEAR && y <= MAX_YEAR
 
+/** The instants whose UTC year is within MIN_YEAR–MAX_YEAR: isoText writes those itself. */
+const ISO_FIRST = utc(MIN_YEAR, 0, 1)
+const ISO_END = utc(MAX_YEAR + 1, 0, 1)
+
+/**
+ * An instant as `Date#toISOString` writes it (`YYYY-MM-DDTHH:MM:SS.sssZ`),
+ * or without its milliseconds (`…:SSZ`, the form hashes use). Written from
+ * the cached day texts: V8's `toISOString` asks the zone database for the
+ * process's offset on every call, and a create writes four or five
+ * instants (docs/performance.md "Instants without the zone database").
+ * Years outside 1000–9999 are left to `toISOString`.
+ */
+export function isoText (date: Date, millis = true): string {
+  const ms = date.getTime()
+  if (!(ms >= ISO_FIRST && ms < ISO_END)) {
+    const iso = date.toISOString()
+    return millis ? iso : iso.replace(/\.\d{3}Z$/, 'Z')
+  }
+  const day = Math.floor(ms / DAY)
+  const inDay = ms - day * DAY
+  const second = Math.floor(inDay / 1000)
+  const time = `${dayText(day)}T${TWO_DIGITS[Math.floor(second / 3600)]}:${TWO_DIGITS[Math.floor(second / 60) % 60]}:${TWO_DIGITS[second % 60]}`
+  return millis ? `${time}.${pad(inDay - second * 1000, 3)}Z` : `${time}Z`
+}
+
 /**
  * An instant from client input, or null when the text is not a real time
  * or falls outside the years 1000–9999 as written, in UTC or in the

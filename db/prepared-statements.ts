@@ -29,6 +29,7 @@
  */
 import { createHash } from 'node:crypto'
 import { numberPlaceholders } from './placeholders.js'
+import { isoText } from '../core/time.js'
 
 /** Search operators whose plan depends on the pattern: `@@` (full text), `%`/`ilike`/`like` (trigram, substring). */
 const PATTERN_DEPENDENT = /@@|\bi?like\b|%|search_fold\(/i
@@ -56,7 +57,7 @@ export class PreparedStatements {
     for (let i = 0; i < params.length; i++) {
       const v = params[i]
       if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') values[i] = v
-      else if (v instanceof Date) values[i] = v.toISOString()
+      else if (v instanceof Date) values[i] = isoText(v)
       else return undefined
     }
     return values

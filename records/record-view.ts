@@ -6,7 +6,7 @@
 import type { FieldCipher } from '../core/crypto.js'
 import type { FieldDef, ModuleDef } from '../core/registry/types.js'
 import { SYSTEM_FIELDS } from '../core/system-fields.js'
-import { formatDateTime } from '../core/time.js'
+import { formatDateTime, isoText } from '../core/time.js'
 import { valueColumn } from '../db/columns.js'
 import type { Row } from '../db/module-entity.js'
 import { FIELD_TYPES_IMPL, typeOf, type FieldTypeImpl, type InstantFormat } from '../core/field-types/index.js'
@@ -31,9 +31,7 @@ let lastIso = ''
 export function isoSeconds (d: Date): string {
   const ms = d.getTime()
   if (ms === lastInstant) return lastIso
-  const iso = d.toISOString()
-  // `YYYY-MM-DDTHH:MM:SS.sssZ`; a year past 9999 or before 0 is longer, and written by the pattern.
-  lastIso = iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z')
+  lastIso = isoText(d, false)
   lastInstant = ms
   return lastIso
 }

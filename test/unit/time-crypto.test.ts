@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { createHmac, hkdfSync, randomBytes } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { formatDateTime, isValidDate, isValidTime, parseDateTime, today, yearIn } from '../../core/time.js'
+import { formatDateTime, isoText, isValidDate, isValidTime, parseDateTime, today, yearIn } from '../../core/time.js'
 import { createFieldCipher, fieldIndexKey, normaliseSearchable } from '../../core/crypto.js'
 import { keyId, loadConfig } from '../../core/config.js'
 import { ConfigError } from '../../core/errors.js'
@@ -290,5 +290,32 @@ describe('formatDateTime agrees with Intl for every instant (quarter-hour offset
     for (const ms of [Date.UTC(1800, 5, 1, 12, 0, 0), Date.UTC(1900, 11, 31, 23, 59, 59), new Date('0050-06-01T12:00:00Z').getTime(), new Date('0001-01-01T00:00:00Z').getTime()]) {
       for (const tz of zones) expect(formatDateTime(new Date(ms), tz)).toBe(reference(ms, tz))
     }
+  })
+})
+
+describe('isoText writes what Date#toISOString writes', () => {
+  // Years 1000–9999 are written from the day texts; the rest by toISOString, which a year past 9999 or before 0 lengthens.
+  const FIRST = Date.UTC(1000, 0, 1)
+  const END = Date.UTC(10000, 0, 1)
+  const seconds = (iso: string): string => iso.replace(/\.\d{3}Z$/, 'Z')
+
+  it('at random instants, with and without milliseconds', () => {
+    const instants = fc.oneof(fc.integer({ min: FIRST - 86_400_000, max: END + 86_400_000 }), fc.integer({ min: -8.64e15, max: 8.64e15 }))
+    fc.assert(fc.property(instants, (ms) => {
+      const reference = new Date(ms).toISOString()
+      expect(isoText(new Date(ms))).toBe(reference)
+      expect(isoText(new Date(ms), false)).toBe(seconds(reference))
+    }), { numRuns: 5000 })
+  })
+
+  it('at the edges of the years it writes itself and of a day', () => {
+    for (const ms of [FIRST - 1, FIRST, END - 1, END, 0, -1, 86_399_999, Date.UTC(2024, 1, 29, 23, 59, 59, 999), Date.UTC(2026, 11, 31, 23, 59, 59, 5)]) {
+      expect(isoText(new Date(ms))).toBe(new Date(ms).toISOString())
+      expect(isoText(new Date(ms), false)).toBe(seconds(new Date(ms).toISOString()))
+    }
+  })
+
+  it('refuses an invalid date as toISOString does', () => {
+    expect(() => isoText(new Date(NaN))).toThrow(RangeError)
   })
 })
