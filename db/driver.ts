@@ -180,7 +180,7 @@ export class ServiceConnection extends PostgreSqlConnection {
         await releaseConnection(source, conn)
       }
     }
-    const context = { query: text, params: values, ...loggerContext }
+    const context = loggerContext === undefined ? { query: text, params: values } : { query: text, params: values, ...loggerContext }
     try {
       // MikroORM's wrapper only times the query for its query log: not worth a closure and two objects a query when that is off.
       return await (this.logger.isEnabled('query', context) ? this.executeQuery(text, query, context) : query())

@@ -34,7 +34,11 @@ export class RowBuilder {
   /** Every column of the module's table: the system columns, then each field's value (and blind index). */
   readonly columns: readonly string[]
 
-  /** Every column null: what a new row starts from. */
+  /**
+   * Every column null: what a new row starts from. Not frozen: V8 copies a
+   * spread plain object in one step and a frozen one property by property,
+   * ten times slower (docs/performance.md "Instants without the zone database").
+   */
   private readonly empty: Readonly<Row>
 
   /** Whether the module has a password field (`hashPasswords` has work). */
@@ -45,7 +49,7 @@ export class RowBuilder {
 
   constructor (private readonly mod: ModuleDef, private readonly cipher: FieldCipher) {
     this.columns = [...SYSTEM_COLUMNS, ...mod.fields.flatMap((f) => f.searchable ? [valueColumn(f), blindIndexColumn(f)] : searchableItems(f).length > 0 ? [valueColumn(f), itemIndexColumn(f)] : [valueColumn(f)])]
-    this.empty = Object.freeze(Object.fromEntries(this.columns.map((c) => [c, null])))
+    this.empty = Object.fromEntries(this.columns.map((c) => [c, null]))
     this.indexedArrays = new Set(mod.fields.filter((f) => searchableItems(f).length > 0))
     this.hashesPasswords = mod.fields.some((f) => typeOf(f).writeOnly)
   }
