@@ -47,6 +47,9 @@ export class Coalescer<I, O> {
   /** `run` answers one output per input, in their order. */
   constructor (private readonly run: (inputs: readonly I[]) => Promise<readonly O[]>, private readonly max = 1000, private readonly inFlight = Infinity, private readonly maxWaitMs = 1000) {}
 
+  /** The flush `setImmediate` runs: one function for every turn, not a closure each. */
+  private readonly flushNow = (): void => { this.flush(this.inFlight) }
+
   /** `input`'s output, from the batch of this turn (not `async`: no second promise per call). */
   call (input: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
@@ -59,7 +62,7 @@ export class Coalescer<I, O> {
     if (this.scheduled) return
     if (this.running < this.inFlight) {
       this.scheduled = true
-      setImmediate(() => { this.flush(this.inFlight) })
+      setImmediate(this.flushNow)
     } else if (this.overdue === undefined) {
       this.overdue = setTimeout(() => { this.overdue = undefined; this.flush(Infinity) }, this.maxWaitMs).unref()
     }
@@ -68,30 +71,26 @@ export class Coalescer<I, O> {
   /** Starts the pending calls' batches while fewer than `limit` run. */
   private flush (limit: number): void {
     this.scheduled = false
-    while (this.pending.length > 0 && this.running < limit) this.start(this.pending.splice(0, this.max))
+    while (this.pending.length > 0 && this.running < limit) void this.start(this.pending.splice(0, this.max))
     if (this.pending.length > 0) this.schedule()
   }
 
-  private start (batch: Array<Waiting<I, O>>): void {
+  /** One batch: its calls answered, then the next batch scheduled (one await, not a chain of three reactions: a lone create runs cold). */
+  private async start (batch: Array<Waiting<I, O>>): Promise<void> {
     this.running++
-    let outputs: Promise<readonly O[]>
     try {
-      outputs = this.run(batch.map((w) => w.input))
-    } catch (err) {
-      outputs = Promise.reject(err)
-    }
-    outputs.then((out) => {
+      const out = await this.run(batch.map((w) => w.input))
       if (out.length !== batch.length) throw new Error(`a batch of ${batch.length} calls was answered with ${out.length} outputs`)
       for (let i = 0; i < batch.length; i++) batch[i]!.resolve(out[i]!)
-    }).catch((err: unknown) => {
+    } catch (err) {
       for (const w of batch) w.reject(err)
-    }).finally(() => {
+    } finally {
       this.running--
       if (this.overdue !== undefined) {
         clearTimeout(this.overdue)
         this.overdue = undefined
       }
       if (this.pending.length > 0) this.schedule()
-    })
+    }
   }
 }
