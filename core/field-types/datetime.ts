@@ -4,7 +4,7 @@
  * hash in UTC, so a change of zone never changes a hash.
  */
 import { Type } from '@sinclair/typebox'
-import { parseDateTime } from '../time.js'
+import { isoText, parseDateTime } from '../time.js'
 import { described, NO_SEARCH, nowOrDeclared, ORDERED, stringOutput } from './common.js'
 import { Rejected, type FieldTypeImpl } from './types.js'
 import { dateText } from '../spanish-text.js'
@@ -29,6 +29,6 @@ export const datetimeType: FieldTypeImpl = {
   printed: (value) => dateText(String(value)),
   // Encrypted, digested and blind-indexed as its UTC instant
   // `YYYY-MM-DDTHH:MM:SSZ` (the form the hash uses for plain datetimes).
-  toPlaintext: (value) => (value instanceof Date ? value : new Date(value as string)).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  toPlaintext: (value) => isoText(value instanceof Date ? value : new Date(value as string), false),
   fromPlaintext: (text) => new Date(text),
 }
