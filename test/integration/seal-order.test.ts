@@ -8,6 +8,9 @@
  * for good and /verificar would report them.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { appendChainEntries, type NewChainEntry } from '../../db/global-chain-statements.js'
+import { queryRows } from '../../db/statement.js'
+import { inTransaction } from '../../db/transaction.js'
 import { call, ok } from '../helpers/http.js'
 import { sealAll } from '../helpers/seal.js'
 import { startTestApp, type TestApp } from '../helpers/test-app.js'
@@ -73,4 +76,24 @@ it('versions a run left out of the chain below the watermark are sealed once the
   await sealAll(t.admin, t.h.db)
   expect(await unsealed()).toBe(0)
   for (const id of ids) expect(ok(await call(t.app, 'GET', `/sala092/${id}/verificar`, { token: t.token }))).toEqual({ valido: true })
+})
+
+it('a run appends its entries with one statement text, whatever their number (docs/performance.md "The sealer\'s statement")', async () => {
+  const rollback = new Error('rolled back')
+  const entry = (i: number): NewChainEntry => ({
+    seq: String(9_000_000_000_000 + i), historial: String(9_000_000_000_000 + i), modulo: 'sala092', registro: `X-${i}`, version: 1, entrada: 'e'.repeat(64), enlace: 'f'.repeat(64),
+  })
+  let texts: number | undefined
+  let stored: Array<{ seq: string, registro: string }> = []
+  // Written and counted in one transaction (one connection, whose statements pg_prepared_statements lists), then rolled back: the chain stays as it was.
+  await expect(inTransaction(t.app.orm.em.fork(), async (tem) => {
+    await appendChainEntries(tem, [entry(1)])
+    await appendChainEntries(tem, [entry(2), entry(3), entry(4)])
+    stored = await queryRows(tem, 'select seq::text as seq, registro from sys_cadena where seq >= ? order by seq', ['9000000000000'])
+    const [row] = await queryRows<{ n: number }>(tem, "select count(*)::int as n from pg_prepared_statements where statement like '%insert into sys_cadena (%'")
+    texts = row!.n
+    throw rollback
+  })).rejects.toBe(rollback)
+  expect(stored).toEqual([1, 2, 3, 4].map((i) => ({ seq: String(9_000_000_000_000 + i), registro: `X-${i}` })))
+  expect(texts).toBe(1)
 })
