@@ -12,6 +12,7 @@
  * the holder of a live lease and only from the position it read, so a
  * replay or a resume from the API, or a new holder, is never overwritten.
  */
+import { isoText } from '../core/time.js'
 import { queryRows, runStatement, type Db } from './statement.js'
 import type { DeliveryResult } from './subscription-entities.js'
 
@@ -104,11 +105,17 @@ export interface AttemptRow {
   readonly resultado: DeliveryResult
 }
 
+/** Attempts as one JSON value: one statement text however many (as the chain's entries, db/global-chain-statements.ts). */
+const RECORD_ATTEMPTS_SQL = `insert into sys_entregas (suscripcion, fecha, posicion, estado, latencia_ms, error, resultado)
+  select suscripcion, fecha, posicion, estado, latencia_ms, error, resultado
+    from json_to_recordset(?::json) as a(suscripcion text, fecha timestamptz, posicion bigint, estado integer, latencia_ms integer, error text, resultado text)`
+
 /** Records attempts, in one statement. */
 export async function recordAttempts (db: Db, rows: readonly AttemptRow[]): Promise<void> {
   if (rows.length === 0) return
-  await runStatement(db, `insert into sys_entregas (suscripcion, fecha, posicion, estado, latencia_ms, error, resultado) values ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-    rows.flatMap((a) => [a.suscripcion, a.fecha, a.posicion, a.estado ?? null, a.latencia_ms, a.error?.slice(0, 1000) ?? null, a.resultado]))
+  await runStatement(db, RECORD_ATTEMPTS_SQL, [JSON.stringify(rows.map((a) => ({
+    suscripcion: a.suscripcion, fecha: isoText(a.fecha), posicion: a.posicion, estado: a.estado ?? null, latencia_ms: a.latencia_ms, error: a.error?.slice(0, 1000) ?? null, resultado: a.resultado,
+  })))])
 }
 
 /** A page of a subscription's attempts, newest first. */
