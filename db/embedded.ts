@@ -76,12 +76,21 @@ function readPid (file: string): number | undefined {
  * of the time: the tests' throw-away databases start from one fresh
  * cluster's dump).
  */
-export async function openPGlite (dataDir: string, from?: Blob): Promise<PGlite> {
-  return await PGlite.create(dataDir, { extensions: { unaccent, pg_trgm: pgTrgm }, ...(from !== undefined && { loadDataDir: from }) })
+export async function openPGlite (dataDir: string, from?: Blob, settings: readonly string[] = []): Promise<PGlite> {
+  return await PGlite.create(dataDir, {
+    extensions: { unaccent, pg_trgm: pgTrgm },
+    ...(from !== undefined && { loadDataDir: from }),
+    ...(settings.length > 0 && { startParams: [...PGlite.defaultStartParams, ...settings.flatMap((s) => ['-c', s])] }),
+  })
 }
 
-/** Starts PGlite on `dataDir` (a folder, or `memory://` for a throw-away database), from the dump `from` when given. */
-export async function startEmbeddedDatabase (dataDir: string, from?: Blob): Promise<EmbeddedDatabase> {
+/**
+ * Starts PGlite on `dataDir` (a folder, or `memory://` for a throw-away
+ * database), from the dump `from` when given. `settings`: PostgreSQL
+ * settings as `name=value`, after PGlite's own (the tests' small
+ * `shared_buffers`, test/helpers/services.ts).
+ */
+export async function startEmbeddedDatabase (dataDir: string, from?: Blob, settings: readonly string[] = []): Promise<EmbeddedDatabase> {
   let unlock = (): void => undefined
   if (!dataDir.startsWith('memory://')) {
     mkdirSync(dataDir, { recursive: true })
@@ -89,7 +98,7 @@ export async function startEmbeddedDatabase (dataDir: string, from?: Blob): Prom
   }
   let db: PGlite
   try {
-    db = await openPGlite(dataDir, from)
+    db = await openPGlite(dataDir, from, settings)
   } catch (err) {
     unlock()
     throw err

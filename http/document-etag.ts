@@ -1,5 +1,5 @@
 /**
- * A document built once per start and answered with its ETag (docs/operator-guide.md "Security headers",
+ * A document built once per start (on its first request) and answered with its ETag (docs/operator-guide.md "Security headers",
  * /docs/json): a client that sends the ETag back in If-None-Match gets 304
  * and no body, and the document is never serialised again.
  */
