@@ -72,9 +72,9 @@ function readPid (file: string): number | undefined {
 /**
  * A PGlite with the contrib extensions search needs (db/search-setup.ts
  * creates them in the database). `from`: a data directory as PGlite's
- * `dumpDataDir` wrote it, to start from instead of a new cluster (a third
- * of the time: the tests' throw-away databases start from one fresh
- * cluster's dump).
+ * `dumpDataDir` wrote it, to start from instead of a new cluster (the
+ * tests' throw-away databases start from one fresh cluster's dump).
+ * `settings`: PostgreSQL settings as `name=value`, after PGlite's own.
  */
 export async function openPGlite (dataDir: string, from?: Blob, settings: readonly string[] = []): Promise<PGlite> {
   return await PGlite.create(dataDir, {
@@ -86,9 +86,8 @@ export async function openPGlite (dataDir: string, from?: Blob, settings: readon
 
 /**
  * Starts PGlite on `dataDir` (a folder, or `memory://` for a throw-away
- * database), from the dump `from` when given. `settings`: PostgreSQL
- * settings as `name=value`, after PGlite's own (the tests' small
- * `shared_buffers`, test/helpers/services.ts).
+ * database), from the dump `from` when given, with `settings` (the
+ * tests' small `shared_buffers`, test/helpers/services.ts).
  */
 export async function startEmbeddedDatabase (dataDir: string, from?: Blob, settings: readonly string[] = []): Promise<EmbeddedDatabase> {
   let unlock = (): void => undefined
