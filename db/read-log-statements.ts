@@ -1,12 +1,14 @@
 /**
  * The statements of the read log (`sys_lecturas`, db/read-log-entity.ts):
  * its rows appended (records/read-log.ts, before the values they log are
- * sent), a page of it for GET /auditoria/lecturas, and the downloads of
- * one evidence file (records/files/custody.ts).
+ * sent), a page of it for GET /auditoria/lecturas with its total, from one
+ * snapshot, and the downloads of one evidence file (records/files/custody.ts).
  */
+import { IsolationLevel } from '@mikro-orm/core'
 import { ormErrors } from './orm-errors.js'
 import type { ReadLogKind, ReadLogRow } from './read-log-entity.js'
 import { queryRows, runStatement, type Db } from './statement.js'
+import { inTransaction } from './transaction.js'
 
 const ROW = '(?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?)'
 const INSERT = 'insert into "sys_lecturas" ("tipo", "usuario", "fecha", "modulo", "registro", "campos", "ruta", "coincidencias", "filtro") values '
@@ -38,7 +40,12 @@ export interface ReadLogFilter {
   before?: Date
 }
 
-/** A page of the rows matching `filter`, newest first, and how many match: the two statements sent together. */
+/**
+ * A page of the rows matching `filter`, newest first, and how many match,
+ * both from one snapshot: the log grows while it is read (the reader's own
+ * reads land in it), and a total counted apart could disagree with its page
+ * (docs/decisions.md "The read log's page and its total").
+ */
 export async function readLogPage (db: Db, filter: ReadLogFilter, limit: number, offset: number): Promise<[ReadLogRow[], number]> {
   const conds: string[] = []
   const params: unknown[] = []
@@ -49,10 +56,11 @@ export async function readLogPage (db: Db, filter: ReadLogFilter, limit: number,
   if (filter.since !== undefined) { conds.push('"fecha" >= ?'); params.push(filter.since) }
   if (filter.before !== undefined) { conds.push('"fecha" < ?'); params.push(filter.before) }
   const where = conds.length === 0 ? '' : ` where ${conds.join(' and ')}`
-  const page = queryRows<Stored>(db, `select ${COLUMNS} from "sys_lecturas"${where} order by "fecha" desc, "id" desc limit ? offset ?`, [...params, limit, offset])
-  const count = queryRows<{ n: number }>(db, `select count(*)::int as "n" from "sys_lecturas"${where}`, params)
-  const [rows, [total]] = await ormErrors(db, Promise.all([page, count]))
-  return [rowsOf(rows), total!.n]
+  return ormErrors(db, inTransaction(db, async (tem) => {
+    const rows = await queryRows<Stored>(tem, `select ${COLUMNS} from "sys_lecturas"${where} order by "fecha" desc, "id" desc limit ? offset ?`, [...params, limit, offset])
+    const [total] = await queryRows<{ n: number }>(tem, `select count(*)::int as "n" from "sys_lecturas"${where}`, params)
+    return [rowsOf(rows), total!.n] as [ReadLogRow[], number]
+  }, { isolationLevel: IsolationLevel.REPEATABLE_READ }))
 }
 
 /** The downloads (`descarga`, `acceso`) of file `archivo` of a record, oldest first. */

@@ -20,6 +20,7 @@ import { client, login, ok, refOrder, sampleBody, sampleValue, withheldNames, ty
 import { newUser } from '../helpers/users.js'
 import { expectError } from '../helpers/errors.js'
 import { startTestApp } from '../helpers/test-app.js'
+import { queriesOf } from '../helpers/sql-capture.js'
 
 type Rec = Record<string, any>
 const registry = loadRegistry('modules.yaml')
@@ -314,6 +315,17 @@ describe('read log of decrypted data', () => {
     for (const u of ['', '/historial']) ok(await jefe.get(`/${den.path}/${d._id}${u}`))
     ok(await jefe.get(`/${den.path}?_id=${d._id}`))
     expect(await h.db.query('select * from sys_lecturas where registro = $1', [d._id])).toEqual([])
+  })
+
+  it('/auditoria/lecturas: the page and its total are read in one snapshot, so the log growing meanwhile cannot split them', async () => {
+    // Reads land in the log while it is listed (the console's Accesos: the officer's own); a total counted
+    // apart from its page could disagree with it (docs/decisions.md "The read log's page and its total").
+    const sent = (await queriesOf(app.orm.em, async () => ok(await lecturas(`?registro=${p._id}&limit=5`)))).map((q) => q.sql)
+    const page = sent.findIndex((q) => /^select "id".* from "sys_lecturas"/.test(q))
+    const count = sent.findIndex((q) => /^select count\(\*\).* from "sys_lecturas"/.test(q))
+    expect(page).toBeGreaterThan(0)
+    expect(count).toBeGreaterThan(page)
+    expect(sent.slice(page - 1, count + 2)).toEqual([expect.stringMatching(/^BEGIN TRANSACTION ISOLATION LEVEL repeatable read/i), sent[page], sent[count], expect.stringMatching(/^COMMIT/i)])
   })
 
   it('/auditoria/lecturas: superadmin only; filters, pages, rejects unknown parameters', async () => {
