@@ -8,7 +8,7 @@ import { IsolationLevel } from '@mikro-orm/core'
 import { ormErrors } from './orm-errors.js'
 import type { ReadLogKind, ReadLogRow } from './read-log-entity.js'
 import { queryRows, runStatement, type Db } from './statement.js'
-import { inTransaction } from './transaction.js'
+import { inTransaction, insideTransaction } from './transaction.js'
 
 const ROW = '(?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?)'
 const INSERT = 'insert into "sys_lecturas" ("tipo", "usuario", "fecha", "modulo", "registro", "campos", "ruta", "coincidencias", "filtro") values '
@@ -56,11 +56,13 @@ export async function readLogPage (db: Db, filter: ReadLogFilter, limit: number,
   if (filter.since !== undefined) { conds.push('"fecha" >= ?'); params.push(filter.since) }
   if (filter.before !== undefined) { conds.push('"fecha" < ?'); params.push(filter.before) }
   const where = conds.length === 0 ? '' : ` where ${conds.join(' and ')}`
-  return ormErrors(db, inTransaction(db, async (tem) => {
+  const read = async (tem: Db): Promise<[ReadLogRow[], number]> => {
     const rows = await queryRows<Stored>(tem, `select ${COLUMNS} from "sys_lecturas"${where} order by "fecha" desc, "id" desc limit ? offset ?`, [...params, limit, offset])
     const [total] = await queryRows<{ n: number }>(tem, `select count(*)::int as "n" from "sys_lecturas"${where}`, params)
-    return [rowsOf(rows), total!.n] as [ReadLogRow[], number]
-  }, { isolationLevel: IsolationLevel.REPEATABLE_READ }))
+    return [rowsOf(rows), total!.n]
+  }
+  // Inside a caller's transaction, its isolation decides (a savepoint takes none of its own).
+  return ormErrors(db, insideTransaction(db) ? read(db) : inTransaction(db, read, { isolationLevel: IsolationLevel.REPEATABLE_READ }))
 }
 
 /** The downloads (`descarga`, `acceso`) of file `archivo` of a record, oldest first. */
