@@ -15,6 +15,7 @@ import { buildRecordView, type RecordView } from './view-builder.js'
 import type { FieldSelection } from './fields-query.js'
 import { projectedView } from './projected-views.js'
 import { digestItems } from './item-fields.js'
+import { payloadObject, type PayloadObject } from './payload-object.js'
 
 export interface ViewContext {
   readonly timeZone: string
@@ -79,11 +80,17 @@ type PayloadPart =
 /**
  * Each module's payload members in canonical order (core/canonical.ts
  * then writes the payload without sorting it; docs/performance.md "A
- * create beside the ceiling's"). Which of them a payload holds is decided per row.
+ * create beside the ceiling's"), and the function that makes a payload of
+ * their values (payload-object.ts). Which of them a payload holds is decided per row.
  */
-const payloadPlans = new WeakMap<ModuleDef, readonly PayloadPart[]>()
+interface PayloadPlan {
+  readonly parts: readonly PayloadPart[]
+  readonly make: PayloadObject
+}
 
-function payloadPlan (mod: ModuleDef): readonly PayloadPart[] {
+const payloadPlans = new WeakMap<ModuleDef, PayloadPlan>()
+
+function payloadPlan (mod: ModuleDef): PayloadPlan {
   let plan = payloadPlans.get(mod)
   if (plan === undefined) {
     const parts: PayloadPart[] = [
@@ -91,7 +98,8 @@ function payloadPlan (mod: ModuleDef): readonly PayloadPart[] {
       ...mod.fields.map((field) => ({ key: field.name, field })),
       { key: '_prev' }, { key: '_clave' },
     ]
-    plan = parts.sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+    parts.sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+    plan = { parts, make: payloadObject(parts.map((p) => p.key)) }
     payloadPlans.set(mod, plan)
   }
   return plan
@@ -106,21 +114,23 @@ function payloadPlan (mod: ModuleDef): readonly PayloadPart[] {
  * set in canonical order.
  */
 export function hashPayload (mod: ModuleDef, row: Row, cipher: FieldCipher, previousHash: string, seal: Seal = currentSeal(mod)): Record<string, unknown> {
-  const payload: Record<string, unknown> = {}
-  for (const part of payloadPlan(mod)) {
-    if ('system' in part) payload[part.key] = shown(part.system, row[part.key], isoSeconds)
+  const { parts, make } = payloadPlan(mod)
+  const values = new Array<unknown>(parts.length)
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!
+    if ('system' in part) values[i] = shown(part.system, row[part.key], isoSeconds)
     else if ('field' in part) {
       const f = part.field
       const v = row[valueColumn(f)]
       if (!isSealed(seal, f.name, v)) continue
       const type = typeOf(f)
-      payload[f.name] = f.encrypted && v !== null && v !== undefined
+      values[i] = f.encrypted && v !== null && v !== undefined
         ? cipher.digest(type.toPlaintext(decryptField(f, row, cipher)))
         : seal.format === 4 && f.items !== undefined && v !== null && v !== undefined
           ? digestItems(f, v, row._id as string, cipher)
           : shown(type, v, isoSeconds)
-    } else if (part.key === '_prev') payload._prev = previousHash
-    else if (seal.format >= 3) payload._clave = cipher.digest(sealKeyInput(row._id as string, row._version as number))
+    } else if (part.key === '_prev') values[i] = previousHash
+    else if (seal.format >= 3) values[i] = cipher.digest(sealKeyInput(row._id as string, row._version as number))
   }
-  return payload
+  return make(values)
 }
