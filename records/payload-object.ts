@@ -5,10 +5,10 @@
  * by key into `{}`, an object of more than 16 members turns into a
  * dictionary (V8's limit for keyed stores; a named store allows 128), and
  * every later step takes its slow path: canonical.ts's `Object.keys`,
- * `JSON.stringify`, changedFields' reads (docs/performance.md "A payload
- * past sixteen members"). Here each member is a named store. Keys are
- * written as JSON string literals from the registry; values are never part
- * of the code.
+ * `JSON.stringify`, changedFields' reads (docs/performance.md "A lone
+ * create's wait, and a payload past sixteen members"). Here each member
+ * is a named store. Keys are written as JSON string literals from the
+ * registry; values are never part of the code.
  */
 
 /** The payload of a row's member values, in the keys' order: undefined leaves a member out. */
