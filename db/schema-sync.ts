@@ -9,6 +9,7 @@
  * left to do.
  */
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
+import { skipUnplannedStatistics } from './column-statistics.js'
 import { ensureSearchSupport } from './search-setup.js'
 import { isDocumentDrop, withDocumentDrops, withDocumentRebuilds } from './search-document-plan.js'
 import { findRenames, type RenamedField } from './schema-renames.js'
@@ -90,6 +91,7 @@ export async function syncSchema (orm: MikroORM, modulesFile: string, kind: Data
     const refusal = schemaRefusal(modulesFile, plan, kind)
     if (refusal !== undefined) throw refusal
     for (const s of plan.safe) await em.getConnection().execute(s, [], 'run', em.getTransactionContext())
+    await skipUnplannedStatistics(em)
     return plan.safe
   }
   if (kind === 'embedded') return apply(orm.em.fork())

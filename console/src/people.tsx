@@ -58,14 +58,18 @@ export function forgetPeople (): void {
 /** The name of `id` once known; undefined until then or when nobody. */
 export function usePersonName (id: string | undefined): string | undefined {
   const [, setTick] = useState(0)
+  const shown = id === undefined ? undefined : SYSTEM[id] ?? names.get(id) ?? undefined
   useEffect(() => {
     if (id === undefined) return
     const update = (): void => setTick((t) => t + 1)
     listeners.add(update)
     want(id)
+    // An answer that came between the render and this effect told no one: draw it now
+    // (seen as a history that kept an author's id beside a "Creado por" already named).
+    if ((SYSTEM[id] ?? names.get(id) ?? undefined) !== shown) update()
     return () => { listeners.delete(update) }
   }, [id])
-  return id === undefined ? undefined : SYSTEM[id] ?? names.get(id) ?? undefined
+  return shown
 }
 
 /** A user or staff member: the name, the id on hover; the id alone when unknown. */

@@ -64,6 +64,17 @@ describe('the indexes modules.yaml declares', () => {
     expect(await indexesOf('sys_historial')).toEqual(['sys_historial_pkey', 'sys_historial_version_unique', 'sys_historial_xid_idx'])
   })
 
+  it('the history and the chain keep no planner statistics for columns no query reads by value; the rest keep theirs', async () => {
+    const targets = async (table: string): Promise<Record<string, number>> => Object.fromEntries((await h.db.query<{ attname: string, target: number }>(
+      'select attname, coalesce(attstattarget, -1)::int as target from pg_attribute where attrelid = to_regclass($1) and attnum > 0 and not attisdropped', [table])).map((r) => [r.attname, r.target]))
+    const history = await targets('sys_historial')
+    for (const c of ['hash', 'campos', 'datos', 'anterior', 'supresion']) expect(history[c], c).toBe(0)
+    for (const c of ['modulo', 'registro', 'version', 'xid', 'fecha', 'usuario']) expect(history[c], c).toBe(-1)
+    const chain = await targets('sys_cadena')
+    for (const c of ['entrada', 'enlace']) expect(chain[c], c).toBe(0)
+    for (const c of ['seq', 'historial', 'modulo', 'registro']) expect(chain[c], c).toBe(-1)
+  })
+
   it('an unindexed filter answers with exact totals: equality, a list, a range, contiene (accents, case), vacio', async () => {
     const total = async (query: string): Promise<number> => ok(await admin.get(`/sala092?limit=1&${query}`)).total
     expect(await total('patrulla_asignada=Zeta%20Uno')).toBe(3)
