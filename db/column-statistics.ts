@@ -8,13 +8,12 @@
  * `registro`, `version`, `xid`, `seq`, `fecha`) keep theirs.
  */
 import type { EntityManager } from '@mikro-orm/postgresql'
+import { quoteIdent } from './schema-renames.js'
 
-export const UNPLANNED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+const UNPLANNED_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   sys_historial: ['hash', 'campos', 'datos', 'anterior', 'supresion'],
   sys_cadena: ['entrada', 'enlace'],
 }
-
-const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`
 
 /** Sets the target to 0 where it is not yet (a start after the first changes nothing and takes no lock). */
 export async function skipUnplannedStatistics (em: EntityManager): Promise<void> {
@@ -23,8 +22,8 @@ export async function skipUnplannedStatistics (em: EntityManager): Promise<void>
   for (const [table, columns] of Object.entries(UNPLANNED_COLUMNS)) {
     const rows = await conn.execute<Array<{ attname: string }>>(
       `select attname from pg_attribute where attrelid = to_regclass(?) and attname in (${columns.map(() => '?').join(', ')}) and coalesce(attstattarget, -1) <> 0 and not attisdropped`,
-      [quote(table), ...columns], 'all', ctx)
+      [quoteIdent(table), ...columns], 'all', ctx)
     if (rows.length === 0) continue
-    await conn.execute(`alter table ${quote(table)} ${rows.map((r) => `alter column ${quote(r.attname)} set statistics 0`).join(', ')}`, [], 'run', ctx)
+    await conn.execute(`alter table ${quoteIdent(table)} ${rows.map((r) => `alter column ${quoteIdent(r.attname)} set statistics 0`).join(', ')}`, [], 'run', ctx)
   }
 }
