@@ -205,7 +205,8 @@ describe('GET /eventos', () => {
   })
 })
 
-describe('GET /eventos ends within 5 s when its session or permission goes (changed on another instance)', () => {
+// Concurrent: each waits up to the stream's 2-s recheck (routes/events.ts), for a user of its own.
+describe.concurrent('GET /eventos ends within 5 s when its session or permission goes (changed on another instance)', () => {
   const ends = async (s: Sse, motivo: string): Promise<void> => {
     const t0 = Date.now()
     const fin = await s.next((m) => m.event === 'fin', 5_000)

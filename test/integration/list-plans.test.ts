@@ -10,6 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
+import { bulkLoad } from '../helpers/bulk-load.js'
 import { genericPlanNodes, planNodes, type PlanNode } from '../helpers/explain.js'
 import type { Harness } from '../helpers/app.js'
 import { ok, type Api } from '../helpers/http.js'
@@ -21,7 +22,7 @@ let h: Harness, app: FastifyInstance, admin: Api
 beforeAll(async () => {
   ({ h, app, admin } = await startTestApp())
   // ubicacion: 1 row in 1000 per value (selective); estado: a third each (broad); every 7th row deleted.
-  await h.db.query(`
+  await bulkLoad(h.db, 'sala092', `
     insert into sala092 ("_id", "_created", "_created_by", "_modified", "_modified_by", "_version", "_hash", "_deleted",
                          tipo_incidencia, descripcion, ubicacion, estado)
     select '092-1990-' || lpad(i::text, 6, '0'), now() - i * interval '1 second', 'USR-1990-00001', now(), 'USR-1990-00001', 1, repeat('0', 64),

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { parseRegistry } from '../../core/registry/load.js'
 import type { FieldDef, ModuleDef } from '../../core/registry/types.js'
+import { bulkLoad } from '../helpers/bulk-load.js'
 import { planNodes } from '../helpers/explain.js'
 import type { Harness } from '../helpers/app.js'
 import { client, ok, refOrder, sampleBody, validDni, withheldNames, type Api } from '../helpers/http.js'
@@ -296,7 +297,7 @@ describe('a scoped list over 100,000 rows', () => {
   it('is served by indexes (EXPLAIN of the queries the service runs: no sequential scan)', async () => {
     const p = await staff()
     const a = await user('agente', p)
-    await h.db.query(`
+    await bulkLoad(h.db, 'denuncias', `
       insert into denuncias ("_id", "_created", "_created_by", "_modified", "_modified_by", "_version", "_hash",
                              denunciante_nombre, tipo, fecha_hechos, lugar_hechos, descripcion, estado, prioridad, agente_asignado)
       select 'DEN-1990-' || lpad(i::text, 6, '0'), now() - i * interval '1 second',

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { RawQueryFragment } from '@mikro-orm/core'
 import { ensureSearchSupport } from '../../db/search-setup.js'
+import { bulkLoad } from '../helpers/bulk-load.js'
 import { planNodes } from '../helpers/explain.js'
 import type { Harness } from '../helpers/app.js'
 import { client, ok, type Api } from '../helpers/http.js'
@@ -196,7 +197,7 @@ describe('row-level scope applies to every search', () => {
 describe('over 100,000 rows', () => {
   it('every search is served by an index of the table (EXPLAIN: no sequential scan) and counts exactly', async () => {
     // 1 row in 500 says "bicicleta", 1 in 1000 has observaciones, testigos, an email.
-    await h.db.query(`
+    await bulkLoad(h.db, 'denuncias', `
       insert into denuncias ("_id", "_created", "_created_by", "_modified", "_modified_by", "_version", "_hash",
                              denunciante_nombre, denunciante_email, tipo, fecha_hechos, lugar_hechos, descripcion, observaciones, testigos, estado, prioridad)
       select 'DEN-1990-' || lpad(i::text, 6, '0'), now() - i * interval '1 second', 'USR-1990-00001', now(), 'USR-1990-00001', 1, repeat('0', 64),
