@@ -17,6 +17,10 @@ export async function bulkLoad (db: TestDatabase, table: string, insert: string,
       where i.indrelid = $1::regclass
         and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)`, [table])
   for (const { name } of indexes) await db.query(`drop index ${name}`)
-  await db.query(insert, params)
-  for (const { definition } of indexes) await db.query(definition)
+  try {
+    await db.query(insert, params)
+  } finally {
+    // Built again also when the insert failed: the table keeps its indexes for the file's other tests.
+    for (const { definition } of indexes) await db.query(definition)
+  }
 }
