@@ -80,7 +80,11 @@ describe('a subscription', () => {
     expect(req!.headers['webhook-id']).toBe(`${id}-${event.posicion}`)
     // Another secret does not verify it.
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 9).toString('base64')}`).verify(req!.body, req!.headers as Record<string, string>)).toThrow()
-    const { entregas: attempts, estado } = await entregas(id)
+    // The attempt and the position are recorded once the receiver's answer is back, a moment after it got the POST.
+    const { entregas: attempts, estado } = await until('the recorded attempt', async () => {
+      const e = await entregas(id)
+      return e.entregas.length > 0 && e.estado.posicion === event.posicion ? e : undefined
+    })
     expect(attempts[0]).toMatchObject({ posicion: event.posicion, estado: 200, resultado: 'entregado', error: null })
     expect(estado).toMatchObject({ posicion: event.posicion, pausada: false })
   })
