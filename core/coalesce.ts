@@ -19,11 +19,14 @@
  * (a stalled database, a lock) must not hold the calls behind it for
  * longer than the pool would have (their batch then waits for a
  * connection as any query does, up to the pool's own limit). A
- * module's inserts set it to the database pool's size (db/insert-batch.ts):
+ * module's reads by id set it to the database pool's size (db/row-batch.ts):
  * a batch formed while every connection is busy would only wait for one,
- * and the creates arriving meanwhile would form more small batches behind
+ * and the calls arriving meanwhile would form more small batches behind
  * it, where one waiting batch takes them all (docs/performance.md "The
- * embedded default's statements").
+ * embedded default's statements"). A module's inserts set it to one
+ * (db/insert-batch.ts): the creates arriving while a statement of them
+ * runs make the next one larger (docs/performance.md "One create
+ * statement at a time").
  *
  * Each user (a Redis store, a module's inserts: db/insert-batch.ts) owns its
  * instances: nothing here is shared between clients or tables.

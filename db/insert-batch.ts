@@ -45,12 +45,14 @@ export class InsertBatch {
   private readonly texts: string[] = []
 
   /**
-   * `connections`: the pool's size. No more statements of a turn's creates
-   * run at once: the creates arriving while that many run wait, and go
-   * together when one ends (core/coalesce.ts `inFlight`).
+   * One statement of the module's creates at a time: the creates arriving
+   * while it runs wait, and go together when it ends (core/coalesce.ts
+   * `inFlight`; after a second without an end they go anyway). Larger
+   * statements cost less a create under load, and a lone create finds
+   * none running (docs/performance.md "One create statement at a time").
    */
-  constructor (private readonly table: string, private readonly columns: readonly InsertColumn[], connections = Infinity) {
-    this.inserts = new Coalescer(async (batch) => this.write(batch), MAX_ROWS, connections)
+  constructor (private readonly table: string, private readonly columns: readonly InsertColumn[]) {
+    this.inserts = new Coalescer(async (batch) => this.write(batch), MAX_ROWS, 1)
   }
 
   /**

@@ -27,7 +27,7 @@ export interface RecordsLayerDeps {
   readonly checkpoints?: Checkpoints
   /** Where evidence files live and the largest upload (records/files/). */
   readonly files?: RecordsServiceDeps['files']
-  /** The database pool's connections: most statements of one module's creates, and of its reads by id, at once (db/insert-batch.ts, db/row-batch.ts); default unbounded. */
+  /** The database pool's connections: most statements of one module's reads by id at once (db/row-batch.ts); default unbounded. */
   readonly connections?: number
 }
 

@@ -96,7 +96,7 @@ export class SqlModuleStorage implements ModuleStorage {
     this.liveRows = new LiveRowBatch(this.entity, deps.connections)
     // A create whose id was taken fails on one of these (the one-statement create meets the history's first).
     const idKeys = new Set([storedName(`${mod.table}_pkey`), HISTORY_VERSION_UNIQUE])
-    this.creates = new CreatePath(mod, deps.hooks, this.rows, new InsertBatch(mod.table, insertColumns, deps.connections), idKeys)
+    this.creates = new CreatePath(mod, deps.hooks, this.rows, new InsertBatch(mod.table, insertColumns), idKeys)
     this.bulkChecks = new BulkChecks(mod, deps, this.creates)
     this.bulk = new BulkCreate(mod, deps, { insertColumns, checks: this.bulkChecks, creates: this.creates })
   }

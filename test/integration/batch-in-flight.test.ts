@@ -9,12 +9,18 @@
  *   create's, each answered 201 and sealed;
  * - reads by id of later turns go as one statement, and each sees the
  *   records created before it was asked.
+ * On PostgreSQL (its pool holds ten connections) a module's creates run one
+ * statement at a time too (docs/performance.md "One create statement at a
+ * time"): while the first waits on a lock the test's client holds, the
+ * creates of three later turns wait in the service, not on the database,
+ * and go as one statement once it ends.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { createHarness, type Harness } from '../helpers/app.js'
 import { call, login, type Res } from '../helpers/http.js'
 import { queriesOf } from '../helpers/sql-capture.js'
+import { usingPostgres } from '../helpers/services.js'
 
 const CALL = { tipo_incidencia: 'normal', numero_llamada: '600000000' }
 
@@ -33,20 +39,21 @@ afterAll(async () => { await h.close() })
 const pause = async (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * While the test's client holds the database in a transaction: `start(0)`,
+ * While the test's client holds the database in a transaction (`hold`, run
+ * in it): `start(0)`,
  * until its statement (one that `mine` matches) is sent; then `start(i)`
  * for 1…n-1, each a moment after the last, which reach the point where
  * they wait (an id drawn from Redis takes a round trip). Answers the
  * answers and the statements `mine` matches sent meanwhile, and after.
  */
-async function whileHeld<T> (n: number, mine: RegExp, start: (i: number) => Promise<T>): Promise<{ answers: T[], held: number, sent: number }> {
-  const knex = app.orm.em.getConnection().getKnex()
+async function whileHeld<T> (n: number, mine: RegExp, start: (i: number) => Promise<T>, on = { h, app, hold: 'select 1' }): Promise<{ answers: T[], held: number, sent: number }> {
+  const knex = on.app.orm.em.getConnection().getKnex()
   let sent = 0
   const onQuery = (q: { sql: string }): void => { if (mine.test(q.sql)) sent++ }
   knex.on('query', onQuery)
   try {
-    await h.db.query('begin')
-    await h.db.query('select 1')
+    await on.h.db.query('begin')
+    await on.h.db.query(on.hold)
     const started = [start(0)]
     for (let waited = 0; sent === 0 && waited < 10_000; waited += 10) await pause(10)
     expect(sent, 'the first statement was sent while held').toBe(1)
@@ -56,24 +63,29 @@ async function whileHeld<T> (n: number, mine: RegExp, start: (i: number) => Prom
     }
     await pause(300)
     const held = sent
-    await h.db.query('commit')
+    await on.h.db.query('commit')
     return { answers: await Promise.all(started), held, sent }
   } finally {
     knex.off('query', onQuery)
   }
 }
 
+/** Four creates while the first one's statement is held: the other three go together after it, each answered 201 and sealed. */
+async function createsWhileHeld (on: { h: Harness, app: FastifyInstance, hold: string }, auth: string): Promise<void> {
+  const { answers, held, sent } = await whileHeld(4, /insert into "sala092"/, async (i) => call(on.app, 'POST', '/sala092', { token: auth, body: { ...CALL, descripcion: `turno ${i}` } }), on)
+  for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(201)
+  expect({ held, sent }).toEqual({ held: 1, sent: 2 })
+  const ids = answers.map((res: Res) => res.body.data._id as string)
+  const rows = await on.h.db.query<{ registro: string, xid: string }>(`select registro, xid::text as xid from sys_historial where modulo = 'sala092' and registro = any($1)`, [ids])
+  const xid = new Map(rows.map((r) => [r.registro, r.xid]))
+  expect(ids.map((id) => xid.get(id))).toEqual([xid.get(ids[0]!), xid.get(ids[1]!), xid.get(ids[1]!), xid.get(ids[1]!)])
+  expect(xid.get(ids[0]!)).not.toBe(xid.get(ids[1]!))
+  for (const id of ids) expect((await call(on.app, 'GET', `/sala092/${id}/verificar`, { token: auth })).body.data.valido).toBe(true)
+}
+
 describe('with every connection running a statement of theirs', () => {
   it('the creates of later turns wait and go together in one statement', async () => {
-    const { answers, held, sent } = await whileHeld(4, /insert into "sala092"/, async (i) => call(app, 'POST', '/sala092', { token, body: { ...CALL, descripcion: `turno ${i}` } }))
-    for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(201)
-    expect({ held, sent }).toEqual({ held: 1, sent: 2 })
-    const ids = answers.map((res: Res) => res.body.data._id as string)
-    const rows = await h.db.query<{ registro: string, xid: string }>(`select registro, xid::text as xid from sys_historial where modulo = 'sala092' and registro = any($1)`, [ids])
-    const xid = new Map(rows.map((r) => [r.registro, r.xid]))
-    expect(ids.map((id) => xid.get(id))).toEqual([xid.get(ids[0]!), xid.get(ids[1]!), xid.get(ids[1]!), xid.get(ids[1]!)])
-    expect(xid.get(ids[0]!)).not.toBe(xid.get(ids[1]!))
-    for (const id of ids) expect((await call(app, 'GET', `/sala092/${id}/verificar`, { token })).body.data.valido).toBe(true)
+    await createsWhileHeld({ h, app, hold: 'select 1' }, token)
   })
 
   it('the reads by id of later turns wait and go together in one statement, each seeing what was created before it', async () => {
@@ -87,5 +99,23 @@ describe('with every connection running a statement of theirs', () => {
     })
     expect(answers.map((res) => [res.status, res.body.data?.descripcion])).toEqual(ids.map((_, i) => [200, `leída ${i}`]))
     expect(sent.filter((q) => q.sql.includes('from "sala092"')).map((q) => q.bindings.filter((b) => ids.includes(b as string)).length)).toEqual([1, 3])
+  })
+})
+
+describe.runIf(usingPostgres)('on PostgreSQL, with a create statement waiting on a lock', () => {
+  let pgH: Harness
+  let pgApp: FastifyInstance
+  let pgToken: string
+  beforeAll(async () => {
+    pgH = await createHarness()
+    pgApp = await pgH.app()
+    pgToken = await login(pgApp)
+    expect((await call(pgApp, 'POST', '/sala092', { token: pgToken, body: { ...CALL, descripcion: 'primera' } })).status).toBe(201)
+  }, 120_000)
+  afterAll(async () => { await pgH?.close() })
+
+  it('the creates of later turns wait in the service, not on free connections, and go together in one statement', async () => {
+    // SHARE mode conflicts with the ROW EXCLUSIVE lock an insert takes: the first create's statement waits on it.
+    await createsWhileHeld({ h: pgH, app: pgApp, hold: 'lock table sala092 in share mode' }, pgToken)
   })
 })
