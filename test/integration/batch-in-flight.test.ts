@@ -21,6 +21,7 @@ import { createHarness, type Harness } from '../helpers/app.js'
 import { call, login, type Res } from '../helpers/http.js'
 import { queriesOf } from '../helpers/sql-capture.js'
 import { usingPostgres } from '../helpers/services.js'
+import { startTestApp } from '../helpers/test-app.js'
 
 const CALL = { tipo_incidencia: 'normal', numero_llamada: '600000000' }
 
@@ -38,15 +39,18 @@ afterAll(async () => { await h.close() })
 
 const pause = async (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** An instance, its harness, and the statement the test's client holds the database with, in a transaction. */
+interface Held { h: Harness, app: FastifyInstance, hold: string }
+
 /**
- * While the test's client holds the database in a transaction (`hold`, run
- * in it): `start(0)`,
+ * While the test's client holds the database in a transaction (`on.hold`,
+ * run in it): `start(0)`,
  * until its statement (one that `mine` matches) is sent; then `start(i)`
  * for 1…n-1, each a moment after the last, which reach the point where
  * they wait (an id drawn from Redis takes a round trip). Answers the
  * answers and the statements `mine` matches sent meanwhile, and after.
  */
-async function whileHeld<T> (n: number, mine: RegExp, start: (i: number) => Promise<T>, on = { h, app, hold: 'select 1' }): Promise<{ answers: T[], held: number, sent: number }> {
+async function whileHeld<T> (on: Held, n: number, mine: RegExp, start: (i: number) => Promise<T>): Promise<{ answers: T[], held: number, sent: number }> {
   const knex = on.app.orm.em.getConnection().getKnex()
   let sent = 0
   const onQuery = (q: { sql: string }): void => { if (mine.test(q.sql)) sent++ }
@@ -71,8 +75,8 @@ async function whileHeld<T> (n: number, mine: RegExp, start: (i: number) => Prom
 }
 
 /** Four creates while the first one's statement is held: the other three go together after it, each answered 201 and sealed. */
-async function createsWhileHeld (on: { h: Harness, app: FastifyInstance, hold: string }, auth: string): Promise<void> {
-  const { answers, held, sent } = await whileHeld(4, /insert into "sala092"/, async (i) => call(on.app, 'POST', '/sala092', { token: auth, body: { ...CALL, descripcion: `turno ${i}` } }), on)
+async function createsWhileHeld (on: Held, auth: string): Promise<void> {
+  const { answers, held, sent } = await whileHeld(on, 4, /insert into "sala092"/, async (i) => call(on.app, 'POST', '/sala092', { token: auth, body: { ...CALL, descripcion: `turno ${i}` } }))
   for (const res of answers) expect(res.status, JSON.stringify(res.body)).toBe(201)
   expect({ held, sent }).toEqual({ held: 1, sent: 2 })
   const ids = answers.map((res: Res) => res.body.data._id as string)
@@ -95,7 +99,7 @@ describe('with every connection running a statement of theirs', () => {
     expect((await call(app, 'GET', `/sala092/${ids[0]!}`, { token })).status).toBe(200)
     let answers: Res[] = []
     const sent = await queriesOf(app.orm.em, async () => {
-      ({ answers } = await whileHeld(4, /from "sala092"/, async (i) => call(app, 'GET', `/sala092/${ids[i]!}`, { token })))
+      ({ answers } = await whileHeld({ h, app, hold: 'select 1' }, 4, /from "sala092"/, async (i) => call(app, 'GET', `/sala092/${ids[i]!}`, { token })))
     })
     expect(answers.map((res) => [res.status, res.body.data?.descripcion])).toEqual(ids.map((_, i) => [200, `leída ${i}`]))
     expect(sent.filter((q) => q.sql.includes('from "sala092"')).map((q) => q.bindings.filter((b) => ids.includes(b as string)).length)).toEqual([1, 3])
@@ -107,9 +111,7 @@ describe.runIf(usingPostgres)('on PostgreSQL, with a create statement waiting on
   let pgApp: FastifyInstance
   let pgToken: string
   beforeAll(async () => {
-    pgH = await createHarness()
-    pgApp = await pgH.app()
-    pgToken = await login(pgApp)
+    ({ h: pgH, app: pgApp, token: pgToken } = await startTestApp())
     expect((await call(pgApp, 'POST', '/sala092', { token: pgToken, body: { ...CALL, descripcion: 'primera' } })).status).toBe(201)
   }, 120_000)
   afterAll(async () => { await pgH?.close() })
