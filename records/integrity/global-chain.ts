@@ -108,6 +108,8 @@ export async function seal (em: Db, opts: { wait: boolean, span: number, inside?
       })
       await appendChainEntries(tem, entries)
       result.sealed += entries.length
+      // A short batch was the last: every row below xmin is in the snapshot already, none can join it.
+      if (rows.length < BATCH) break
       after = { xid: rows.at(-1)!.xid, id: rows.at(-1)!.id }
     }
     if (xmin > stored || rescanned) await moveSealWatermark(tem, xmin.toString())
