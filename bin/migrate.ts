@@ -84,7 +84,7 @@ async function main (): Promise<void> {
   try {
     if (apply !== undefined) { await applyStatements(db, config, apply); return }
     say(`Comparing the database schema with ${config.modulesFile}…`)
-    const applied = await syncSchema(db.orm, config.modulesFile, db.kind)
+    const applied = await syncSchema(db.orm, config.modulesFile, db.kind, registry.modules)
     for (const s of applied) say(`  ${s};`)
     say(applied.length === 0 ? 'The schema was already in line; nothing to apply.' : `${applied.length} statements applied.`)
     // Blind indexes of before one key per field: rebuilt once, in one transaction (docs/user-guide.md "Encryption").

@@ -62,6 +62,8 @@ export interface TableState {
   readonly dead: number
   readonly inserted: number
   readonly modified: number
+  /** The table's own autovacuum_analyze_scale_factor (its reloptions), when it sets one. */
+  readonly analyzeScaleFactor?: number | null
 }
 
 export interface Work {
@@ -87,7 +89,7 @@ export function workFor (t: TableState, s: MaintenanceSettings, settled = 0): Wo
   if (t.inserted > s.insertThreshold + s.insertScaleFactor * rows) return { statement: 'vacuum', reason: `${t.inserted} rows inserted since the last vacuum` }
   const unmarked = unmarkedPages(t, settled)
   if (unmarked > s.pageThreshold + s.insertScaleFactor * t.pages) return { statement: 'vacuum', reason: `${unmarked} of ${t.pages} pages not all-visible` }
-  if (t.modified > s.analyzeThreshold + s.analyzeScaleFactor * rows) return { statement: 'analyze', reason: `${t.modified} rows changed since the last analyze` }
+  if (t.modified > s.analyzeThreshold + (t.analyzeScaleFactor ?? s.analyzeScaleFactor) * rows) return { statement: 'analyze', reason: `${t.modified} rows changed since the last analyze` }
   if (t.reltuples < 0) return { statement: 'analyze', reason: 'never analyzed' }
   return undefined
 }
@@ -97,7 +99,8 @@ function tablesSql (oid?: number): string {
   return `select c.oid::int8::float8 as oid, format('%I.%I', n.nspname, c.relname) as "table", c.reltuples::float8 as reltuples,
     (pg_relation_size(c.oid) / current_setting('block_size')::int)::float8 as pages, c.relallvisible::float8 as "allVisible",
     coalesce(s.n_dead_tup, 0)::float8 as dead, coalesce(s.n_ins_since_vacuum, 0)::float8 as inserted,
-    coalesce(s.n_mod_since_analyze, 0)::float8 as modified
+    coalesce(s.n_mod_since_analyze, 0)::float8 as modified,
+    (select substr(o, 33)::float8 from unnest(c.reloptions) o where o like 'autovacuum\\_analyze\\_scale\\_factor=%') as "analyzeScaleFactor"
   from pg_class c join pg_namespace n on n.oid = c.relnamespace left join pg_stat_user_tables s on s.relid = c.oid
   where c.relkind = 'r' and n.nspname <> 'information_schema' and n.nspname not like 'pg\\_%'${oid === undefined ? '' : ` and c.oid = ${oid}`}
   order by 1`

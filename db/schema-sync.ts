@@ -9,6 +9,7 @@
  * left to do.
  */
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql'
+import type { ModuleDef } from '../core/registry/types.js'
 import { skipUnplannedStatistics } from './column-statistics.js'
 import { ensureSearchSupport } from './search-setup.js'
 import { isDocumentDrop, withDocumentDrops, withDocumentRebuilds } from './search-document-plan.js'
@@ -83,7 +84,7 @@ export function droppedIndexes (statements: readonly string[]): string[] {
  * instance and runs a transaction exclusively, so the introspection queries
  * (on other pooled connections) would wait for the lock holder forever.
  */
-export async function syncSchema (orm: MikroORM, modulesFile: string, kind: DatabaseKind): Promise<string[]> {
+export async function syncSchema (orm: MikroORM, modulesFile: string, kind: DatabaseKind, modules: readonly ModuleDef[]): Promise<string[]> {
   const apply = async (em: EntityManager): Promise<string[]> => {
     // The search indexes of the module tables need these first.
     await ensureSearchSupport(em)
@@ -91,7 +92,7 @@ export async function syncSchema (orm: MikroORM, modulesFile: string, kind: Data
     const refusal = schemaRefusal(modulesFile, plan, kind)
     if (refusal !== undefined) throw refusal
     for (const s of plan.safe) await em.getConnection().execute(s, [], 'run', em.getTransactionContext())
-    await skipUnplannedStatistics(em)
+    await skipUnplannedStatistics(em, modules)
     return plan.safe
   }
   if (kind === 'embedded') return apply(orm.em.fork())

@@ -50,7 +50,7 @@ async function ormPlugin (app: FastifyInstance, opts: OrmPluginOptions): Promise
     app.addHook('onReady', async () => { maintenance = startEmbeddedMaintenance(orm.em.getConnection(), app.log, settings) })
     app.addHook('preClose', async () => { await maintenance?.stop() })
   }
-  const applied = await syncSchema(orm, app.config.modulesFile, db.kind)
+  const applied = await syncSchema(orm, app.config.modulesFile, db.kind, app.registry.modules)
   if (applied.length > 0) app.log.info({ statements: applied.length }, 'database schema updated from modules.yaml')
   const dropped = droppedIndexes(applied)
   if (dropped.length > 0) app.log.info({ indexes: dropped }, 'dropped the indexes modules.yaml no longer asks for (docs/administrator-guide.md "Indexes")')

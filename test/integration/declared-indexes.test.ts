@@ -64,7 +64,7 @@ describe('the indexes modules.yaml declares', () => {
     expect(await indexesOf('sys_historial')).toEqual(['sys_historial_pkey', 'sys_historial_version_unique', 'sys_historial_xid_idx'])
   })
 
-  it('the history and the chain keep no planner statistics for columns no query reads by value; the rest keep theirs', async () => {
+  it('the history, the chain and module tables keep no planner statistics for columns no query reads by value; the rest keep theirs; the logs are analyzed less often', async () => {
     const targets = async (table: string): Promise<Record<string, number>> => Object.fromEntries((await h.db.query<{ attname: string, target: number }>(
       'select attname, coalesce(attstattarget, -1)::int as target from pg_attribute where attrelid = to_regclass($1) and attnum > 0 and not attisdropped', [table])).map((r) => [r.attname, r.target]))
     const history = await targets('sys_historial')
@@ -73,6 +73,16 @@ describe('the indexes modules.yaml declares', () => {
     const chain = await targets('sys_cadena')
     for (const c of ['entrada', 'enlace']) expect(chain[c], c).toBe(0)
     for (const c of ['seq', 'historial', 'modulo', 'registro']) expect(chain[c], c).toBe(-1)
+    // A module table: its version hash, ciphertext and a password's hash; its own fields and its system fields keep theirs.
+    const denuncias = await targets('denuncias')
+    for (const c of ['_hash', 'denunciante_dni']) expect(denuncias[c], c).toBe(0)
+    for (const c of ['_id', '_created', '_created_by', 'estado', 'tipo', 'denunciante_dni_bidx']) expect(denuncias[c], c).toBe(-1)
+    expect((await targets('usuarios')).password_hash).toBe(0)
+    // The two append-only logs are analyzed when half of them is new.
+    const options = await h.db.query<{ relname: string, reloptions: string[] | null }>(
+      "select relname, reloptions from pg_class where relname in ('sys_historial', 'sys_cadena', 'denuncias') order by relname")
+    expect(options.map((r) => [r.relname, r.reloptions])).toEqual([
+      ['denuncias', null], ['sys_cadena', ['autovacuum_analyze_scale_factor=0.5']], ['sys_historial', ['autovacuum_analyze_scale_factor=0.5']]])
   })
 
   it('an unindexed filter answers with exact totals: equality, a list, a range, contiene (accents, case), vacio', async () => {

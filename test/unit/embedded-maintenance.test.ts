@@ -26,6 +26,12 @@ describe('workFor', () => {
     expect(statement(table({ reltuples: -1, pages: 3, allVisible: 0 }))).toBe('analyze')
   })
 
+  it("honours a table's own autovacuum_analyze_scale_factor (the history's and the chain's 0.5, db/column-statistics.ts)", () => {
+    expect(statement(table({ modified: 5_050, analyzeScaleFactor: 0.5 }))).toBeUndefined()
+    expect(statement(table({ modified: 5_051, analyzeScaleFactor: 0.5 }))).toBe('analyze')
+    expect(statement(table({ modified: 1_051, analyzeScaleFactor: null }))).toBe('analyze')
+  })
+
   it('vacuums a table whose pages are not all visible though no count says so (a restart lost them)', () => {
     // 400 pages: past 32 + 20 % of them = 112 unmarked pages.
     expect(statement(table({ pages: 400, allVisible: 287 }))).toBe('vacuum')
