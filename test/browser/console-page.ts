@@ -56,7 +56,7 @@ export async function watchedPage (browser: Browser, base: string, width = 1280,
  * axe-core (WCAG 2.0/2.1 A and AA, and best practices) finds nothing on the screen as it is; a screenshot is kept.
  * Legacy mode: axe.run in the page itself. The default gathers each frame's partial results and
  * finishes the run in a new blank page, about 1.1 s of every check whatever its rules (0.25 s of
- * rules), and the console's pages hold no frame of another origin to test (docs/testing.md "What CI runs").
+ * rules), and the console's pages hold no frame of another origin to test (docs/testing.md "How long it takes").
  */
 export async function checkScreen (page: Page, name: string): Promise<void> {
   const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).setLegacyMode().analyze()
